@@ -1,0 +1,44 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace agentvcr::protocol {
+
+using Json = nlohmann::json;
+
+/// Why a body is not acceptable JSON. `offset` is the 0-based index of the byte where parsing
+/// stopped (for excessive depth: the first bracket beyond the limit).
+struct JsonSyntaxError {
+  std::size_t offset = 0;
+  std::string message;
+};
+
+/// The result of parseJson(): a value, or the syntax error.
+struct JsonParseResult {
+  std::optional<Json> value;
+  JsonSyntaxError error;  ///< meaningful only when `value` is empty
+};
+
+inline constexpr std::size_t kDefaultMaxJsonDepth = 512;
+
+/// Parses untrusted text without throwing. Rejects what the MAGMA contract rejects and a
+/// lenient parser would take: NaN/Infinity lexemes, numbers that overflow to infinity (1e400),
+/// trailing garbage, invalid UTF-8 and lone surrogate escapes in strings, empty input, and more
+/// than `max_depth` nested arrays/objects (checked while parsing, before the container is built,
+/// so hostile nesting costs neither stack nor memory).
+///
+/// Documented choices:
+/// - a duplicated key keeps its last value, as Python's json module does;
+/// - integers keep their exact value within [-2^63, 2^64-1]; larger ones become doubles
+///   (Python keeps them exact; the MAGMA validators then reject them as ids, see validation.hpp);
+/// - a leading UTF-8 byte order mark is skipped, as json.loads does on the bytes FastAPI reads.
+JsonParseResult parseJson(std::string_view text, std::size_t max_depth = kDefaultMaxJsonDepth);
+
+/// Compact dump that never throws: invalid UTF-8 in strings is replaced with U+FFFD.
+std::string dumpCompact(const Json& value);
+
+}  // namespace agentvcr::protocol

@@ -1,0 +1,21 @@
+#include "agentvcr/protocol/exchange.hpp"
+
+namespace agentvcr::protocol {
+
+const char* outcomeName(ExchangeOutcome outcome) {
+  switch (outcome) {
+    case ExchangeOutcome::Complete:
+      return "complete";
+    case ExchangeOutcome::UpstreamError:
+      return "upstream_error";
+    case ExchangeOutcome::UpstreamTimeout:
+      return "upstream_timeout";
+    case ExchangeOutcome::RequestRejected:
+      return "request_rejected";
+    case ExchangeOutcome::ClientAborted:
+      return "client_aborted";
+  }
+  return "unknown";
+}
+
+}  // namespace agentvcr::protocol

@@ -1,0 +1,61 @@
+#include "agentvcr/protocol/json_text.hpp"
+
+#include "json_parse_impl.hpp"
+
+namespace agentvcr::protocol {
+namespace detail {
+
+std::size_t tooDeepOffset(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) {
+        return i;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return text.size();
+}
+
+JsonSyntaxError syntaxError(std::size_t position, const std::string& what) {
+  // nlohmann counts the offending character as read: position 1 is the first byte.
+  std::size_t offset = position > 0 ? position - 1 : 0;
+  std::string message = what;
+  if (!message.empty() && message.front() == '[') {
+    std::size_t end = message.find("] ");
+    if (end != std::string::npos) {
+      message.erase(0, end + 2);
+    }
+  }
+  return JsonSyntaxError{offset, std::move(message)};
+}
+
+}  // namespace detail
+
+JsonParseResult parseJson(std::string_view text, std::size_t max_depth) {
+  JsonParseResult result;
+  if (text.empty()) {
+    result.error = JsonSyntaxError{0, "empty input"};
+    return result;
+  }
+  result.value = detail::parseJsonAs<Json>(text, max_depth, result.error);
+  return result;
+}
+
+std::string dumpCompact(const Json& value) {
+  return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+}  // namespace agentvcr::protocol

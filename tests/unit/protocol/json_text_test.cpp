@@ -1,0 +1,172 @@
+#include "agentvcr/protocol/json_text.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace agentvcr::protocol {
+namespace {
+
+TEST(ParseJson, AcceptsAnObject) {
+  auto result = parseJson(R"({"a": [1, 2.5, "x", true, null]})");
+  ASSERT_TRUE(result.value);
+  EXPECT_EQ((*result.value)["a"][1].get<double>(), 2.5);
+}
+
+TEST(ParseJson, AcceptsScalarsAtTheTop) {
+  EXPECT_TRUE(parseJson("7").value);
+  EXPECT_TRUE(parseJson(" \"x\" ").value);
+  EXPECT_TRUE(parseJson("null").value);
+}
+
+TEST(ParseJson, RejectsEmptyAndBlankInput) {
+  EXPECT_FALSE(parseJson("").value);
+  EXPECT_FALSE(parseJson("   \n").value);
+}
+
+TEST(ParseJson, RejectsNanAndInfinityLexemes) {
+  for (const char* text : {"NaN", "Infinity", "-Infinity", R"({"a": NaN})", "[Infinity]",
+                           R"({"memory": {"x": -Infinity}})"}) {
+    auto result = parseJson(text);
+    EXPECT_FALSE(result.value) << text;
+    EXPECT_FALSE(result.error.message.empty()) << text;
+  }
+}
+
+TEST(ParseJson, RejectsNumbersThatOverflowToInfinity) {
+  EXPECT_FALSE(parseJson("1e400").value);
+  EXPECT_FALSE(parseJson("[-1e400]").value);
+}
+
+TEST(ParseJson, RejectsTrailingGarbageAtItsOffset) {
+  auto result = parseJson("{} x");
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 3U);
+  EXPECT_FALSE(parseJson("{}{}").value);
+  EXPECT_FALSE(parseJson("[1] ]").value);
+}
+
+TEST(ParseJson, ReportsTheOffsetOfASyntaxError) {
+  auto result = parseJson("[1,]");
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 3U);
+  EXPECT_NE(result.error.message.find("syntax error"), std::string::npos) << result.error.message;
+  EXPECT_NE(result.error.message.rfind("[json.exception", 0), 0U) << "prefix stripped";
+}
+
+TEST(ParseJson, RejectsInvalidUtf8InStrings) {
+  EXPECT_FALSE(parseJson("\"\xff\"").value);
+  EXPECT_FALSE(parseJson("\"\xc0\xaf\"").value) << "overlong";
+  EXPECT_FALSE(parseJson("\"\xed\xa0\x80\"").value) << "UTF-8 encoded surrogate";
+  EXPECT_FALSE(parseJson("\"\xe2\x82\"").value) << "truncated sequence";
+  EXPECT_FALSE(parseJson("{\"k\xff\": 1}").value) << "in a key";
+  EXPECT_TRUE(parseJson("\"\xc3\xa9\xf0\x9f\x98\x80\"").value);
+}
+
+TEST(ParseJson, RejectsLoneSurrogateEscapes) {
+  EXPECT_FALSE(parseJson(R"("\ud800")").value);
+  EXPECT_FALSE(parseJson(R"("\ude00")").value);
+  auto pair = parseJson(R"("\ud83d\ude00")");
+  ASSERT_TRUE(pair.value);
+  EXPECT_EQ(pair.value->get<std::string>(), "\xf0\x9f\x98\x80");
+}
+
+TEST(ParseJson, DuplicatedKeyKeepsTheLastValue) {
+  auto result = parseJson(R"({"a": 1, "b": 2, "a": 3})");
+  ASSERT_TRUE(result.value);
+  EXPECT_EQ(*result.value, Json::parse(R"({"a": 3, "b": 2})"));
+
+  auto replaced = parseJson(R"({"a": {"x": [1, 2]}, "a": "flat"})");
+  ASSERT_TRUE(replaced.value);
+  EXPECT_EQ((*replaced.value)["a"], "flat");
+
+  auto nested = parseJson(R"({"a": 1, "a": {"y": 2, "y": 3}})");
+  ASSERT_TRUE(nested.value);
+  EXPECT_EQ((*nested.value)["a"]["y"], 3);
+}
+
+TEST(ParseJson, AcceptsNestingUpToTheLimit) {
+  std::string text = std::string(512, '[') + std::string(512, ']');
+  EXPECT_TRUE(parseJson(text).value);
+}
+
+TEST(ParseJson, RejectsNestingBeyondTheLimitAtTheOffendingBracket) {
+  std::string text = std::string(513, '[') + std::string(513, ']');
+  auto result = parseJson(text);
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 512U);
+  EXPECT_NE(result.error.message.find("512"), std::string::npos);
+}
+
+TEST(ParseJson, CustomDepthLimit) {
+  EXPECT_TRUE(parseJson(R"({"a": [1]})", 2).value);
+  auto result = parseJson(R"({"a": [{"b": 1}]})", 2);
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 7U);
+  EXPECT_TRUE(parseJson("1", 0).value);
+  EXPECT_FALSE(parseJson("[]", 0).value);
+}
+
+TEST(ParseJson, DepthScanIgnoresBracketsInsideStrings) {
+  auto result = parseJson(R"({"a": "[[[[\"[[", "b": [[{"c": 1}]]})", 3);
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 25U);
+}
+
+// Run under ASan: a naive recursive parser or DOM would overflow the stack here.
+TEST(ParseJson, HundredThousandOpeningBracketsDoNotExhaustTheStack) {
+  std::string text(100000, '[');
+  auto result = parseJson(text);
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 512U);
+}
+
+TEST(ParseJson, HundredThousandNestedObjectsDoNotExhaustTheStack) {
+  std::string text;
+  for (int i = 0; i < 100000; ++i) {
+    text += R"({"a":)";
+  }
+  text += "1";
+  text += std::string(100000, '}');
+  auto result = parseJson(text);
+  ASSERT_FALSE(result.value);
+  EXPECT_EQ(result.error.offset, 512U * 5U);
+}
+
+TEST(ParseJson, IntegersKeepTheirExactValue) {
+  auto result = parseJson("[9223372036854775807, -9223372036854775808, 18446744073709551615]");
+  ASSERT_TRUE(result.value);
+  EXPECT_TRUE((*result.value)[0].is_number_integer());
+  EXPECT_EQ((*result.value)[1].get<std::int64_t>(), INT64_MIN);
+  EXPECT_EQ((*result.value)[2].get<std::uint64_t>(), UINT64_MAX);
+}
+
+// Documented: integers beyond the uint64 range become doubles (Python would keep them exact).
+TEST(ParseJson, IntegersBeyondUint64BecomeDoubles) {
+  auto result = parseJson("18446744073709551616");
+  ASSERT_TRUE(result.value);
+  EXPECT_TRUE(result.value->is_number_float());
+}
+
+TEST(ParseJson, AcceptsALeadingByteOrderMark) {
+  // As Python's json.loads on bytes (what FastAPI does) and nlohmann do.
+  EXPECT_TRUE(parseJson("\xef\xbb\xbf{}").value);
+}
+
+TEST(DumpCompact, WritesRawUtf8Compactly) {
+  Json value = Json::parse(R"({"b": "\u00e9", "a": [1, 2]})");
+  EXPECT_EQ(dumpCompact(value), "{\"a\":[1,2],\"b\":\"\xc3\xa9\"}");
+}
+
+TEST(DumpCompact, ReplacesInvalidUtf8InsteadOfThrowing) {
+  Json value = std::string(
+      "a\xff"
+      "b");
+  EXPECT_EQ(dumpCompact(value),
+            "\"a\xef\xbf\xbd"
+            "b\"");
+}
+
+}  // namespace
+}  // namespace agentvcr::protocol
