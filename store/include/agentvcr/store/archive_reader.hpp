@@ -1,0 +1,88 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/store/rows.hpp"
+
+namespace agentvcr::store {
+
+/// Read-only access to an archive for the CLI, the viewer and replay. Opens its own read-only
+/// connection, so it works while a Recorder writes the same file (WAL): every call sees the
+/// batches committed before it started. Every query is an index lookup or range; lists that
+/// can grow without bound are paged.
+///
+/// Thread-safety: one ArchiveReader per thread (it owns one SQLite connection); distinct
+/// readers may run concurrently. Errors (I/O, a corrupt file) throw std::runtime_error.
+class ArchiveReader {
+ public:
+  static constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+
+  /// Throws std::runtime_error when the file is missing, not an archive, or its schema version
+  /// is not ours (an older archive must first be migrated: store::migrateArchive()).
+  explicit ArchiveReader(const std::string& path,
+                         std::chrono::milliseconds busy_timeout = std::chrono::milliseconds{5000});
+  ~ArchiveReader();
+  ArchiveReader(ArchiveReader&&) noexcept;
+  ArchiveReader& operator=(ArchiveReader&&) noexcept;
+  ArchiveReader(const ArchiveReader&) = delete;
+  ArchiveReader& operator=(const ArchiveReader&) = delete;
+
+  /// All sessions, oldest first (there are few).
+  std::vector<SessionRow> sessions() const;
+  std::optional<SessionRow> session(std::int64_t id) const;
+
+  /// Conversations of a session with id > after_id, by id, at most `limit` (keyset paging).
+  std::vector<ConversationRow> conversations(std::int64_t session_id, std::int64_t after_id = 0,
+                                             std::size_t limit = kNoLimit) const;
+  std::optional<ConversationRow> conversation(std::int64_t id) const;
+
+  /// Steps of a conversation in tree order: depth-first, a parent before its children,
+  /// siblings by id.
+  std::vector<StepRow> steps(std::int64_t conversation_id) const;
+  std::optional<StepRow> step(std::int64_t id) const;
+  /// Steps of one exchange by position in the request.
+  std::vector<StepRow> stepsOfExchange(std::int64_t exchange_id) const;
+  /// Every recorded step with this replay key, oldest first (for replay's FIFO per key).
+  std::vector<StepRow> stepsWithReplayKey(std::uint64_t replay_key) const;
+
+  /// Candidates of a step by candidate_index.
+  std::vector<CandidateRow> candidates(std::int64_t step_id) const;
+  std::optional<CandidateRow> candidate(std::int64_t id) const;
+  /// Internal steps of a candidate by position.
+  std::vector<InternalStepRow> internalSteps(std::int64_t candidate_id) const;
+
+  /// Exchanges of a session with seq >= offset, by seq, at most `limit`, without headers and
+  /// bodies (sizes only). seq is dense from 0 in a session, so this is offset paging done as an
+  /// index range: the cost does not grow with the offset.
+  std::vector<ExchangeRow> exchanges(std::int64_t session_id, std::int64_t offset,
+                                     std::size_t limit) const;
+  /// One exchange with headers and bodies.
+  std::optional<ExchangeRow> exchange(std::int64_t id) const;
+
+  /// Canonical JSON text of a blob (memories, tools, attributes, extra_keys).
+  std::optional<std::string> blob(std::uint64_t hash) const;
+
+  /// The recorded AgentInput object rebuilt from the step's columns and blobs:
+  /// {id, instruction{type,content}, tools, attributes, memory, num_outputs, extra_keys}.
+  /// Its canonical JSON equals that of the input as parsed (defaults filled in).
+  std::optional<protocol::Json> inputJson(std::int64_t step_id) const;
+  /// The recorded AgentOutput object rebuilt from the candidate (request_id, source_id,
+  /// candidate_index, status, memory, internal_steps, output, error).
+  std::optional<protocol::Json> outputJson(std::int64_t candidate_id) const;
+
+  ArchiveCounts counts() const;
+  int schemaVersion() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentvcr::store

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "agentvcr/protocol/exchange.hpp"
+
+namespace agentvcr::store {
+
+/// How much a commit waits for the disk. `Normal` (the default) is WAL with synchronous=NORMAL:
+/// a power loss or OS crash can lose at most the last batch window, the file never corrupts.
+/// `Full` adds synchronous=FULL: an exchange whose batch committed survives a power loss too.
+enum class Durability { Normal, Full };
+
+struct RecorderOptions {
+  /// Exchanges waiting for the writer. When the queue is full, trySubmit() refuses and the
+  /// caller waits (back-pressure); nothing is dropped silently.
+  std::size_t queue_capacity = 8192;
+  /// Upper bound of exchanges written in one transaction.
+  std::size_t max_batch = 1024;
+  /// How long the writer lets a batch gather before committing it.
+  std::chrono::milliseconds batch_window{20};
+  Durability durability = Durability::Normal;
+  /// How long any connection waits on a locked database before failing.
+  std::chrono::milliseconds busy_timeout{5000};
+  /// Bodies larger than this are stored but not decoded (a "too_large" finding instead).
+  std::size_t max_decode_bytes = 64u << 20;
+  /// Candidate memories the writer remembers for conversation threading (oldest forgotten
+  /// first; a step whose parent was forgotten starts a new conversation).
+  std::size_t threading_index_limit = 1u << 18;
+};
+
+/// What one proxy run records about itself; becomes one row of `sessions`.
+struct SessionInfo {
+  std::string name;      ///< user-given or generated ("record-2026-11-30T05:04:07Z")
+  std::string mode;      ///< "record", "replay-forward", "eval", "demo"
+  std::string upstream;  ///< "http://127.0.0.1:8000"
+  std::string listen;    ///< "127.0.0.1:8080"
+};
+
+struct RecorderStats {
+  std::uint64_t submitted = 0;       ///< accepted into the queue
+  std::uint64_t written = 0;         ///< committed to disk
+  std::uint64_t refused_full = 0;    ///< trySubmit() calls refused because the queue was full
+  std::uint64_t refused_closed = 0;  ///< trySubmit() calls refused because close() had begun
+  std::uint64_t write_errors = 0;    ///< exchanges whose insert failed (logged, counted)
+  std::uint64_t batches = 0;         ///< committed transactions
+};
+
+/// Records one session into an archive. Owns one writer thread with its own SQLite connection;
+/// the network threads only hand exchanges over by move. Redaction, MAGMA decoding and
+/// conversation threading happen in the writer thread (docs/schema.md).
+///
+/// Thread-safety: trySubmit(), stats() and flush() may be called from any thread concurrently.
+/// close() must be called once, from one thread; the destructor calls it if needed.
+class Recorder {
+ public:
+  /// Opens (creating or migrating) the archive at `path` and inserts the session row.
+  /// Throws std::runtime_error when the file cannot be opened or its schema is newer than ours.
+  Recorder(const std::string& path, const SessionInfo& session, RecorderOptions options = {});
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  std::int64_t sessionId() const;
+
+  /// Queues `exchange` for writing and moves from it. Returns false, leaving `exchange` intact,
+  /// when the queue is full or the recorder is closed; the caller decides how to wait.
+  bool trySubmit(protocol::Exchange& exchange);
+
+  /// Records what the upstream answered on /health and /v1/info at startup (raw bodies,
+  /// empty when it did not answer). Queued like an exchange; never blocks. It is always
+  /// accepted, even over queue_capacity (it is one small item); ignored after close().
+  void recordAgentIdentity(std::string health_body, std::string info_body);
+
+  /// Blocks until everything submitted before the call is committed.
+  void flush();
+
+  /// Drains the queue, marks the session ended (sessions.ended_ns) and joins the writer.
+  /// Idempotent. After close(), trySubmit() refuses and flush() returns at once.
+  void close();
+
+  RecorderStats stats() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentvcr::store

@@ -1,0 +1,158 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/json_text.hpp"
+
+/// Plain value rows read from an archive (docs/schema.md). No SQLite type appears here: the
+/// CLI, the viewer and replay copy these freely between threads.
+namespace agentvcr::store {
+
+/// One recording run (`sessions`), with counters the writer keeps up to date per batch.
+struct SessionRow {
+  std::int64_t id = 0;
+  std::string name;
+  std::string mode;
+  std::string upstream;
+  std::string listen;
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> ended_ns;      ///< empty while the recorder runs (or if it crashed)
+  std::optional<std::string> agent_health;   ///< raw /health body
+  std::optional<std::string> agent_info;     ///< raw /v1/info body
+  std::optional<std::string> agent_id;       ///< from a valid /v1/info
+  std::optional<std::string> agent_version;  ///< from a valid /v1/info
+
+  std::int64_t exchange_count = 0;
+  std::int64_t step_count = 0;
+  std::int64_t candidate_count = 0;
+  std::int64_t internal_step_count = 0;
+  std::int64_t conversation_count = 0;
+  std::int64_t error_candidate_count = 0;   ///< candidates with status "error"
+  std::int64_t failed_exchange_count = 0;   ///< outcome not "complete", or status >= 400
+  std::int64_t invalid_exchange_count = 0;  ///< request or response failed validation
+};
+
+/// One conversation: a root step and every step threaded below it (`conversations`).
+struct ConversationRow {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;
+  std::optional<std::int64_t> root_step_id;
+  std::optional<std::string> title;  ///< first user instruction, whitespace folded, truncated
+  std::int64_t step_count = 0;
+  std::int64_t candidate_count = 0;
+  std::int64_t error_candidates = 0;
+  std::int64_t env_failures = 0;  ///< env steps whose feedback reports a failure
+  std::int64_t max_depth = 0;     ///< root is depth 0
+  std::optional<std::int64_t> first_ns;
+  std::optional<std::int64_t> last_ns;
+  /// Kind of the most recently recorded candidate: "say", "tool_calls", "mixed", "empty" or
+  /// "error"; empty while no candidate was recorded.
+  std::optional<std::string> ended_in;
+};
+
+/// One MAGMA input of a valid POST /v1/responses request (`steps`).
+struct StepRow {
+  std::int64_t id = 0;
+  std::int64_t exchange_id = 0;
+  std::int64_t session_id = 0;
+  std::int64_t position = 0;   ///< index in the request's `inputs`
+  std::int64_t source_id = 0;  ///< the input's `id`
+  std::uint64_t replay_key = 0;
+  std::string instruction_type;  ///< "user" or "env"
+  std::string instruction_content;
+  /// protocol::toJson(decodeEnvFeedback(content)) for env steps, null otherwise.
+  protocol::Json env_feedback;
+  std::optional<bool> env_failure;  ///< EnvFeedback::anyFailure() for env steps
+  std::uint64_t memory_hash = 0;    ///< keys into blobs (ArchiveReader::blob)
+  std::uint64_t tools_hash = 0;
+  std::uint64_t attributes_hash = 0;
+  std::uint64_t extra_keys_hash = 0;
+  std::int64_t num_outputs = 1;
+  std::int64_t conversation_id = 0;
+  std::optional<std::int64_t> parent_candidate_id;  ///< empty for a root
+  std::optional<std::int64_t> parent_step_id;       ///< the parent candidate's step
+  std::int64_t parent_ambiguity = 0;  ///< candidates whose memory matched (0 root, 1 exact)
+  std::int64_t depth = 0;             ///< 0 for a root
+  std::int64_t candidate_count = 0;
+};
+
+/// One output of a valid response (`candidates`).
+struct CandidateRow {
+  std::int64_t id = 0;
+  std::int64_t step_id = 0;
+  std::int64_t candidate_index = 0;
+  std::string status;  ///< "completed" or "error"
+  std::optional<std::string> say;
+  std::optional<std::string> tool_calls;  ///< JSON array text
+  std::optional<std::string>
+      decision_kind;  ///< "say", "tool_calls", "mixed", "empty"; empty on error
+  std::optional<std::string> error_code;
+  std::optional<std::string> error_message;
+  std::optional<std::string> error_component;
+  std::uint64_t memory_hash = 0;  ///< the memory this candidate returned
+  std::int64_t internal_step_count = 0;
+  std::int64_t child_count = 0;  ///< steps threaded below this candidate
+};
+
+/// One entry of a candidate's `internal_steps` (`internal_steps`). Entries are opaque JSON:
+/// each typed field is set only when the entry holds it as a string.
+struct InternalStepRow {
+  std::int64_t id = 0;
+  std::int64_t candidate_id = 0;
+  std::int64_t position = 0;
+  std::optional<std::string> step_key;  ///< the entry's "id"
+  std::optional<std::string> component;
+  std::optional<std::string> origin;
+  std::optional<std::string> full_prompt;
+  std::optional<std::string> output_raw;
+  std::string body;  ///< the whole entry, canonical JSON text
+};
+
+/// One HTTP exchange (`exchanges`). Lists (ArchiveReader::exchanges) leave headers and bodies
+/// empty and set only their sizes; ArchiveReader::exchange fills everything.
+struct ExchangeRow {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;
+  std::int64_t seq = 0;  ///< 0, 1, 2... in commit order within the session
+  std::string client_address;
+  std::string method;
+  std::string target;
+  unsigned http_version = 11;
+  int status = 0;
+  bool has_payload = false;           ///< true when headers and bodies below were loaded
+  protocol::Headers request_headers;  ///< secrets already redacted
+  std::string request_body;
+  bool request_body_redacted = false;  ///< a coaching session body had backend headers redacted
+  protocol::Headers response_headers;
+  std::string response_body;
+  std::int64_t request_body_size = 0;
+  std::int64_t response_body_size = 0;
+  bool response_from_upstream = false;
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> upstream_first_byte_ns;
+  std::optional<std::int64_t> ended_ns;
+  std::string outcome;  ///< protocol::outcomeName
+  std::optional<std::string> error;
+  std::string protocol;  ///< "magma" or "http"
+  std::string route;     ///< protocol::magma::routeName
+  std::optional<std::string> magma_request_id;
+  std::optional<bool> request_valid;    ///< empty when no validation applies
+  std::optional<bool> response_valid;   ///< empty when no validation applies
+  std::optional<std::string> findings;  ///< JSON array of {"side","type","loc","msg"}
+};
+
+/// Row counts of a whole archive.
+struct ArchiveCounts {
+  std::int64_t sessions = 0;
+  std::int64_t exchanges = 0;
+  std::int64_t steps = 0;
+  std::int64_t candidates = 0;
+  std::int64_t internal_steps = 0;
+  std::int64_t conversations = 0;
+  std::int64_t blobs = 0;
+};
+
+}  // namespace agentvcr::store

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace agentvcr::store {
+
+/// The archive schema this build writes and reads (PRAGMA user_version; docs/schema.md).
+inline constexpr int kSchemaVersion = 2;
+
+/// Creates the archive at `path` if needed and applies every pending migration in one
+/// transaction. Returns the version the file had before (0 for a new file). Throws
+/// std::runtime_error with a stable id: "[store.schema.newer]" when the file was written by a
+/// newer agentvcr, "[store.schema.foreign]" when it is a SQLite file that is not an archive,
+/// "[store.open]" when it cannot be opened.
+int migrateArchive(const std::string& path,
+                   std::chrono::milliseconds busy_timeout = std::chrono::milliseconds{5000});
+
+}  // namespace agentvcr::store

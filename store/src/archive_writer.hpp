@@ -1,0 +1,79 @@
+#pragma once
+
+// The writer side of an archive: one connection, prepared statements reused across batches,
+// one IMMEDIATE transaction per batch, decoding and threading in the writer thread.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <variant>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/recorder.hpp"
+#include "threading.hpp"
+
+namespace agentvcr::store::detail {
+
+struct DecodedExchange;
+
+struct AgentIdentity {
+  std::string health_body;
+  std::string info_body;
+};
+
+using QueueItem = std::variant<protocol::Exchange, AgentIdentity>;
+
+struct BatchOutcome {
+  std::uint64_t written = 0;  ///< exchanges committed
+  std::uint64_t errors = 0;   ///< exchanges not written (logged)
+  bool committed = false;
+};
+
+/// Blob hashes known to be on disk; cleared when it grows past this.
+inline constexpr std::size_t kBlobCacheLimit = 1u << 18;
+
+/// Not thread-safe: lives in the writer thread only.
+class ArchiveWriter {
+ public:
+  /// Opens (creating or migrating) the archive and inserts the session row. Throws
+  /// std::runtime_error with a stable id ("[store.open]", "[store.schema.*]").
+  ArchiveWriter(const std::string& path, const SessionInfo& session,
+                const RecorderOptions& options);
+  ~ArchiveWriter();
+  ArchiveWriter(const ArchiveWriter&) = delete;
+  ArchiveWriter& operator=(const ArchiveWriter&) = delete;
+
+  std::int64_t sessionId() const { return session_id_; }
+
+  /// Writes `items` (moved from) in one transaction. An exchange whose insert fails is rolled
+  /// back alone (a savepoint), logged and counted; the others commit. Never throws.
+  BatchOutcome writeBatch(std::vector<QueueItem>& items) noexcept;
+
+  /// Sets sessions.ended_ns. Never throws (logs).
+  void endSession() noexcept;
+
+ private:
+  struct Statements;
+  struct SessionDelta;
+
+  bool writeExchange(DecodedExchange& d, SessionDelta& delta);
+  void writeIdentity(const AgentIdentity& identity);
+
+  std::string path_;
+  RecorderOptions options_;
+  SQLite::Database db_;
+  std::int64_t session_id_ = 0;
+  std::unique_ptr<Statements> st_;
+  ThreadingIndex index_;
+  std::unordered_set<std::uint64_t> blob_cache_;
+  std::int64_t next_seq_ = 0;
+};
+
+/// One line on stderr, prefixed by a stable id such as "[store.write]".
+void logLine(const std::string& line) noexcept;
+
+}  // namespace agentvcr::store::detail

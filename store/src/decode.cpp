@@ -1,0 +1,453 @@
+#include "decode.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/env_feedback.hpp"
+#include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/redact.hpp"
+#include "agentvcr/protocol/validation.hpp"
+
+namespace agentvcr::store::detail {
+namespace {
+
+using protocol::Json;
+namespace magma = protocol::magma;
+
+Json locToJson(const protocol::JsonPath& path) {
+  Json loc = Json::array();
+  for (const protocol::PathElement& element : path) {
+    if (const auto* key = std::get_if<std::string>(&element)) {
+      loc.push_back(*key);
+    } else {
+      loc.push_back(std::get<std::int64_t>(element));
+    }
+  }
+  return loc;
+}
+
+/// The findings column: {"side","type","loc","msg"} objects, bounded per side.
+class FindingList {
+ public:
+  void add(const char* side, const std::string& type, Json loc, const std::string& msg) {
+    std::size_t& n = counts_[side];
+    ++n;
+    if (n <= kMaxFindingsPerSide) {
+      items_.push_back(Json{{"side", side}, {"type", type}, {"loc", std::move(loc)}, {"msg", msg}});
+    }
+  }
+
+  void addAll(const char* side, const std::vector<protocol::Finding>& findings) {
+    for (const protocol::Finding& f : findings) {
+      add(side, f.type, locToJson(f.loc), f.msg);
+    }
+  }
+
+  std::optional<std::string> toText() {
+    for (const auto& [side, n] : counts_) {
+      if (n > kMaxFindingsPerSide) {
+        items_.push_back(
+            Json{{"side", side},
+                 {"type", "too_many_findings"},
+                 {"loc", Json::array()},
+                 {"msg", std::to_string(n - kMaxFindingsPerSide) + " more findings not recorded"}});
+      }
+    }
+    if (items_.empty()) {
+      return std::nullopt;
+    }
+    return protocol::dumpCompact(items_);
+  }
+
+ private:
+  Json items_ = Json::array();
+  std::map<std::string, std::size_t> counts_;
+};
+
+/// A body parsed as JSON, or why not. `judged` is false when the body was not looked at
+/// (too large): validity then stays unknown (NULL).
+struct BodyJson {
+  std::optional<Json> value;
+  bool judged = true;
+};
+
+BodyJson parseBody(const std::string& body, const char* side, FindingList& findings,
+                   const DecodeOptions& options) {
+  BodyJson result;
+  if (body.size() > options.max_decode_bytes) {
+    findings.add(side, "too_large", Json::array(),
+                 "body of " + std::to_string(body.size()) +
+                     " bytes exceeds the decoding limit of " +
+                     std::to_string(options.max_decode_bytes) + " bytes; stored undecoded");
+    result.judged = false;
+    return result;
+  }
+  protocol::JsonParseResult parsed = protocol::parseJson(body);
+  if (!parsed.value) {
+    findings.add(side, "json_invalid", Json::array(),
+                 "invalid JSON at byte " + std::to_string(parsed.error.offset) + ": " +
+                     parsed.error.message);
+    return result;
+  }
+  result.value = std::move(parsed.value);
+  return result;
+}
+
+bool is2xx(int status) {
+  return status >= 200 && status < 300;
+}
+
+/// Validates one side with `parse` (Json -> Parsed<T>) and records validity and findings.
+/// Returns the parsed model when valid.
+template <class Parse>
+auto validateSide(const std::string& body, const char* side, FindingList& findings,
+                  const DecodeOptions& options, std::optional<bool>& valid, Parse&& parse)
+    -> decltype(parse(std::declval<const Json&>()).value) {
+  BodyJson json = parseBody(body, side, findings, options);
+  if (!json.value) {
+    if (json.judged) {
+      valid = false;
+    }
+    return std::nullopt;
+  }
+  auto parsed = parse(*json.value);
+  valid = parsed.ok();
+  findings.addAll(side, parsed.findings);
+  return std::move(parsed.value);
+}
+
+/// Collects the distinct blobs of one exchange.
+class BlobCollector {
+ public:
+  explicit BlobCollector(std::vector<BlobText>& out) : out_(out) {}
+
+  std::uint64_t add(const Json& value) {
+    std::string text = protocol::canonicalJson(value);
+    std::uint64_t hash = protocol::stableHash(text);
+    if (seen_.insert(hash).second) {
+      out_.push_back(BlobText{hash, std::move(text)});
+    }
+    return hash;
+  }
+
+ private:
+  std::vector<BlobText>& out_;
+  std::unordered_set<std::uint64_t> seen_;
+};
+
+std::optional<std::string> stringField(const Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it != object.end() && it->is_string()) {
+    return it->get<std::string>();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> takeStringField(Json& object, const char* key) {
+  auto it = object.find(key);
+  if (it != object.end() && it->is_string()) {
+    std::string value = std::move(it->get_ref<std::string&>());
+    object.erase(it);
+    return value;
+  }
+  return std::nullopt;
+}
+
+DecodedInternalStep decodeInternalStep(Json& entry) {
+  DecodedInternalStep step;
+  if (entry.is_object()) {
+    step.step_key = stringField(entry, "id");
+    step.component = stringField(entry, "component");
+    step.origin = stringField(entry, "origin");
+    // The two big strings move to their own columns; the rest keeps everything else.
+    step.full_prompt = takeStringField(entry, "full_prompt");
+    step.output_raw = takeStringField(entry, "output_raw");
+  }
+  step.rest = protocol::canonicalJson(entry);
+  return step;
+}
+
+void decodeSteps(magma::AgentRequest& request, DecodedExchange& d, BlobCollector& blobs) {
+  d.steps.reserve(request.inputs.size());
+  std::int64_t position = 0;
+  for (magma::AgentInput& input : request.inputs) {
+    DecodedStep step;
+    step.position = position++;
+    step.source_id = input.id;
+    step.replay_key = magma::replayKey(input);
+    step.is_env = input.instruction.type == magma::InstructionType::Env;
+    if (step.is_env) {
+      protocol::EnvFeedback feedback = protocol::decodeEnvFeedback(input.instruction.content);
+      step.env_feedback = protocol::dumpCompact(protocol::toJson(feedback));
+      step.env_failure = feedback.anyFailure();
+    }
+    step.content = std::move(input.instruction.content);
+    step.memory_hash = blobs.add(input.memory);
+    step.tools_hash = blobs.add(input.tools);
+    step.attributes_hash = blobs.add(input.attributes);
+    step.extra_keys_hash = blobs.add(input.extra_keys);
+    step.num_outputs = input.num_outputs;
+    d.steps.push_back(std::move(step));
+  }
+}
+
+void decodeCandidates(magma::AgentResponse& response, DecodedExchange& d, BlobCollector& blobs) {
+  std::unordered_map<std::int64_t, std::size_t> step_of_source;
+  for (std::size_t i = 0; i < d.steps.size(); ++i) {
+    step_of_source.emplace(d.steps[i].source_id, i);
+  }
+  d.candidates.reserve(response.size());
+  for (magma::AgentOutput& output : response) {
+    auto it = step_of_source.find(output.source_id);
+    if (it == step_of_source.end()) {
+      continue;  // cannot happen after the order check; never trust it blindly
+    }
+    DecodedCandidate c;
+    c.step_index = it->second;
+    c.candidate_index = output.candidate_index;
+    c.is_error = output.status == magma::OutputStatus::Error;
+    if (output.output) {
+      const magma::AgentDecision& decision = *output.output;
+      Json calls = Json::array();
+      for (const magma::ToolCall& call : decision.tool_calls) {
+        calls.push_back(Json{{"name", call.name},
+                             {"arguments", call.arguments},
+                             {"target_robot_name", call.target_robot_name}});
+      }
+      c.say = decision.say;
+      c.tool_calls = protocol::canonicalJson(calls);
+      const bool has_say = !decision.say.empty();
+      const bool has_calls = !decision.tool_calls.empty();
+      c.decision_kind =
+          has_say ? (has_calls ? "mixed" : "say") : (has_calls ? "tool_calls" : "empty");
+    }
+    if (output.error) {
+      c.error_code = output.error->code;
+      c.error_message = output.error->message;
+      c.error_component = output.error->component;
+    }
+    c.memory_hash = blobs.add(output.memory);
+    if (output.internal_steps.is_array()) {
+      c.internal_steps.reserve(output.internal_steps.size());
+      for (Json& entry : output.internal_steps) {
+        c.internal_steps.push_back(decodeInternalStep(entry));
+      }
+    }
+    d.candidates.push_back(std::move(c));
+  }
+}
+
+void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,
+                 const DecodeOptions& options) {
+  const protocol::Exchange& ex = d.exchange;
+  const bool response_applies = is2xx(ex.status);
+  switch (route) {
+    case magma::Route::Responses: {
+      std::optional<magma::AgentRequest> request =
+          validateSide(ex.request_body, "request", findings, options, d.request_valid,
+                       [](const Json& j) { return magma::parseAgentRequest(j); });
+      BlobCollector blobs(d.blobs);
+      if (request) {
+        d.magma_request_id = request->request_id;
+      }
+      if (response_applies) {
+        const magma::AgentRequest* req = request ? &*request : nullptr;
+        std::optional<magma::AgentResponse> response =
+            validateSide(ex.response_body, "response", findings, options, d.response_valid,
+                         [req](const Json& j) { return magma::parseAgentResponse(j, req); });
+        if (request) {
+          decodeSteps(*request, d, blobs);
+          if (response) {
+            decodeCandidates(*response, d, blobs);
+          }
+        }
+      } else if (request) {
+        decodeSteps(*request, d, blobs);
+      }
+      break;
+    }
+    case magma::Route::Health:
+      if (response_applies) {
+        validateSide(ex.response_body, "response", findings, options, d.response_valid,
+                     [](const Json& j) { return magma::parseAgentHealth(j); });
+      }
+      break;
+    case magma::Route::Info:
+      if (response_applies) {
+        validateSide(ex.response_body, "response", findings, options, d.response_valid,
+                     [](const Json& j) { return magma::parseAgentInfo(j); });
+      }
+      break;
+    case magma::Route::CoachingPut:
+      // The body was redacted already; redaction keeps the shape, so it validates the same.
+      validateSide(ex.request_body, "request", findings, options, d.request_valid,
+                   [](const Json& j) { return magma::parseCoachingSessionConfig(j); });
+      break;
+    case magma::Route::Coaching: {
+      std::optional<magma::SpecializedCoachingRequest> request =
+          validateSide(ex.request_body, "request", findings, options, d.request_valid,
+                       [](const Json& j) { return magma::parseSpecializedCoachingRequest(j); });
+      if (response_applies) {
+        const magma::SpecializedCoachingRequest* req = request ? &*request : nullptr;
+        validateSide(
+            ex.response_body, "response", findings, options, d.response_valid,
+            [req](const Json& j) { return magma::parseSpecializedCoachingResponse(j, req); });
+      }
+      break;
+    }
+    case magma::Route::CoachingDelete:
+    case magma::Route::None:
+      break;
+  }
+}
+
+void redactSecrets(DecodedExchange& d, magma::Route route, FindingList& findings) {
+  protocol::Exchange& ex = d.exchange;
+  try {
+    protocol::redactHeaders(ex.request_headers);
+    protocol::redactHeaders(ex.response_headers);
+  } catch (const std::exception& e) {
+    // Never store a header we could not vet.
+    for (protocol::Headers* headers : {&ex.request_headers, &ex.response_headers}) {
+      for (protocol::HeaderField& field : *headers) {
+        field.value = "[redaction failed]";
+      }
+    }
+    findings.add("exchange", "redaction_error", Json::array(), e.what());
+  }
+  if (route != magma::Route::CoachingPut) {
+    return;
+  }
+  try {
+    if (std::optional<std::string> redacted =
+            protocol::redactCoachingSessionBody(ex.request_body)) {
+      ex.request_body = std::move(*redacted);
+      d.request_body_redacted = true;
+    }
+  } catch (const std::exception& e) {
+    ex.request_body.clear();  // a body that may hold credentials is dropped, not stored
+    d.request_body_redacted = true;
+    findings.add("request", "redaction_error", Json::array(), e.what());
+  }
+}
+
+}  // namespace
+
+const std::string& DecodedCandidate::endedIn() const {
+  static const std::string kError = "error";
+  if (is_error || !decision_kind) {
+    return kError;
+  }
+  return *decision_kind;
+}
+
+bool DecodedExchange::failed() const {
+  return exchange.outcome != protocol::ExchangeOutcome::Complete || exchange.status >= 400;
+}
+
+bool DecodedExchange::invalid() const {
+  return (request_valid && !*request_valid) || (response_valid && !*response_valid);
+}
+
+DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOptions& options) {
+  DecodedExchange d;
+  d.exchange = std::move(exchange);
+  FindingList findings;
+  magma::Route route = magma::Route::None;
+  try {
+    route = magma::routeOf(d.exchange.method, d.exchange.target);
+  } catch (const std::exception& e) {
+    findings.add("exchange", "decode_error", Json::array(), e.what());
+  }
+  d.protocol = route == magma::Route::None ? "http" : "magma";
+  d.route = magma::routeName(route);
+  redactSecrets(d, route, findings);
+  try {
+    decodeMagma(route, d, findings, options);
+  } catch (const std::exception& e) {
+    // Keep the raw exchange; drop whatever was half-decoded.
+    d.steps.clear();
+    d.candidates.clear();
+    d.blobs.clear();
+    findings.add("exchange", "decode_error", Json::array(), e.what());
+  }
+  try {
+    d.findings = findings.toText();
+  } catch (const std::exception&) {
+    d.findings = R"([{"side":"exchange","type":"decode_error","loc":[],"msg":"findings"}])";
+  }
+  return d;
+}
+
+std::string conversationTitle(const std::string& content) {
+  std::string folded;
+  folded.reserve(std::min(content.size(), kTitleCodePoints * 4 + 4));
+  std::size_t code_points = 0;
+  bool pending_space = false;
+  bool cut = false;
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    const auto c = static_cast<unsigned char>(content[i]);
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      pending_space = !folded.empty();
+      continue;
+    }
+    const bool starts_code_point = (c & 0xC0U) != 0x80U;
+    if (starts_code_point) {
+      if (code_points + (pending_space ? 1 : 0) >= kTitleCodePoints) {
+        cut = true;
+        break;
+      }
+      if (pending_space) {
+        folded.push_back(' ');
+        ++code_points;
+        pending_space = false;
+      }
+      ++code_points;
+    }
+    folded.push_back(static_cast<char>(c));
+  }
+  if (cut) {
+    // Make room for the ellipsis: drop the last code point.
+    while (!folded.empty() && (static_cast<unsigned char>(folded.back()) & 0xC0U) == 0x80U) {
+      folded.pop_back();
+    }
+    if (!folded.empty()) {
+      folded.pop_back();
+    }
+    while (!folded.empty() && folded.back() == ' ') {
+      folded.pop_back();
+    }
+    folded += "\xE2\x80\xA6";  // U+2026
+  }
+  return folded;
+}
+
+std::string headersToJson(const protocol::Headers& headers) {
+  Json array = Json::array();
+  for (const protocol::HeaderField& field : headers) {
+    array.push_back(Json::array({field.name, field.value}));
+  }
+  return protocol::dumpCompact(array);
+}
+
+protocol::Headers headersFromJson(const std::string& text) {
+  protocol::Headers headers;
+  protocol::JsonParseResult parsed = protocol::parseJson(text);
+  if (!parsed.value || !parsed.value->is_array()) {
+    return headers;
+  }
+  for (const Json& pair : *parsed.value) {
+    if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string()) {
+      headers.push_back({pair[0].get<std::string>(), pair[1].get<std::string>()});
+    }
+  }
+  return headers;
+}
+
+}  // namespace agentvcr::store::detail

@@ -1,0 +1,103 @@
+#pragma once
+
+// Decoding of one exchange into archive rows, without SQLite: redaction, route, validation,
+// MAGMA steps and candidates, env feedback, content-addressed blobs. Runs in the writer thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/magma.hpp"
+
+namespace agentvcr::store::detail {
+
+/// Bumped whenever decoding changes what it writes (exchanges.decoder_version).
+inline constexpr int kDecoderVersion = 1;
+
+/// Findings kept per side of an exchange; more are summarised in one "too_many_findings".
+inline constexpr std::size_t kMaxFindingsPerSide = 50;
+
+struct BlobText {
+  std::uint64_t hash = 0;
+  std::string text;  ///< canonical JSON
+};
+
+struct DecodedStep {
+  std::int64_t position = 0;
+  std::int64_t source_id = 0;
+  std::uint64_t replay_key = 0;
+  bool is_env = false;
+  std::string content;
+  std::optional<std::string> env_feedback;  ///< JSON text
+  std::optional<bool> env_failure;
+  std::uint64_t memory_hash = 0;
+  std::uint64_t tools_hash = 0;
+  std::uint64_t attributes_hash = 0;
+  std::uint64_t extra_keys_hash = 0;
+  std::int64_t num_outputs = 1;
+};
+
+struct DecodedInternalStep {
+  std::optional<std::string> step_key;
+  std::optional<std::string> component;
+  std::optional<std::string> origin;
+  std::optional<std::string> full_prompt;
+  std::optional<std::string> output_raw;
+  std::string rest;  ///< the entry without full_prompt/output_raw when they are strings
+};
+
+struct DecodedCandidate {
+  std::size_t step_index = 0;  ///< into DecodedExchange::steps
+  std::int64_t candidate_index = 0;
+  bool is_error = false;
+  std::optional<std::string> say;
+  std::optional<std::string> tool_calls;
+  std::optional<std::string> decision_kind;
+  std::optional<std::string> error_code;
+  std::optional<std::string> error_message;
+  std::optional<std::string> error_component;
+  std::uint64_t memory_hash = 0;
+  std::vector<DecodedInternalStep> internal_steps;
+
+  /// "error" or the decision kind: what conversations.ended_in records.
+  const std::string& endedIn() const;
+};
+
+struct DecodedExchange {
+  protocol::Exchange exchange;  ///< headers redacted; coaching session body redacted
+  bool request_body_redacted = false;
+  std::string protocol;  ///< "magma" or "http"
+  std::string route;
+  std::optional<std::string> magma_request_id;
+  std::optional<bool> request_valid;
+  std::optional<bool> response_valid;
+  std::optional<std::string> findings;  ///< JSON array text
+  std::vector<BlobText> blobs;          ///< distinct within the exchange
+  std::vector<DecodedStep> steps;
+  std::vector<DecodedCandidate> candidates;
+
+  bool failed() const;   ///< outcome not complete, or status >= 400
+  bool invalid() const;  ///< request or response failed validation
+};
+
+struct DecodeOptions {
+  std::size_t max_decode_bytes = 64u << 20;
+};
+
+/// Decodes `exchange` (moved in). Never throws for anything the network controls: a decoding
+/// surprise becomes a "decode_error" finding and the raw exchange is still returned.
+DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOptions& options);
+
+/// The conversation title for a user instruction: whitespace runs folded to one space, trimmed,
+/// at most kTitleCodePoints code points (an ellipsis marks a cut).
+inline constexpr std::size_t kTitleCodePoints = 80;
+std::string conversationTitle(const std::string& content);
+
+/// Headers as a JSON array of [name, value] pairs, and back (lenient: bad input gives {}).
+std::string headersToJson(const protocol::Headers& headers);
+protocol::Headers headersFromJson(const std::string& text);
+
+}  // namespace agentvcr::store::detail

@@ -1,0 +1,296 @@
+#include "agentvcr/store/schema.hpp"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/magma.hpp"
+#include "schema_internal.hpp"
+#include "sqlite_support.hpp"
+
+namespace agentvcr::store {
+namespace detail {
+namespace {
+
+// Version 1: the raw recording. Kept verbatim forever: it is how old files were created.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE sessions (
+  id         INTEGER PRIMARY KEY,
+  name       TEXT    NOT NULL,
+  mode       TEXT    NOT NULL,
+  upstream   TEXT    NOT NULL,
+  listen     TEXT    NOT NULL,
+  started_ns INTEGER NOT NULL,
+  ended_ns   INTEGER
+);
+CREATE TABLE exchanges (
+  id                     INTEGER PRIMARY KEY,
+  session_id             INTEGER NOT NULL REFERENCES sessions(id),
+  seq                    INTEGER NOT NULL,
+  client_address         TEXT    NOT NULL,
+  method                 TEXT    NOT NULL,
+  target                 TEXT    NOT NULL,
+  http_version           INTEGER NOT NULL,
+  status                 INTEGER NOT NULL,
+  request_headers        TEXT    NOT NULL,
+  request_body           BLOB    NOT NULL,
+  response_headers       TEXT    NOT NULL,
+  response_body          BLOB    NOT NULL,
+  response_from_upstream INTEGER NOT NULL,
+  started_ns             INTEGER NOT NULL,
+  upstream_first_byte_ns INTEGER,
+  ended_ns               INTEGER,
+  outcome                TEXT    NOT NULL,
+  error                  TEXT
+);
+CREATE UNIQUE INDEX exchanges_session_seq ON exchanges(session_id, seq);
+)sql";
+
+// Version 2: MAGMA decoding (steps, candidates, internal steps), conversation threading,
+// content-addressed blobs, validation flags, agent identity and per-session counters.
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE sessions ADD COLUMN agent_health TEXT;
+ALTER TABLE sessions ADD COLUMN agent_info TEXT;
+ALTER TABLE sessions ADD COLUMN agent_id TEXT;
+ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+ALTER TABLE sessions ADD COLUMN exchange_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN step_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN candidate_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN internal_step_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN conversation_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN error_candidate_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN failed_exchange_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN invalid_exchange_count INTEGER NOT NULL DEFAULT 0;
+
+ALTER TABLE exchanges ADD COLUMN request_body_redacted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE exchanges ADD COLUMN protocol TEXT NOT NULL DEFAULT 'http';
+ALTER TABLE exchanges ADD COLUMN route TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE exchanges ADD COLUMN magma_request_id TEXT;
+ALTER TABLE exchanges ADD COLUMN request_valid INTEGER;
+ALTER TABLE exchanges ADD COLUMN response_valid INTEGER;
+ALTER TABLE exchanges ADD COLUMN findings TEXT;
+ALTER TABLE exchanges ADD COLUMN decoder_version INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE blobs (
+  hash INTEGER PRIMARY KEY,
+  text TEXT NOT NULL
+);
+
+CREATE TABLE conversations (
+  id               INTEGER PRIMARY KEY,
+  session_id       INTEGER NOT NULL REFERENCES sessions(id),
+  root_step_id     INTEGER REFERENCES steps(id),
+  title            TEXT,
+  step_count       INTEGER NOT NULL DEFAULT 0,
+  candidate_count  INTEGER NOT NULL DEFAULT 0,
+  error_candidates INTEGER NOT NULL DEFAULT 0,
+  env_failures     INTEGER NOT NULL DEFAULT 0,
+  max_depth        INTEGER NOT NULL DEFAULT 0,
+  first_ns         INTEGER,
+  last_ns          INTEGER,
+  ended_in         TEXT
+);
+CREATE INDEX conversations_session ON conversations(session_id, id);
+
+CREATE TABLE steps (
+  id                  INTEGER PRIMARY KEY,
+  exchange_id         INTEGER NOT NULL REFERENCES exchanges(id),
+  session_id          INTEGER NOT NULL REFERENCES sessions(id),
+  position            INTEGER NOT NULL,
+  source_id           INTEGER NOT NULL,
+  replay_key          INTEGER NOT NULL,
+  instruction_type    TEXT    NOT NULL,
+  instruction_content TEXT    NOT NULL,
+  env_feedback        TEXT,
+  env_failure         INTEGER,
+  memory_hash         INTEGER NOT NULL REFERENCES blobs(hash),
+  tools_hash          INTEGER NOT NULL REFERENCES blobs(hash),
+  attributes_hash     INTEGER NOT NULL REFERENCES blobs(hash),
+  extra_keys_hash     INTEGER NOT NULL REFERENCES blobs(hash),
+  num_outputs         INTEGER NOT NULL,
+  conversation_id     INTEGER NOT NULL REFERENCES conversations(id),
+  parent_candidate_id INTEGER REFERENCES candidates(id),
+  parent_ambiguity    INTEGER NOT NULL DEFAULT 0,
+  depth               INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX steps_exchange ON steps(exchange_id, position);
+CREATE INDEX steps_conversation ON steps(conversation_id, id);
+CREATE INDEX steps_replay_key ON steps(replay_key);
+CREATE INDEX steps_parent ON steps(parent_candidate_id);
+
+CREATE TABLE candidates (
+  id                  INTEGER PRIMARY KEY,
+  step_id             INTEGER NOT NULL REFERENCES steps(id),
+  candidate_index     INTEGER NOT NULL,
+  status              TEXT    NOT NULL,
+  say                 TEXT,
+  tool_calls          TEXT,
+  decision_kind       TEXT,
+  error_code          TEXT,
+  error_message       TEXT,
+  error_component     TEXT,
+  memory_hash         INTEGER NOT NULL REFERENCES blobs(hash),
+  internal_step_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX candidates_step ON candidates(step_id, candidate_index);
+
+CREATE TABLE internal_steps (
+  id           INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  position     INTEGER NOT NULL,
+  step_key     TEXT,
+  component    TEXT,
+  origin       TEXT,
+  full_prompt  TEXT,
+  output_raw   TEXT,
+  rest         TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX internal_steps_candidate ON internal_steps(candidate_id, position);
+
+CREATE VIEW step_inputs AS
+SELECT s.id AS step_id,
+       json_object('id', s.source_id,
+                   'instruction', json_object('type', s.instruction_type,
+                                              'content', s.instruction_content),
+                   'tools', json(t.text), 'attributes', json(a.text), 'memory', json(m.text),
+                   'num_outputs', s.num_outputs, 'extra_keys', json(x.text)) AS input
+FROM steps s
+JOIN blobs t ON t.hash = s.tools_hash
+JOIN blobs a ON a.hash = s.attributes_hash
+JOIN blobs m ON m.hash = s.memory_hash
+JOIN blobs x ON x.hash = s.extra_keys_hash;
+
+CREATE VIEW internal_steps_full AS
+SELECT id, candidate_id, position, step_key, component, origin, full_prompt, output_raw,
+       CASE WHEN output_raw IS NULL THEN b ELSE json_set(b, '$.output_raw', output_raw) END
+         AS body
+FROM (SELECT *, CASE WHEN full_prompt IS NULL THEN rest
+                     ELSE json_set(rest, '$.full_prompt', full_prompt) END AS b
+      FROM internal_steps);
+)sql";
+
+/// Fills what v1 rows lack: protocol and route from method and target, session counters.
+void afterV2(SQLite::Database& db) {
+  SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
+  SQLite::Statement update(db, "UPDATE exchanges SET protocol = ?1, route = ?2 WHERE id = ?3");
+  while (select.executeStep()) {
+    std::string method = select.getColumn(1).getString();
+    std::string target = select.getColumn(2).getString();
+    auto route = protocol::magma::routeOf(method, target);
+    update.bind(1, std::string(route == protocol::magma::Route::None ? "http" : "magma"));
+    update.bind(2, std::string(protocol::magma::routeName(route)));
+    bindInt(update, 3, select.getColumn(0).getInt64());
+    execOnce(update);
+  }
+  SQLite::Statement counters(db, R"sql(
+    UPDATE sessions SET
+      exchange_count = (SELECT count(*) FROM exchanges e WHERE e.session_id = sessions.id),
+      failed_exchange_count = (SELECT count(*) FROM exchanges e WHERE e.session_id = sessions.id
+                               AND (e.outcome <> ?1 OR e.status >= 400)))sql");
+  counters.bind(1, std::string(protocol::outcomeName(protocol::ExchangeOutcome::Complete)));
+  execOnce(counters);
+}
+
+struct Migration {
+  int to_version;
+  const char* sql;
+  void (*after)(SQLite::Database&);
+};
+
+const std::vector<Migration>& migrations() {
+  static const std::vector<Migration> list = {
+      {1, kSchemaV1, nullptr},
+      {2, kSchemaV2, &afterV2},
+  };
+  return list;
+}
+
+bool hasUserTables(SQLite::Database& db) {
+  SQLite::Statement q(db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  q.executeStep();
+  return q.getColumn(0).getInt64() > 0;
+}
+
+}  // namespace
+
+int schemaVersionOf(SQLite::Database& db) {
+  SQLite::Statement q(db, "PRAGMA user_version");
+  q.executeStep();
+  return q.getColumn(0).getInt();
+}
+
+int prepareArchive(SQLite::Database& db, const std::string& path) {
+  static_assert(kSchemaVersion == 2, "add a migration step for the new version");
+  // journal_mode cannot change inside a transaction; it is persistent once set.
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA foreign_keys = ON");
+
+  SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+  // Read the version under the write lock: two processes opening a new file at once migrate it
+  // once.
+  const int before = schemaVersionOf(db);
+  if (before > kSchemaVersion) {
+    throw std::runtime_error("[store.schema.newer] " + path + " has archive schema version " +
+                             std::to_string(before) + "; this agentvcr reads up to version " +
+                             std::to_string(kSchemaVersion) + ": use a newer agentvcr");
+  }
+  if (before == 0 && hasUserTables(db)) {
+    throw std::runtime_error("[store.schema.foreign] " + path +
+                             " is a SQLite database but not an agentvcr archive");
+  }
+  if (before < 0) {
+    throw std::runtime_error("[store.schema.foreign] " + path + " has schema version " +
+                             std::to_string(before));
+  }
+  if (before == kSchemaVersion) {
+    return before;  // nothing to write; the transaction rolls back harmlessly
+  }
+  for (const Migration& m : migrations()) {
+    if (m.to_version <= before) {
+      continue;
+    }
+    db.exec(m.sql);
+    if (m.after != nullptr) {
+      m.after(db);
+    }
+  }
+  db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  tx.commit();
+  return before;
+}
+
+SQLite::Database openDatabase(const std::string& path, int flags,
+                              std::chrono::milliseconds busy_timeout) {
+  try {
+    return SQLite::Database(path, flags, static_cast<int>(busy_timeout.count()));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("[store.open] cannot open archive " + path + ": " + e.what());
+  }
+}
+
+std::int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace detail
+
+int migrateArchive(const std::string& path, std::chrono::milliseconds busy_timeout) {
+  SQLite::Database db =
+      detail::openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, busy_timeout);
+  try {
+    return detail::prepareArchive(db, path);
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error("[store.open] cannot prepare archive " + path + ": " + e.what());
+  }
+}
+
+}  // namespace agentvcr::store

@@ -1,0 +1,105 @@
+#pragma once
+
+// Small helpers over SQLiteCpp 3.2.1, private to the store (docs/style.md §4).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+namespace agentvcr::store::detail {
+
+/// Opens a connection with a busy timeout. Throws std::runtime_error "[store.open] ...".
+SQLite::Database openDatabase(const std::string& path, int flags,
+                              std::chrono::milliseconds busy_timeout);
+
+/// Hashes are unsigned 64-bit; SQLite integers are signed: stored as the same bits.
+inline std::int64_t toDb(std::uint64_t hash) {
+  return static_cast<std::int64_t>(hash);
+}
+
+inline std::uint64_t fromDb(std::int64_t value) {
+  return static_cast<std::uint64_t>(value);
+}
+
+inline void bindInt(SQLite::Statement& s, int index, std::int64_t value) {
+  s.bind(index, static_cast<std::int64_t>(value));
+}
+
+inline void bindOptInt(SQLite::Statement& s, int index, const std::optional<std::int64_t>& v) {
+  if (v) {
+    s.bind(index, static_cast<std::int64_t>(*v));
+  } else {
+    s.bind(index);
+  }
+}
+
+inline void bindOptBool(SQLite::Statement& s, int index, const std::optional<bool>& v) {
+  if (v) {
+    s.bind(index, static_cast<std::int32_t>(*v ? 1 : 0));
+  } else {
+    s.bind(index);
+  }
+}
+
+/// Binds text without copying: `value` must outlive the next execution.
+inline void bindText(SQLite::Statement& s, int index, const std::string& value) {
+  s.bindNoCopy(index, value);
+}
+
+inline void bindOptText(SQLite::Statement& s, int index, const std::optional<std::string>& v) {
+  if (v) {
+    s.bindNoCopy(index, *v);
+  } else {
+    s.bind(index);
+  }
+}
+
+/// Binds bytes as a BLOB without copying (a zero-length BLOB for an empty string, not NULL).
+inline void bindBlob(SQLite::Statement& s, int index, const std::string& bytes) {
+  s.bindNoCopy(index, static_cast<const void*>(bytes.data()), static_cast<int>(bytes.size()));
+}
+
+/// Executes a statement that returns no row, then resets it for reuse (bindings survive).
+/// Resets on failure too, so the statement is reusable after an exception.
+inline void execOnce(SQLite::Statement& s) {
+  try {
+    s.exec();
+  } catch (...) {
+    s.tryReset();
+    throw;
+  }
+  s.tryReset();
+}
+
+inline std::optional<std::int64_t> optInt(const SQLite::Statement& s, int column) {
+  SQLite::Column c = s.getColumn(column);
+  if (c.isNull()) {
+    return std::nullopt;
+  }
+  return c.getInt64();
+}
+
+inline std::optional<std::string> optText(const SQLite::Statement& s, int column) {
+  SQLite::Column c = s.getColumn(column);
+  if (c.isNull()) {
+    return std::nullopt;
+  }
+  return c.getString();
+}
+
+inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
+  SQLite::Column c = s.getColumn(column);
+  if (c.isNull()) {
+    return std::nullopt;
+  }
+  return c.getInt64() != 0;
+}
+
+/// Nanoseconds since the Unix epoch, now.
+std::int64_t nowNs();
+
+}  // namespace agentvcr::store::detail

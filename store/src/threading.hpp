@@ -1,0 +1,72 @@
+#pragma once
+
+// Conversation threading by memory (docs/schema.md, "Conversation threading"). In-memory and
+// SQLite-free; owned by the writer thread.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace agentvcr::store::detail {
+
+/// A recorded candidate a later step may continue.
+struct ThreadLink {
+  std::int64_t candidate_id = 0;
+  std::int64_t source_id = 0;  ///< the `id` of the input that candidate answered
+  std::int64_t conversation_id = 0;
+  std::int64_t depth = 0;  ///< depth of that candidate's step
+};
+
+/// Candidates remembered per memory; ambiguity counts saturate here.
+inline constexpr std::size_t kMaxLinksPerMemory = 64;
+
+struct ThreadDecision {
+  std::optional<ThreadLink> parent;  ///< empty: the step starts a new conversation
+  std::int64_t ambiguity = 0;        ///< candidates whose memory matched
+};
+
+/// Memory hash -> candidates that returned it, newest last; bounded, oldest forgotten first.
+class ThreadingIndex {
+ public:
+  explicit ThreadingIndex(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}
+
+  /// Where a step with this input memory and input id belongs.
+  ThreadDecision decide(std::uint64_t memory_hash, std::int64_t source_id) const;
+
+  /// A step that started a conversation: its memory is an initial memory, which never links.
+  void addRoot(std::uint64_t memory_hash);
+
+  /// A candidate returned `memory_hash`; `input_memory_hash` is its step's input memory. A
+  /// candidate that returns its input memory unchanged (an error candidate, a stateless agent)
+  /// is not a link target: a step carrying that memory threads where the memory came from.
+  void addCandidate(std::uint64_t memory_hash, std::uint64_t input_memory_hash,
+                    const ThreadLink& link);
+
+  void clear();
+
+  std::size_t size() const { return order_.size(); }
+
+ private:
+  struct Entry {
+    std::uint64_t seq;
+    ThreadLink link;
+  };
+
+  struct Order {
+    std::uint64_t memory_hash;
+    std::uint64_t seq;
+  };
+
+  std::size_t limit_;
+  std::uint64_t next_seq_ = 0;
+  std::unordered_map<std::uint64_t, std::vector<Entry>> links_;  // oldest first
+  std::deque<Order> order_;  // every link ever added and not yet evicted, oldest first
+  std::unordered_set<std::uint64_t> roots_;
+  std::deque<std::uint64_t> root_order_;
+};
+
+}  // namespace agentvcr::store::detail

@@ -1,0 +1,387 @@
+#include "agentvcr/store/recorder.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "store_test_support.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::httpExchange;
+using testing::queryInt;
+using testing::submit;
+using testing::TempDir;
+using testing::testOptions;
+using testing::testSession;
+
+/// Holds the archive's write lock from a separate connection until released: the writer then
+/// blocks in BEGIN IMMEDIATE (its busy timeout is long) and the queue backs up.
+class WriteLock {
+ public:
+  explicit WriteLock(const std::string& path) : db_(path, SQLite::OPEN_READWRITE, 60000) {
+    db_.exec("BEGIN IMMEDIATE");
+  }
+
+  ~WriteLock() { release(); }
+
+  WriteLock(const WriteLock&) = delete;
+  WriteLock& operator=(const WriteLock&) = delete;
+
+  SQLite::Database& db() { return db_; }
+
+  void release() {
+    if (held_) {
+      held_ = false;
+      db_.exec("ROLLBACK");
+    }
+  }
+
+ private:
+  SQLite::Database db_;
+  bool held_ = true;
+};
+
+class RecorderTest : public ::testing::Test {
+ protected:
+  TempDir dir_;
+  std::string path_ = dir_.file("archive.sqlite");
+};
+
+TEST_F(RecorderTest, FlushMakesExchangesVisibleToAConcurrentReader) {
+  Recorder recorder(path_, testSession("visible"), testOptions());
+  ArchiveReader reader(path_);  // opened while the recorder runs
+
+  protocol::Exchange ex = httpExchange("POST", "/echo?x=1", "ping", 201, "pong");
+  ex.request_headers.push_back({"X-Trace", "t-1"});
+  ex.http_version = 10;
+  const std::int64_t started = ex.started_ns;
+  submit(recorder, ex);
+  submit(recorder, httpExchange("GET", "/two"));
+  recorder.flush();
+
+  std::optional<SessionRow> session = reader.session(recorder.sessionId());
+  ASSERT_TRUE(session.has_value());
+  EXPECT_EQ(session->name, "visible");
+  EXPECT_EQ(session->mode, "record");
+  EXPECT_EQ(session->upstream, "http://127.0.0.1:8000");
+  EXPECT_EQ(session->listen, "127.0.0.1:8080");
+  EXPECT_GT(session->started_ns, 0);
+  EXPECT_FALSE(session->ended_ns.has_value());  // still running
+  EXPECT_EQ(session->exchange_count, 2);
+
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 100);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].seq, 0);
+  EXPECT_EQ(rows[1].seq, 1);
+  EXPECT_FALSE(rows[0].has_payload);
+  EXPECT_EQ(rows[0].request_body_size, 4);
+
+  std::optional<ExchangeRow> row = reader.exchange(rows[0].id);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->method, "POST");
+  EXPECT_EQ(row->target, "/echo?x=1");
+  EXPECT_EQ(row->http_version, 10u);
+  EXPECT_EQ(row->status, 201);
+  EXPECT_EQ(row->request_body, "ping");
+  EXPECT_EQ(row->response_body, "pong");
+  EXPECT_EQ(row->request_headers.back().name, "X-Trace");
+  EXPECT_EQ(row->request_headers.back().value, "t-1");
+  EXPECT_EQ(row->client_address, "127.0.0.1:53412");
+  EXPECT_TRUE(row->response_from_upstream);
+  EXPECT_EQ(row->started_ns, started);
+  EXPECT_EQ(row->upstream_first_byte_ns, started + 100'000);
+  EXPECT_EQ(row->ended_ns, started + 200'000);
+  EXPECT_EQ(row->outcome, protocol::outcomeName(protocol::ExchangeOutcome::Complete));
+  EXPECT_FALSE(row->error.has_value());
+  EXPECT_EQ(row->protocol, "http");
+
+  // More writes become visible to the same reader.
+  submit(recorder, httpExchange("GET", "/three"));
+  recorder.flush();
+  EXPECT_EQ(reader.exchanges(recorder.sessionId(), 0, 100).size(), 3u);
+}
+
+TEST_F(RecorderTest, ReaderIsNotBlockedByAnOpenWriteTransaction) {
+  Recorder recorder(path_, testSession(), testOptions());
+  submit(recorder, httpExchange("GET", "/committed"));
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  WriteLock lock(path_);
+  lock.db().exec(
+      "INSERT INTO sessions (name, mode, upstream, listen, started_ns) "
+      "VALUES ('uncommitted', 'record', '', '', 1)");
+  // Reads during the open write see the committed state only, without waiting.
+  EXPECT_EQ(reader.sessions().size(), 1u);
+  EXPECT_EQ(reader.exchanges(recorder.sessionId(), 0, 10).size(), 1u);
+
+  // The recorder's next batch waits for the lock, then commits.
+  submit(recorder, httpExchange("GET", "/after"));
+  lock.release();
+  recorder.flush();
+  EXPECT_EQ(reader.exchanges(recorder.sessionId(), 0, 10).size(), 2u);
+}
+
+TEST_F(RecorderTest, ManyExchangesAreWrittenInFewerBatches) {
+  RecorderOptions options = testOptions();
+  options.max_batch = 100;
+  options.batch_window = std::chrono::milliseconds{10000};  // batches fill up before committing
+  Recorder recorder(path_, testSession(), options);
+  constexpr int kCount = 1000;
+  for (int i = 0; i < kCount; ++i) {
+    submit(recorder, httpExchange("GET", "/n/" + std::to_string(i)));
+  }
+  recorder.flush();
+
+  RecorderStats stats = recorder.stats();
+  EXPECT_EQ(stats.submitted, static_cast<std::uint64_t>(kCount));
+  EXPECT_EQ(stats.written, static_cast<std::uint64_t>(kCount));
+  EXPECT_EQ(stats.write_errors, 0u);
+  EXPECT_GE(stats.batches, static_cast<std::uint64_t>(kCount / 100));
+  EXPECT_LT(stats.batches, static_cast<std::uint64_t>(kCount));
+
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), kCount);
+  // seq is dense and follows submission order.
+  EXPECT_EQ(queryInt(path_, "SELECT max(seq) FROM exchanges"), kCount - 1);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE target <> '/n/' || seq"), 0);
+}
+
+TEST_F(RecorderTest, FullQueueRefusesWithoutLosingAnything) {
+  RecorderOptions options = testOptions();
+  options.queue_capacity = 4;
+  options.max_batch = 2;
+  Recorder recorder(path_, testSession(), options);
+  WriteLock lock(path_);  // the writer stalls on its first batch
+
+  std::vector<std::string> accepted;
+  protocol::Exchange refused;
+  bool was_refused = false;
+  for (int i = 0; i < 100 && !was_refused; ++i) {
+    protocol::Exchange ex = httpExchange("POST", "/q/" + std::to_string(i), "body");
+    if (recorder.trySubmit(ex)) {
+      accepted.push_back("/q/" + std::to_string(i));
+    } else {
+      was_refused = true;
+      refused = std::move(ex);
+    }
+  }
+  ASSERT_TRUE(was_refused);
+  // Capacity, plus at most one batch the writer already holds.
+  EXPECT_GE(accepted.size(), options.queue_capacity);
+  EXPECT_LE(accepted.size(), options.queue_capacity + options.max_batch);
+  // A refused exchange is left intact for the caller to retry.
+  EXPECT_EQ(refused.target, "/q/" + std::to_string(accepted.size()));
+  EXPECT_EQ(refused.request_body, "body");
+  EXPECT_FALSE(recorder.trySubmit(refused));
+  EXPECT_EQ(recorder.stats().refused_full, 2u);
+
+  lock.release();
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().written, accepted.size());
+  const std::string refused_target = refused.target;
+  ASSERT_TRUE(recorder.trySubmit(refused));  // moves from it
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 1000);
+  ASSERT_EQ(rows.size(), accepted.size() + 1);
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    EXPECT_EQ(rows[i].target, accepted[i]);
+  }
+  EXPECT_EQ(rows.back().target, refused_target);
+  EXPECT_EQ(recorder.stats().write_errors, 0u);
+}
+
+TEST_F(RecorderTest, ConcurrentProducersLoseNothing) {
+  RecorderOptions options = testOptions();
+  options.queue_capacity = 16;
+  options.max_batch = 8;
+  Recorder recorder(path_, testSession(), options);
+  constexpr int kThreads = 4;
+  constexpr int kEach = 250;
+  std::vector<std::thread> producers;
+  for (int t = 0; t < kThreads; ++t) {
+    producers.emplace_back([&recorder, t] {
+      for (int i = 0; i < kEach; ++i) {
+        protocol::Exchange ex =
+            httpExchange("GET", "/p/" + std::to_string(t) + "/" + std::to_string(i));
+        while (!recorder.trySubmit(ex)) {
+          std::this_thread::yield();  // back-pressure: the caller waits
+        }
+      }
+    });
+  }
+  for (std::thread& p : producers) {
+    p.join();
+  }
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().written, static_cast<std::uint64_t>(kThreads * kEach));
+  EXPECT_EQ(queryInt(path_, "SELECT count(DISTINCT target) FROM exchanges"), kThreads * kEach);
+}
+
+TEST_F(RecorderTest, CloseDrainsTheQueueAndEndsTheSession) {
+  RecorderOptions options = testOptions();
+  options.max_batch = 1000;
+  options.batch_window = std::chrono::milliseconds{60000};
+  Recorder recorder(path_, testSession(), options);
+  for (int i = 0; i < 50; ++i) {
+    submit(recorder, httpExchange("GET", "/c/" + std::to_string(i)));
+  }
+  recorder.close();  // no flush: close alone must write everything
+
+  EXPECT_EQ(recorder.stats().written, 50u);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 50);
+  EXPECT_GT(queryInt(path_, "SELECT ended_ns FROM sessions"), 0);
+
+  protocol::Exchange late = httpExchange("GET", "/late");
+  EXPECT_FALSE(recorder.trySubmit(late));
+  EXPECT_EQ(late.target, "/late");
+  EXPECT_EQ(recorder.stats().refused_closed, 1u);
+  EXPECT_EQ(recorder.stats().refused_full, 0u);
+  recorder.flush();  // returns at once
+  recorder.close();  // idempotent
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 50);
+}
+
+TEST_F(RecorderTest, DestructorClosesAndDrains) {
+  {
+    RecorderOptions options = testOptions();
+    options.batch_window = std::chrono::milliseconds{60000};
+    Recorder recorder(path_, testSession(), options);
+    submit(recorder, httpExchange("GET", "/d"));
+  }
+  ArchiveReader reader(path_);
+  std::vector<SessionRow> sessions = reader.sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_TRUE(sessions[0].ended_ns.has_value());
+  EXPECT_EQ(sessions[0].exchange_count, 1);
+}
+
+TEST_F(RecorderTest, FlushWithNothingPendingReturns) {
+  Recorder recorder(path_, testSession(), testOptions());
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().batches, 0u);
+}
+
+TEST_F(RecorderTest, AFailingInsertDoesNotLoseTheRestOfTheBatch) {
+  { Recorder first(path_, testSession("first"), testOptions()); }
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(
+        "CREATE TRIGGER refuse_boom BEFORE INSERT ON exchanges WHEN NEW.target = '/boom' "
+        "BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
+  }
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};  // all three in one batch
+  Recorder recorder(path_, testSession("second"), options);
+  ::testing::internal::CaptureStderr();
+  submit(recorder, httpExchange("GET", "/a"));
+  submit(recorder, httpExchange("GET", "/boom"));
+  submit(recorder, httpExchange("GET", "/c"));
+  recorder.flush();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+
+  RecorderStats stats = recorder.stats();
+  EXPECT_EQ(stats.written, 2u);
+  EXPECT_EQ(stats.write_errors, 1u);
+  EXPECT_THAT(log, HasSubstr("[store.write]"));
+  EXPECT_THAT(log, HasSubstr("/boom"));
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].target, "/a");
+  EXPECT_EQ(rows[0].seq, 0);
+  EXPECT_EQ(rows[1].target, "/c");
+  EXPECT_EQ(rows[1].seq, 1);  // seq stays dense
+  EXPECT_EQ(reader.session(recorder.sessionId())->exchange_count, 2);
+}
+
+TEST_F(RecorderTest, RecordsTheAgentIdentity) {
+  Recorder recorder(path_, testSession(), testOptions());
+  const std::string info =
+      R"({"protocol_version":"2.0","agent_id":"full-history-agent","agent_version":"2.0.0",)"
+      R"("specialized_coaching":[],"coaching_resume":false,"coaching_session_version":null,)"
+      R"("coaching_unavailable_reason":null,"capabilities":{"inference":true,"coaching":false}})";
+  recorder.recordAgentIdentity(R"({"status":"ready"})", info);
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::optional<SessionRow> session = reader.session(recorder.sessionId());
+  ASSERT_TRUE(session.has_value());
+  EXPECT_EQ(session->agent_health.value_or(""), R"({"status":"ready"})");
+  EXPECT_EQ(session->agent_info.value_or(""), info);
+  EXPECT_EQ(session->agent_id.value_or(""), "full-history-agent");
+  EXPECT_EQ(session->agent_version.value_or(""), "2.0.0");
+  EXPECT_EQ(session->exchange_count, 0);
+}
+
+TEST_F(RecorderTest, AnInvalidInfoBodyIsStoredWithoutIdentity) {
+  Recorder recorder(path_, testSession(), testOptions());
+  recorder.recordAgentIdentity("", "not json");
+  recorder.flush();
+  ArchiveReader reader(path_);
+  std::optional<SessionRow> session = reader.session(recorder.sessionId());
+  ASSERT_TRUE(session.has_value());
+  EXPECT_FALSE(session->agent_health.has_value());
+  EXPECT_EQ(session->agent_info.value_or(""), "not json");
+  EXPECT_FALSE(session->agent_id.has_value());
+}
+
+TEST_F(RecorderTest, FailedExchangesAreCountedAndKeepTheirError) {
+  Recorder recorder(path_, testSession(), testOptions());
+  protocol::Exchange ex = httpExchange("GET", "/slow", "", 504, "");
+  ex.outcome = protocol::ExchangeOutcome::UpstreamTimeout;
+  ex.error = "[proxy.upstream.timeout] no answer";
+  ex.upstream_first_byte_ns = 0;
+  ex.response_from_upstream = false;
+  submit(recorder, ex);
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].outcome, protocol::outcomeName(protocol::ExchangeOutcome::UpstreamTimeout));
+  EXPECT_EQ(rows[0].error.value_or(""), "[proxy.upstream.timeout] no answer");
+  EXPECT_FALSE(rows[0].upstream_first_byte_ns.has_value());
+  EXPECT_FALSE(rows[0].response_from_upstream);
+  EXPECT_EQ(reader.session(recorder.sessionId())->failed_exchange_count, 1);
+}
+
+TEST_F(RecorderTest, FullDurabilityRecordsToo) {
+  RecorderOptions options = testOptions();
+  options.durability = Durability::Full;
+  Recorder recorder(path_, testSession(), options);
+  submit(recorder, httpExchange("GET", "/durable"));
+  recorder.flush();
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 1);
+}
+
+TEST_F(RecorderTest, TwoRecordersShareOneArchive) {
+  Recorder a(path_, testSession("a"), testOptions());
+  Recorder b(path_, testSession("b"), testOptions());
+  for (int i = 0; i < 20; ++i) {
+    submit(a, httpExchange("GET", "/a/" + std::to_string(i)));
+    submit(b, httpExchange("GET", "/b/" + std::to_string(i)));
+  }
+  a.close();
+  b.close();
+  ArchiveReader reader(path_);
+  EXPECT_EQ(reader.exchanges(a.sessionId(), 0, 100).size(), 20u);
+  EXPECT_EQ(reader.exchanges(b.sessionId(), 0, 100).size(), 20u);
+  EXPECT_EQ(a.stats().write_errors + b.stats().write_errors, 0u);
+}
+
+}  // namespace
+}  // namespace agentvcr::store

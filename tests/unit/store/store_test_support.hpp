@@ -1,0 +1,223 @@
+#pragma once
+
+// Shared helpers of the store unit tests: a temporary directory per test, MAGMA and HTTP
+// exchange builders, and raw SQL probes of an archive file.
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/store/recorder.hpp"
+
+namespace agentvcr::store::testing {
+
+namespace fs = std::filesystem;
+using protocol::Json;
+
+/// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = "agentvcr-store-" + std::to_string(::getpid()) + "-" +
+                       std::to_string(counter++) + "-" +
+                       (info != nullptr ? std::string(info->name()) : std::string("x"));
+    path_ = fs::temp_directory_path() / name;
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+  /// Every byte of every file in the directory (the archive, its -wal and -shm).
+  std::string allBytes() const {
+    std::string bytes;
+    for (const auto& entry : fs::directory_iterator(path_)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    return bytes;
+  }
+
+ private:
+  fs::path path_;
+};
+
+/// Options for tests: a long busy timeout so that a lock held by a test never fails a write.
+inline RecorderOptions testOptions() {
+  RecorderOptions options;
+  options.busy_timeout = std::chrono::milliseconds{60000};
+  return options;
+}
+
+inline SessionInfo testSession(const std::string& name = "test-session") {
+  return SessionInfo{name, "record", "http://127.0.0.1:8000", "127.0.0.1:8080"};
+}
+
+inline std::int64_t nextTimeNs() {
+  static std::atomic<std::int64_t> now{1'700'000'000'000'000'000};
+  return now.fetch_add(1'000'000);
+}
+
+inline protocol::Exchange httpExchange(const std::string& method, const std::string& target,
+                                       std::string request_body = "", int status = 200,
+                                       std::string response_body = "") {
+  protocol::Exchange ex;
+  ex.client_address = "127.0.0.1:53412";
+  ex.method = method;
+  ex.target = target;
+  ex.http_version = 11;
+  ex.request_headers = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
+  ex.request_body = std::move(request_body);
+  ex.status = status;
+  ex.response_headers = {{"content-type", "application/json"}};
+  ex.response_body = std::move(response_body);
+  ex.response_from_upstream = true;
+  ex.started_ns = nextTimeNs();
+  ex.upstream_first_byte_ns = ex.started_ns + 100'000;
+  ex.ended_ns = ex.started_ns + 200'000;
+  return ex;
+}
+
+// --- MAGMA builders (shapes of magma-protocol.md §4, §5, §19) ---
+
+inline Json benchTools() {
+  return Json::parse(R"([
+    {"name":"cancel_current_action","description":"Cancel the current action running on the targeted robot.","arguments":{}},
+    {"name":"press_button","description":"Press a button.","arguments":{"id":{"description":"Name of the button to press.","type":"str"}}}])");
+}
+
+inline Json benchAttributes() {
+  return Json::parse(
+      R"({"objects":["sw0","sw1","sw2","sw3","sw4"],"known_robots":["panda"],"robot_statuses":{"panda":"FREE"}})");
+}
+
+inline Json input(std::int64_t id, const std::string& type, const std::string& content, Json memory,
+                  std::int64_t num_outputs = 1) {
+  return Json{{"id", id},
+              {"instruction", {{"type", type}, {"content", content}}},
+              {"tools", benchTools()},
+              {"attributes", benchAttributes()},
+              {"memory", std::move(memory)},
+              {"num_outputs", num_outputs},
+              {"extra_keys", {{"inference_mode", true}}}};
+}
+
+inline Json request(const std::string& request_id, std::vector<Json> inputs) {
+  return Json{{"request_id", request_id}, {"inputs", Json(std::move(inputs))}};
+}
+
+inline Json internalStep(const std::string& output_raw) {
+  return Json{{"id", "step-0"},
+              {"component", "commander"},
+              {"origin", "model"},
+              {"full_prompt", "user: prompt\nassistant:"},
+              {"input_elements", {{"enable_thinking", false}}},
+              {"output_raw", output_raw}};
+}
+
+inline Json sayOutput(const std::string& request_id, std::int64_t source_id, std::int64_t k,
+                      Json memory, const std::string& say) {
+  return Json{{"request_id", request_id},
+              {"source_id", source_id},
+              {"candidate_index", k},
+              {"status", "completed"},
+              {"memory", std::move(memory)},
+              {"internal_steps", Json::array({internalStep("{\"say\":\"" + say + "\"}")})},
+              {"output", {{"say", say}, {"tool_calls", Json::array()}}},
+              {"error", nullptr}};
+}
+
+inline Json callOutput(const std::string& request_id, std::int64_t source_id, std::int64_t k,
+                       Json memory, const std::string& button) {
+  Json call = {
+      {"name", "press_button"}, {"arguments", {{"id", button}}}, {"target_robot_name", "panda"}};
+  return Json{
+      {"request_id", request_id},
+      {"source_id", source_id},
+      {"candidate_index", k},
+      {"status", "completed"},
+      {"memory", std::move(memory)},
+      {"internal_steps", Json::array({internalStep("<tool_call>" + button + "</tool_call>")})},
+      {"output", {{"say", ""}, {"tool_calls", Json::array({call})}}},
+      {"error", nullptr}};
+}
+
+inline Json errorOutput(const std::string& request_id, std::int64_t source_id, std::int64_t k,
+                        Json memory) {
+  return Json{{"request_id", request_id},
+              {"source_id", source_id},
+              {"candidate_index", k},
+              {"status", "error"},
+              {"memory", std::move(memory)},
+              {"internal_steps", Json::array()},
+              {"output", nullptr},
+              {"error",
+               {{"code", "invalid_output"},
+                {"message", "Model parser rejected its raw response"},
+                {"component", "commander"}}}};
+}
+
+/// A memory holding `n` history entries, distinct per (tag, n).
+inline Json memoryOf(const std::string& tag, int n) {
+  Json history = Json::array();
+  for (int i = 0; i < n; ++i) {
+    history.push_back(
+        {{"author", i % 2 == 0 ? "USER" : "MODEL"}, {"content", tag + "-" + std::to_string(i)}});
+  }
+  return Json{{"history", history}};
+}
+
+inline protocol::Exchange magmaExchange(const Json& request_body, const Json& response_body,
+                                        int status = 200) {
+  return httpExchange("POST", "/v1/responses", request_body.dump(), status, response_body.dump());
+}
+
+/// Submits or fails the test.
+inline void submit(Recorder& recorder, protocol::Exchange exchange) {
+  ASSERT_TRUE(recorder.trySubmit(exchange));
+}
+
+// --- raw SQL probes ---
+
+inline std::int64_t queryInt(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY, 60000);
+  SQLite::Statement q(db, sql);
+  if (!q.executeStep() || q.getColumn(0).isNull()) {
+    return -1;
+  }
+  return q.getColumn(0).getInt64();
+}
+
+inline std::string queryText(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY, 60000);
+  SQLite::Statement q(db, sql);
+  if (!q.executeStep() || q.getColumn(0).isNull()) {
+    return "<null>";
+  }
+  return q.getColumn(0).getString();
+}
+
+}  // namespace agentvcr::store::testing

@@ -1,0 +1,308 @@
+// Conversation threading by memory (docs/schema.md, "Conversation threading").
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/recorder.hpp"
+#include "store_test_support.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+using protocol::Json;
+using testing::callOutput;
+using testing::errorOutput;
+using testing::input;
+using testing::magmaExchange;
+using testing::memoryOf;
+using testing::request;
+using testing::sayOutput;
+using testing::submit;
+using testing::TempDir;
+using testing::testOptions;
+using testing::testSession;
+
+const char* kPressed =
+    R"({"infos": "panda: press_button succeed with message: You have the sw1 button pressed.", )"
+    R"("previous_tool_call": {"panda": {"name": "press_button", "arguments": {"id": "sw1"}}}})";
+
+class ThreadingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RecorderOptions options = testOptions();
+    options.batch_window = std::chrono::milliseconds{60000};  // one batch unless flushed
+    recorder_ = std::make_unique<Recorder>(path_, testSession(), options);
+  }
+
+  void add(const Json& req, const Json& response) {
+    submit(*recorder_, magmaExchange(req, response));
+  }
+
+  ArchiveReader reader() {
+    recorder_->flush();
+    return ArchiveReader(path_);
+  }
+
+  /// Steps of every exchange of the session, in recording order.
+  std::vector<StepRow> allSteps(const ArchiveReader& r) {
+    std::vector<StepRow> steps;
+    for (const ExchangeRow& ex : r.exchanges(recorder_->sessionId(), 0, 1000)) {
+      for (StepRow& s : r.stepsOfExchange(ex.id)) {
+        steps.push_back(std::move(s));
+      }
+    }
+    return steps;
+  }
+
+  std::int64_t candidateOf(const ArchiveReader& r, const StepRow& step, std::int64_t k) {
+    std::vector<CandidateRow> c = r.candidates(step.id);
+    return static_cast<std::size_t>(k) < c.size() ? c[static_cast<std::size_t>(k)].id : -1;
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("archive.sqlite");
+  std::unique_ptr<Recorder> recorder_;
+};
+
+TEST_F(ThreadingTest, ABenchEpisodeFormsOneChain) {
+  // Episode A of magma-protocol.md §19: slot id 0 throughout, a new request_id every time,
+  // the memory echoed verbatim. All in one writer batch: links work inside a batch too.
+  const Json m0 = Json{{"history", Json::array()}};
+  const Json m1 = memoryOf("a", 2);
+  const Json m2 = memoryOf("a", 4);
+  const Json m3 = memoryOf("a", 6);
+  add(request("a1", {input(0, "user", "Please press sw1", m0)}),
+      Json::array({callOutput("a1", 0, 0, m1, "sw1")}));
+  add(request("a2", {input(0, "env", kPressed, m1)}),
+      Json::array({sayOutput("a2", 0, 0, m2, "Done, sw1 is pressed.")}));
+  add(request("a3", {input(0, "user", "Please press sw3", m2)}),
+      Json::array({sayOutput("a3", 0, 0, m3, "sw3 is pressed.")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_FALSE(steps[0].parent_candidate_id.has_value());
+  EXPECT_EQ(steps[0].parent_ambiguity, 0);
+  EXPECT_EQ(steps[1].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[1].parent_step_id, steps[0].id);
+  EXPECT_EQ(steps[1].parent_ambiguity, 1);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[1], 0));
+  EXPECT_EQ(steps[2].depth, 2);
+  EXPECT_EQ(steps[0].conversation_id, steps[1].conversation_id);
+  EXPECT_EQ(steps[0].conversation_id, steps[2].conversation_id);
+
+  std::vector<ConversationRow> conversations = r.conversations(recorder_->sessionId());
+  ASSERT_EQ(conversations.size(), 1u);
+  const ConversationRow& c = conversations[0];
+  EXPECT_EQ(c.root_step_id, steps[0].id);
+  EXPECT_EQ(c.title.value_or(""), "Please press sw1");
+  EXPECT_EQ(c.step_count, 3);
+  EXPECT_EQ(c.candidate_count, 3);
+  EXPECT_EQ(c.error_candidates, 0);
+  EXPECT_EQ(c.env_failures, 0);
+  EXPECT_EQ(c.max_depth, 2);
+  EXPECT_EQ(c.ended_in.value_or(""), "say");
+  EXPECT_TRUE(c.first_ns.has_value());
+  EXPECT_LE(*c.first_ns, *c.last_ns);
+
+  std::vector<StepRow> ordered = r.steps(c.id);
+  ASSERT_EQ(ordered.size(), 3u);
+  EXPECT_EQ(ordered[0].id, steps[0].id);
+  EXPECT_EQ(ordered[1].id, steps[1].id);
+  EXPECT_EQ(ordered[2].id, steps[2].id);
+  EXPECT_EQ(r.session(recorder_->sessionId())->conversation_count, 1);
+}
+
+TEST_F(ThreadingTest, ANewEpisodeOnTheSameSlotStartsANewConversation) {
+  const Json m0 = Json{{"history", Json::array()}};
+  add(request("a1", {input(0, "user", "Please press sw1", m0)}),
+      Json::array({sayOutput("a1", 0, 0, memoryOf("a", 2), "ok")}));
+  add(request("b1", {input(0, "user", "Please press sw2", m0)}),
+      Json::array({sayOutput("b1", 0, 0, memoryOf("b", 2), "ok")}));
+  ArchiveReader r = reader();
+  std::vector<ConversationRow> conversations = r.conversations(recorder_->sessionId());
+  ASSERT_EQ(conversations.size(), 2u);
+  EXPECT_EQ(conversations[1].title.value_or(""), "Please press sw2");
+}
+
+TEST_F(ThreadingTest, AGenBatchFormsATree) {
+  // B1: node 41 asks for two candidates, node 57 for one, in one request.
+  const Json r41 =
+      Json{{"memory_list", {"Only arm1 can inspect objects."}}, {"history", Json::array()}};
+  const Json r57 = memoryOf("branch57", 3);
+  const Json ma = memoryOf("A", 2);
+  const Json mb = memoryOf("B", 2);
+  const Json mc = memoryOf("C", 5);
+  add(request("gen-0007", {input(41, "user", "Move every damaged fruit.", r41, 2),
+                           input(57, "env", kPressed, r57, 1)}),
+      Json::array({callOutput("gen-0007", 41, 0, ma, "x"), sayOutput("gen-0007", 41, 1, mb, "?"),
+                   callOutput("gen-0007", 57, 0, mc, "y")}));
+  recorder_->flush();  // B2 in another batch: links cross batches too
+  // B2: three situations continue the three candidates, batched in an order of their own.
+  add(request("gen-0008", {input(65, "env", kPressed, mc), input(64, "user", "apples", mb),
+                           input(63, "env", kPressed, ma)}),
+      Json::array({sayOutput("gen-0008", 65, 0, memoryOf("C", 7), "c"),
+                   sayOutput("gen-0008", 64, 0, memoryOf("B", 4), "b"),
+                   callOutput("gen-0008", 63, 0, memoryOf("A", 4), "z")}));
+  // B3: a grandchild below 63.
+  add(request("gen-0009", {input(66, "env", kPressed, memoryOf("A", 4))}),
+      Json::array({sayOutput("gen-0009", 66, 0, memoryOf("A", 6), "done")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 6u);
+  const StepRow& s41 = steps[0];
+  const StepRow& s57 = steps[1];
+  const StepRow& s65 = steps[2];
+  const StepRow& s64 = steps[3];
+  const StepRow& s63 = steps[4];
+  const StepRow& s66 = steps[5];
+  EXPECT_EQ(s63.parent_candidate_id, candidateOf(r, s41, 0));
+  EXPECT_EQ(s64.parent_candidate_id, candidateOf(r, s41, 1));
+  EXPECT_EQ(s65.parent_candidate_id, candidateOf(r, s57, 0));
+  EXPECT_EQ(s66.parent_candidate_id, candidateOf(r, s63, 0));
+  EXPECT_EQ(s63.conversation_id, s41.conversation_id);
+  EXPECT_EQ(s64.conversation_id, s41.conversation_id);
+  EXPECT_EQ(s66.conversation_id, s41.conversation_id);
+  EXPECT_EQ(s65.conversation_id, s57.conversation_id);
+  EXPECT_NE(s41.conversation_id, s57.conversation_id);
+  EXPECT_EQ(s66.depth, 2);
+
+  // Tree order: depth first, siblings by id: 41, 64 (id smaller than 63's), then 63, 66.
+  std::vector<StepRow> tree = r.steps(s41.conversation_id);
+  ASSERT_EQ(tree.size(), 4u);
+  EXPECT_EQ(tree[0].id, s41.id);
+  EXPECT_EQ(tree[1].id, s64.id);
+  EXPECT_EQ(tree[2].id, s63.id);
+  EXPECT_EQ(tree[3].id, s66.id);
+
+  std::optional<ConversationRow> c41 = r.conversation(s41.conversation_id);
+  ASSERT_TRUE(c41.has_value());
+  EXPECT_EQ(c41->step_count, 4);
+  EXPECT_EQ(c41->candidate_count, 5);
+  EXPECT_EQ(c41->max_depth, 2);
+  EXPECT_EQ(c41->title.value_or(""), "Move every damaged fruit.");
+  std::optional<ConversationRow> c57 = r.conversation(s57.conversation_id);
+  ASSERT_TRUE(c57.has_value());
+  EXPECT_FALSE(c57->title.has_value());  // no user instruction in it
+  EXPECT_EQ(c57->step_count, 2);
+
+  std::vector<CandidateRow> c41_candidates = r.candidates(s41.id);
+  ASSERT_EQ(c41_candidates.size(), 2u);
+  EXPECT_EQ(c41_candidates[0].child_count, 1);
+  EXPECT_EQ(c41_candidates[1].child_count, 1);
+}
+
+TEST_F(ThreadingTest, IdenticalMemoriesAreAmbiguousAndTheInputIdBreaksTies) {
+  // Two episodes whose candidates return the very same memory (greedy decoding, say).
+  const Json same = memoryOf("same", 2);
+  add(request("r1", {input(0, "user", "first", memoryOf("start0", 1)),
+                     input(1, "user", "second", memoryOf("start1", 1))}),
+      Json::array({sayOutput("r1", 0, 0, same, "x"), sayOutput("r1", 1, 0, same, "x")}));
+  // Slot 0 continues: the older candidate (of input 0) wins over the newer one.
+  add(request("r2", {input(0, "user", "again", same)}),
+      Json::array({sayOutput("r2", 0, 0, memoryOf("next0", 3), "y")}));
+  // An id no candidate had: the newest match (of input 1).
+  add(request("r3", {input(9, "user", "other", same)}),
+      Json::array({sayOutput("r3", 9, 0, memoryOf("next9", 3), "z")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[2].parent_ambiguity, 2);
+  EXPECT_EQ(steps[2].conversation_id, steps[0].conversation_id);
+  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[1], 0));
+  EXPECT_EQ(steps[3].parent_ambiguity, 2);
+  EXPECT_EQ(steps[3].conversation_id, steps[1].conversation_id);
+}
+
+TEST_F(ThreadingTest, AnUnchangedMemoryThreadsWhereItCameFrom) {
+  // An error candidate returns its input memory; a retry with that memory is a sibling of the
+  // failed step (a child of the candidate that produced the memory), not its child.
+  const Json m1 = memoryOf("u", 2);
+  add(request("r1", {input(5, "user", "go", memoryOf("u", 0))}),
+      Json::array({callOutput("r1", 5, 0, m1, "sw1")}));
+  add(request("r2", {input(5, "env", kPressed, m1)}), Json::array({errorOutput("r2", 5, 0, m1)}));
+  add(request("r3", {input(5, "env", kPressed, m1)}),
+      Json::array({sayOutput("r3", 5, 0, memoryOf("u", 4), "ok")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[1].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[2].parent_ambiguity, 1);
+  std::optional<ConversationRow> c = r.conversation(steps[0].conversation_id);
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->error_candidates, 1);
+  EXPECT_EQ(c->ended_in.value_or(""), "say");
+}
+
+TEST_F(ThreadingTest, AnInitialMemoryNeverLinks) {
+  // A candidate returns {"history":[]}, which also opens episodes: the next episode starting
+  // with it is a new conversation, not a continuation.
+  const Json m0 = Json{{"history", Json::array()}};
+  add(request("r1", {input(0, "user", "one", m0)}),
+      Json::array({sayOutput("r1", 0, 0, memoryOf("i", 2), "a")}));
+  add(request("r2", {input(0, "user", "reset please", memoryOf("i", 2))}),
+      Json::array({sayOutput("r2", 0, 0, m0, "reset")}));
+  add(request("r3", {input(0, "user", "two", m0)}),
+      Json::array({sayOutput("r3", 0, 0, memoryOf("j", 2), "b")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[1].conversation_id, steps[0].conversation_id);
+  EXPECT_FALSE(steps[2].parent_candidate_id.has_value());
+  EXPECT_NE(steps[2].conversation_id, steps[0].conversation_id);
+  EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 2u);
+}
+
+TEST(ThreadingLimit, AForgottenParentStartsANewConversation) {
+  TempDir dir;
+  const std::string path = dir.file("archive.sqlite");
+  RecorderOptions options = testOptions();
+  options.threading_index_limit = 1;  // remembers one candidate memory
+  Recorder recorder(path, testSession(), options);
+  submit(recorder, magmaExchange(request("a1", {input(0, "user", "a", memoryOf("a", 0))}),
+                                 Json::array({sayOutput("a1", 0, 0, memoryOf("a", 2), "x")})));
+  submit(recorder, magmaExchange(request("b1", {input(1, "user", "b", memoryOf("b", 0))}),
+                                 Json::array({sayOutput("b1", 1, 0, memoryOf("b", 2), "y")})));
+  submit(recorder, magmaExchange(request("b2", {input(1, "user", "b2", memoryOf("b", 2))}),
+                                 Json::array({sayOutput("b2", 1, 0, memoryOf("b", 4), "y")})));
+  submit(recorder, magmaExchange(request("a2", {input(0, "user", "a2", memoryOf("a", 2))}),
+                                 Json::array({sayOutput("a2", 0, 0, memoryOf("a", 4), "x")})));
+  recorder.flush();
+  ArchiveReader reader(path);
+  std::vector<ConversationRow> conversations = reader.conversations(recorder.sessionId());
+  ASSERT_EQ(conversations.size(), 3u);  // a1, b1+b2, a2 (its parent was forgotten)
+  EXPECT_EQ(conversations[1].step_count, 2);
+  EXPECT_EQ(conversations[2].title.value_or(""), "a2");
+}
+
+TEST_F(ThreadingTest, LongTitlesAreFoldedAndCut) {
+  std::string content = "  Please\n\npress   ";
+  for (int i = 0; i < 30; ++i) {
+    content += "sw\xC3\xA9 ";  // "swé "
+  }
+  add(request("r1", {input(0, "user", content, memoryOf("t", 0))}),
+      Json::array({sayOutput("r1", 0, 0, memoryOf("t", 1), "ok")}));
+  ArchiveReader r = reader();
+  std::vector<ConversationRow> c = r.conversations(recorder_->sessionId());
+  ASSERT_EQ(c.size(), 1u);
+  const std::string title = c[0].title.value_or("");
+  EXPECT_EQ(title.rfind("Please press sw\xC3\xA9 sw\xC3\xA9", 0), 0u) << title;
+  EXPECT_EQ(title.substr(title.size() - 3), "\xE2\x80\xA6");
+  std::size_t code_points = 0;
+  for (char ch : title) {
+    code_points += (static_cast<unsigned char>(ch) & 0xC0U) != 0x80U ? 1 : 0;
+  }
+  EXPECT_EQ(code_points, 80u);
+}
+
+}  // namespace
+}  // namespace agentvcr::store
