@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "agentvcr/proxy/recording_proxy.hpp"
+
+/// The `agentvcr` subcommands. main() parses arguments into these option structs; each run
+/// function returns the process exit status and writes what a person reads to `out`.
+namespace agentvcr::cli {
+
+/// Exit statuses shared by every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct RecordCommand {
+  proxy::RecordingProxyConfig config;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+int runRecord(const RecordCommand& command, std::ostream& out);
+
+struct MockMagmaCommand {
+  std::string script_path;
+  proxy::ServerOptions server;
+  std::string ready_file;
+};
+
+int runMockMagma(const MockMagmaCommand& command, std::ostream& out);
+
+struct DemoCommand {
+  std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
+  std::string db_path = "agentvcr-demo.sqlite";
+  unsigned threads = 2;
+};
+
+int runDemo(const DemoCommand& command, std::ostream& out);
+
+int runLs(const std::string& db_path, std::optional<std::int64_t> session, std::ostream& out);
+
+struct ShowCommand {
+  std::string db_path;
+  std::optional<std::int64_t> conversation;
+  std::optional<std::int64_t> exchange;
+  bool bodies = false;  ///< with --exchange: print request and response bodies too
+};
+
+int runShow(const ShowCommand& command, std::ostream& out);
+
+/// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
+void writeReadyFile(const std::string& path, const std::string& text);
+
+}  // namespace agentvcr::cli

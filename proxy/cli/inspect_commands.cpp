@@ -1,0 +1,206 @@
+// `agentvcr ls` and `agentvcr show`: what an archive holds, for a terminal.
+
+#include <ctime>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+
+namespace agentvcr::cli {
+namespace {
+
+constexpr std::size_t kTitleWidth = 40;
+
+std::string utcTime(std::int64_t ns) {
+  std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  std::ostringstream text;
+  text << std::put_time(&parts, "%Y-%m-%d %H:%M:%S");
+  return text.str();
+}
+
+std::string duration(std::int64_t from_ns, std::optional<std::int64_t> to_ns) {
+  if (!to_ns) {
+    return "running";
+  }
+  std::ostringstream text;
+  const double seconds = static_cast<double>(*to_ns - from_ns) / 1e9;
+  text << std::fixed << std::setprecision(seconds < 10 ? 3 : 1) << seconds << "s";
+  return text.str();
+}
+
+/// One line of at most `width` characters: newlines folded, an ellipsis when cut (on a UTF-8
+/// character boundary).
+std::string oneLine(std::string_view text, std::size_t width) {
+  std::string line;
+  for (char c : text) {
+    line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  }
+  if (line.size() <= width) {
+    return line;
+  }
+  std::size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return line.substr(0, cut) + "...";
+}
+
+std::string decision(const store::CandidateRow& candidate) {
+  if (candidate.status == "error") {
+    return "error " + candidate.error_code.value_or("?") + ": " +
+           oneLine(candidate.error_message.value_or(""), 60);
+  }
+  std::string text;
+  if (candidate.say && !candidate.say->empty()) {
+    text = "say \"" + oneLine(*candidate.say, 60) + "\"";
+  }
+  auto calls = protocol::parseJson(candidate.tool_calls.value_or("[]"));
+  if (calls.value && calls.value->is_array()) {
+    for (const auto& call : *calls.value) {
+      if (!text.empty()) {
+        text += ", ";
+      }
+      text += call.value("target_robot_name", "?") + "." + call.value("name", "?") + "(" +
+              oneLine(call.value("arguments", protocol::Json::object()).dump(), 50) + ")";
+    }
+  }
+  return text.empty() ? "empty decision" : text;
+}
+
+void printHeaders(const protocol::Headers& headers, std::ostream& out) {
+  for (const auto& field : headers) {
+    out << "    " << field.name << ": " << field.value << "\n";
+  }
+}
+
+int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodies,
+                 std::ostream& out) {
+  auto exchange = archive.exchange(id);
+  if (!exchange) {
+    out << "no exchange " << id << "\n";
+    return kExitFailure;
+  }
+  out << "exchange " << exchange->id << " (session " << exchange->session_id << ", #"
+      << exchange->seq << ") from " << exchange->client_address << "\n"
+      << "  " << exchange->method << " " << exchange->target << " -> " << exchange->status
+      << (exchange->response_from_upstream ? "" : " (answered by agentvcr)") << "\n"
+      << "  protocol " << exchange->protocol << ", route " << exchange->route << ", outcome "
+      << exchange->outcome << "\n"
+      << "  started " << utcTime(exchange->started_ns) << " UTC, took "
+      << duration(exchange->started_ns, exchange->ended_ns);
+  if (exchange->upstream_first_byte_ns) {
+    out << ", first byte after "
+        << duration(exchange->started_ns, exchange->upstream_first_byte_ns);
+  }
+  out << "\n";
+  if (exchange->error) {
+    out << "  error: " << *exchange->error << "\n";
+  }
+  if (exchange->findings) {
+    out << "  contract findings: " << *exchange->findings << "\n";
+  }
+  out << "  request headers:\n";
+  printHeaders(exchange->request_headers, out);
+  out << "  response headers:\n";
+  printHeaders(exchange->response_headers, out);
+  out << "  request body: " << exchange->request_body.size() << " bytes"
+      << (exchange->request_body_redacted ? " (secrets redacted)" : "") << "\n";
+  if (bodies) {
+    out << exchange->request_body << "\n";
+  }
+  out << "  response body: " << exchange->response_body.size() << " bytes\n";
+  if (bodies) {
+    out << exchange->response_body << "\n";
+  }
+  return kExitOk;
+}
+
+int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::ostream& out) {
+  auto conversation = archive.conversation(id);
+  if (!conversation) {
+    out << "no conversation " << id << "\n";
+    return kExitFailure;
+  }
+  out << "conversation " << conversation->id << " of session " << conversation->session_id << ": \""
+      << oneLine(conversation->title.value_or(""), 80) << "\", " << conversation->step_count
+      << " steps, " << conversation->candidate_count << " candidates\n";
+  for (const auto& step : archive.steps(id)) {
+    const std::string indent(static_cast<std::size_t>(step.depth) * 2, ' ');
+    std::string instruction = step.instruction_content;
+    if (step.instruction_type == "env" && step.env_feedback.is_object()) {
+      instruction = step.env_feedback.value("infos", step.env_feedback.value("error", instruction));
+    }
+    out << indent << "step " << step.id << " [" << step.instruction_type << "] "
+        << oneLine(instruction, 90) << (step.env_failure.value_or(false) ? "  (FAILED)" : "")
+        << "\n"
+        << indent << "    input id " << step.source_id << " in exchange " << step.exchange_id;
+    if (step.parent_ambiguity > 1) {
+      out << ", parent ambiguous among " << step.parent_ambiguity;
+    }
+    out << "\n";
+    for (const auto& candidate : archive.candidates(step.id)) {
+      out << indent << "    -> candidate " << candidate.candidate_index << " (" << candidate.status
+          << "): " << decision(candidate) << ", " << candidate.internal_step_count
+          << " internal steps\n";
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, std::ostream& out) {
+  store::ArchiveReader archive(db_path);
+  if (!session_id) {
+    out << std::left << std::setw(5) << "ID" << std::setw(16) << "NAME" << std::setw(8) << "MODE"
+        << std::setw(30) << "UPSTREAM" << std::setw(34) << "AGENT" << std::setw(21)
+        << "STARTED (UTC)" << std::setw(10) << "DURATION" << std::setw(7) << "EXCH" << std::setw(7)
+        << "STEPS" << std::setw(6) << "CONV"
+        << "FAILED\n";
+    for (const auto& session : archive.sessions()) {
+      std::string agent =
+          session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
+      out << std::setw(5) << session.id << std::setw(16) << oneLine(session.name, 15)
+          << std::setw(8) << session.mode << std::setw(30) << oneLine(session.upstream, 29)
+          << std::setw(34) << oneLine(agent, 33) << std::setw(21) << utcTime(session.started_ns)
+          << std::setw(10) << duration(session.started_ns, session.ended_ns) << std::setw(7)
+          << session.exchange_count << std::setw(7) << session.step_count << std::setw(6)
+          << session.conversation_count
+          << session.failed_exchange_count + session.error_candidate_count << "\n";
+    }
+    return kExitOk;
+  }
+  auto session = archive.session(*session_id);
+  if (!session) {
+    out << "no session " << *session_id << "\n";
+    return kExitFailure;
+  }
+  out << std::left << std::setw(6) << "CONV" << std::setw(kTitleWidth + 2) << "TITLE"
+      << std::setw(7) << "STEPS" << std::setw(6) << "CAND" << std::setw(7) << "DEPTH"
+      << std::setw(8) << "ERRORS" << std::setw(10) << "ENV-FAIL" << std::setw(12) << "ENDED-IN"
+      << "DURATION\n";
+  for (const auto& conversation : archive.conversations(*session_id)) {
+    out << std::setw(6) << conversation.id << std::setw(kTitleWidth + 2)
+        << oneLine(conversation.title.value_or("-"), kTitleWidth) << std::setw(7)
+        << conversation.step_count << std::setw(6) << conversation.candidate_count << std::setw(7)
+        << conversation.max_depth << std::setw(8) << conversation.error_candidates << std::setw(10)
+        << conversation.env_failures << std::setw(12) << conversation.ended_in.value_or("-")
+        << (conversation.first_ns ? duration(*conversation.first_ns, conversation.last_ns) : "-")
+        << "\n";
+  }
+  return kExitOk;
+}
+
+int runShow(const ShowCommand& command, std::ostream& out) {
+  store::ArchiveReader archive(command.db_path);
+  if (command.exchange) {
+    return showExchange(archive, *command.exchange, command.bodies, out);
+  }
+  return showConversation(archive, *command.conversation, out);
+}
+
+}  // namespace agentvcr::cli

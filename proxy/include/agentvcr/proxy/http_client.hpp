@@ -1,0 +1,54 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "agentvcr/protocol/exchange.hpp"
+
+namespace agentvcr::proxy {
+
+struct ClientResponse {
+  int status = 0;
+  protocol::Headers headers;
+  std::string body;
+
+  /// The first header named `name` (case-insensitive), or "".
+  std::string header(std::string_view name) const;
+};
+
+/// Raised when the exchange could not happen at all (refused, reset, timed out).
+class ClientError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A small blocking HTTP/1.1 client over one keep-alive connection (reconnecting when the
+/// server closed it). For the demo driver, start-up probes and tests; never on the proxy's
+/// data path.
+///
+/// Thread-safety: one thread at a time.
+class HttpClient {
+ public:
+  HttpClient(std::string host, std::uint16_t port,
+             std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  /// Sends one request and waits for the whole response. Throws ClientError on failure.
+  ClientResponse send(const std::string& method, const std::string& target,
+                      const std::string& body = {}, const protocol::Headers& headers = {});
+
+  ClientResponse get(const std::string& target) { return send("GET", target); }
+
+  ClientResponse postJson(const std::string& target, const std::string& body);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentvcr::proxy

@@ -1,0 +1,152 @@
+// agentvcr: record, inspect and (soon) replay agent HTTP traffic. This file only turns
+// arguments into command options; the commands live in agentvcr_cli.
+
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "agentvcr/cli/commands.hpp"
+
+namespace {
+
+using namespace agentvcr;
+
+#ifndef AGENTVCR_DEFAULT_FIXTURES_DIR
+#define AGENTVCR_DEFAULT_FIXTURES_DIR "fixtures"
+#endif
+
+unsigned defaultThreads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+proxy::HostPort parseListen(const std::string& text) {
+  auto parsed = proxy::parseHostPort(text);
+  if (!parsed) {
+    throw CLI::ValidationError("--listen", "expected HOST:PORT, got '" + text + "'");
+  }
+  return *parsed;
+}
+
+void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream,
+               std::string& listen, std::string& durability, unsigned& upstream_timeout_s,
+               bool& insecure) {
+  auto* record = app.add_subcommand("record", "Relay to an agent and record every exchange");
+  record->add_option("--upstream", upstream, "Agent base URL (http:// or https://)")->required();
+  record->add_option("--listen", listen, "Address to listen on")->capture_default_str();
+  record->add_option("--db", command.config.db_path, "SQLite archive")->capture_default_str();
+  record->add_option("--session", command.config.session.name, "Session name");
+  record->add_option("--threads", command.config.server.threads, "Worker threads")
+      ->capture_default_str();
+  record
+      ->add_option("--max-body", command.config.relay.max_request_body,
+                   "Largest request body in bytes (413 above)")
+      ->capture_default_str();
+  record
+      ->add_option("--upstream-timeout", upstream_timeout_s,
+                   "Seconds to wait for the agent's answer (504 after)")
+      ->capture_default_str();
+  record->add_option("--durability", durability, "normal or full")
+      ->check(CLI::IsMember({"normal", "full"}))
+      ->capture_default_str();
+  record->add_option("--ready-file", command.ready_file, "Write the listening URL here once ready");
+  record->add_flag("--insecure", insecure, "Do not verify an https upstream's certificate");
+  record->add_flag("!--no-probe", command.config.probe_identity,
+                   "Do not ask the agent for /health and /v1/info at start");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"agentvcr: record, inspect and replay AI-agent HTTP traffic"};
+  app.require_subcommand(1);
+
+  cli::RecordCommand record;
+  record.config.server.threads = defaultThreads();
+  record.config.server.port = 8080;
+  record.config.session.mode = "record";
+  std::string upstream;
+  std::string record_listen = "127.0.0.1:8080";
+  std::string durability = "normal";
+  unsigned upstream_timeout_s = 600;
+  bool insecure = false;
+  addRecord(app, record, upstream, record_listen, durability, upstream_timeout_s, insecure);
+
+  cli::MockMagmaCommand mock;
+  std::string mock_listen = "127.0.0.1:8000";
+  auto* mock_app = app.add_subcommand("mock", "Run a synthetic agent");
+  mock_app->require_subcommand(1);
+  auto* mock_magma = mock_app->add_subcommand("magma", "A scripted MAGMA 2.0 agent");
+  mock_magma->add_option("--script", mock.script_path, "Script file (JSON)")->required();
+  mock_magma->add_option("--listen", mock_listen, "Address to listen on")->capture_default_str();
+  mock_magma->add_option("--ready-file", mock.ready_file, "Write the URL here once ready");
+
+  cli::DemoCommand demo;
+  demo.fixtures_dir = AGENTVCR_DEFAULT_FIXTURES_DIR;
+  auto* demo_app = app.add_subcommand(
+      "demo", "Record scripted BENCH-like episodes through the proxy into an archive");
+  demo_app->add_option("--db", demo.db_path, "Archive to write")->capture_default_str();
+  demo_app->add_option("--fixtures", demo.fixtures_dir, "Fixtures folder")->capture_default_str();
+
+  std::string ls_db = "agentvcr.sqlite";
+  std::optional<std::int64_t> ls_session;
+  auto* ls_app = app.add_subcommand("ls", "List sessions, or the conversations of one");
+  ls_app->add_option("--db", ls_db, "Archive")->capture_default_str();
+  ls_app->add_option("session", ls_session, "Session id: list its conversations");
+
+  cli::ShowCommand show;
+  show.db_path = "agentvcr.sqlite";
+  auto* show_app = app.add_subcommand("show", "Show a conversation's steps or one exchange");
+  show_app->add_option("--db", show.db_path, "Archive")->capture_default_str();
+  auto* conversation_option =
+      show_app->add_option("conversation", show.conversation, "Conversation id");
+  show_app->add_option("--exchange", show.exchange, "Exchange id")->excludes(conversation_option);
+  show_app->add_flag("--bodies", show.bodies, "With --exchange: print the bodies");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (app.got_subcommand("record")) {
+      auto url = proxy::parseUrl(upstream);
+      if (!url) {
+        std::cerr << "agentvcr record: --upstream must be http(s)://host[:port][/path], got '"
+                  << upstream << "'\n";
+        return cli::kExitUsage;
+      }
+      auto listen = parseListen(record_listen);
+      record.config.relay.upstream = *url;
+      record.config.relay.upstream_timeout = std::chrono::seconds(upstream_timeout_s);
+      record.config.relay.verify_tls = !insecure;
+      record.config.server.host = listen.host;
+      record.config.server.port = listen.port;
+      record.config.recorder.durability =
+          durability == "full" ? store::Durability::Full : store::Durability::Normal;
+      return cli::runRecord(record, std::cout);
+    }
+    if (mock_app->got_subcommand("magma")) {
+      auto listen = parseListen(mock_listen);
+      mock.server.host = listen.host;
+      mock.server.port = listen.port;
+      return cli::runMockMagma(mock, std::cout);
+    }
+    if (app.got_subcommand("demo")) {
+      return cli::runDemo(demo, std::cout);
+    }
+    if (app.got_subcommand("ls")) {
+      return cli::runLs(ls_db, ls_session, std::cout);
+    }
+    if (app.got_subcommand("show")) {
+      if (!show.conversation && !show.exchange) {
+        std::cerr << "agentvcr show: give a conversation id or --exchange ID\n";
+        return cli::kExitUsage;
+      }
+      return cli::runShow(show, std::cout);
+    }
+  } catch (const CLI::Error& error) {
+    return app.exit(error);
+  } catch (const std::exception& error) {
+    std::cerr << "agentvcr: " << error.what() << "\n";
+    return cli::kExitFailure;
+  }
+  return cli::kExitUsage;
+}

@@ -1,0 +1,57 @@
+#include "http_message.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace agentvcr::proxy {
+
+protocol::Headers toHeaders(const http::fields& fields) {
+  protocol::Headers headers;
+  for (const auto& field : fields) {
+    headers.push_back({std::string(field.name_string()), std::string(field.value())});
+  }
+  return headers;
+}
+
+void stripHopByHop(http::fields& fields) {
+  // Headers that Connection names are hop-by-hop too ("Connection: close, X-Trace").
+  std::vector<std::string> named;
+  auto [first, last] = fields.equal_range(http::field::connection);
+  for (auto it = first; it != last; ++it) {
+    for (auto token : http::token_list{it->value()}) {
+      named.emplace_back(token);
+    }
+  }
+  for (const auto& name : named) {
+    fields.erase(name);
+  }
+  static constexpr std::array kHopByHop = {
+      http::field::connection, http::field::keep_alive, http::field::proxy_connection,
+      http::field::te,         http::field::trailer,    http::field::transfer_encoding,
+      http::field::upgrade,    http::field::expect,
+  };
+  for (auto field : kHopByHop) {
+    fields.erase(field);
+  }
+}
+
+std::string errorBody(std::string_view id, std::string_view message) {
+  nlohmann::ordered_json body = {{"detail", message}, {"agentvcr_error", id}};
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+http::response<http::string_body> localResponse(http::status status, std::string_view id,
+                                                std::string_view message, unsigned version,
+                                                bool keep_alive) {
+  http::response<http::string_body> response{status, version};
+  response.set(http::field::content_type, "application/json");
+  response.body() = errorBody(id, message);
+  response.keep_alive(keep_alive);
+  response.prepare_payload();
+  return response;
+}
+
+}  // namespace agentvcr::proxy

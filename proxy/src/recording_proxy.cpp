@@ -1,0 +1,78 @@
+#include "agentvcr/proxy/recording_proxy.hpp"
+
+#include <iostream>
+#include <thread>
+
+#include "agentvcr/proxy/http_client.hpp"
+
+namespace agentvcr::proxy {
+namespace {
+
+constexpr std::chrono::seconds kProbeTimeout{5};
+
+std::string listenText(const ServerOptions& server) {
+  return server.host.find(':') == std::string::npos
+             ? server.host + ":" + std::to_string(server.port)
+             : "[" + server.host + "]:" + std::to_string(server.port);
+}
+
+}  // namespace
+
+RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(config)) {
+  // Bind first, so the session row names the port actually taken (port 0 picks one); the
+  // relay handlers are made at start(), when the recorder exists.
+  auto relay_options = std::make_shared<const RelayOptions>(config_.relay);
+  server_ = std::make_unique<Server>(config_.server, [this, relay_options](asio::io_context& io) {
+    return makeRelayFactory(relay_options, *recorder_, counters_)(io);
+  });
+  config_.server.port = server_->endpoint().port();
+  config_.session.upstream = config_.relay.upstream.toString();
+  config_.session.listen = listenText(config_.server);
+  recorder_ = std::make_unique<store::Recorder>(config_.db_path, config_.session, config_.recorder);
+}
+
+RecordingProxy::~RecordingProxy() {
+  stop();
+}
+
+void RecordingProxy::start() {
+  if (config_.probe_identity && !config_.relay.upstream.tls) {
+    probeIdentity();
+  }
+  server_->start();
+}
+
+void RecordingProxy::stop() {
+  server_->stop();
+  if (recorder_) {
+    recorder_->close();
+  }
+}
+
+bool RecordingProxy::settle(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (counters_.unrecorded.load() > 0) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  recorder_->flush();
+  return true;
+}
+
+void RecordingProxy::probeIdentity() {
+  const Url& upstream = config_.relay.upstream;
+  try {
+    HttpClient client(upstream.host, upstream.port, kProbeTimeout);
+    auto health = client.get(upstream.base_path + "/health");
+    auto info = client.get(upstream.base_path + "/v1/info");
+    recorder_->recordAgentIdentity(health.status == 200 ? health.body : std::string{},
+                                   info.status == 200 ? info.body : std::string{});
+  } catch (const ClientError& error) {
+    // The agent may come up later; the caller's own /health and /v1/info are recorded anyway.
+    std::cerr << "[proxy.identity] upstream not answering yet: " << error.what() << "\n";
+  }
+}
+
+}  // namespace agentvcr::proxy

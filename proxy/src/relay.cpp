@@ -1,0 +1,463 @@
+#include "agentvcr/proxy/relay.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include <boost/algorithm/string/predicate.hpp>
+
+#include "agentvcr/store/recorder.hpp"
+#include "http_message.hpp"
+#include "upstream_pool.hpp"
+
+namespace agentvcr::proxy {
+namespace {
+
+using protocol::ExchangeOutcome;
+using Request = http::request<http::string_body>;
+
+constexpr std::size_t kRelayChunkBytes = 64 * 1024;
+constexpr std::chrono::milliseconds kBackPressureMaxDelay{50};
+
+std::string endpointText(const tcp::endpoint& endpoint) {
+  const auto address = endpoint.address();
+  std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  return host + ":" + std::to_string(endpoint.port());
+}
+
+bool isEventStream(const http::fields& fields) {
+  return boost::istarts_with(fields[http::field::content_type], "text/event-stream");
+}
+
+/// The agent closed an idle keep-alive connection just as we reused it: the request never
+/// reached it, so sending it again on a fresh connection is safe.
+bool isStaleConnectionError(const beast::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == asio::error::eof ||
+         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+}
+
+/// Counts an exchange as unrecorded for as long as it lives.
+class UnrecordedMark {
+ public:
+  explicit UnrecordedMark(std::atomic<std::int64_t>& count) : count_(count) { ++count_; }
+
+  ~UnrecordedMark() { --count_; }
+
+  UnrecordedMark(const UnrecordedMark&) = delete;
+  UnrecordedMark& operator=(const UnrecordedMark&) = delete;
+
+ private:
+  std::atomic<std::int64_t>& count_;
+};
+
+/// The record tap in front of one upstream, for one worker. Each client connection is served
+/// by serve(); the awaited helpers take references into serve()'s frame, which outlives them.
+template <class Stream>
+class RelayHandler final : public ConnectionHandler {
+ public:
+  using Upstream = UpstreamConnection<Stream>;
+
+  RelayHandler(asio::io_context& io, std::shared_ptr<const RelayOptions> options,
+               std::shared_ptr<asio::ssl::context> tls_context, store::Recorder& recorder,
+               RelayCounters& counters)
+      : io_(io),
+        options_(options),
+        pool_(io, options, std::move(tls_context)),
+        recorder_(recorder),
+        counters_(counters) {}
+
+  asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
+    beast::error_code ec;
+    std::string client_address = endpointText(connection->stream.socket().remote_endpoint(ec));
+    beast::flat_buffer buffer;
+    while (!connection->stopping) {
+      bool keep_alive = co_await exchangeOne(*connection, buffer, client_address);
+      connection->busy = false;
+      if (!keep_alive) {
+        break;
+      }
+    }
+    connection->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+ private:
+  /// Reads one request, relays it, records it. Returns whether the connection stays open.
+  asio::awaitable<bool> exchangeOne(Connection& client, beast::flat_buffer& buffer,
+                                    const std::string& client_address) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(options_->max_header_bytes);
+    parser.body_limit(options_->max_request_body);
+
+    client.stream.expires_after(options_->client_idle_timeout);
+    auto [header_ec, header_bytes] =
+        co_await http::async_read_header(client.stream, buffer, parser, kUseTuple);
+    // From here until record() returns, a client may already hold an answer whose exchange
+    // is not yet queued.
+    UnrecordedMark unrecorded(counters_.unrecorded);
+    protocol::Exchange exchange;
+    exchange.client_address = client_address;
+    exchange.started_ns = nowNs();
+    if (header_ec) {
+      co_await rejectUnreadableRequest(client, header_ec, std::move(exchange));
+      co_return false;
+    }
+    client.busy = true;
+
+    const auto& header = parser.get();
+    exchange.method = std::string(header.method_string());
+    exchange.target = std::string(header.target());
+    exchange.http_version = header.version();
+    exchange.request_headers = toHeaders(header);
+    const bool client_keep_alive = header.keep_alive();
+    const unsigned client_version = header.version();
+
+    if (boost::iequals(header[http::field::expect], "100-continue")) {
+      // The client holds its body back until we say so; the upstream never sees Expect.
+      http::response<http::empty_body> proceed{http::status::continue_, client_version};
+      co_await http::async_write(client.stream, proceed, kUseTuple);
+    }
+    if (!parser.is_done()) {
+      client.stream.expires_after(options_->client_io_timeout);
+      auto [body_ec, body_bytes] =
+          co_await http::async_read(client.stream, buffer, parser, kUseTuple);
+      if (body_ec) {
+        exchange.request_body = std::move(parser.get().body());
+        co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
+        co_return false;
+      }
+    }
+
+    Request request = parser.release();
+    stripHopByHop(request.base());
+    request.set(http::field::host, options_->upstream.authority());
+    if (!options_->upstream.base_path.empty()) {
+      request.target(options_->upstream.base_path + std::string(request.target()));
+    }
+    request.version(11);
+    request.keep_alive(true);
+    if (!request.body().empty() || request.has_content_length()) {
+      request.prepare_payload();
+    }
+
+    bool keep_open = co_await forward(client, request, client_version, client_keep_alive, exchange);
+    exchange.request_body = std::move(request.body());
+    exchange.ended_ns = nowNs();
+    co_await record(std::move(exchange));
+    co_return keep_open&& client_keep_alive;
+  }
+
+  /// The request header could not be read: a closed or idle connection ends quietly; an
+  /// oversized or malformed header gets its status and is recorded.
+  asio::awaitable<void> rejectUnreadableRequest(Connection& client, beast::error_code ec,
+                                                protocol::Exchange exchange) {
+    if (ec == http::error::header_limit) {
+      co_await answerLocally(client, exchange, http::status::request_header_fields_too_large,
+                             "proxy.request.header_too_large", "request header too large", 11,
+                             false, ExchangeOutcome::RequestRejected);
+    } else if (ec == http::error::body_limit) {
+      co_await answerLocally(client, exchange, http::status::payload_too_large,
+                             "proxy.request.body_too_large", "request body too large", 11, false,
+                             ExchangeOutcome::RequestRejected);
+    } else if (ec.category() == make_error_code(http::error::bad_target).category() &&
+               ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      co_await answerLocally(client, exchange, http::status::bad_request, "proxy.request.malformed",
+                             "malformed request: " + ec.message(), 11, false,
+                             ExchangeOutcome::RequestRejected);
+    } else {
+      co_return;  // closed, reset or idle between requests: nothing happened worth a record
+    }
+    exchange.ended_ns = nowNs();
+    co_await record(std::move(exchange));
+  }
+
+  /// The body did not arrive whole: too large (413), or the client vanished or stalled.
+  asio::awaitable<void> rejectIncompleteBody(Connection& client, beast::error_code ec,
+                                             unsigned version, protocol::Exchange exchange) {
+    if (ec == http::error::body_limit) {
+      co_await answerLocally(
+          client, exchange, http::status::payload_too_large, "proxy.request.body_too_large",
+          "request body larger than " + std::to_string(options_->max_request_body) + " bytes",
+          version, false, ExchangeOutcome::RequestRejected);
+    } else {
+      exchange.outcome = ExchangeOutcome::ClientAborted;
+      exchange.error = "[proxy.client.incomplete_request] " + ec.message();
+    }
+    exchange.ended_ns = nowNs();
+    co_await record(std::move(exchange));
+  }
+
+  /// Sends `request` upstream and relays the answer. Returns whether the client connection
+  /// can carry another request.
+  asio::awaitable<bool> forward(Connection& client, Request& request, unsigned client_version,
+                                bool client_keep_alive, protocol::Exchange& exchange) {
+    for (int attempt = 0;; ++attempt) {
+      bool reused = false;
+      ConnectFailure failure;
+      // (Not a conditional expression: GCC 12 miscompiles co_await inside `?:`.)
+      std::unique_ptr<Upstream> upstream;
+      if (attempt == 0) {
+        upstream = co_await pool_.acquire(reused, failure);
+      } else {
+        upstream = co_await pool_.connect(failure);
+      }
+      if (!upstream) {
+        if (failure.timed_out) {
+          co_return co_await answerLocally(
+              client, exchange, http::status::gateway_timeout, "proxy.upstream.connect_timeout",
+              "upstream " + options_->upstream.toString() + " did not accept the connection",
+              client_version, client_keep_alive, ExchangeOutcome::UpstreamTimeout);
+        }
+        co_return co_await answerLocally(
+            client, exchange, http::status::bad_gateway, "proxy.upstream.refused",
+            "upstream " + options_->upstream.toString() + " unreachable: " + failure.ec.message(),
+            client_version, client_keep_alive, ExchangeOutcome::UpstreamError);
+      }
+
+      auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
+      upstream_socket.expires_after(options_->upstream_timeout);
+      auto [ec, written] = co_await http::async_write(upstream->stream, request, kUseTuple);
+      if (!ec && upstream->buffer.size() == 0) {
+        // Wait for the first response byte on its own to time it exactly.
+        auto [read_ec, read] = co_await upstream->stream.async_read_some(
+            upstream->buffer.prepare(kRelayChunkBytes), kUseTuple);
+        upstream->buffer.commit(read);
+        ec = read_ec;
+      }
+      if (ec) {
+        if (reused && attempt == 0 && isStaleConnectionError(ec)) {
+          continue;
+        }
+        if (ec == beast::error::timeout) {
+          co_return co_await answerLocally(client, exchange, http::status::gateway_timeout,
+                                           "proxy.upstream.timeout",
+                                           "upstream did not answer in time", client_version,
+                                           client_keep_alive, ExchangeOutcome::UpstreamTimeout);
+        }
+        co_return co_await answerLocally(
+            client, exchange, http::status::bad_gateway, "proxy.upstream.reset",
+            "upstream closed the connection before answering: " + ec.message(), client_version,
+            client_keep_alive, ExchangeOutcome::UpstreamError);
+      }
+      exchange.upstream_first_byte_ns = nowNs();
+      co_return co_await relayResponse(client, std::move(upstream),
+                                       request.method() == http::verb::head, client_version,
+                                       client_keep_alive, exchange);
+    }
+  }
+
+  /// Reads the upstream's response header and relays the response, whole when it is small
+  /// and its length is known, chunk by chunk otherwise.
+  asio::awaitable<bool> relayResponse(Connection& client, std::unique_ptr<Upstream> upstream,
+                                      bool head_request, unsigned client_version,
+                                      bool client_keep_alive, protocol::Exchange& exchange) {
+    http::response_parser<http::empty_body> header_parser;
+    header_parser.header_limit(options_->max_header_bytes);
+    header_parser.body_limit(boost::none);
+    header_parser.skip(head_request);
+    auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
+    upstream_socket.expires_after(options_->upstream_timeout);
+    auto [ec, read] = co_await http::async_read_header(upstream->stream, upstream->buffer,
+                                                       header_parser, kUseTuple);
+    if (ec) {
+      co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
+                                                    exchange);
+    }
+    const auto length = header_parser.content_length();
+    const bool buffered =
+        header_parser.is_done() || (length && *length <= options_->buffered_response_limit &&
+                                    !isEventStream(header_parser.get()));
+    if (buffered) {
+      co_return co_await relayBuffered(client, std::move(upstream), std::move(header_parser),
+                                       client_version, client_keep_alive, exchange);
+    }
+    co_return co_await relayStreaming(client, std::move(upstream), std::move(header_parser),
+                                      client_version, client_keep_alive, exchange);
+  }
+
+  asio::awaitable<bool> relayBuffered(Connection& client, std::unique_ptr<Upstream> upstream,
+                                      http::response_parser<http::empty_body>&& header_parser,
+                                      unsigned client_version, bool client_keep_alive,
+                                      protocol::Exchange& exchange) {
+    http::response_parser<http::string_body> parser{std::move(header_parser)};
+    if (!parser.is_done()) {
+      auto [ec, read] =
+          co_await http::async_read(upstream->stream, upstream->buffer, parser, kUseTuple);
+      if (ec) {
+        co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
+                                                      exchange);
+      }
+    }
+    auto response = parser.release();
+    const bool upstream_reusable = response.keep_alive();
+    exchange.status = static_cast<int>(response.result_int());
+    exchange.response_headers = toHeaders(response.base());
+    exchange.response_from_upstream = true;
+    stripHopByHop(response.base());
+    response.version(client_version);
+    response.keep_alive(client_keep_alive);
+
+    client.stream.expires_after(options_->client_io_timeout);
+    auto [write_ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
+    exchange.response_body = std::move(response.body());
+    if (upstream_reusable) {
+      pool_.release(std::move(upstream));
+    }
+    if (write_ec) {
+      exchange.outcome = ExchangeOutcome::ClientAborted;
+      exchange.error = "[proxy.client.gone] " + write_ec.message();
+      co_return false;
+    }
+    co_return true;
+  }
+
+  asio::awaitable<bool> relayStreaming(Connection& client, std::unique_ptr<Upstream> upstream,
+                                       http::response_parser<http::empty_body>&& header_parser,
+                                       unsigned client_version, bool client_keep_alive,
+                                       protocol::Exchange& exchange) {
+    http::response_parser<http::buffer_body> parser{std::move(header_parser)};
+    http::response<http::buffer_body> out;
+    out.base() = parser.get().base();
+    exchange.status = static_cast<int>(out.result_int());
+    exchange.response_headers = toHeaders(out.base());
+    exchange.response_from_upstream = true;
+    stripHopByHop(out.base());
+    out.version(client_version);
+    bool keep_alive = client_keep_alive;
+    if (!parser.content_length()) {
+      // Unknown length: chunk it for an HTTP/1.1 client; an HTTP/1.0 one reads to close.
+      if (client_version >= 11) {
+        out.chunked(true);
+      } else {
+        keep_alive = false;
+      }
+    }
+    out.keep_alive(keep_alive);
+
+    std::vector<char> chunk(kRelayChunkBytes);
+    http::response_serializer<http::buffer_body> serializer{out};
+    auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
+    do {
+      if (!parser.is_done()) {
+        parser.get().body().data = chunk.data();
+        parser.get().body().size = chunk.size();
+        // read_some, not read: hand each piece to the client as soon as it arrives (SSE
+        // events must not wait for the buffer to fill), and time each wait on its own.
+        upstream_socket.expires_after(options_->upstream_timeout);
+        auto [ec, read] =
+            co_await http::async_read_some(upstream->stream, upstream->buffer, parser, kUseTuple);
+        if (ec && ec != http::error::need_buffer) {
+          // The client already has the status line: all we can do is cut its connection.
+          exchange.outcome = ec == beast::error::timeout ? ExchangeOutcome::UpstreamTimeout
+                                                         : ExchangeOutcome::UpstreamError;
+          exchange.error = "[proxy.upstream.broken_body] " + ec.message();
+          co_return false;
+        }
+        const std::size_t got = chunk.size() - parser.get().body().size;
+        keepForRecord(exchange, std::string_view(chunk.data(), got));
+        out.body().data = got ? chunk.data() : nullptr;
+        out.body().size = got;
+        out.body().more = !parser.is_done();
+      } else {
+        out.body().data = nullptr;
+        out.body().size = 0;
+        out.body().more = false;
+      }
+      client.stream.expires_after(options_->client_io_timeout);
+      auto [write_ec, written] = co_await http::async_write(client.stream, serializer, kUseTuple);
+      if (write_ec && write_ec != http::error::need_buffer) {
+        exchange.outcome = ExchangeOutcome::ClientAborted;
+        exchange.error = "[proxy.client.gone] " + write_ec.message();
+        co_return false;
+      }
+    } while (!serializer.is_done());
+
+    if (parser.keep_alive()) {
+      pool_.release(std::move(upstream));
+    }
+    co_return keep_alive;
+  }
+
+  void keepForRecord(protocol::Exchange& exchange, std::string_view bytes) {
+    const std::uint64_t room = options_->max_recorded_response_body -
+                               std::min<std::uint64_t>(options_->max_recorded_response_body,
+                                                       exchange.response_body.size());
+    if (bytes.size() > room && exchange.error.empty()) {
+      exchange.error = "[proxy.record.truncated] response body recorded up to " +
+                       std::to_string(options_->max_recorded_response_body) + " bytes";
+    }
+    exchange.response_body.append(bytes.substr(0, room));
+  }
+
+  asio::awaitable<bool> upstreamFailedBeforeHeader(Connection& client, beast::error_code ec,
+                                                   unsigned client_version, bool client_keep_alive,
+                                                   protocol::Exchange& exchange) {
+    if (ec == beast::error::timeout) {
+      co_return co_await answerLocally(
+          client, exchange, http::status::gateway_timeout, "proxy.upstream.timeout",
+          "upstream did not finish its response in time", client_version, client_keep_alive,
+          ExchangeOutcome::UpstreamTimeout);
+    }
+    co_return co_await answerLocally(
+        client, exchange, http::status::bad_gateway, "proxy.upstream.bad_response",
+        "upstream sent an unreadable response: " + ec.message(), client_version, client_keep_alive,
+        ExchangeOutcome::UpstreamError);
+  }
+
+  /// Answers the client without the upstream and notes why in the exchange.
+  asio::awaitable<bool> answerLocally(Connection& client, protocol::Exchange& exchange,
+                                      http::status status, std::string_view id,
+                                      const std::string& message, unsigned version, bool keep_alive,
+                                      ExchangeOutcome outcome) {
+    auto response = localResponse(status, id, message, version, keep_alive);
+    exchange.status = static_cast<int>(response.result_int());
+    exchange.response_headers = toHeaders(response.base());
+    exchange.response_body = response.body();
+    exchange.response_from_upstream = false;
+    exchange.outcome = outcome;
+    exchange.error = "[" + std::string(id) + "] " + message;
+    client.stream.expires_after(options_->client_io_timeout);
+    auto [ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
+    co_return !ec && keep_alive;
+  }
+
+  /// Hands the exchange to the recorder. When its queue is full this connection waits
+  /// (without blocking the worker) before it reads its next request: back-pressure, never a
+  /// silent drop.
+  asio::awaitable<void> record(protocol::Exchange exchange) {
+    std::chrono::milliseconds delay{1};
+    asio::steady_timer timer(io_);
+    while (!recorder_.trySubmit(exchange)) {
+      timer.expires_after(delay);
+      co_await timer.async_wait(kUseTuple);
+      delay = std::min(delay * 2, kBackPressureMaxDelay);
+    }
+  }
+
+  asio::io_context& io_;
+  std::shared_ptr<const RelayOptions> options_;
+  UpstreamPool<Stream> pool_;
+  store::Recorder& recorder_;
+  RelayCounters& counters_;
+};
+
+}  // namespace
+
+HandlerFactory makeRelayFactory(std::shared_ptr<const RelayOptions> options,
+                                store::Recorder& recorder, RelayCounters& counters) {
+  std::shared_ptr<asio::ssl::context> tls_context;
+  if (options->upstream.tls) {
+    tls_context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+    tls_context->set_default_verify_paths();
+  }
+  return [options, tls_context, &recorder,
+          &counters](asio::io_context& io) -> std::unique_ptr<ConnectionHandler> {
+    if (options->upstream.tls) {
+      return std::make_unique<RelayHandler<TlsStream>>(io, options, tls_context, recorder,
+                                                       counters);
+    }
+    return std::make_unique<RelayHandler<beast::tcp_stream>>(io, options, tls_context, recorder,
+                                                             counters);
+  };
+}
+
+}  // namespace agentvcr::proxy

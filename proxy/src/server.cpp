@@ -1,0 +1,177 @@
+#include "agentvcr/proxy/server.hpp"
+
+#include <iostream>
+#include <list>
+
+namespace agentvcr::proxy {
+
+/// One thread and one io_context: everything a connection touches stays here.
+class Server::Worker {
+ public:
+  Worker(Server& server, HandlerFactory factory) : server_(server), factory_(std::move(factory)) {}
+
+  asio::io_context& io() { return io_; }
+
+  void run() {
+    // Made here rather than at bind time, so what the handler needs can be set up between
+    // binding (port known) and start.
+    handler_ = factory_(io_);
+    // Workers wait for connections with nothing pending: keep run() from returning early.
+    auto keep_running = asio::make_work_guard(io_);
+    io_.run();
+  }
+
+  /// Runs on this worker's thread: serves an accepted connection until it closes.
+  void adopt(tcp::socket socket) {
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto connection = std::make_shared<Connection>(std::move(socket));
+    connection->stopping = stopping_;
+    connections_.push_back(connection);
+    asio::co_spawn(io_, handler_->serve(std::move(connection)),
+                   [this](const std::exception_ptr& error) {
+                     if (error) {
+                       // Handlers must not throw; if one did, only its connection is lost.
+                       std::cerr << "[proxy.connection] handler failed\n";
+                     }
+                     --server_.open_connections_;
+                   });
+  }
+
+  /// Asks the worker to close idle connections; busy ones finish their exchange and return.
+  void beginStop() {
+    asio::post(io_, [this] {
+      stopping_ = true;
+      forEachConnection([](Connection& connection) {
+        connection.stopping = true;
+        if (!connection.busy) {
+          beast::error_code ignored;
+          connection.stream.socket().close(ignored);
+        }
+      });
+    });
+  }
+
+  /// Closes whatever is still open after the drain timeout.
+  void forceStop() {
+    asio::post(io_, [this] {
+      forEachConnection([](Connection& connection) {
+        beast::error_code ignored;
+        connection.stream.socket().close(ignored);
+      });
+    });
+  }
+
+  void stopLoop() { io_.stop(); }
+
+ private:
+  template <class Fn>
+  void forEachConnection(Fn fn) {
+    for (auto it = connections_.begin(); it != connections_.end();) {
+      if (auto connection = it->lock()) {
+        fn(*connection);
+        ++it;
+      } else {
+        it = connections_.erase(it);
+      }
+    }
+  }
+
+  Server& server_;
+  asio::io_context io_{1};
+  HandlerFactory factory_;
+  std::unique_ptr<ConnectionHandler> handler_;
+  std::list<std::weak_ptr<Connection>> connections_;
+  bool stopping_ = false;
+};
+
+Server::Server(ServerOptions options, HandlerFactory factory)
+    : options_(std::move(options)),
+      workers_([&] {
+        std::vector<std::unique_ptr<Worker>> workers;
+        for (unsigned i = 0; i < std::max(1u, options_.threads); ++i) {
+          workers.push_back(std::make_unique<Worker>(*this, factory));
+        }
+        return workers;
+      }()),
+      acceptor_(workers_.front()->io()) {
+  tcp::endpoint endpoint{asio::ip::make_address(options_.host), options_.port};
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(asio::socket_base::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen(asio::socket_base::max_listen_connections);
+  endpoint_ = acceptor_.local_endpoint();
+}
+
+Server::~Server() {
+  stop();
+}
+
+asio::awaitable<void> Server::acceptLoop() {
+  std::size_t next = 0;
+  while (accepting_) {
+    Worker& worker = *workers_[next];
+    next = (next + 1) % workers_.size();
+    // The socket is born on the worker that will serve it.
+    auto [ec, socket] = co_await acceptor_.async_accept(worker.io(), kUseTuple);
+    if (ec) {
+      if (ec == asio::error::operation_aborted || !accepting_) {
+        break;
+      }
+      // Out of descriptors and the like: the listener survives, that connection is lost.
+      std::cerr << "[proxy.accept] " << ec.message() << "\n";
+      continue;
+    }
+    ++open_connections_;
+    asio::post(worker.io(), [&worker, socket = std::move(socket)]() mutable {
+      worker.adopt(std::move(socket));
+    });
+  }
+}
+
+void Server::start() {
+  if (started_) {
+    return;
+  }
+  started_ = true;
+  asio::co_spawn(workers_.front()->io(), acceptLoop(), asio::detached);
+  for (auto& worker : workers_) {
+    threads_.emplace_back([&worker] { worker->run(); });
+  }
+}
+
+void Server::stop() {
+  if (stopped_ || !started_) {
+    stopped_ = true;
+    return;
+  }
+  stopped_ = true;
+  asio::post(workers_.front()->io(), [this] {
+    accepting_ = false;
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+  });
+  for (auto& worker : workers_) {
+    worker->beginStop();
+  }
+  auto wait_until_closed = [this](std::chrono::milliseconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (open_connections_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  };
+  wait_until_closed(options_.drain_timeout);
+  for (auto& worker : workers_) {
+    worker->forceStop();
+  }
+  wait_until_closed(std::chrono::milliseconds(1000));
+  for (auto& worker : workers_) {
+    worker->stopLoop();
+  }
+  for (auto& thread : threads_) {
+    thread.join();
+  }
+  threads_.clear();
+}
+
+}  // namespace agentvcr::proxy

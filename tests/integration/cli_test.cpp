@@ -1,0 +1,103 @@
+// The commands a person types, run in-process: the demo records the bundled episodes, and
+// ls/show print what the archive holds.
+
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "temp_dir.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cli::DemoCommand demo;
+    demo.fixtures_dir = AGENTVCR_FIXTURES_DIR;
+    demo.db_path = db_path_;
+    std::ostringstream out;
+    demo_status_ = cli::runDemo(demo, out);
+    demo_output_ = out.str();
+  }
+
+  TempDir temp_;
+  std::string db_path_ = temp_.file("demo.sqlite");
+  int demo_status_ = -1;
+  std::string demo_output_;
+};
+
+TEST_F(CliTest, DemoRecordsEveryFixtureEpisodeAsExpected) {
+  EXPECT_EQ(demo_status_, cli::kExitOk) << demo_output_;
+  EXPECT_THAT(demo_output_, Not(HasSubstr("UNEXPECTED")));
+  EXPECT_THAT(demo_output_, HasSubstr("agentvcr ls --db " + db_path_));
+
+  store::ArchiveReader archive(db_path_);
+  auto sessions = archive.sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0].mode, "demo");
+  EXPECT_TRUE(sessions[0].ended_ns.has_value());
+  EXPECT_GT(sessions[0].step_count, 5);
+  EXPECT_EQ(sessions[0].invalid_exchange_count, 0);
+  // The GEN-like input forks: some conversation has a candidate with two children or more
+  // steps at depth > 0 under a two-candidate root.
+  bool has_tree = false;
+  for (const auto& conversation : archive.conversations(sessions[0].id)) {
+    auto steps = archive.steps(conversation.id);
+    if (!steps.empty() && archive.candidates(steps[0].id).size() == 2 && steps.size() > 2) {
+      has_tree = true;
+    }
+  }
+  EXPECT_TRUE(has_tree);
+}
+
+TEST_F(CliTest, DemoReplacesItsPreviousArchive) {
+  cli::DemoCommand demo;
+  demo.fixtures_dir = AGENTVCR_FIXTURES_DIR;
+  demo.db_path = db_path_;
+  std::ostringstream out;
+  ASSERT_EQ(cli::runDemo(demo, out), cli::kExitOk);
+  EXPECT_EQ(store::ArchiveReader(db_path_).sessions().size(), 1u);
+}
+
+TEST_F(CliTest, LsListsSessionsAndConversations) {
+  std::ostringstream sessions;
+  ASSERT_EQ(cli::runLs(db_path_, std::nullopt, sessions), cli::kExitOk);
+  EXPECT_THAT(sessions.str(), HasSubstr("agentvcr-scripted-demo 1.0.0"));
+  EXPECT_THAT(sessions.str(), HasSubstr("demo"));
+
+  std::ostringstream conversations;
+  ASSERT_EQ(cli::runLs(db_path_, 1, conversations), cli::kExitOk);
+  EXPECT_THAT(conversations.str(), HasSubstr("Please press sw1"));
+
+  std::ostringstream missing;
+  EXPECT_EQ(cli::runLs(db_path_, 999, missing), cli::kExitFailure);
+}
+
+TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
+  cli::ShowCommand show;
+  show.db_path = db_path_;
+  show.conversation = 1;
+  std::ostringstream steps;
+  ASSERT_EQ(cli::runShow(show, steps), cli::kExitOk);
+  EXPECT_THAT(steps.str(), HasSubstr("[user]"));
+  EXPECT_THAT(steps.str(), HasSubstr("panda.press_button"));
+  EXPECT_THAT(steps.str(), HasSubstr("[env]"));
+
+  show.conversation.reset();
+  show.exchange = 1;
+  show.bodies = true;
+  std::ostringstream exchange;
+  ASSERT_EQ(cli::runShow(show, exchange), cli::kExitOk);
+  EXPECT_THAT(exchange.str(), HasSubstr("GET /health -> 200"));
+  EXPECT_THAT(exchange.str(), HasSubstr(R"({"status":"ready"})"));
+}
+
+}  // namespace
+}  // namespace agentvcr::testing

@@ -1,0 +1,198 @@
+// Transparency: any HTTP passes through unchanged and is recorded; connections are reused;
+// many slow exchanges are in flight at once on two threads.
+
+#include <future>
+#include <thread>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "proxy_fixture.hpp"
+#include "raw_client.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string headerOf(const proxy::LocalRequest& request, std::string_view name) {
+  for (const auto& field : request.headers) {
+    if (field.name == name) {
+      return field.value;
+    }
+  }
+  return "<absent>";
+}
+
+class RelayHttpTest : public ProxyTest {};
+
+TEST_F(RelayHttpTest, PlainHttpPassesThroughByteForByte) {
+  const std::string body = "\x01\x02 not json \xff";
+  FakeUpstream agent([&](const proxy::LocalRequest&) {
+    return FakeReply::http(201, body, "application/octet-stream", "X-Custom: Value\r\n");
+  });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send("GET /any/path?x=1&y=%20 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  auto received = raw.readAll();
+  EXPECT_THAT(received, StartsWith("HTTP/1.1 201 Fake\r\n"));
+  EXPECT_THAT(received, HasSubstr("X-Custom: Value\r\n"));
+  EXPECT_EQ(received.substr(received.find("\r\n\r\n") + 4), body);
+  ASSERT_EQ(agent.requests().size(), 1u);
+  EXPECT_EQ(agent.requests()[0].target, "/any/path?x=1&y=%20");
+
+  auto exchanges = recordedExchanges();
+  ASSERT_EQ(exchanges.size(), 1u);
+  EXPECT_EQ(exchanges[0].protocol, "http");
+  EXPECT_EQ(exchanges[0].target, "/any/path?x=1&y=%20");
+  EXPECT_EQ(exchanges[0].status, 201);
+  EXPECT_EQ(exchanges[0].response_body, body);
+  EXPECT_FALSE(exchanges[0].request_valid.has_value());
+}
+
+TEST_F(RelayHttpTest, AgentErrorStatusesReachTheCallerUnchanged) {
+  FakeUpstream agent([](const proxy::LocalRequest& request) {
+    if (request.target == "/health") {
+      return FakeReply::http(503, R"({"detail":"Models are not ready"})");
+    }
+    return FakeReply::http(422, R"({"detail":"memory.history must be a list"})");
+  });
+  startProxy(agent.url());
+  auto health = client().get("/health");
+  EXPECT_EQ(health.status, 503);
+  EXPECT_EQ(health.body, R"({"detail":"Models are not ready"})");
+  auto responses = client().postJson("/v1/responses", "{}");
+  EXPECT_EQ(responses.status, 422);
+  EXPECT_EQ(responses.body, R"({"detail":"memory.history must be a list"})");
+  auto exchanges = recordedExchanges();
+  ASSERT_EQ(exchanges.size(), 2u);
+  EXPECT_EQ(exchanges[0].status, 503);
+  EXPECT_EQ(exchanges[0].outcome, "complete");
+  EXPECT_TRUE(exchanges[0].response_from_upstream);
+}
+
+TEST_F(RelayHttpTest, ChunkedResponseIsRelayedAndRecordedWhole) {
+  FakeUpstream agent([](const proxy::LocalRequest&) {
+    return FakeReply::chunked(200, {"[{\"a\":", "1}", "]"}, 10ms);
+  });
+  startProxy(agent.url());
+  auto response = client().get("/chunks");
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.body, "[{\"a\":1}]");
+  EXPECT_EQ(response.header("Transfer-Encoding"), "chunked");
+  EXPECT_EQ(recordedExchanges().at(0).response_body, "[{\"a\":1}]");
+}
+
+TEST_F(RelayHttpTest, ChunkedRequestBodyIsForwardedWithItsLength) {
+  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "ok"); });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send(
+      "POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+      "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n");
+  EXPECT_THAT(raw.readAll(), StartsWith("HTTP/1.1 200"));
+  ASSERT_EQ(agent.requests().size(), 1u);
+  EXPECT_EQ(agent.requests()[0].body, "hello world");
+  EXPECT_EQ(headerOf(agent.requests()[0], "Content-Length"), "11");
+  EXPECT_EQ(headerOf(agent.requests()[0], "Transfer-Encoding"), "<absent>");
+  EXPECT_EQ(recordedExchanges().at(0).request_body, "hello world");
+}
+
+TEST_F(RelayHttpTest, HopByHopHeadersStopAtTheProxy) {
+  FakeUpstream agent([](const proxy::LocalRequest&) {
+    return FakeReply::http(200, "ok", "text/plain", "Keep-Alive: timeout=5\r\nX-End: kept\r\n");
+  });
+  startProxy(agent.url());
+  auto response = client().send("GET", "/", "",
+                                {{"Connection", "keep-alive, X-Hop"},
+                                 {"X-Hop", "private"},
+                                 {"Keep-Alive", "timeout=30"},
+                                 {"TE", "trailers"},
+                                 {"X-End", "end-to-end"}});
+  EXPECT_EQ(response.status, 200);
+  EXPECT_EQ(response.header("X-End"), "kept");
+  EXPECT_EQ(response.header("Keep-Alive"), "");
+  const auto requests = agent.requests();
+  const auto& seen = requests.at(0);
+  EXPECT_EQ(headerOf(seen, "X-Hop"), "<absent>");
+  EXPECT_EQ(headerOf(seen, "Keep-Alive"), "<absent>");
+  EXPECT_EQ(headerOf(seen, "TE"), "<absent>");
+  EXPECT_EQ(headerOf(seen, "X-End"), "end-to-end");
+  // The archive keeps what the caller sent, hop-by-hop headers included.
+  bool recorded_hop = false;
+  const auto exchanges = recordedExchanges();
+  for (const auto& field : exchanges.at(0).request_headers) {
+    recorded_hop |= field.name == "X-Hop";
+  }
+  EXPECT_TRUE(recorded_hop);
+}
+
+TEST_F(RelayHttpTest, UpstreamBasePathPrefixesEveryTarget) {
+  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "{}"); });
+  startProxy(agent.url() + "/agent");
+  EXPECT_EQ(client().get("/v1/info").status, 200);
+  EXPECT_EQ(agent.requests().at(0).target, "/agent/v1/info");
+  EXPECT_EQ(recordedExchanges().at(0).target, "/v1/info");
+}
+
+TEST_F(RelayHttpTest, UpstreamConnectionsAreReused) {
+  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  startProxy(agent.url(), [](proxy::RecordingProxyConfig& config) { config.server.threads = 1; });
+  auto caller = client();
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(caller.get("/n").status, 200);
+  }
+  EXPECT_EQ(agent.connections(), 1);
+  EXPECT_EQ(recordedExchanges().size(), 20u);
+}
+
+TEST_F(RelayHttpTest, AgentClosingAnIdleKeepAliveConnectionIsInvisible) {
+  // The agent closes after every answer without saying so, as servers with a short
+  // keep-alive timeout do; the proxy's pooled connection is dead when it is next used.
+  FakeUpstream agent([](const proxy::LocalRequest&) {
+    FakeReply reply = FakeReply::http(200, "[]");
+    reply.ending = FakeReply::Ending::Close;
+    return reply;
+  });
+  startProxy(agent.url(), [](proxy::RecordingProxyConfig& config) { config.server.threads = 1; });
+  auto caller = client();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(caller.get("/again").status, 200);
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(agent.requests().size(), 3u);
+  for (const auto& exchange : recordedExchanges()) {
+    EXPECT_EQ(exchange.outcome, "complete");
+  }
+}
+
+TEST_F(RelayHttpTest, HundredsOfSlowExchangesInFlightOnTwoThreads) {
+  constexpr int kCallers = 200;
+  constexpr auto kAgentThinks = 500ms;
+  FakeUpstream agent([&](const proxy::LocalRequest&) {
+    FakeReply reply = FakeReply::http(200, "[]");
+    reply.delay = kAgentThinks;
+    return reply;
+  });
+  startProxy(agent.url(), [](proxy::RecordingProxyConfig& config) { config.server.threads = 2; });
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::future<int>> statuses;
+  for (int i = 0; i < kCallers; ++i) {
+    statuses.push_back(std::async(std::launch::async, [port = proxyPort()] {
+      proxy::HttpClient caller("127.0.0.1", port);
+      return caller.postJson("/v1/responses", "{}").status;
+    }));
+  }
+  for (auto& status : statuses) {
+    EXPECT_EQ(status.get(), 200);
+  }
+  // One at a time would take 100 s; in flight together it is about one agent delay (the fake
+  // agent serves its connections concurrently too).
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 20s);
+  EXPECT_EQ(recordedExchanges().size(), static_cast<std::size_t>(kCallers));
+}
+
+}  // namespace
+}  // namespace agentvcr::testing

@@ -1,0 +1,82 @@
+#include "agentvcr/proxy/server.hpp"
+
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/proxy/local_service.hpp"
+
+namespace agentvcr::proxy {
+namespace {
+
+LocalHandler echoThreadId() {
+  return [](const LocalRequest& request) {
+    std::ostringstream id;
+    id << std::this_thread::get_id();
+    return LocalResponse{200, "text/plain", request.method + " " + request.target + " " + id.str()};
+  };
+}
+
+TEST(Server, BindsPortZeroOnLoopbackByDefault) {
+  Server server({}, makeLocalServiceFactory(echoThreadId()));
+  EXPECT_NE(server.endpoint().port(), 0);
+  EXPECT_EQ(server.endpoint().address().to_string(), "127.0.0.1");
+}
+
+TEST(Server, EveryWorkerServesTheSamePort) {
+  ServerOptions options;
+  options.threads = 4;
+  Server server(options, makeLocalServiceFactory(echoThreadId()));
+  server.start();
+  std::set<std::string> threads_seen;
+  for (int i = 0; i < 64; ++i) {
+    // A new connection each time: the kernel spreads them over the workers' acceptors.
+    HttpClient client("127.0.0.1", server.endpoint().port());
+    auto response = client.get("/x");
+    ASSERT_EQ(response.status, 200);
+    threads_seen.insert(response.body.substr(response.body.rfind(' ') + 1));
+  }
+  EXPECT_GT(threads_seen.size(), 1u);
+  server.stop();
+}
+
+TEST(Server, KeepsAliveAcrossRequests) {
+  Server server({}, makeLocalServiceFactory(echoThreadId()));
+  server.start();
+  HttpClient client("127.0.0.1", server.endpoint().port());
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(client.get("/n/" + std::to_string(i)).status, 200);
+  }
+  EXPECT_EQ(server.openConnections(), 1u);
+  server.stop();
+}
+
+TEST(Server, StopClosesIdleConnectionsPromptly) {
+  ServerOptions options;
+  options.drain_timeout = std::chrono::seconds(30);
+  Server server(options, makeLocalServiceFactory(echoThreadId()));
+  server.start();
+  HttpClient client("127.0.0.1", server.endpoint().port());
+  ASSERT_EQ(client.get("/").status, 200);
+  auto started = std::chrono::steady_clock::now();
+  server.stop();
+  // Idle keep-alive connections are closed at once, not waited for until the drain timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_EQ(server.openConnections(), 0u);
+}
+
+TEST(Server, SecondServerOnATakenPortThrows) {
+  Server first({}, makeLocalServiceFactory(echoThreadId()));
+  ServerOptions options;
+  options.port = first.endpoint().port();
+  // Two recorders on one port would split the traffic between two archives: refuse.
+  EXPECT_THROW(Server(options, makeLocalServiceFactory(echoThreadId())),
+               boost::system::system_error);
+}
+
+}  // namespace
+}  // namespace agentvcr::proxy
