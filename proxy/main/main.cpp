@@ -51,6 +51,10 @@ void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream
       ->capture_default_str();
   record->add_option("--ready-file", command.ready_file, "Write the listening URL here once ready");
   record->add_flag("--insecure", insecure, "Do not verify an https upstream's certificate");
+  record
+      ->add_option("--ca-file", command.config.relay.ca_file,
+                   "Also trust the certificate authorities in this PEM file")
+      ->check(CLI::ExistingFile);
   record->add_flag("!--no-probe", command.config.probe_identity,
                    "Do not ask the agent for /health and /v1/info at start");
 }

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <boost/beast/ssl.hpp>
+
 namespace agentvcr::testing {
 
 using namespace proxy;
@@ -38,13 +40,27 @@ class FakeUpstream::Handler final : public ConnectionHandler {
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
     ++owner_.connections_;
+    if (!owner_.tls_context_) {
+      co_await serveOn(connection->stream);
+      co_return;
+    }
+    beast::ssl_stream<beast::tcp_stream> tls(std::move(connection->stream), *owner_.tls_context_);
+    auto [ec] = co_await tls.async_handshake(asio::ssl::stream_base::server, kUseTuple);
+    if (!ec) {
+      co_await serveOn(tls);
+    }
+  }
+
+ private:
+  template <class Stream>
+  asio::awaitable<void> serveOn(Stream& stream) {
     beast::flat_buffer buffer;
-    auto& socket = connection->stream.socket();
+    auto& socket = beast::get_lowest_layer(stream).socket();
     asio::steady_timer timer(socket.get_executor());
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.body_limit(boost::none);
-      auto [ec, read] = co_await http::async_read(connection->stream, buffer, parser, kUseTuple);
+      auto [ec, read] = co_await http::async_read(stream, buffer, parser, kUseTuple);
       if (ec) {
         break;
       }
@@ -66,7 +82,7 @@ class FakeUpstream::Handler final : public ConnectionHandler {
       bool failed = false;
       for (const auto& segment : reply.segments) {
         auto [write_ec, written] =
-            co_await asio::async_write(socket, asio::buffer(segment.bytes), kUseTuple);
+            co_await asio::async_write(stream, asio::buffer(segment.bytes), kUseTuple);
         if (write_ec) {
           failed = true;
           break;
@@ -91,12 +107,16 @@ class FakeUpstream::Handler final : public ConnectionHandler {
     socket.shutdown(tcp::socket::shutdown_send, ignored);
   }
 
- private:
   FakeUpstream& owner_;
 };
 
-FakeUpstream::FakeUpstream(FakeHandler handler)
+FakeUpstream::FakeUpstream(FakeHandler handler, std::optional<FakeTls> tls)
     : handler_(std::make_shared<FakeHandler>(std::move(handler))) {
+  if (tls) {
+    tls_context_ = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+    tls_context_->use_certificate_chain_file(tls->certificate_file);
+    tls_context_->use_private_key_file(tls->key_file, asio::ssl::context::pem);
+  }
   ServerOptions options;
   options.threads = 1;
   options.drain_timeout = std::chrono::milliseconds(200);

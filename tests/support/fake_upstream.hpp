@@ -5,8 +5,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <boost/asio/ssl/context.hpp>
 
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
@@ -38,16 +41,24 @@ struct FakeReply {
 
 using FakeHandler = std::function<FakeReply(const proxy::LocalRequest&)>;
 
+/// Certificate and key files (PEM) that make the fake agent speak TLS.
+struct FakeTls {
+  std::string certificate_file;
+  std::string key_file;
+};
+
 /// A fake agent on 127.0.0.1:0 that answers each request with whatever the test's handler
 /// says, byte for byte, including broken answers. Records the requests it received.
 class FakeUpstream {
  public:
-  explicit FakeUpstream(FakeHandler handler);
+  explicit FakeUpstream(FakeHandler handler, std::optional<FakeTls> tls = std::nullopt);
   ~FakeUpstream();
 
   std::uint16_t port() const { return server_->endpoint().port(); }
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+  std::string url() const {
+    return (tls_context_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port());
+  }
 
   /// The requests received so far (exactly as parsed: method, target, headers, body).
   std::vector<proxy::LocalRequest> requests() const;
@@ -59,6 +70,7 @@ class FakeUpstream {
   class Handler;
 
   std::shared_ptr<FakeHandler> handler_;
+  std::shared_ptr<boost::asio::ssl::context> tls_context_;
   mutable std::mutex mutex_;
   std::vector<proxy::LocalRequest> requests_;
   std::atomic<int> connections_{0};

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/proxy/url.hpp"
@@ -39,6 +40,9 @@ struct RelayOptions {
   std::size_t max_idle_upstream_connections = 256;
   /// Verify the upstream's TLS certificate and host name (https upstreams).
   bool verify_tls = true;
+  /// Extra certificate authorities (PEM file) trusted besides the system's, for agents
+  /// behind a private CA. Empty: the system's only.
+  std::string ca_file;
 };
 
 /// What the relay reports about itself while it runs. Shared by all workers.

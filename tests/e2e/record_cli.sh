@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# End to end with real processes: `agentvcr mock magma` behind `agentvcr record`, driven
+# with curl. SIGTERM must drain the queue; the archive must hold every exchange, the session
+# must be closed, and the caller's secret must not be on disk.
+set -euo pipefail
+agentvcr=$1
+fixtures=$2
+work=$(mktemp -d)
+cleanup() {
+  kill $(jobs -p) 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$work"/*.log; do
+    echo "--- $log" >&2
+    cat "$log" >&2
+  done
+  exit 1
+}
+
+wait_for_file() {
+  for _ in $(seq 1 200); do
+    [[ -s $1 ]] && return 0
+    sleep 0.05
+  done
+  fail "$1 never appeared"
+}
+
+"$agentvcr" mock magma --script "$fixtures/demo/agent-script.json" --listen 127.0.0.1:0 \
+  --ready-file "$work/agent.url" >"$work/agent.log" 2>&1 &
+wait_for_file "$work/agent.url"
+
+"$agentvcr" record --upstream "$(cat "$work/agent.url")" --listen 127.0.0.1:0 \
+  --db "$work/archive.sqlite" --threads 2 --ready-file "$work/proxy.url" \
+  >"$work/record.log" 2>&1 &
+record_pid=$!
+wait_for_file "$work/proxy.url"
+proxy=$(cat "$work/proxy.url")
+
+[[ $(curl -sf "$proxy/health") == '{"status":"ready"}' ]] || fail "health through the proxy"
+
+body='{"request_id": "e2e-1", "inputs": [{"id": 0, "instruction": {"type": "user", "content": "Please press sw1"}, "tools": [{"name": "press_button", "description": "Press a button.", "arguments": {"id": {"description": "Button", "type": "str"}}}], "attributes": {"objects": ["sw0", "sw1"], "known_robots": ["panda"]}, "memory": {"history": []}, "num_outputs": 1, "extra_keys": {"inference_mode": true}}]}'
+answer=$(curl -sf -H 'Content-Type: application/json' -H 'Authorization: Bearer e2e-secret-token' \
+  --data "$body" "$proxy/v1/responses") || fail "POST /v1/responses through the proxy"
+[[ $answer == *'"name":"press_button"'* ]] || fail "unexpected answer: $answer"
+
+kill -TERM "$record_pid"
+wait "$record_pid" || fail "agentvcr record exited with $?"
+grep -q "2 exchanges written" "$work/record.log" || fail "record did not report its writes"
+
+count=$(sqlite3 "$work/archive.sqlite" "SELECT COUNT(*) FROM exchanges")
+[[ $count == 2 ]] || fail "expected 2 exchanges, found $count"
+ended=$(sqlite3 "$work/archive.sqlite" "SELECT ended_ns IS NOT NULL FROM sessions")
+[[ $ended == 1 ]] || fail "session not closed after SIGTERM"
+[[ $(sqlite3 "$work/archive.sqlite" "PRAGMA integrity_check") == ok ]] || fail "integrity"
+if grep -qa "e2e-secret-token" "$work"/archive.sqlite*; then
+  fail "the Authorization secret reached the disk"
+fi
+"$agentvcr" ls --db "$work/archive.sqlite" | grep -q "agentvcr-scripted-demo" ||
+  fail "ls does not show the agent identity"
+echo "record_cli: ok"
