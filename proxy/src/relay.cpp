@@ -17,7 +17,8 @@ using protocol::ExchangeOutcome;
 using Request = http::request<http::string_body>;
 
 constexpr std::size_t kRelayChunkBytes = 64 * 1024;
-constexpr std::chrono::milliseconds kBackPressureMaxDelay{50};
+// Short: a connection waiting on a full queue should resume soon after the writer catches up.
+constexpr std::chrono::milliseconds kBackPressureMaxDelay{5};
 
 std::string endpointText(const tcp::endpoint& endpoint) {
   const auto address = endpoint.address();

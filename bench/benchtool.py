@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Helpers for bench/run (standard library only). Subcommands:
+
+  ports N                  print N distinct free TCP ports on 127.0.0.1
+  check URL REQ RESP [S [PID]]
+                           POST REQ to URL/v1/responses until it answers (S seconds at most,
+                           less if process PID dies); require 200, application/json and a
+                           body identical to RESP
+  cpu PID...               print the summed utime+stime of the PIDs, in seconds
+  rss PID...               print the summed VmHWM (peak RSS) of the PIDs, in KiB
+  threads PID              print the CPU seconds of each thread of PID, in creation order
+  children PID             print PID and its direct children (an nginx master and workers)
+  count DB                 print the archive's exchange count, then "outcome status count" rows
+  parse WRK_OUTPUT         print the BENCH_RESULT line of one wrk run as key=value pairs
+  report RESULTS_TSV META_JSON OUT_MD
+                           print the results table (markdown) and write OUT_MD
+"""
+import json
+import os
+import socket
+import sqlite3
+import sys
+import time
+import urllib.error
+import urllib.request
+
+
+def cmd_ports(n):
+    socks = []
+    try:
+        for _ in range(int(n)):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        print(" ".join(str(s.getsockname()[1]) for s in socks))
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _alive(pid):
+    try:
+        return _stat_fields(pid)[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def cmd_check(url, req_path, resp_path, seconds="10", pid=None):
+    body = open(req_path, "rb").read()
+    expected = open(resp_path, "rb").read()
+    deadline = time.monotonic() + float(seconds)
+    last = None
+    while time.monotonic() < deadline:
+        request = urllib.request.Request(url + "/v1/responses", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=5) as r:
+                got, ctype, status = r.read(), r.headers.get("Content-Type", ""), r.status
+        except (urllib.error.URLError, ConnectionError, OSError) as e:
+            last = e
+            if pid is not None and not _alive(pid):
+                sys.exit(f"check {url}: process {pid} died ({e})")
+            time.sleep(0.1)
+            continue
+        if status != 200 or not ctype.startswith("application/json") or got != expected:
+            sys.exit(f"check {url}: status {status}, content-type {ctype!r}, body "
+                     f"{len(got)} bytes ({'identical' if got == expected else 'DIFFERENT'}) "
+                     f"to the expected {len(expected)} bytes")
+        return
+    sys.exit(f"check {url}: no answer within {seconds}s ({last})")
+
+
+def _stat_fields(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        text = f.read()
+    return text[text.rindex(")") + 2:].split()  # fields from 3 (state) on
+
+
+def cmd_cpu(*pids):
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        fields = _stat_fields(pid)
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
+    print(f"{total / tick:.3f}")
+
+
+def cmd_rss(*pids):
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1])
+    print(total)
+
+
+def cmd_threads(pid):
+    tick = os.sysconf("SC_CLK_TCK")
+    rows = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                comm = f.read().strip()
+            fields = _stat_fields(f"{pid}/task/{tid}")
+        except OSError:
+            continue
+        rows.append(((int(fields[11]) + int(fields[12])) / tick, comm, tid))
+    rows.sort(key=lambda r: int(r[2]))  # creation order (tids grow)
+    total = sum(r[0] for r in rows) or 1
+    print(", ".join(f"#{i} {cpu:.1f}s ({100 * cpu / total:.0f}%)"
+                    for i, (cpu, comm, tid) in enumerate(rows, 1)))
+
+
+def cmd_children(pid):
+    out = [pid]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if _stat_fields(entry)[1] == pid:
+                    out.append(entry)
+            except (OSError, ValueError):
+                pass
+    print(" ".join(out))
+
+
+def cmd_count(db):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    print(con.execute("SELECT COUNT(*) FROM exchanges").fetchone()[0])
+    for outcome, status, n in con.execute(
+            "SELECT outcome, status, COUNT(*) FROM exchanges GROUP BY 1, 2 ORDER BY 3 DESC"):
+        print(outcome, status, n)
+
+
+def parse_wrk(path):
+    with open(path) as f:
+        for line in f:
+            if line.startswith("BENCH_RESULT "):
+                return {k: float(v) for k, v in (p.split("=") for p in line.split()[1:])}
+    raise SystemExit(f"{path}: no BENCH_RESULT line (wrk failed?)")
+
+
+def cmd_parse(path):
+    print(" ".join(f"{k}={int(v) if v == int(v) else v}" for k, v in parse_wrk(path).items()))
+
+
+def fmt_us(us):
+    if us is None:
+        return "n/a"
+    if abs(us) >= 1000:
+        return f"{us / 1000:.2f} ms"
+    return f"{us:.0f} µs"
+
+
+def fmt_added(us):
+    return "—" if us is None else ("+" if us >= 0 else "−") + fmt_us(abs(us))
+
+
+def cmd_report(tsv, meta_path, out_md):
+    meta = json.load(open(meta_path))
+    rows = []
+    with open(tsv) as f:
+        for line in f:
+            target, conc, wrk_out, cpu_s = line.rstrip("\n").split("\t")
+            r = parse_wrk(wrk_out)
+            r["target"], r["conc"] = target, int(conc)
+            r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
+            r["errors"] = int(r["connect"] + r["read"] + r["write"] + r["timeout"] + r["status"])
+            r["cpu_us_per_req"] = (float(cpu_s) * 1e6 / r["requests"]
+                                   if cpu_s != "-" and r["requests"] else None)
+            rows.append(r)
+    by = {(r["target"], r["conc"]): r for r in rows}
+
+    lines = ["| target | conc | req/s | p50 | p99 | added p50 | added p99 | proxy CPU/req | errors |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        d = by.get(("direct", r["conc"]))
+        add50 = add99 = None
+        if d is not None and r["target"] != "direct":
+            add50, add99 = r["p50_us"] - d["p50_us"], r["p99_us"] - d["p99_us"]
+        err = str(r["errors"])
+        if r["errors"]:
+            err = (f"{r['errors']} (non-2xx {int(r['status'])}, connect {int(r['connect'])}, "
+                   f"read {int(r['read'])}, write {int(r['write'])}, "
+                   f"timeout {int(r['timeout'])})")
+        lines.append(f"| {r['target']} | {r['conc']} | {r['rps']:,.0f} | {fmt_us(r['p50_us'])} | "
+                     f"{fmt_us(r['p99_us'])} | {fmt_added(add50)} | {fmt_added(add99)} | "
+                     f"{fmt_us(r['cpu_us_per_req'])} | {err} |")
+
+    ratio_lines = []
+    concs = sorted({r["conc"] for r in rows})
+    if any(t == "agentvcr" for t, _ in by) and any(t == "nginx" for t, _ in by):
+        ratio_lines = ["| conc | req/s agentvcr/nginx | added p50 agentvcr/nginx | "
+                       "CPU/req agentvcr/nginx |", "|---:|---:|---:|---:|"]
+        for c in concs:
+            a, n, d = by.get(("agentvcr", c)), by.get(("nginx", c)), by.get(("direct", c))
+            if not a or not n:
+                continue
+            tput = f"{a['rps'] / n['rps']:.2f}"
+            added = "n/a"
+            if d is not None:
+                a50, n50 = a["p50_us"] - d["p50_us"], n["p50_us"] - d["p50_us"]
+                added = f"{a50 / n50:.2f}" if n50 > 0 else f"n/a (nginx adds {fmt_us(n50)})"
+            cpu = (f"{a['cpu_us_per_req'] / n['cpu_us_per_req']:.2f}"
+                   if a["cpu_us_per_req"] and n["cpu_us_per_req"] else "n/a")
+            ratio_lines.append(f"| {c} | {tput} | {added} | {cpu} |")
+
+    table = "\n".join(lines)
+    ratios = "\n".join(ratio_lines)
+    print(table)
+    if ratios:
+        print()
+        print(ratios)
+    print()
+    for note in meta["notes"]:
+        print(note)
+
+    md = [f"# agentvcr benchmark: latest run",
+          "",
+          f"- status: **{meta['status']}**",
+          f"- date: {meta['date']}",
+          f"- machine: {meta['nproc']} CPUs, {meta['cpu']}, {meta['kernel']}",
+          f"- software: agentvcr {meta['agentvcr_rev']}, {meta['nginx']}, {meta['wrk']}",
+          f"- command: `{meta['command']}`",
+          f"- settings: {meta['settings']}",
+          "",
+          table, ""]
+    if ratios:
+        md += [ratios, ""]
+    md += [f"- {n}" for n in meta["notes"]]
+    md += ["", "Latencies are wrk's (client-side, per request); added = target minus direct at "
+           "the same concurrency. Proxy CPU/req = user+system CPU of the proxy process(es) "
+           "during the run divided by completed requests. See bench/README.md."]
+    os.makedirs(os.path.dirname(out_md), exist_ok=True)
+    with open(out_md, "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    commands = {"ports": cmd_ports, "check": cmd_check, "cpu": cmd_cpu, "rss": cmd_rss,
+                "threads": cmd_threads, "children": cmd_children, "count": cmd_count, "parse": cmd_parse,
+                "report": cmd_report}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        sys.exit(__doc__)
+    commands[sys.argv[1]](*sys.argv[2:])
