@@ -2,14 +2,14 @@
 
 #include <xxhash.h>
 
-#include "python_dump.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 
 namespace agentvcr::protocol {
 
 std::string canonicalJson(const Json& value) {
   // nlohmann::json keeps members in a std::map: byte order of the UTF-8 keys, which is also
   // code-point order, i.e. what Python's sort_keys=True gives.
-  return detail::pythonJson(value);
+  return pythonJsonDumps(value);
 }
 
 std::uint64_t stableHash(std::string_view bytes) {

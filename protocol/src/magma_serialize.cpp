@@ -64,14 +64,14 @@ std::string serializeResponse(const AgentResponse& response) {
     if (i > 0) {
       out += ',';
     }
-    protocol::detail::appendPythonJson(out, orderedOutput(response[i]));
+    protocol::detail::appendPythonJson(out, orderedOutput(response[i]), PythonJsonStyle{});
   }
   out += ']';
   return out;
 }
 
 std::string serializeOutput(const AgentOutput& output) {
-  return protocol::detail::pythonJson(orderedOutput(output));
+  return pythonJsonDumps(orderedOutput(output));
 }
 
 std::string serializeInfo(const AgentInfo& info) {
@@ -95,13 +95,13 @@ std::string serializeInfo(const AgentInfo& info) {
   out["coaching_session_version"] = orderedOptional(info.coaching_session_version);
   out["coaching_unavailable_reason"] = orderedOptional(info.coaching_unavailable_reason);
   out["capabilities"] = std::move(capabilities);
-  return protocol::detail::pythonJson(out);
+  return pythonJsonDumps(out);
 }
 
 std::string serializeHealth(const AgentHealth& health) {
   Ordered out = Ordered::object();
   out["status"] = health.status;
-  return protocol::detail::pythonJson(out);
+  return pythonJsonDumps(out);
 }
 
 Json toJson(const AgentInput& input) {

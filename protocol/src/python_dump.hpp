@@ -1,38 +1,41 @@
 #pragma once
 
-// Compact JSON text exactly as Python writes it with
-// json.dumps(value, ensure_ascii=False, separators=(",", ":")) (private to agentvcr_protocol).
-// Members are written in the JSON type's iteration order: sorted for nlohmann::json (the
-// canonical form), insertion order for nlohmann::ordered_json (FastAPI's model order).
+// The writer behind pythonJsonDumps() (private to agentvcr_protocol), for callers that append
+// to a buffer they own. Members are written in the JSON type's iteration order: sorted for
+// nlohmann::json (the canonical form), insertion order for nlohmann::ordered_json (FastAPI's
+// model order).
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "agentvcr/protocol/python_json.hpp"
 #include "utf8.hpp"
 
 namespace agentvcr::protocol::detail {
 
-/// Python's repr() of a double: shortest round-trip digits, positional notation for decimal
-/// exponents in [-4, 16) with ".0" on integral values, else "1e+16" / "1.5e-07". Non-finite
-/// values (impossible in parsed JSON) are written as null.
-void appendPythonFloat(std::string& out, double value);
+/// Appends pythonFloatRepr(value), or `null` for a non-finite value unless `allow_nan`.
+void appendPythonFloat(std::string& out, double value, bool allow_nan);
 
+/// Appends pythonJsonDumps(value, style).
 template <class JsonT>
-void appendPythonJson(std::string& out, const JsonT& value) {
+void appendPythonJson(std::string& out, const JsonT& value, const PythonJsonStyle& style) {
   using Type = typename JsonT::value_t;
+  const std::string_view item_separator = style.spaced ? ", " : ",";
   switch (value.type()) {
     case Type::object: {
       out += '{';
       bool first = true;
       for (auto it = value.begin(); it != value.end(); ++it) {
         if (!first) {
-          out += ',';
+          out += item_separator;
         }
         first = false;
-        appendJsonString(out, it.key());
-        out += ':';
-        appendPythonJson(out, *it);
+        appendJsonString(out, it.key(), style.ensure_ascii);
+        out += style.spaced ? ": " : ":";
+        appendPythonJson(out, *it, style);
       }
       out += '}';
       return;
@@ -42,16 +45,16 @@ void appendPythonJson(std::string& out, const JsonT& value) {
       bool first = true;
       for (const auto& element : value) {
         if (!first) {
-          out += ',';
+          out += item_separator;
         }
         first = false;
-        appendPythonJson(out, element);
+        appendPythonJson(out, element, style);
       }
       out += ']';
       return;
     }
     case Type::string:
-      appendJsonString(out, value.template get_ref<const std::string&>());
+      appendJsonString(out, value.template get_ref<const std::string&>(), style.ensure_ascii);
       return;
     case Type::boolean:
       out += value.template get<bool>() ? "true" : "false";
@@ -63,7 +66,7 @@ void appendPythonJson(std::string& out, const JsonT& value) {
       out += std::to_string(value.template get<std::uint64_t>());
       return;
     case Type::number_float:
-      appendPythonFloat(out, value.template get<double>());
+      appendPythonFloat(out, value.template get<double>(), style.allow_nan);
       return;
     case Type::null:
     case Type::discarded:
@@ -71,13 +74,6 @@ void appendPythonJson(std::string& out, const JsonT& value) {
       out += "null";
       return;
   }
-}
-
-template <class JsonT>
-std::string pythonJson(const JsonT& value) {
-  std::string out;
-  appendPythonJson(out, value);
-  return out;
 }
 
 }  // namespace agentvcr::protocol::detail

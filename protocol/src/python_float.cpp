@@ -3,13 +3,21 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "agentvcr/protocol/python_json.hpp"
 #include "python_dump.hpp"
 
-namespace agentvcr::protocol::detail {
+namespace agentvcr::protocol {
+namespace detail {
 
-void appendPythonFloat(std::string& out, double value) {
+void appendPythonFloat(std::string& out, double value, bool allow_nan) {
   if (!std::isfinite(value)) {
-    out += "null";
+    if (!allow_nan) {
+      out += "null";
+    } else if (std::isnan(value)) {
+      out += "NaN";
+    } else {
+      out += value > 0 ? "Infinity" : "-Infinity";
+    }
     return;
   }
   std::array<char, 64> buffer{};
@@ -66,4 +74,12 @@ void appendPythonFloat(std::string& out, double value) {
   out += std::to_string(magnitude);
 }
 
-}  // namespace agentvcr::protocol::detail
+}  // namespace detail
+
+std::string pythonFloatRepr(double value) {
+  std::string out;
+  detail::appendPythonFloat(out, value, /*allow_nan=*/true);
+  return out;
+}
+
+}  // namespace agentvcr::protocol

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 #include "json_parse_impl.hpp"
-#include "python_dump.hpp"
 
 namespace agentvcr::protocol {
 namespace {
@@ -51,7 +51,7 @@ bool redactValue(Ordered& value) {
     value = redactionToken(text);
     return true;
   }
-  value = redactionToken(detail::pythonJson(value));
+  value = redactionToken(pythonJsonDumps(value));
   return true;
 }
 
@@ -171,7 +171,7 @@ std::optional<std::string> redactCoachingSessionBody(std::string_view body) {
   if (!changed) {
     return std::nullopt;
   }
-  return detail::pythonJson(*parsed);
+  return pythonJsonDumps(*parsed);
 }
 
 }  // namespace agentvcr::protocol

@@ -5,7 +5,9 @@
 namespace agentvcr::protocol::detail {
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+constexpr char32_t kReplacementCode = 0xFFFD;
+constexpr char kHex[] = "0123456789abcdef";
 
 /// Length of the well-formed UTF-8 sequence starting at `i` (RFC 3629: no overlongs, no
 /// surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one.
@@ -51,10 +53,41 @@ std::size_t sequenceLength(std::string_view text, std::size_t i) {
   return length;
 }
 
+/// The code point of the well-formed sequence of `length` bytes starting at `i`.
+char32_t decodeSequence(std::string_view text, std::size_t i, std::size_t length) {
+  static constexpr std::uint8_t kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  auto byte = [&](std::size_t k) {
+    return static_cast<char32_t>(static_cast<std::uint8_t>(text[k]));
+  };
+  char32_t code = byte(i) & kLeadMask[length];
+  for (std::size_t k = 1; k < length; ++k) {
+    code = (code << 6U) | (byte(i + k) & 0x3FU);
+  }
+  return code;
+}
+
+/// `\uxxxx` of one UTF-16 code unit, lowercase as Python writes it.
+void appendUnicodeEscape(std::string& out, char32_t unit) {
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) {
+    out += kHex[(unit >> shift) & 0xFU];
+  }
+}
+
+/// A code point as ensure_ascii writes it: one escape, or a surrogate pair above U+FFFF.
+void appendAsciiEscape(std::string& out, char32_t code) {
+  if (code < 0x10000) {
+    appendUnicodeEscape(out, code);
+    return;
+  }
+  char32_t offset = code - 0x10000;
+  appendUnicodeEscape(out, 0xD800 + (offset >> 10));
+  appendUnicodeEscape(out, 0xDC00 + (offset & 0x3FFU));
+}
+
 }  // namespace
 
-void appendJsonString(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
+void appendJsonString(std::string& out, std::string_view text, bool ensure_ascii) {
   out += '"';
   std::size_t i = 0;
   while (i < text.size()) {
@@ -62,10 +95,18 @@ void appendJsonString(std::string& out, std::string_view text) {
     if (c >= 0x80) {
       std::size_t length = sequenceLength(text, i);
       if (length == 0) {
-        out += kReplacement;
+        if (ensure_ascii) {
+          appendAsciiEscape(out, kReplacementCode);
+        } else {
+          out += kReplacement;
+        }
         ++i;
       } else {
-        out.append(text, i, length);
+        if (ensure_ascii) {
+          appendAsciiEscape(out, decodeSequence(text, i, length));
+        } else {
+          out.append(text, i, length);
+        }
         i += length;
       }
       continue;
@@ -93,10 +134,8 @@ void appendJsonString(std::string& out, std::string_view text) {
         out += "\\t";
         break;
       default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xF];
+        if (c < 0x20 || (ensure_ascii && c == 0x7F)) {
+          appendUnicodeEscape(out, c);
         } else {
           out += static_cast<char>(c);
         }

@@ -7,7 +7,7 @@
 #include "agentvcr/cli/scripted_service.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/magma.hpp"
-#include "agentvcr/scripted/python_json.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -44,7 +44,8 @@ ordered_json input(std::int64_t id, const std::string& type, const std::string& 
 
 /// A request body spelled as BENCH spells it (Python json.dumps: ", " and ": ", ASCII).
 std::string benchBody(const std::string& request_id, const std::vector<ordered_json>& inputs) {
-  return scripted::pythonJsonDumps(ordered_json{{"request_id", request_id}, {"inputs", inputs}});
+  return protocol::pythonJsonDumps(ordered_json{{"request_id", request_id}, {"inputs", inputs}},
+                                   protocol::kPythonDefaultStyle);
 }
 
 /// Env feedback content exactly as BENCH builds it.
@@ -54,7 +55,7 @@ std::string envContent(const std::string& robot, const std::string& tool, bool s
   payload["infos"] =
       robot + ": " + tool + (succeeded ? " succeed" : " failed") + " with message: " + message;
   payload["previous_tool_call"] = {{robot, {{"name", tool}, {"arguments", arguments}}}};
-  return scripted::pythonJsonDumps(payload);
+  return protocol::pythonJsonDumps(payload, protocol::kPythonDefaultStyle);
 }
 
 class RecordMagmaTest : public ProxyTest {

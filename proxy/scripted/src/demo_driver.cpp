@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 #include "agentvcr/scripted/env_payload.hpp"
-#include "agentvcr/scripted/python_json.hpp"
 
 namespace agentvcr::scripted {
 
@@ -102,7 +102,7 @@ std::string DemoDriver::nextRequestBody() {
   Ordered request = Ordered::object();
   request["request_id"] = ids_.next();
   request["inputs"] = std::move(inputs);
-  std::string body = pythonJsonDumps(request);
+  std::string body = protocol::pythonJsonDumps(request, protocol::kPythonDefaultStyle);
 
   // Our own request goes through the same strict model as the reply will: it is what the
   // reply is validated against, and a fixture the contract rejects is caught here.
@@ -188,7 +188,8 @@ void DemoDriver::advance(Branch branch, const magma::AgentOutput& output, Ordere
     branch.content = buildEnvContent(branch.env.execute(decision.tool_calls));
   } else if (decision.say.empty()) {
     branch.type = magma::InstructionType::Env;
-    branch.content = pythonJsonDumps(Ordered{{"error", kEmptyDecisionMessage}});
+    branch.content = protocol::pythonJsonDumps(Ordered{{"error", kEmptyDecisionMessage}},
+                                               protocol::kPythonDefaultStyle);
   } else {
     branch.last_say = decision.say;
     ++branch.stage;

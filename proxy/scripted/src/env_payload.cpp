@@ -1,6 +1,6 @@
 #include "agentvcr/scripted/env_payload.hpp"
 
-#include "agentvcr/scripted/python_json.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 
 namespace agentvcr::scripted {
 
@@ -38,7 +38,7 @@ nlohmann::ordered_json buildEnvPayload(const ExecutionReport& report) {
 }
 
 std::string buildEnvContent(const ExecutionReport& report) {
-  return pythonJsonDumps(buildEnvPayload(report));
+  return protocol::pythonJsonDumps(buildEnvPayload(report), protocol::kPythonDefaultStyle);
 }
 
 }  // namespace agentvcr::scripted

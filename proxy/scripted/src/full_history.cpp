@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "agentvcr/scripted/python_json.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 
 namespace agentvcr::scripted {
 
@@ -61,7 +61,9 @@ nlohmann::ordered_json modelTurn(const protocol::magma::AgentDecision& decision)
 }
 
 std::string modelTurnText(const protocol::magma::AgentDecision& decision) {
-  return pythonJsonDumps(modelTurn(decision), /*ensure_ascii=*/false);
+  // json.dumps(..., ensure_ascii=False): Python's other defaults, raw UTF-8.
+  return protocol::pythonJsonDumps(modelTurn(decision),
+                                   {.spaced = true, .ensure_ascii = false, .allow_nan = true});
 }
 
 Json appendTurn(const Json& memory, const protocol::magma::Instruction& instruction,

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/scripted/python_json.hpp"
+#include "agentvcr/protocol/python_json.hpp"
 #include "test_support.hpp"
 
 namespace agentvcr::scripted {
@@ -37,7 +37,7 @@ std::string requestBody(const std::string& request_id,
     item["extra_keys"] = input.extra_keys;
     request["inputs"].push_back(std::move(item));
   }
-  return pythonJsonDumps(request);
+  return protocol::pythonJsonDumps(request, protocol::kPythonDefaultStyle);
 }
 
 Json reply(const HttpReply& http) {
