@@ -220,14 +220,23 @@ std::optional<std::string> checkLiteral(const Json& value, const JsonPath& loc,
   return std::nullopt;
 }
 
-std::optional<Json> checkFreeObject(const Json& value, const JsonPath& loc, Findings& findings) {
+namespace {
+
+/// checkFreeObject() without the copy of an accepted value.
+bool isFreeObject(const Json& value, const JsonPath& loc, Findings& findings) {
   if (!value.is_object()) {
     findings.add("dict_type", loc, kObjectMessage, value);
-    return std::nullopt;
+    return false;
   }
   std::size_t before = findings.size();
   checkFiniteInside(value, loc, findings);
-  if (findings.size() != before) {
+  return findings.size() == before;
+}
+
+}  // namespace
+
+std::optional<Json> checkFreeObject(const Json& value, const JsonPath& loc, Findings& findings) {
+  if (!isFreeObject(value, loc, findings)) {
     return std::nullopt;
   }
   return value;
@@ -248,7 +257,7 @@ std::optional<Json> checkFreeObjectList(const Json& value, const JsonPath& loc,
   }
   bool ok = true;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    ok = checkFreeObject(value[i], childPath(loc, i), findings).has_value() && ok;
+    ok = isFreeObject(value[i], childPath(loc, i), findings) && ok;
   }
   if (!ok) {
     return std::nullopt;

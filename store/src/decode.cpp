@@ -127,8 +127,10 @@ class BlobCollector {
  public:
   explicit BlobCollector(std::vector<BlobText>& out) : out_(out) {}
 
-  std::uint64_t add(const Json& value) {
-    std::string text = protocol::canonicalJson(value);
+  std::uint64_t add(const Json& value) { return add(protocol::canonicalJson(value)); }
+
+  /// Adds a blob given its canonical text.
+  std::uint64_t add(std::string text) {
     std::uint64_t hash = protocol::stableHash(text);
     if (seen_.insert(hash).second) {
       out_.push_back(BlobText{hash, std::move(text)});
@@ -180,7 +182,13 @@ void decodeSteps(magma::AgentRequest& request, DecodedExchange& d, BlobCollector
     DecodedStep step;
     step.position = position++;
     step.source_id = input.id;
-    step.replay_key = magma::replayKey(input);
+    // Each free part is serialized once: for its blob and for the replay key.
+    std::string memory_text = protocol::canonicalJson(input.memory);
+    std::string tools_text = protocol::canonicalJson(input.tools);
+    std::string attributes_text = protocol::canonicalJson(input.attributes);
+    std::string extra_keys_text = protocol::canonicalJson(input.extra_keys);
+    step.replay_key =
+        magma::replayKey(input, tools_text, attributes_text, memory_text, extra_keys_text);
     step.is_env = input.instruction.type == magma::InstructionType::Env;
     if (step.is_env) {
       protocol::EnvFeedback feedback = protocol::decodeEnvFeedback(input.instruction.content);
@@ -188,10 +196,10 @@ void decodeSteps(magma::AgentRequest& request, DecodedExchange& d, BlobCollector
       step.env_failure = feedback.anyFailure();
     }
     step.content = std::move(input.instruction.content);
-    step.memory_hash = blobs.add(input.memory);
-    step.tools_hash = blobs.add(input.tools);
-    step.attributes_hash = blobs.add(input.attributes);
-    step.extra_keys_hash = blobs.add(input.extra_keys);
+    step.memory_hash = blobs.add(std::move(memory_text));
+    step.tools_hash = blobs.add(std::move(tools_text));
+    step.attributes_hash = blobs.add(std::move(attributes_text));
+    step.extra_keys_hash = blobs.add(std::move(extra_keys_text));
     step.num_outputs = input.num_outputs;
     d.steps.push_back(std::move(step));
   }

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
@@ -224,6 +225,12 @@ Json toJson(const AgentOutput& output);
 std::uint64_t replayKey(const Json& input_json);
 /// canonicalHash(toJson(input) without "id").
 std::uint64_t replayKey(const AgentInput& input);
+/// replayKey(input), given the canonicalJson() texts of input.tools, input.attributes,
+/// input.memory and input.extra_keys (which callers that store them have at hand already):
+/// the key's canonical text is assembled from them instead of re-serializing the input.
+std::uint64_t replayKey(const AgentInput& input, std::string_view tools_text,
+                        std::string_view attributes_text, std::string_view memory_text,
+                        std::string_view extra_keys_text);
 
 /// The MAGMA route a request addresses, from method and path (query string ignored).
 enum class Route {
