@@ -116,6 +116,7 @@ class Recorder::Impl {
     s.written = written_;
     s.refused_full = refused_full_;
     s.refused_closed = refused_closed_;
+    s.queued = queue_.size();
     s.write_errors = write_errors_;
     s.batches = batches_;
     return s;

@@ -161,25 +161,41 @@ TEST_F(RecorderTest, FullQueueRefusesWithoutLosingAnything) {
   RecorderOptions options = testOptions();
   options.queue_capacity = 4;
   options.max_batch = 2;
+  options.batch_window = std::chrono::seconds(30);  // the writer takes only full batches
   Recorder recorder(path_, testSession(), options);
   WriteLock lock(path_);  // the writer stalls on its first batch
 
   std::vector<std::string> accepted;
+  auto submit = [&](int i, protocol::Exchange& ex) {
+    ex = httpExchange("POST", "/q/" + std::to_string(i), "body");
+    if (!recorder.trySubmit(ex)) {
+      return false;
+    }
+    accepted.push_back("/q/" + std::to_string(i));
+    return true;
+  };
+  // A full batch wakes the writer, which takes it and blocks on the lock: from then on the
+  // queue only fills.
+  protocol::Exchange ex;
+  ASSERT_TRUE(submit(0, ex));
+  ASSERT_TRUE(submit(1, ex));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (recorder.stats().queued > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(recorder.stats().queued, 0u);
+
   protocol::Exchange refused;
   bool was_refused = false;
-  for (int i = 0; i < 100 && !was_refused; ++i) {
-    protocol::Exchange ex = httpExchange("POST", "/q/" + std::to_string(i), "body");
-    if (recorder.trySubmit(ex)) {
-      accepted.push_back("/q/" + std::to_string(i));
-    } else {
+  for (int i = 2; i < 100 && !was_refused; ++i) {
+    if (!submit(i, ex)) {
       was_refused = true;
       refused = std::move(ex);
     }
   }
   ASSERT_TRUE(was_refused);
-  // Capacity, plus at most one batch the writer already holds.
-  EXPECT_GE(accepted.size(), options.queue_capacity);
-  EXPECT_LE(accepted.size(), options.queue_capacity + options.max_batch);
+  // The batch the writer holds, then exactly the queue's capacity.
+  EXPECT_EQ(accepted.size(), options.max_batch + options.queue_capacity);
   // A refused exchange is left intact for the caller to retry.
   EXPECT_EQ(refused.target, "/q/" + std::to_string(accepted.size()));
   EXPECT_EQ(refused.request_body, "body");

@@ -47,6 +47,7 @@ struct RecorderStats {
   std::uint64_t refused_closed = 0;  ///< trySubmit() calls refused because close() had begun
   std::uint64_t write_errors = 0;    ///< exchanges whose insert failed (logged, counted)
   std::uint64_t batches = 0;         ///< committed transactions
+  std::uint64_t queued = 0;          ///< waiting in the queue now (not yet taken by the writer)
 };
 
 /// Records one session into an archive. Owns one writer thread with its own SQLite connection;
