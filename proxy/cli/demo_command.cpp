@@ -138,8 +138,9 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
     out << "UNEXPECTED: " << mismatch << "\n";
   }
   out << "\nLook inside:\n"
-      << "  agentvcr ls --db " << command.db_path << " " << recording.sessionId() << "\n"
-      << "  agentvcr show --db " << command.db_path << " 1\n"
+      << "  " << command.program << " ls --db " << command.db_path << " " << recording.sessionId()
+      << "\n"
+      << "  " << command.program << " show --db " << command.db_path << " 1\n"
       << "  sqlite3 " << command.db_path << " 'SELECT * FROM conversations'\n"
       << "  agentvcr-viewer " << command.db_path
       << "   (the Qt viewer is not built yet; see README)\n";

@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
 
   cli::DemoCommand demo;
   demo.fixtures_dir = AGENTVCR_DEFAULT_FIXTURES_DIR;
+  demo.program = argv[0];
   auto* demo_app = app.add_subcommand(
       "demo", "Record scripted BENCH-like episodes through the proxy into an archive");
   demo_app->add_option("--db", demo.db_path, "Archive to write")->capture_default_str();

@@ -35,6 +35,7 @@ struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
   std::string db_path = "agentvcr-demo.sqlite";
   unsigned threads = 2;
+  std::string program = "agentvcr";  ///< how the user runs agentvcr, for the printed hints
 };
 
 int runDemo(const DemoCommand& command, std::ostream& out);
