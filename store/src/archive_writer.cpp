@@ -322,7 +322,7 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     std::int64_t new_conversations = 0;
 
     for (const DecodedStep& step : d.steps) {
-      const ThreadDecision decision = index_.decide(step.memory_hash, step.source_id);
+      const ThreadDecision decision = index_.decide(step.memory_hash, step.source_id, step.is_env);
       std::int64_t conversation_id = 0;
       std::int64_t depth = 0;
       if (decision.parent) {

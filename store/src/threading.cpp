@@ -2,13 +2,16 @@
 
 namespace agentvcr::store::detail {
 
-ThreadDecision ThreadingIndex::decide(std::uint64_t memory_hash, std::int64_t source_id) const {
+ThreadDecision ThreadingIndex::decide(std::uint64_t memory_hash, std::int64_t source_id,
+                                      bool is_env) const {
   ThreadDecision decision;
-  if (roots_.count(memory_hash) != 0) {
-    return decision;
-  }
-  auto it = links_.find(memory_hash);
+  auto it = roots_.count(memory_hash) != 0 ? links_.end() : links_.find(memory_hash);
   if (it == links_.end() || it->second.empty()) {
+    if (is_env) {
+      if (auto newest = newest_by_source_.find(source_id); newest != newest_by_source_.end()) {
+        decision.parent = newest->second;
+      }
+    }
     return decision;
   }
   const std::vector<Entry>& entries = it->second;
@@ -36,6 +39,10 @@ void ThreadingIndex::addRoot(std::uint64_t memory_hash) {
 
 void ThreadingIndex::addCandidate(std::uint64_t memory_hash, std::uint64_t input_memory_hash,
                                   const ThreadLink& link) {
+  if (newest_by_source_.size() >= limit_ && !newest_by_source_.contains(link.source_id)) {
+    newest_by_source_.clear();
+  }
+  newest_by_source_[link.source_id] = link;
   if (memory_hash == input_memory_hash) {
     return;
   }
@@ -68,6 +75,7 @@ void ThreadingIndex::clear() {
   order_.clear();
   roots_.clear();
   root_order_.clear();
+  newest_by_source_.clear();
 }
 
 }  // namespace agentvcr::store::detail

@@ -26,7 +26,8 @@ inline constexpr std::size_t kMaxLinksPerMemory = 64;
 
 struct ThreadDecision {
   std::optional<ThreadLink> parent;  ///< empty: the step starts a new conversation
-  std::int64_t ambiguity = 0;        ///< candidates whose memory matched
+  /// Candidates whose memory matched; 0 with a parent means the input-id fallback linked it.
+  std::int64_t ambiguity = 0;
 };
 
 /// Memory hash -> candidates that returned it, newest last; bounded, oldest forgotten first.
@@ -34,8 +35,11 @@ class ThreadingIndex {
  public:
   explicit ThreadingIndex(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}
 
-  /// Where a step with this input memory and input id belongs.
-  ThreadDecision decide(std::uint64_t memory_hash, std::int64_t source_id) const;
+  /// Where a step with this input memory and input id belongs. When the memory says nothing
+  /// (it matches no candidate, or only an initial memory) an env step still continues
+  /// something, since feedback always answers a tool call: it is linked to the newest
+  /// candidate answered for the same input id (the caller's slot), if any.
+  ThreadDecision decide(std::uint64_t memory_hash, std::int64_t source_id, bool is_env) const;
 
   /// A step that started a conversation: its memory is an initial memory, which never links.
   void addRoot(std::uint64_t memory_hash);
@@ -67,6 +71,8 @@ class ThreadingIndex {
   std::deque<Order> order_;  // every link ever added and not yet evicted, oldest first
   std::unordered_set<std::uint64_t> roots_;
   std::deque<std::uint64_t> root_order_;
+  // Newest candidate per input id, for the fallback; forgotten all at once past the limit.
+  std::unordered_map<std::int64_t, ThreadLink> newest_by_source_;
 };
 
 }  // namespace agentvcr::store::detail

@@ -262,6 +262,27 @@ TEST_F(ThreadingTest, AnInitialMemoryNeverLinks) {
   EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 2u);
 }
 
+TEST_F(ThreadingTest, AStatelessAgentIsThreadedByInputId) {
+  // The agent keeps no memory: every candidate returns {}. Env feedback still continues the
+  // step that made the call on the same slot; a user instruction starts a conversation.
+  const Json none = Json::object();
+  add(request("r1", {input(0, "user", "go", none), input(1, "user", "other", none)}),
+      Json::array({callOutput("r1", 0, 0, none, "sw1"), callOutput("r1", 1, 0, none, "sw2")}));
+  add(request("r2", {input(1, "env", kPressed, none), input(0, "env", kPressed, none)}),
+      Json::array({sayOutput("r2", 1, 0, none, "b"), sayOutput("r2", 0, 0, none, "a")}));
+  add(request("r3", {input(0, "user", "again", none)}),
+      Json::array({sayOutput("r3", 0, 0, none, "c")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 5u);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[1], 0));  // slot 1
+  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[0], 0));  // slot 0
+  EXPECT_EQ(steps[3].parent_ambiguity, 0);  // linked by the fallback, not by memory
+  EXPECT_FALSE(steps[4].parent_candidate_id.has_value());
+  EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 3u);
+}
+
 TEST(ThreadingLimit, AForgottenParentStartsANewConversation) {
   TempDir dir;
   const std::string path = dir.file("archive.sqlite");
