@@ -271,6 +271,66 @@ InternalStepRow readInternalStep(const SQLite::Statement& q) {
   return r;
 }
 
+/// Steps with what replay's index needs; the selection's WHERE, if any, follows.
+constexpr const char* kReplayStepColumns = R"sql(
+  SELECT s.id, s.exchange_id, s.session_id, s.conversation_id, s.position, s.source_id,
+         s.replay_key, s.instruction_type, s.instruction_content, s.memory_hash, s.tools_hash,
+         s.attributes_hash, s.extra_keys_hash, s.num_outputs,
+         (SELECT count(*) FROM candidates c WHERE c.step_id = s.id), e.status, e.response_valid
+  FROM steps s JOIN exchanges e ON e.id = s.exchange_id)sql";
+
+ReplayStepRef readReplayStep(const SQLite::Statement& q) {
+  ReplayStepRef r;
+  r.step_id = q.getColumn(0).getInt64();
+  r.exchange_id = q.getColumn(1).getInt64();
+  r.session_id = q.getColumn(2).getInt64();
+  r.conversation_id = q.getColumn(3).getInt64();
+  r.position = q.getColumn(4).getInt64();
+  r.source_id = q.getColumn(5).getInt64();
+  r.replay_key = fromDb(q.getColumn(6).getInt64());
+  r.instruction_type = q.getColumn(7).getString();
+  r.instruction_content = q.getColumn(8).getString();
+  r.memory_hash = fromDb(q.getColumn(9).getInt64());
+  r.tools_hash = fromDb(q.getColumn(10).getInt64());
+  r.attributes_hash = fromDb(q.getColumn(11).getInt64());
+  r.extra_keys_hash = fromDb(q.getColumn(12).getInt64());
+  r.num_outputs = q.getColumn(13).getInt64();
+  r.candidate_count = q.getColumn(14).getInt64();
+  r.exchange_status = q.getColumn(15).getInt();
+  r.response_valid = optBool(q, 16);
+  return r;
+}
+
+ReplayMissRow readReplayMiss(const SQLite::Statement& q) {
+  ReplayMissRow r;
+  r.id = q.getColumn(0).getInt64();
+  r.session_id = q.getColumn(1).getInt64();
+  r.at_ns = q.getColumn(2).getInt64();
+  r.route = q.getColumn(3).getString();
+  r.request_id = q.getColumn(4).getString();
+  r.position = q.getColumn(5).getInt64();
+  r.source_id = optInt(q, 6);
+  r.replay_key = fromDb(q.getColumn(7).getInt64());
+  r.input = q.getColumn(8).getString();
+  r.closest_step_id = optInt(q, 9);
+  r.differences = q.getColumn(10).getString();
+  r.policy = q.getColumn(11).getString();
+  return r;
+}
+
+/// A JSON array of integers, bound to `json_each(?)`: how a list of ids reaches one query.
+std::string idList(const std::vector<std::int64_t>& ids) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i != 0) {
+      text.push_back(',');
+    }
+    text += std::to_string(ids[i]);
+  }
+  text.push_back(']');
+  return text;
+}
+
 }  // namespace
 
 class ArchiveReader::Impl {
@@ -542,6 +602,82 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
   }
   (*output)["internal_steps"] = std::move(steps);
   return output;
+}
+
+void ArchiveReader::forEachReplayStep(
+    const ReplaySelection& selection,
+    const std::function<void(const ReplayStepRef&)>& visit) const {
+  guarded([&] {
+    // One pass over steps in id order (no sort): the exchange by primary key, the candidate
+    // count from the candidates_step index, the id lists materialised once by SQLite.
+    std::string sql = kReplayStepColumns;
+    if (!selection.all()) {
+      sql += R"sql(
+  WHERE s.session_id IN (SELECT value FROM json_each(?1))
+     OR s.conversation_id IN (SELECT value FROM json_each(?2)))sql";
+    }
+    sql += " ORDER BY s.id";
+    SQLite::Statement q = impl_->prepare(sql);
+    if (!selection.all()) {
+      q.bind(1, idList(selection.sessions));
+      q.bind(2, idList(selection.conversations));
+    }
+    while (q.executeStep()) {
+      visit(readReplayStep(q));
+    }
+  });
+}
+
+std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& selection,
+                                                         const std::string& route) const {
+  return guarded([&] {
+    // exchanges_route (route, session_id) finds the rows without reading the others' bodies.
+    std::string sql = std::string(kExchangeColumns) +
+                      ", request_headers, request_body, response_headers, response_body "
+                      "FROM exchanges WHERE route = ?1";
+    if (!selection.all()) {
+      sql += R"sql(
+  AND session_id IN (SELECT value FROM json_each(?2)
+                     UNION SELECT session_id FROM conversations
+                           WHERE id IN (SELECT value FROM json_each(?3))))sql";
+    }
+    sql += " ORDER BY id";
+    SQLite::Statement q = impl_->prepare(sql);
+    q.bind(1, route);
+    if (!selection.all()) {
+      q.bind(2, idList(selection.sessions));
+      q.bind(3, idList(selection.conversations));
+    }
+    return readAll<ExchangeRow>(q,
+                                [](const SQLite::Statement& s) { return readExchange(s, true); });
+  });
+}
+
+std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
+  return guarded([&]() -> std::optional<RecordedResponse> {
+    SQLite::Statement q = impl_->prepare(
+        "SELECT status, response_headers, response_body FROM exchanges WHERE id = ?1");
+    bindInt(q, 1, exchange_id);
+    if (!q.executeStep()) {
+      return std::nullopt;
+    }
+    RecordedResponse r;
+    r.status = q.getColumn(0).getInt();
+    r.headers = detail::headersFromJson(q.getColumn(1).getString());
+    r.body = q.getColumn(2).getString();
+    return r;
+  });
+}
+
+std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) const {
+  return guarded([&] {
+    SQLite::Statement q = impl_->prepare(R"sql(
+      SELECT id, session_id, at_ns, route, request_id, position, source_id, replay_key, input,
+             closest_step_id, differences, policy
+      FROM replay_misses WHERE session_id = ?1 ORDER BY id)sql");
+    bindInt(q, 1, session_id);
+    return readAll<ReplayMissRow>(q, readReplayMiss);
+  });
 }
 
 ArchiveCounts ArchiveReader::counts() const {

@@ -144,7 +144,11 @@ struct ArchiveWriter::Statements {
           WHERE id = ?9)sql"),
         identity(db, R"sql(
           UPDATE sessions SET agent_health = ?1, agent_info = ?2, agent_id = ?3,
-            agent_version = ?4 WHERE id = ?5)sql") {}
+            agent_version = ?4 WHERE id = ?5)sql"),
+        replay_miss(db, R"sql(
+          INSERT INTO replay_misses (session_id, at_ns, route, request_id, position, source_id,
+            replay_key, input, closest_step_id, differences, policy)
+          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql") {}
 
   SQLite::Statement savepoint;
   SQLite::Statement release;
@@ -157,6 +161,7 @@ struct ArchiveWriter::Statements {
   SQLite::Statement conversation_update;
   SQLite::Statement session_counters;
   SQLite::Statement identity;
+  SQLite::Statement replay_miss;
 };
 
 ArchiveWriter::ArchiveWriter(const std::string& path, const SessionInfo& session,
@@ -219,8 +224,10 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
         } else {
           ++out.errors;
         }
+      } else if (auto* identity = std::get_if<AgentIdentity>(&item)) {
+        writeIdentity(*identity);
       } else {
-        writeIdentity(std::get<AgentIdentity>(item));
+        writeReplayMiss(std::get<ReplayMissRow>(item));
       }
     }
     SQLite::Statement& s = st_->session_counters;
@@ -505,6 +512,30 @@ void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {
     execOnce(s);
   } catch (const std::exception& e) {
     logLine(std::string("[store.write] agent identity not written: ") + e.what());
+    if (sqlite3_get_autocommit(db_.getHandle()) != 0) {
+      throw TransactionLost("the transaction was rolled back by SQLite");
+    }
+  }
+}
+
+void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
+  SQLite::Statement& s = st_->replay_miss;
+  bindInt(s, 1, session_id_);
+  bindInt(s, 2, miss.at_ns);
+  bindText(s, 3, miss.route);
+  bindText(s, 4, miss.request_id);
+  bindInt(s, 5, miss.position);
+  bindOptInt(s, 6, miss.source_id);
+  bindInt(s, 7, toDb(miss.replay_key));
+  bindText(s, 8, miss.input);
+  bindOptInt(s, 9, miss.closest_step_id);
+  bindText(s, 10, miss.differences);
+  bindText(s, 11, miss.policy);
+  try {
+    execOnce(s);
+  } catch (const std::exception& e) {
+    logLine("[store.write] replay miss (" + miss.route + ", request " + miss.request_id +
+            ") not written: " + e.what());
     if (sqlite3_get_autocommit(db_.getHandle()) != 0) {
       throw TransactionLost("the transaction was rolled back by SQLite");
     }

@@ -25,7 +25,8 @@ struct AgentIdentity {
   std::string info_body;
 };
 
-using QueueItem = std::variant<protocol::Exchange, AgentIdentity>;
+/// What producers hand the writer: exchanges, the agent identity, replay misses.
+using QueueItem = std::variant<protocol::Exchange, AgentIdentity, ReplayMissRow>;
 
 struct BatchOutcome {
   std::uint64_t written = 0;  ///< exchanges committed
@@ -50,7 +51,8 @@ class ArchiveWriter {
   std::int64_t sessionId() const { return session_id_; }
 
   /// Writes `items` (moved from) in one transaction. An exchange whose insert fails is rolled
-  /// back alone (a savepoint), logged and counted; the others commit. Never throws.
+  /// back alone (a savepoint), logged and counted; the others commit. An identity or replay
+  /// miss that fails is logged only (its single statement rolls back alone). Never throws.
   BatchOutcome writeBatch(std::vector<QueueItem>& items) noexcept;
 
   /// Sets sessions.ended_ns. Never throws (logs).
@@ -62,6 +64,7 @@ class ArchiveWriter {
 
   bool writeExchange(DecodedExchange& d, SessionDelta& delta);
   void writeIdentity(const AgentIdentity& identity);
+  void writeReplayMiss(const ReplayMissRow& miss);
 
   std::string path_;
   RecorderOptions options_;

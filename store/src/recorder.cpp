@@ -46,29 +46,9 @@ class Recorder::Impl {
 
   std::int64_t sessionId() const { return session_id_; }
 
-  bool trySubmit(protocol::Exchange& exchange) {
-    bool wake = false;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (closing_) {
-        ++refused_closed_;
-        return false;
-      }
-      if (queue_.size() >= options_.queue_capacity) {
-        ++refused_full_;
-        return false;
-      }
-      queue_.emplace_back(std::move(exchange));
-      ++accepted_;
-      ++submitted_;
-      // Wake the writer only when it may be waiting: on the first item, or a full batch.
-      wake = queue_.size() == 1 || queue_.size() == options_.max_batch;
-    }
-    if (wake) {
-      writer_cv_.notify_one();
-    }
-    return true;
-  }
+  bool trySubmit(protocol::Exchange& exchange) { return tryEnqueue(exchange, true); }
+
+  bool tryRecordReplayMiss(ReplayMissRow& miss) { return tryEnqueue(miss, false); }
 
   void recordAgentIdentity(std::string health_body, std::string info_body) {
     {
@@ -123,6 +103,33 @@ class Recorder::Impl {
   }
 
  private:
+  /// Moves `item` into the queue unless it is full or closing (then counts the refusal and
+  /// leaves `item` intact). `is_exchange` counts it in `submitted`.
+  template <class Item>
+  bool tryEnqueue(Item& item, bool is_exchange) {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (closing_) {
+        ++refused_closed_;
+        return false;
+      }
+      if (queue_.size() >= options_.queue_capacity) {
+        ++refused_full_;
+        return false;
+      }
+      queue_.emplace_back(std::move(item));
+      ++accepted_;
+      submitted_ += is_exchange ? 1U : 0U;
+      // Wake the writer only when it may be waiting: on the first item, or a full batch.
+      wake = queue_.size() == 1 || queue_.size() == options_.max_batch;
+    }
+    if (wake) {
+      writer_cv_.notify_one();
+    }
+    return true;
+  }
+
   void run(const std::string& path, const SessionInfo& session,
            std::promise<std::int64_t>& ready) noexcept {
     std::unique_ptr<detail::ArchiveWriter> writer;
@@ -193,9 +200,9 @@ class Recorder::Impl {
   bool closed_ = false;
   bool writer_exited_ = false;
   std::size_t flush_waiters_ = 0;
-  std::uint64_t accepted_ = 0;  // items ever queued (exchanges and identities)
-  std::uint64_t done_ = 0;      // items the writer finished (written or failed)
-  std::uint64_t submitted_ = 0;
+  std::uint64_t accepted_ = 0;   // items ever queued (exchanges, identities, misses)
+  std::uint64_t done_ = 0;       // items the writer finished (written or failed)
+  std::uint64_t submitted_ = 0;  // exchanges only
   std::uint64_t written_ = 0;
   std::uint64_t refused_full_ = 0;
   std::uint64_t refused_closed_ = 0;
@@ -220,6 +227,10 @@ bool Recorder::trySubmit(protocol::Exchange& exchange) {
 
 void Recorder::recordAgentIdentity(std::string health_body, std::string info_body) {
   impl_->recordAgentIdentity(std::move(health_body), std::move(info_body));
+}
+
+bool Recorder::tryRecordReplayMiss(ReplayMissRow miss) {
+  return impl_->tryRecordReplayMiss(miss);
 }
 
 void Recorder::flush() {

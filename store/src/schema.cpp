@@ -176,6 +176,29 @@ FROM (SELECT *, CASE WHEN full_prompt IS NULL THEN rest
       FROM internal_steps);
 )sql";
 
+// Version 3: replay. `replay_misses` records what a replay session could not answer;
+// `exchanges_route` serves replay's lookups of the health, info and coaching exchanges without
+// reading every recorded body.
+constexpr const char* kSchemaV3 = R"sql(
+CREATE TABLE replay_misses (
+  id              INTEGER PRIMARY KEY,
+  session_id      INTEGER NOT NULL REFERENCES sessions(id),
+  at_ns           INTEGER NOT NULL,
+  route           TEXT    NOT NULL,
+  request_id      TEXT    NOT NULL,
+  position        INTEGER NOT NULL,
+  source_id       INTEGER,
+  replay_key      INTEGER NOT NULL,
+  input           TEXT    NOT NULL,
+  closest_step_id INTEGER,
+  differences     TEXT    NOT NULL,
+  policy          TEXT    NOT NULL
+);
+CREATE INDEX replay_misses_session ON replay_misses(session_id, id);
+
+CREATE INDEX exchanges_route ON exchanges(route, session_id);
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -208,6 +231,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, kSchemaV1, nullptr},
       {2, kSchemaV2, &afterV2},
+      {3, kSchemaV3, nullptr},
   };
   return list;
 }
@@ -227,7 +251,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 2, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 3, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -1,7 +1,9 @@
 #include "agentvcr/store/recorder.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -382,6 +384,151 @@ TEST_F(RecorderTest, FullDurabilityRecordsToo) {
   submit(recorder, httpExchange("GET", "/durable"));
   recorder.flush();
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 1);
+}
+
+ReplayMissRow missOf(const std::string& request_id, std::int64_t position) {
+  ReplayMissRow miss;
+  miss.at_ns = testing::nextTimeNs();
+  miss.route = "responses";
+  miss.request_id = request_id;
+  miss.position = position;
+  miss.input = R"({"id":3,"instruction":{"content":"press sw1","type":"user"}})";
+  miss.differences = R"(["/instruction/content","/memory/history/2"])";
+  miss.policy = "error";
+  return miss;
+}
+
+TEST_F(RecorderTest, RecordsReplayMissesInOrder) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};  // one batch with the exchange
+  Recorder recorder(path_, testSession("replay"), options);
+  ReplayMissRow first = missOf("r-1", 2);
+  first.id = 77;            // ignored: set by the archive
+  first.session_id = 1234;  // ignored: the recorder's session
+  first.source_id = 3;
+  first.closest_step_id = 41;
+  first.replay_key = 0xF00D'0000'0000'0001ULL;  // above 2^63: stored as a negative integer
+  ReplayMissRow second = missOf("", 0);
+  second.route = "coaching";
+  second.input = R"({"run_id":"x"})";
+  second.differences = "[]";
+  second.policy = "forward";
+  second.replay_key = 7;
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(first));
+  submit(recorder, httpExchange("GET", "/health"));
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(second));
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ReplayMissRow> misses = reader.replayMisses(recorder.sessionId());
+  ASSERT_EQ(misses.size(), 2u);
+  const ReplayMissRow& a = misses[0];
+  EXPECT_LT(a.id, misses[1].id);
+  EXPECT_NE(a.id, 77);
+  EXPECT_EQ(a.session_id, recorder.sessionId());
+  EXPECT_EQ(a.at_ns, first.at_ns);
+  EXPECT_EQ(a.route, "responses");
+  EXPECT_EQ(a.request_id, "r-1");
+  EXPECT_EQ(a.position, 2);
+  EXPECT_EQ(a.source_id, std::optional<std::int64_t>(3));
+  EXPECT_EQ(a.replay_key, 0xF00D'0000'0000'0001ULL);
+  EXPECT_EQ(a.input, first.input);
+  EXPECT_EQ(a.closest_step_id, std::optional<std::int64_t>(41));
+  EXPECT_EQ(a.differences, first.differences);
+  EXPECT_EQ(a.policy, "error");
+  EXPECT_LT(queryInt(path_, "SELECT replay_key FROM replay_misses WHERE request_id = 'r-1'"), 0);
+
+  const ReplayMissRow& b = misses[1];
+  EXPECT_EQ(b.session_id, recorder.sessionId());
+  EXPECT_EQ(b.route, "coaching");
+  EXPECT_EQ(b.request_id, "");
+  EXPECT_EQ(b.position, 0);
+  EXPECT_FALSE(b.source_id.has_value());
+  EXPECT_FALSE(b.closest_step_id.has_value());
+  EXPECT_EQ(b.replay_key, 7u);
+  EXPECT_EQ(b.input, R"({"run_id":"x"})");
+  EXPECT_EQ(b.differences, "[]");
+  EXPECT_EQ(b.policy, "forward");
+
+  // Misses are not exchanges.
+  RecorderStats stats = recorder.stats();
+  EXPECT_EQ(stats.submitted, 1u);
+  EXPECT_EQ(stats.written, 1u);
+  EXPECT_EQ(stats.write_errors, 0u);
+  std::optional<SessionRow> session = reader.session(recorder.sessionId());
+  ASSERT_TRUE(session.has_value());
+  EXPECT_EQ(session->exchange_count, 1);
+  EXPECT_EQ(session->failed_exchange_count, 0);
+  EXPECT_EQ(reader.counts().exchanges, 1);
+  EXPECT_TRUE(reader.replayMisses(recorder.sessionId() + 1).empty());
+}
+
+TEST_F(RecorderTest, ReplayMissesAreRefusedLikeExchanges) {
+  RecorderOptions options = testOptions();
+  options.queue_capacity = 2;
+  options.max_batch = 1;
+  options.batch_window = std::chrono::seconds(30);
+  Recorder recorder(path_, testSession(), options);
+  WriteLock lock(path_);  // the writer stalls on its first batch
+
+  // A full batch wakes the writer, which takes it and blocks on the lock.
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("r-0", 0)));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (recorder.stats().queued > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(recorder.stats().queued, 0u);
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("r-1", 0)));
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("r-2", 0)));
+  EXPECT_FALSE(recorder.tryRecordReplayMiss(missOf("r-3", 0)));
+  protocol::Exchange ex = httpExchange("GET", "/full");
+  EXPECT_FALSE(recorder.trySubmit(ex));  // misses and exchanges share the queue
+  EXPECT_EQ(recorder.stats().refused_full, 2u);
+
+  lock.release();
+  recorder.close();
+  EXPECT_FALSE(recorder.tryRecordReplayMiss(missOf("r-4", 0)));
+  EXPECT_EQ(recorder.stats().refused_closed, 1u);
+  EXPECT_EQ(recorder.stats().submitted, 0u);
+
+  ArchiveReader reader(path_);
+  std::vector<ReplayMissRow> misses = reader.replayMisses(recorder.sessionId());
+  ASSERT_EQ(misses.size(), 3u);
+  EXPECT_EQ(misses[0].request_id, "r-0");
+  EXPECT_EQ(misses[1].request_id, "r-1");
+  EXPECT_EQ(misses[2].request_id, "r-2");
+  EXPECT_EQ(reader.session(recorder.sessionId())->exchange_count, 0);
+}
+
+TEST_F(RecorderTest, AFailingReplayMissIsLoggedAndTheBatchCommits) {
+  { Recorder first(path_, testSession("first"), testOptions()); }
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(
+        "CREATE TRIGGER refuse_miss BEFORE INSERT ON replay_misses WHEN NEW.request_id = 'boom' "
+        "BEGIN SELECT RAISE(ABORT, 'miss refused'); END");
+  }
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};  // all in one batch
+  Recorder recorder(path_, testSession("second"), options);
+  ::testing::internal::CaptureStderr();
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("ok-1", 0)));
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("boom", 0)));
+  submit(recorder, httpExchange("GET", "/a"));
+  ASSERT_TRUE(recorder.tryRecordReplayMiss(missOf("ok-2", 0)));
+  recorder.flush();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+
+  EXPECT_THAT(log, HasSubstr("[store.write] replay miss"));
+  EXPECT_THAT(log, HasSubstr("boom"));
+  EXPECT_EQ(recorder.stats().written, 1u);
+  EXPECT_EQ(recorder.stats().write_errors, 0u);
+  ArchiveReader reader(path_);
+  std::vector<ReplayMissRow> misses = reader.replayMisses(recorder.sessionId());
+  ASSERT_EQ(misses.size(), 2u);
+  EXPECT_EQ(misses[0].request_id, "ok-1");
+  EXPECT_EQ(misses[1].request_id, "ok-2");
+  EXPECT_EQ(reader.exchanges(recorder.sessionId(), 0, 10).size(), 1u);
 }
 
 TEST_F(RecorderTest, TwoRecordersShareOneArchive) {

@@ -1,11 +1,15 @@
 #include "agentvcr/store/schema.hpp"
 
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -57,6 +61,129 @@ CREATE UNIQUE INDEX exchanges_session_seq ON exchanges(session_id, seq);
 PRAGMA user_version = 1;
 )sql";
 
+/// What version 2 added, exactly as that release created it (frozen; never edit).
+constexpr const char* kV2Schema = R"sql(
+ALTER TABLE sessions ADD COLUMN agent_health TEXT;
+ALTER TABLE sessions ADD COLUMN agent_info TEXT;
+ALTER TABLE sessions ADD COLUMN agent_id TEXT;
+ALTER TABLE sessions ADD COLUMN agent_version TEXT;
+ALTER TABLE sessions ADD COLUMN exchange_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN step_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN candidate_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN internal_step_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN conversation_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN error_candidate_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN failed_exchange_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN invalid_exchange_count INTEGER NOT NULL DEFAULT 0;
+
+ALTER TABLE exchanges ADD COLUMN request_body_redacted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE exchanges ADD COLUMN protocol TEXT NOT NULL DEFAULT 'http';
+ALTER TABLE exchanges ADD COLUMN route TEXT NOT NULL DEFAULT 'none';
+ALTER TABLE exchanges ADD COLUMN magma_request_id TEXT;
+ALTER TABLE exchanges ADD COLUMN request_valid INTEGER;
+ALTER TABLE exchanges ADD COLUMN response_valid INTEGER;
+ALTER TABLE exchanges ADD COLUMN findings TEXT;
+ALTER TABLE exchanges ADD COLUMN decoder_version INTEGER NOT NULL DEFAULT 0;
+
+CREATE TABLE blobs (
+  hash INTEGER PRIMARY KEY,
+  text TEXT NOT NULL
+);
+
+CREATE TABLE conversations (
+  id               INTEGER PRIMARY KEY,
+  session_id       INTEGER NOT NULL REFERENCES sessions(id),
+  root_step_id     INTEGER REFERENCES steps(id),
+  title            TEXT,
+  step_count       INTEGER NOT NULL DEFAULT 0,
+  candidate_count  INTEGER NOT NULL DEFAULT 0,
+  error_candidates INTEGER NOT NULL DEFAULT 0,
+  env_failures     INTEGER NOT NULL DEFAULT 0,
+  max_depth        INTEGER NOT NULL DEFAULT 0,
+  first_ns         INTEGER,
+  last_ns          INTEGER,
+  ended_in         TEXT
+);
+CREATE INDEX conversations_session ON conversations(session_id, id);
+
+CREATE TABLE steps (
+  id                  INTEGER PRIMARY KEY,
+  exchange_id         INTEGER NOT NULL REFERENCES exchanges(id),
+  session_id          INTEGER NOT NULL REFERENCES sessions(id),
+  position            INTEGER NOT NULL,
+  source_id           INTEGER NOT NULL,
+  replay_key          INTEGER NOT NULL,
+  instruction_type    TEXT    NOT NULL,
+  instruction_content TEXT    NOT NULL,
+  env_feedback        TEXT,
+  env_failure         INTEGER,
+  memory_hash         INTEGER NOT NULL REFERENCES blobs(hash),
+  tools_hash          INTEGER NOT NULL REFERENCES blobs(hash),
+  attributes_hash     INTEGER NOT NULL REFERENCES blobs(hash),
+  extra_keys_hash     INTEGER NOT NULL REFERENCES blobs(hash),
+  num_outputs         INTEGER NOT NULL,
+  conversation_id     INTEGER NOT NULL REFERENCES conversations(id),
+  parent_candidate_id INTEGER REFERENCES candidates(id),
+  parent_ambiguity    INTEGER NOT NULL DEFAULT 0,
+  depth               INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX steps_exchange ON steps(exchange_id, position);
+CREATE INDEX steps_conversation ON steps(conversation_id, id);
+CREATE INDEX steps_replay_key ON steps(replay_key);
+CREATE INDEX steps_parent ON steps(parent_candidate_id);
+
+CREATE TABLE candidates (
+  id                  INTEGER PRIMARY KEY,
+  step_id             INTEGER NOT NULL REFERENCES steps(id),
+  candidate_index     INTEGER NOT NULL,
+  status              TEXT    NOT NULL,
+  say                 TEXT,
+  tool_calls          TEXT,
+  decision_kind       TEXT,
+  error_code          TEXT,
+  error_message       TEXT,
+  error_component     TEXT,
+  memory_hash         INTEGER NOT NULL REFERENCES blobs(hash),
+  internal_step_count INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX candidates_step ON candidates(step_id, candidate_index);
+
+CREATE TABLE internal_steps (
+  id           INTEGER PRIMARY KEY,
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  position     INTEGER NOT NULL,
+  step_key     TEXT,
+  component    TEXT,
+  origin       TEXT,
+  full_prompt  TEXT,
+  output_raw   TEXT,
+  rest         TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX internal_steps_candidate ON internal_steps(candidate_id, position);
+
+CREATE VIEW step_inputs AS
+SELECT s.id AS step_id,
+       json_object('id', s.source_id,
+                   'instruction', json_object('type', s.instruction_type,
+                                              'content', s.instruction_content),
+                   'tools', json(t.text), 'attributes', json(a.text), 'memory', json(m.text),
+                   'num_outputs', s.num_outputs, 'extra_keys', json(x.text)) AS input
+FROM steps s
+JOIN blobs t ON t.hash = s.tools_hash
+JOIN blobs a ON a.hash = s.attributes_hash
+JOIN blobs m ON m.hash = s.memory_hash
+JOIN blobs x ON x.hash = s.extra_keys_hash;
+
+CREATE VIEW internal_steps_full AS
+SELECT id, candidate_id, position, step_key, component, origin, full_prompt, output_raw,
+       CASE WHEN output_raw IS NULL THEN b ELSE json_set(b, '$.output_raw', output_raw) END
+         AS body
+FROM (SELECT *, CASE WHEN full_prompt IS NULL THEN rest
+                     ELSE json_set(rest, '$.full_prompt', full_prompt) END AS b
+      FROM internal_steps);
+PRAGMA user_version = 2;
+)sql";
+
 void createV1Archive(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec(kV1Schema);
@@ -74,6 +201,41 @@ void createV1Archive(const std::string& path) {
       complete +
       "', NULL), (1, 1, 'c', 'GET', '/metrics', 11, 504, '[]', X'', '[]', X'', 0, 14, NULL, 15, '" +
       timeout + "', 'timeout')");
+}
+
+/// A version 2 archive with one session: a /v1/responses exchange with one step and its
+/// candidate, and a /health exchange.
+void createV2Archive(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  SQLite::Transaction tx(db);  // one sync, not one per statement
+  db.exec(kV1Schema);
+  db.exec(kV2Schema);
+  db.exec(R"sql(
+INSERT INTO sessions (id, name, mode, upstream, listen, started_ns, ended_ns, exchange_count,
+                      step_count, candidate_count, conversation_count)
+VALUES (1, 'v2', 'record', 'http://a', '127.0.0.1:1', 10, 20, 2, 1, 1, 1);
+INSERT INTO exchanges (id, session_id, seq, client_address, method, target, http_version, status,
+                       request_headers, request_body, response_headers, response_body,
+                       response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
+                       outcome, error, protocol, route, magma_request_id, request_valid,
+                       response_valid, findings, decoder_version)
+VALUES (1, 1, 0, 'c', 'POST', '/v1/responses', 11, 200, '[]', X'7B7D',
+        '[["content-type","application/json"]]', X'5B5D', 1, 11, 12, 13, 'complete', NULL,
+        'magma', 'responses', 'r1', 1, 1, NULL, 1),
+       (2, 1, 1, 'c', 'GET', '/health', 11, 200, '[]', X'', '[]', CAST('{"status":"ready"}' AS BLOB),
+        1, 14, 15, 16, 'complete', NULL, 'magma', 'health', NULL, NULL, 1, NULL, 1);
+INSERT INTO blobs (hash, text) VALUES (-5, '{"history":[]}'), (6, '[]'), (7, '{}');
+INSERT INTO conversations (id, session_id, root_step_id, title, step_count, candidate_count)
+VALUES (1, 1, 1, 'hello', 1, 1);
+INSERT INTO steps (id, exchange_id, session_id, position, source_id, replay_key, instruction_type,
+                   instruction_content, memory_hash, tools_hash, attributes_hash,
+                   extra_keys_hash, num_outputs, conversation_id)
+VALUES (1, 1, 1, 0, 4, -9, 'user', 'hello', -5, 6, 7, 7, 1, 1);
+INSERT INTO candidates (id, step_id, candidate_index, status, say, tool_calls, decision_kind,
+                        memory_hash)
+VALUES (1, 1, 0, 'completed', 'hi', '[]', 'say', -5);
+)sql");
+  tx.commit();
 }
 
 void setUserVersion(const std::string& path, int version) {
@@ -98,7 +260,7 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(queryText(path, "PRAGMA journal_mode"), "wal");
   for (const char* table : {"sessions", "exchanges", "blobs", "conversations", "steps",
-                            "candidates", "internal_steps"}) {
+                            "candidates", "internal_steps", "replay_misses"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'table' AND name = '") +
                                  table + "'"),
@@ -106,8 +268,13 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
         << table;
   }
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 2);
-  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'steps_replay_key'"),
-            1);
+  for (const char* index : {"steps_replay_key", "exchanges_route", "replay_misses_session"}) {
+    EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
+                                         "'index' AND name = '") +
+                                 index + "'"),
+              1)
+        << index;
+  }
   // Opening it again finds nothing to do.
   EXPECT_EQ(migrateArchive(path), kSchemaVersion);
 }
@@ -158,6 +325,55 @@ TEST(Schema, RecorderMigratesAVersion1ArchiveAndAppendsASession) {
   EXPECT_EQ(reader.exchanges(2, 0, 10).size(), 1u);
 }
 
+TEST(Schema, MigratesAVersion2ArchiveAndKeepsItsRows) {
+  TempDir dir;
+  const std::string path = dir.file("v2.sqlite");
+  createV2Archive(path);
+
+  EXPECT_EQ(migrateArchive(path), 2);
+
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM replay_misses"), 0);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE name = 'exchanges_route'"), 1);
+  // Nothing of version 2 changed.
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM exchanges"), 2);
+  EXPECT_EQ(queryInt(path, "SELECT decoder_version FROM exchanges WHERE id = 1"), 1);
+  EXPECT_EQ(queryInt(path, "SELECT exchange_count FROM sessions WHERE id = 1"), 2);
+
+  ArchiveReader reader(path);
+  EXPECT_EQ(reader.schemaVersion(), kSchemaVersion);
+  std::vector<ReplayStepRef> steps;
+  reader.forEachReplayStep(ReplaySelection{},
+                           [&](const ReplayStepRef& step) { steps.push_back(step); });
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].step_id, 1);
+  EXPECT_EQ(steps[0].source_id, 4);
+  EXPECT_EQ(steps[0].replay_key, static_cast<std::uint64_t>(-9));
+  EXPECT_EQ(steps[0].memory_hash, static_cast<std::uint64_t>(-5));
+  EXPECT_EQ(steps[0].candidate_count, 1);
+  EXPECT_EQ(steps[0].exchange_status, 200);
+  EXPECT_EQ(steps[0].response_valid, std::optional<bool>(true));
+  std::vector<ExchangeRow> health = reader.exchangesOfRoute(ReplaySelection{}, "health");
+  ASSERT_EQ(health.size(), 1u);
+  EXPECT_EQ(health[0].response_body, R"({"status":"ready"})");
+  EXPECT_TRUE(reader.replayMisses(1).empty());
+
+  // A replay session records its misses into the migrated file.
+  {
+    Recorder recorder(path, testing::testSession("replay"), testing::testOptions());
+    ReplayMissRow miss;
+    miss.route = "responses";
+    miss.input = "{}";
+    miss.differences = "[]";
+    miss.policy = "error";
+    miss.closest_step_id = 1;
+    EXPECT_TRUE(recorder.tryRecordReplayMiss(miss));
+  }
+  std::vector<ReplayMissRow> misses = reader.replayMisses(2);
+  ASSERT_EQ(misses.size(), 1u);
+  EXPECT_EQ(misses[0].closest_step_id, std::optional<std::int64_t>(1));
+}
+
 TEST(Schema, RefusesAnArchiveFromANewerVersion) {
   TempDir dir;
   const std::string path = dir.file("future.sqlite");
@@ -200,9 +416,12 @@ TEST(Schema, RefusesAFileThatIsNotSqlite) {
 
 TEST(Schema, ReaderAsksToMigrateAnOlderArchive) {
   TempDir dir;
-  const std::string path = dir.file("v1.sqlite");
-  createV1Archive(path);
-  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(path); }), HasSubstr("[store.schema.old]"));
+  const std::string v1 = dir.file("v1.sqlite");
+  createV1Archive(v1);
+  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(v1); }), HasSubstr("[store.schema.old]"));
+  const std::string v2 = dir.file("v2.sqlite");
+  createV2Archive(v2);
+  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(v2); }), HasSubstr("[store.schema.old]"));
 }
 
 TEST(Schema, ReaderRefusesAMissingFile) {

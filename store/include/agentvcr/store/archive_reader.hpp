@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -76,6 +77,25 @@ class ArchiveReader {
   /// The recorded AgentOutput object rebuilt from the candidate (request_id, source_id,
   /// candidate_index, status, memory, internal_steps, output, error).
   std::optional<protocol::Json> outputJson(std::int64_t candidate_id) const;
+
+  /// Calls `visit` for every recorded step in `selection` (the steps of the listed sessions
+  /// and of the listed conversations; all when both lists are empty), in recording order (step
+  /// id), each once, from one streaming query: what replay loads its index from at start. One
+  /// pass over `steps` (docs/schema.md, Indexes). `visit` may call this reader; an exception
+  /// it throws stops the pass and propagates.
+  void forEachReplayStep(const ReplaySelection& selection,
+                         const std::function<void(const ReplayStepRef&)>& visit) const;
+  /// Exchanges whose `route` column is `route` (protocol::magma::routeName) in the sessions of
+  /// `selection` (the listed sessions and those of the listed conversations; all when both are
+  /// empty), by id (oldest first), with headers and bodies: the health, info and coaching
+  /// exchanges replay answers from. An index lookup (exchanges(route, session_id)).
+  std::vector<ExchangeRow> exchangesOfRoute(const ReplaySelection& selection,
+                                            const std::string& route) const;
+  /// Status, headers and body the caller received in exchange `exchange_id`; empty when there is
+  /// no such exchange.
+  std::optional<RecordedResponse> recordedResponse(std::int64_t exchange_id) const;
+  /// Misses a replay session recorded (Recorder::tryRecordReplayMiss), in id (commit) order.
+  std::vector<ReplayMissRow> replayMisses(std::int64_t session_id) const;
 
   ArchiveCounts counts() const;
   int schemaVersion() const;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/rows.hpp"
 
 namespace agentvcr::store {
 
@@ -35,26 +36,29 @@ struct RecorderOptions {
 /// What one proxy run records about itself; becomes one row of `sessions`.
 struct SessionInfo {
   std::string name;      ///< user-given or generated ("record-2026-11-30T05:04:07Z")
-  std::string mode;      ///< "record", "replay-forward", "eval", "demo"
+  std::string mode;      ///< "record", "replay", "replay-forward", "eval", "demo"
   std::string upstream;  ///< "http://127.0.0.1:8000"
   std::string listen;    ///< "127.0.0.1:8080"
 };
 
 struct RecorderStats {
-  std::uint64_t submitted = 0;       ///< accepted into the queue
-  std::uint64_t written = 0;         ///< committed to disk
-  std::uint64_t refused_full = 0;    ///< trySubmit() calls refused because the queue was full
-  std::uint64_t refused_closed = 0;  ///< trySubmit() calls refused because close() had begun
-  std::uint64_t write_errors = 0;    ///< exchanges whose insert failed (logged, counted)
-  std::uint64_t batches = 0;         ///< committed transactions
-  std::uint64_t queued = 0;          ///< waiting in the queue now (not yet taken by the writer)
+  std::uint64_t submitted = 0;  ///< exchanges accepted into the queue
+  std::uint64_t written = 0;    ///< exchanges committed to disk
+  /// trySubmit() and tryRecordReplayMiss() calls refused because the queue was full
+  std::uint64_t refused_full = 0;
+  /// trySubmit() and tryRecordReplayMiss() calls refused because close() had begun
+  std::uint64_t refused_closed = 0;
+  std::uint64_t write_errors = 0;  ///< exchanges whose insert failed (logged, counted)
+  std::uint64_t batches = 0;       ///< committed transactions
+  std::uint64_t queued = 0;        ///< waiting in the queue now (not yet taken by the writer)
 };
 
 /// Records one session into an archive. Owns one writer thread with its own SQLite connection;
 /// the network threads only hand exchanges over by move. Redaction, MAGMA decoding and
 /// conversation threading happen in the writer thread (docs/schema.md).
 ///
-/// Thread-safety: trySubmit(), stats() and flush() may be called from any thread concurrently.
+/// Thread-safety: trySubmit(), tryRecordReplayMiss(), recordAgentIdentity(), stats() and flush()
+/// may be called from any thread concurrently.
 /// close() must be called once, from one thread; the destructor calls it if needed.
 class Recorder {
  public:
@@ -75,6 +79,13 @@ class Recorder {
   /// empty when it did not answer). Queued like an exchange; never blocks. It is always
   /// accepted, even over queue_capacity (it is one small item); ignored after close().
   void recordAgentIdentity(std::string health_body, std::string info_body);
+
+  /// Queues one replay miss (`replay_misses`; the archive sets its id and links it to this
+  /// session, whatever `miss.id` and `miss.session_id` hold). Returns false when the queue is
+  /// full or the recorder is closed, counted as trySubmit() counts it; never blocks. A miss is
+  /// not an exchange: it counts in neither `submitted`/`written` nor the session's counters. If
+  /// its insert fails, one "[store.write]" line is logged and the rest of the batch commits.
+  bool tryRecordReplayMiss(ReplayMissRow miss);
 
   /// Blocks until everything submitted before the call is committed.
   void flush();

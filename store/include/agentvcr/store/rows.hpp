@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/json_text.hpp"
@@ -153,6 +154,61 @@ struct ArchiveCounts {
   std::int64_t internal_steps = 0;
   std::int64_t conversations = 0;
   std::int64_t blobs = 0;
+};
+
+/// What replay's index needs of one recorded step (ArchiveReader::forEachReplayStep): the key,
+/// the parts whose hashes score near misses, and whether the recorded exchange answered it.
+struct ReplayStepRef {
+  std::int64_t step_id = 0;
+  std::int64_t exchange_id = 0;
+  std::int64_t session_id = 0;
+  std::int64_t conversation_id = 0;
+  std::int64_t position = 0;
+  std::int64_t source_id = 0;
+  std::uint64_t replay_key = 0;
+  std::string instruction_type;
+  std::string instruction_content;
+  std::uint64_t memory_hash = 0;
+  std::uint64_t tools_hash = 0;
+  std::uint64_t attributes_hash = 0;
+  std::uint64_t extra_keys_hash = 0;
+  std::int64_t num_outputs = 1;
+  std::int64_t candidate_count = 0;    ///< recorded candidates (0 unless response_valid)
+  int exchange_status = 0;             ///< status the caller received
+  std::optional<bool> response_valid;  ///< exchanges.response_valid
+};
+
+/// Which recorded data replay serves. Empty lists select everything; otherwise the union of
+/// the listed sessions and the listed conversations.
+struct ReplaySelection {
+  std::vector<std::int64_t> sessions;
+  std::vector<std::int64_t> conversations;
+
+  bool all() const { return sessions.empty() && conversations.empty(); }
+};
+
+/// The response half of an exchange, as the caller received it (ArchiveReader::recordedResponse).
+struct RecordedResponse {
+  int status = 0;
+  protocol::Headers headers;  ///< secrets already redacted
+  std::string body;
+};
+
+/// One input (or coaching request) a replay could not answer from the archive, with the
+/// closest recorded input and where they differ (`replay_misses`).
+struct ReplayMissRow {
+  std::int64_t id = 0;                    ///< set by the archive
+  std::int64_t session_id = 0;            ///< set by the archive: the replay's own session
+  std::int64_t at_ns = 0;                 ///< when replay looked it up, ns since the Unix epoch
+  std::string route;                      ///< protocol::magma::routeName of the request
+  std::string request_id;                 ///< the live request_id; empty when the request has none
+  std::int64_t position = 0;              ///< index in the live request's inputs (0 otherwise)
+  std::optional<std::int64_t> source_id;  ///< the live input's id
+  std::uint64_t replay_key = 0;
+  std::string input;  ///< canonical JSON of the live input (or coaching body), secrets redacted
+  std::optional<std::int64_t> closest_step_id;  ///< the closest recorded step, if any
+  std::string differences;  ///< JSON array of JSON pointers where input and closest differ
+  std::string policy;       ///< "error", "http" or "forward"
 };
 
 }  // namespace agentvcr::store
