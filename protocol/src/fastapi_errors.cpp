@@ -1,11 +1,11 @@
-#include "agentvcr/scripted/fastapi_errors.hpp"
+#include "agentvcr/protocol/fastapi_errors.hpp"
 
 #include <cstdint>
 #include <variant>
 
 #include <nlohmann/json.hpp>
 
-namespace agentvcr::scripted {
+namespace agentvcr::protocol {
 
 namespace {
 
@@ -23,11 +23,11 @@ Ordered detailList(Ordered items) {
 
 }  // namespace
 
-std::string validationErrorBody(const std::vector<protocol::Finding>& findings) {
+std::string validationErrorBody(const std::vector<Finding>& findings) {
   Ordered items = Ordered::array();
-  for (const protocol::Finding& finding : findings) {
+  for (const Finding& finding : findings) {
     Ordered loc = Ordered::array({"body"});
-    for (const protocol::PathElement& element : finding.loc) {
+    for (const PathElement& element : finding.loc) {
       if (const auto* key = std::get_if<std::string>(&element)) {
         loc.push_back(*key);
       } else {
@@ -44,7 +44,7 @@ std::string validationErrorBody(const std::vector<protocol::Finding>& findings) 
   return dump(detailList(std::move(items)));
 }
 
-std::string jsonDecodeErrorBody(const protocol::JsonSyntaxError& error) {
+std::string jsonDecodeErrorBody(const JsonSyntaxError& error) {
   Ordered item = Ordered::object();
   item["type"] = "json_invalid";
   item["loc"] = Ordered::array({"body", error.offset});
@@ -69,4 +69,4 @@ std::string detailBody(std::string_view message) {
   return dump(body);
 }
 
-}  // namespace agentvcr::scripted
+}  // namespace agentvcr::protocol

@@ -54,6 +54,14 @@ JsonParseResult parseJson(std::string_view text, std::size_t max_depth) {
   return result;
 }
 
+std::optional<OrderedJson> parseOrderedJson(std::string_view text, std::size_t max_depth) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  JsonSyntaxError ignored;
+  return detail::parseJsonAs<OrderedJson>(text, max_depth, ignored);
+}
+
 std::string dumpCompact(const Json& value) {
   return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "agentvcr/scripted/fastapi_errors.hpp"
+#include "agentvcr/protocol/fastapi_errors.hpp"
 #include "agentvcr/scripted/full_history.hpp"
 #include "agentvcr/scripted/rule_match.hpp"
 
@@ -116,28 +116,28 @@ HttpReply ScriptedAgent::info() const {
 
 HttpReply ScriptedAgent::respond(std::string_view request_body) const {
   if (request_body.empty()) {
-    return jsonReply(422, missingBodyErrorBody());
+    return jsonReply(422, protocol::missingBodyErrorBody());
   }
   protocol::JsonParseResult parsed = protocol::parseJson(request_body);
   if (!parsed.value) {
-    return jsonReply(422, jsonDecodeErrorBody(parsed.error));
+    return jsonReply(422, protocol::jsonDecodeErrorBody(parsed.error));
   }
   protocol::Parsed<magma::AgentRequest> request = magma::parseAgentRequest(*parsed.value);
   if (!request.ok()) {
-    return jsonReply(422, validationErrorBody(request.findings));
+    return jsonReply(422, protocol::validationErrorBody(request.findings));
   }
   std::int64_t total = 0;
   for (std::size_t i = 0; i < request.value->inputs.size(); ++i) {
     const magma::AgentInput& input = request.value->inputs[i];
     if (auto problem = checkMemoryShape(input, i)) {
-      return jsonReply(422, detailBody(*problem));
+      return jsonReply(422, protocol::detailBody(*problem));
     }
     total += input.num_outputs > kMaxCandidatesPerRequest ? kMaxCandidatesPerRequest + 1
                                                           : input.num_outputs;
     if (total > kMaxCandidatesPerRequest) {
-      return jsonReply(
-          422, detailBody("A request may ask for at most " +
-                          std::to_string(kMaxCandidatesPerRequest) + " candidates in total"));
+      return jsonReply(422, protocol::detailBody("A request may ask for at most " +
+                                                 std::to_string(kMaxCandidatesPerRequest) +
+                                                 " candidates in total"));
     }
   }
   return jsonReply(200, magma::serializeResponse(answer(*request.value)));

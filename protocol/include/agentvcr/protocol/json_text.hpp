@@ -38,6 +38,13 @@ inline constexpr std::size_t kDefaultMaxJsonDepth = 512;
 /// - a leading UTF-8 byte order mark is skipped, as json.loads does on the bytes FastAPI reads.
 JsonParseResult parseJson(std::string_view text, std::size_t max_depth = kDefaultMaxJsonDepth);
 
+using OrderedJson = nlohmann::ordered_json;
+
+/// parseJson() keeping the sender's member order: for bodies that are re-sent after a small
+/// change (replay re-stamping a recorded answer) and must otherwise keep their shape.
+std::optional<OrderedJson> parseOrderedJson(std::string_view text,
+                                            std::size_t max_depth = kDefaultMaxJsonDepth);
+
 /// Compact dump that never throws: invalid UTF-8 in strings is replaced with U+FFFD.
 std::string dumpCompact(const Json& value);
 

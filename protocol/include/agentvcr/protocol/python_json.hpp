@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,12 @@ std::string pythonJsonDumps(const nlohmann::json& value, PythonJsonStyle style =
 
 /// As above, keeping the insertion order of members.
 std::string pythonJsonDumps(const nlohmann::ordered_json& value, PythonJsonStyle style = {});
+
+/// The style a JSON text was most likely written in, so that a value taken from it can be
+/// written back the same way: `spaced` when the first member separator is `": "`, `ensure_ascii`
+/// when the text is pure ASCII and escapes some non-ASCII character as `\uXXXX`. Texts that
+/// show neither give the compact, raw-UTF-8 default. `allow_nan` stays false.
+PythonJsonStyle detectPythonJsonStyle(std::string_view text);
 
 /// What json.dumps writes for a Python float: `repr(value)`, the shortest digits that round-trip,
 /// positional for decimal exponents in [-4, 16) with ".0" on whole numbers (`1.0`,
