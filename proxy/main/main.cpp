@@ -1,8 +1,11 @@
-// agentvcr: record, inspect and (soon) replay agent HTTP traffic. This file only turns
+// agentvcr: record, inspect and replay agent HTTP traffic. This file only turns
 // arguments into command options; the commands live in agentvcr_cli.
 
+#include <algorithm>
 #include <iostream>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -59,6 +62,70 @@ void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream
                    "Do not ask the agent for /health and /v1/info at start");
 }
 
+struct ReplayArguments {
+  std::string listen = "127.0.0.1:8000";
+  std::string on_miss = "error";
+  std::string upstream;
+  std::vector<std::string> ignore;
+  unsigned forward_timeout_s = 600;
+  bool no_store_misses = false;
+};
+
+CLI::App* addReplay(CLI::App& app, cli::ReplayCommand& command, ReplayArguments& args) {
+  auto* replay = app.add_subcommand("replay", "Serve recorded conversations as a mock agent");
+  replay->add_option("--db", command.config.db_path, "SQLite archive")->capture_default_str();
+  replay->add_option("--session", command.config.replay.selection.sessions,
+                     "Serve this session (repeatable; default: all)");
+  replay->add_option("--conversation", command.config.replay.selection.conversations,
+                     "Serve this conversation (repeatable)");
+  replay->add_option("--listen", args.listen, "Address to listen on (port 0: any free port)")
+      ->capture_default_str();
+  replay->add_option("--ready-file", command.ready_file, "Write the URL here once ready");
+  replay->add_option("--on-miss", args.on_miss, "error, http or forward")
+      ->check(CLI::IsMember({"error", "http", "forward"}))
+      ->capture_default_str();
+  replay->add_option("--upstream", args.upstream, "Live agent asked under --on-miss forward");
+  replay->add_option("--ignore", args.ignore,
+                     "JSON pointer into an input left out of its key (repeatable)");
+  replay->add_option("--threads", command.config.server.threads, "Worker threads")
+      ->capture_default_str();
+  replay
+      ->add_option("--forward-timeout", args.forward_timeout_s,
+                   "Seconds to wait for the live agent under --on-miss forward")
+      ->capture_default_str();
+  replay->add_flag("--no-store-misses", args.no_store_misses,
+                   "Only log misses; never write to the archive");
+  return replay;
+}
+
+/// Turns replay's arguments into its configuration; returns an error message when they
+/// contradict each other.
+std::string configureReplay(cli::ReplayCommand& command, const ReplayArguments& args) {
+  auto& config = command.config;
+  config.replay.on_miss = *replay::parseMissPolicy(args.on_miss);
+  if (config.replay.on_miss == replay::MissPolicy::Forward) {
+    auto url = proxy::parseUrl(args.upstream);
+    if (!url || url->tls) {
+      return "--on-miss forward needs --upstream http://host[:port][/path], got '" + args.upstream +
+             "'";
+    }
+    config.upstream = *url;
+  } else if (!args.upstream.empty()) {
+    return "--upstream is only used with --on-miss forward";
+  }
+  try {
+    config.replay.key_rules = replay::KeyRules::ignoring(args.ignore);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  auto listen = parseListen(args.listen);
+  config.server.host = listen.host;
+  config.server.port = listen.port;
+  config.forward_timeout = std::chrono::seconds(args.forward_timeout_s);
+  config.store_misses = !args.no_store_misses;
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +142,11 @@ int main(int argc, char** argv) {
   unsigned upstream_timeout_s = 600;
   bool insecure = false;
   addRecord(app, record, upstream, record_listen, durability, upstream_timeout_s, insecure);
+
+  cli::ReplayCommand replay_command;
+  replay_command.config.server.threads = std::min(4u, defaultThreads());
+  ReplayArguments replay_args;
+  auto* replay_app = addReplay(app, replay_command, replay_args);
 
   cli::MockMagmaCommand mock;
   std::string mock_listen = "127.0.0.1:8000";
@@ -127,6 +199,13 @@ int main(int argc, char** argv) {
       record.config.recorder.durability =
           durability == "full" ? store::Durability::Full : store::Durability::Normal;
       return cli::runRecord(record, std::cout);
+    }
+    if (replay_app->parsed()) {
+      if (auto problem = configureReplay(replay_command, replay_args); !problem.empty()) {
+        std::cerr << "agentvcr replay: " << problem << "\n";
+        return cli::kExitUsage;
+      }
+      return cli::runReplay(replay_command, std::cout);
     }
     if (mock_app->got_subcommand("magma")) {
       auto listen = parseListen(mock_listen);

@@ -33,6 +33,9 @@ class LocalServiceHandler final : public ConnectionHandler {
       if (!answer.content_type.empty()) {
         response.set(http::field::content_type, answer.content_type);
       }
+      for (const auto& header : answer.headers) {
+        response.insert(header.name, header.value);
+      }
       response.body() = std::move(answer.body);
       response.keep_alive(keep_alive);
       response.prepare_payload();

@@ -17,7 +17,8 @@ LocalHandler echoThreadId() {
   return [](const LocalRequest& request) {
     std::ostringstream id;
     id << std::this_thread::get_id();
-    return LocalResponse{200, "text/plain", request.method + " " + request.target + " " + id.str()};
+    return LocalResponse{
+        200, "text/plain", request.method + " " + request.target + " " + id.str(), {}};
   };
 }
 

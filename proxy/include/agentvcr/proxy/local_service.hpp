@@ -18,11 +18,13 @@ struct LocalRequest {
   std::string body;
 };
 
-/// What a local service answers. `content_type` is left out when empty (e.g. for 204).
+/// What a local service answers. `content_type` is left out when empty (e.g. for 204);
+/// `headers` are written after it (Content-Length is always computed from the body).
 struct LocalResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  protocol::Headers headers;
 };
 
 /// Decides the answer to one request without touching a socket. Runs on a worker thread and

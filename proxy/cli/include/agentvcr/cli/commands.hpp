@@ -6,6 +6,7 @@
 #include <string>
 
 #include "agentvcr/proxy/recording_proxy.hpp"
+#include "agentvcr/proxy/replay_service.hpp"
 
 /// The `agentvcr` subcommands. main() parses arguments into these option structs; each run
 /// function returns the process exit status and writes what a person reads to `out`.
@@ -22,6 +23,13 @@ struct RecordCommand {
 };
 
 int runRecord(const RecordCommand& command, std::ostream& out);
+
+struct ReplayCommand {
+  proxy::ReplayServiceConfig config;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+int runReplay(const ReplayCommand& command, std::ostream& out);
 
 struct MockMagmaCommand {
   std::string script_path;

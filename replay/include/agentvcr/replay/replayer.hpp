@@ -1,0 +1,126 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/replay/input_key.hpp"
+#include "agentvcr/replay/json_diff.hpp"
+#include "agentvcr/store/rows.hpp"
+
+/// Replay: recorded MAGMA conversations served back as a deterministic mock agent
+/// (docs/replay.md). This library decides every answer; proxy/ only carries the bytes.
+namespace agentvcr::replay {
+
+/// What replay does with an input it has no recorded answer for. Every miss is also reported
+/// (ReplayOutcome::misses) for the caller to log and store.
+enum class MissPolicy {
+  Error,    ///< answer error candidates with code "replay_miss" (the default)
+  Http,     ///< answer the whole request with HTTP 503
+  Forward,  ///< ask a live agent (record-missing mode)
+};
+
+std::optional<MissPolicy> parseMissPolicy(std::string_view name);
+const char* missPolicyName(MissPolicy policy);
+
+struct ReplayOptions {
+  store::ReplaySelection selection;  ///< what to serve; everything when empty
+  KeyRules key_rules;                ///< --ignore
+  MissPolicy on_miss = MissPolicy::Error;
+  std::size_t max_difference_paths = 32;  ///< per near-miss report
+};
+
+/// An HTTP request as replay sees it: whole, body included.
+struct ReplayRequest {
+  std::string method;
+  std::string target;
+  protocol::Headers headers;
+  std::string body;
+};
+
+/// An HTTP answer without transport. `headers` are extra headers besides Content-Type and
+/// Content-Length (those the recorded agent sent, e.g. `server`).
+struct Reply {
+  int status = 200;
+  std::string content_type = "application/json";
+  protocol::Headers headers;
+  std::string body;
+};
+
+/// One input replay could not answer from the archive.
+struct MissReport {
+  std::string route;       ///< "responses", "coaching", ...
+  std::string request_id;  ///< the live request_id, when the request has one
+  std::int64_t position = 0;
+  std::optional<std::int64_t> source_id;
+  std::uint64_t replay_key = 0;
+  protocol::Json input;  ///< what was keyed (no id, ignored parts left out)
+  std::optional<std::int64_t> closest_step_id;
+  JsonDifferences differences;  ///< between `input` and the closest recorded one
+  std::string reason;           ///< one line for logs and error messages
+};
+
+/// What a live agent answered a forwarded request; status 0 when it did not answer.
+struct ForwardReply {
+  int status = 0;
+  protocol::Headers headers;
+  std::string body;
+  std::string error;  ///< why there is no answer, "[proxy.upstream.refused] ..."
+};
+
+/// Sends a request to the live agent (and records the exchange). Must be safe to call from
+/// several threads at once. Only consulted under MissPolicy::Forward.
+using Forwarder = std::function<ForwardReply(const ReplayRequest&)>;
+
+struct ReplayOutcome {
+  Reply reply;
+  std::size_t hits = 0;
+  std::vector<MissReport> misses;
+  bool forwarded = false;
+};
+
+/// Counters since start, for logs and the `/_agentvcr/replay` status route.
+struct ReplayStats {
+  std::uint64_t requests = 0;
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+  std::uint64_t forwarded = 0;
+  std::uint64_t invalid = 0;  ///< requests answered 422
+};
+
+/// The deterministic mock agent. Loads the replay index of the selected recorded steps, the
+/// agent's identity and its coaching exchanges at construction; then answers requests from
+/// the archive, which it only reads.
+///
+/// Thread-safe: handle() may run on several threads; the index cursors are updated under one
+/// lock, so requests that arrive in the same order always get the same answers.
+class Replayer {
+ public:
+  /// Throws std::runtime_error when the archive cannot be read or the selection names a
+  /// session or conversation the archive does not hold.
+  Replayer(const std::string& archive_path, ReplayOptions options);
+  ~Replayer();
+  Replayer(const Replayer&) = delete;
+  Replayer& operator=(const Replayer&) = delete;
+
+  /// Answers one request. `forward` is used only under MissPolicy::Forward (a miss with no
+  /// forwarder answers as MissPolicy::Http does).
+  ReplayOutcome handle(const ReplayRequest& request, const Forwarder* forward = nullptr);
+
+  ReplayStats stats() const;
+  std::size_t recordedSteps() const;
+  std::size_t distinctKeys() const;
+  const ReplayOptions& options() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentvcr::replay

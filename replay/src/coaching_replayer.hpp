@@ -1,0 +1,45 @@
+#pragma once
+
+// The coaching routes: PUT and DELETE /v1/coaching/sessions/{run_id}, POST /v1/coaching, each
+// keyed on its content without ids and served in recorded order.
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/replay/recorded_outputs.hpp"
+#include "agentvcr/replay/recorded_queue.hpp"
+#include "agentvcr/replay/replayer.hpp"
+
+namespace agentvcr::replay::detail {
+
+class CoachingReplayer {
+ public:
+  CoachingReplayer(ReaderPool& readers, const ReplayOptions& options);
+
+  /// Whether the selection holds any coaching exchange (the agent offered coaching).
+  bool recorded() const { return !recorded_.empty(); }
+
+  ReplayOutcome respond(protocol::magma::Route route, const ReplayRequest& request,
+                        const Forwarder* forward);
+
+ private:
+  struct Recorded {
+    std::int64_t exchange_id = 0;
+    protocol::magma::Route route = protocol::magma::Route::None;
+    protocol::Json content;  ///< what is keyed
+  };
+
+  MissReport reportMiss(protocol::magma::Route route, const protocol::Json& content,
+                        std::uint64_t key, const std::string& request_id) const;
+
+  ReaderPool& readers_;
+  const ReplayOptions& options_;
+  std::vector<Recorded> recorded_;
+  std::mutex mutex_;
+  RecordedQueues<std::int64_t> exchanges_;  ///< key to exchange ids
+};
+
+}  // namespace agentvcr::replay::detail

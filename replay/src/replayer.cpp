@@ -1,0 +1,215 @@
+#include "agentvcr/replay/replayer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "agentvcr/protocol/fastapi_errors.hpp"
+#include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/recorded_outputs.hpp"
+#include "coaching_replayer.hpp"
+#include "identity_replies.hpp"
+#include "replies.hpp"
+#include "responses_replayer.hpp"
+
+namespace agentvcr::replay {
+namespace {
+
+namespace magma = protocol::magma;
+using magma::Route;
+
+/// Replay's own status route. Real agents answer 404 there; callers that probe for it know
+/// they talk to a replay.
+constexpr std::string_view kStatusPath = "/_agentvcr/replay";
+
+std::string pathOf(const std::string& target) {
+  return target.substr(0, target.find('?'));
+}
+
+bool isCoachingPath(const std::string& path) {
+  return path == "/v1/coaching" || path.starts_with("/v1/coaching/sessions/");
+}
+
+/// The sessions the selection covers, oldest first; throws on ids the archive does not hold.
+std::vector<store::SessionRow> selectedSessions(const store::ArchiveReader& reader,
+                                                const store::ReplaySelection& selection) {
+  std::vector<store::SessionRow> all = reader.sessions();
+  if (selection.all()) {
+    return all;
+  }
+  std::vector<std::int64_t> wanted = selection.sessions;
+  for (std::int64_t id : selection.sessions) {
+    if (!reader.session(id)) {
+      throw std::runtime_error("[replay.selection] the archive holds no session " +
+                               std::to_string(id));
+    }
+  }
+  for (std::int64_t id : selection.conversations) {
+    auto conversation = reader.conversation(id);
+    if (!conversation) {
+      throw std::runtime_error("[replay.selection] the archive holds no conversation " +
+                               std::to_string(id));
+    }
+    wanted.push_back(conversation->session_id);
+  }
+  std::erase_if(all, [&](const store::SessionRow& session) {
+    return std::find(wanted.begin(), wanted.end(), session.id) == wanted.end();
+  });
+  return all;
+}
+
+}  // namespace
+
+std::optional<MissPolicy> parseMissPolicy(std::string_view name) {
+  if (name == "error") {
+    return MissPolicy::Error;
+  }
+  if (name == "http") {
+    return MissPolicy::Http;
+  }
+  if (name == "forward") {
+    return MissPolicy::Forward;
+  }
+  return std::nullopt;
+}
+
+const char* missPolicyName(MissPolicy policy) {
+  switch (policy) {
+    case MissPolicy::Error:
+      return "error";
+    case MissPolicy::Http:
+      return "http";
+    case MissPolicy::Forward:
+      return "forward";
+  }
+  return "error";
+}
+
+class Replayer::Impl {
+ public:
+  Impl(const std::string& archive_path, ReplayOptions options)
+      : options_(std::move(options)),
+        readers_(archive_path),
+        sessions_(readers_.with([&](const store::ArchiveReader& reader) {
+          return selectedSessions(reader, options_.selection);
+        })),
+        responses_(readers_, options_),
+        coaching_(readers_, options_),
+        identity_(readers_.with([&](const store::ArchiveReader& reader) {
+          return detail::IdentityReplies(reader, options_.selection, sessions_,
+                                         coaching_.recorded());
+        })) {}
+
+  ReplayOutcome handle(const ReplayRequest& request, const Forwarder* forward) {
+    ReplayOutcome outcome = route(request, forward);
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.requests;
+    stats_.hits += outcome.hits;
+    stats_.misses += outcome.misses.size();
+    stats_.forwarded += outcome.forwarded ? 1 : 0;
+    stats_.invalid += outcome.reply.status == 422 ? 1 : 0;
+    return outcome;
+  }
+
+  ReplayStats stats() const {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    return stats_;
+  }
+
+  const ReplayOptions& options() const { return options_; }
+
+  std::size_t recordedSteps() const { return responses_.stepCount(); }
+
+  std::size_t distinctKeys() const { return responses_.keyCount(); }
+
+ private:
+  ReplayOutcome route(const ReplayRequest& request, const Forwarder* forward) {
+    ReplayOutcome outcome;
+    const Route route = magma::routeOf(request.method, request.target);
+    // Coaching routes exist only on agents that offer coaching: without a recording of them
+    // (and no live agent to ask), replay is an agent without coaching.
+    const bool coaching_served =
+        coaching_.recorded() || (options_.on_miss == MissPolicy::Forward && forward != nullptr);
+    switch (route) {
+      case Route::Health:
+        outcome.reply = identity_.health();
+        return outcome;
+      case Route::Info:
+        outcome.reply = identity_.info();
+        return outcome;
+      case Route::Responses:
+        return responses_.respond(request, forward);
+      case Route::CoachingPut:
+      case Route::CoachingDelete:
+      case Route::Coaching:
+        if (coaching_served) {
+          return coaching_.respond(route, request, forward);
+        }
+        break;
+      case Route::None:
+        break;
+    }
+    const std::string path = pathOf(request.target);
+    if (path == kStatusPath && request.method == "GET") {
+      outcome.reply = detail::jsonReply(200, statusBody());
+    } else if (path == "/health" || path == "/v1/info" || path == "/v1/responses" ||
+               (coaching_served && isCoachingPath(path))) {
+      outcome.reply = detail::jsonReply(405, protocol::detailBody("Method Not Allowed"));
+    } else {
+      outcome.reply = detail::jsonReply(404, protocol::detailBody("Not Found"));
+    }
+    return outcome;
+  }
+
+  std::string statusBody() const {
+    const ReplayStats now = stats();
+    nlohmann::ordered_json body;
+    body["recorded_steps"] = responses_.stepCount();
+    body["keys"] = responses_.keyCount();
+    body["on_miss"] = missPolicyName(options_.on_miss);
+    body["requests"] = now.requests;
+    body["hits"] = now.hits;
+    body["misses"] = now.misses;
+    body["forwarded"] = now.forwarded;
+    body["invalid"] = now.invalid;
+    return protocol::pythonJsonDumps(body);
+  }
+
+  ReplayOptions options_;
+  ReaderPool readers_;
+  std::vector<store::SessionRow> sessions_;
+  detail::ResponsesReplayer responses_;
+  detail::CoachingReplayer coaching_;
+  detail::IdentityReplies identity_;
+  mutable std::mutex stats_mutex_;
+  ReplayStats stats_;
+};
+
+Replayer::Replayer(const std::string& archive_path, ReplayOptions options)
+    : impl_(std::make_unique<Impl>(archive_path, std::move(options))) {}
+
+Replayer::~Replayer() = default;
+
+ReplayOutcome Replayer::handle(const ReplayRequest& request, const Forwarder* forward) {
+  return impl_->handle(request, forward);
+}
+
+ReplayStats Replayer::stats() const {
+  return impl_->stats();
+}
+
+std::size_t Replayer::recordedSteps() const {
+  return impl_->recordedSteps();
+}
+
+std::size_t Replayer::distinctKeys() const {
+  return impl_->distinctKeys();
+}
+
+const ReplayOptions& Replayer::options() const {
+  return impl_->options();
+}
+
+}  // namespace agentvcr::replay

@@ -1,0 +1,98 @@
+#include "replies.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "agentvcr/protocol/python_json.hpp"
+
+namespace agentvcr::replay::detail {
+namespace {
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+constexpr std::array<std::string_view, 10> kTransferHeaders = {
+    "content-length", "transfer-encoding", "connection", "keep-alive",  "proxy-connection", "te",
+    "trailer",        "upgrade",           "date",       "content-type"};
+
+}  // namespace
+
+Reply jsonReply(int status, std::string body) {
+  Reply reply;
+  reply.status = status;
+  reply.body = std::move(body);
+  return reply;
+}
+
+Reply agentvcrError(int status, std::string_view id, std::string_view message) {
+  nlohmann::ordered_json body;
+  body["detail"] = std::string(message);
+  body["agentvcr_error"] = std::string(id);
+  return jsonReply(status, protocol::pythonJsonDumps(body));
+}
+
+Reply recordedReply(const store::RecordedResponse& response) {
+  Reply reply;
+  reply.status = response.status;
+  reply.content_type = contentTypeOf(response.headers);
+  bool has_content_type = false;
+  for (const auto& [name, value] : response.headers) {
+    has_content_type = has_content_type || equalsIgnoreCase(name, "content-type");
+  }
+  if (!has_content_type) {
+    reply.content_type.clear();  // the agent sent none (e.g. a 204)
+  }
+  reply.headers = replayableHeaders(response.headers, /*body_rewritten=*/false);
+  reply.body = response.body;
+  return reply;
+}
+
+protocol::Headers replayableHeaders(const protocol::Headers& headers, bool body_rewritten) {
+  protocol::Headers kept;
+  for (const auto& header : headers) {
+    const auto& name = header.name;
+    const bool transfer =
+        std::any_of(kTransferHeaders.begin(), kTransferHeaders.end(),
+                    [&](std::string_view h) { return equalsIgnoreCase(name, h); });
+    if (transfer || (body_rewritten && equalsIgnoreCase(name, "content-encoding"))) {
+      continue;
+    }
+    kept.push_back(header);
+  }
+  return kept;
+}
+
+std::string contentTypeOf(const protocol::Headers& headers) {
+  for (const auto& [name, value] : headers) {
+    if (equalsIgnoreCase(name, "content-type")) {
+      return value;
+    }
+  }
+  return "application/json";
+}
+
+std::string missReason(std::string_view what, const std::optional<std::string>& closest,
+                       const JsonDifferences& differences) {
+  std::string reason = "agentvcr replay: no recorded answer for this " + std::string(what);
+  if (!closest) {
+    return reason + "; no recorded input resembles it";
+  }
+  if (differences.paths.empty()) {
+    return reason + "; it matches the recorded input (" + *closest + ")";
+  }
+  reason += "; the closest recorded input (" + *closest + ") differs at ";
+  for (std::size_t i = 0; i < differences.paths.size(); ++i) {
+    reason += (i == 0 ? "" : ", ") +
+              (differences.paths[i].empty() ? "(whole input)" : differences.paths[i]);
+  }
+  return reason + (differences.truncated ? ", ..." : "");
+}
+
+}  // namespace agentvcr::replay::detail

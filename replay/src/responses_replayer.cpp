@@ -1,0 +1,302 @@
+#include "responses_replayer.hpp"
+
+#include <utility>
+
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/fastapi_errors.hpp"
+#include "agentvcr/protocol/python_json.hpp"
+#include "replies.hpp"
+
+namespace agentvcr::replay::detail {
+
+using protocol::Json;
+using protocol::OrderedJson;
+namespace magma = protocol::magma;
+
+/// What one live input gets: its recorded step, then the outputs it will answer with.
+struct ResponsesReplayer::Slot {
+  std::uint64_t key = 0;
+  std::optional<RecordedStep> step;
+  std::shared_ptr<const RecordedAnswer> answer;  ///< where `outputs` came from, when recorded
+  std::vector<OrderedJson> outputs;
+  bool missed = false;
+  std::string shortfall;  ///< why a matched step still cannot answer
+};
+
+namespace {
+
+struct LoadedStep {
+  std::uint64_t key = 0;
+  RecordedStep step;
+  InputFeatures features;
+};
+
+void restamp(OrderedJson& output, const std::string& request_id, std::int64_t source_id) {
+  output["request_id"] = request_id;
+  output["source_id"] = source_id;
+}
+
+/// An error candidate in the reference agents' field order, keeping the input memory as the
+/// contract asks of error candidates (magma-protocol.md §8).
+OrderedJson missCandidate(const std::string& request_id, const magma::AgentInput& input,
+                          std::int64_t candidate_index, const std::string& message) {
+  OrderedJson error;
+  error["code"] = "replay_miss";
+  error["message"] = message;
+  error["component"] = "agentvcr-replay";
+  OrderedJson output;
+  output["request_id"] = request_id;
+  output["source_id"] = input.id;
+  output["candidate_index"] = candidate_index;
+  output["status"] = "error";
+  output["memory"] = input.memory;
+  output["internal_steps"] = OrderedJson::array();
+  output["output"] = nullptr;
+  output["error"] = std::move(error);
+  return output;
+}
+
+std::optional<Reply> invalidRequest(const std::string& body,
+                                    std::optional<magma::AgentRequest>& request) {
+  if (body.empty()) {
+    return jsonReply(422, protocol::missingBodyErrorBody());
+  }
+  auto parsed = protocol::parseJson(body);
+  if (!parsed.value) {
+    return jsonReply(422, protocol::jsonDecodeErrorBody(parsed.error));
+  }
+  auto validated = magma::parseAgentRequest(*parsed.value);
+  if (!validated.ok()) {
+    return jsonReply(422, protocol::validationErrorBody(validated.findings));
+  }
+  request = std::move(validated.value);
+  return std::nullopt;
+}
+
+}  // namespace
+
+ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& options)
+    : readers_(readers), options_(options), answers_(readers) {
+  std::vector<LoadedStep> loaded;
+  readers_.with([&](const store::ArchiveReader& reader) {
+    reader.forEachReplayStep(options_.selection, [&](const store::ReplayStepRef& ref) {
+      loaded.push_back(LoadedStep{ref.replay_key, recordedStepOf(ref), featuresOf(ref)});
+    });
+    if (!options_.key_rules.ignoresNothing()) {
+      // The stored key covers the whole input: key each recorded input again without the
+      // ignored parts.
+      for (LoadedStep& entry : loaded) {
+        if (auto input = reader.inputJson(entry.step.step_id)) {
+          entry.key = options_.key_rules.keyOf(*input);
+        }
+      }
+    }
+  });
+  for (const LoadedStep& entry : loaded) {
+    index_.add(entry.key, entry.step, entry.features);
+  }
+}
+
+ReplayOutcome ResponsesReplayer::respond(const ReplayRequest& request, const Forwarder* forward) {
+  ReplayOutcome outcome;
+  std::optional<magma::AgentRequest> parsed;
+  if (auto invalid = invalidRequest(request.body, parsed)) {
+    outcome.reply = std::move(*invalid);
+    return outcome;
+  }
+  const std::string& request_id = parsed->request_id;
+  std::vector<Slot> slots(parsed->inputs.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    slots[i].key = options_.key_rules.keyOf(parsed->inputs[i]);
+  }
+  {
+    // One lock for the whole request: its inputs take their recorded steps together, so the
+    // same sequence of requests always meets the same cursors.
+    std::lock_guard<std::mutex> lock(index_mutex_);
+    for (Slot& slot : slots) {
+      slot.step = index_.take(slot.key);
+    }
+  }
+
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    Slot& slot = slots[i];
+    const magma::AgentInput& input = parsed->inputs[i];
+    if (!slot.step) {
+      slot.missed = true;
+      continue;
+    }
+    ++outcome.hits;
+    if (!slot.step->answered) {
+      continue;
+    }
+    slot.answer = answers_.of(slot.step->exchange_id);
+    if (slot.answer) {
+      slot.outputs = RecordedAnswers::outputsOf(*slot.answer, slot.step->source_id);
+    }
+    const auto wanted = static_cast<std::size_t>(input.num_outputs);
+    if (slot.outputs.size() < wanted) {
+      --outcome.hits;
+      slot.missed = true;
+      slot.shortfall = "input: step " + std::to_string(slot.step->step_id) + " was answered with " +
+                       std::to_string(slot.outputs.size()) + " candidates and " +
+                       std::to_string(wanted) + " are asked for";
+      slot.outputs.clear();
+      continue;
+    }
+    slot.outputs.resize(wanted);
+    for (OrderedJson& output : slot.outputs) {
+      restamp(output, request_id, input.id);
+    }
+  }
+
+  bool any_miss = false;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].missed) {
+      any_miss = true;
+      outcome.misses.push_back(
+          reportMiss(parsed->inputs[i], i, request_id,
+                     slots[i].shortfall.empty() ? "input" : slots[i].shortfall));
+    }
+  }
+  // A recorded failure (an HTTP error, an answer that broke the contract) is replayed as it
+  // was, for the whole request: that is what the caller saw.
+  for (const Slot& slot : slots) {
+    if (slot.step && !slot.step->answered) {
+      auto recorded = readers_.with([&](const store::ArchiveReader& reader) {
+        return reader.recordedResponse(slot.step->exchange_id);
+      });
+      if (recorded) {
+        outcome.reply = recordedReply(*recorded);
+        return outcome;
+      }
+    }
+  }
+
+  if (any_miss) {
+    if (auto whole = answerMisses(request, *parsed, slots, outcome, forward)) {
+      outcome.reply = std::move(*whole);
+      return outcome;
+    }
+  }
+
+  // Written the way the recorded agent wrote it: its spacing and escaping, its headers.
+  protocol::PythonJsonStyle style;
+  protocol::Headers headers;
+  for (const Slot& slot : slots) {
+    if (slot.answer) {
+      style = slot.answer->style;
+      headers = replayableHeaders(slot.answer->headers, /*body_rewritten=*/true);
+      break;
+    }
+  }
+  OrderedJson body = OrderedJson::array();
+  for (Slot& slot : slots) {
+    for (OrderedJson& output : slot.outputs) {
+      body.push_back(std::move(output));
+    }
+  }
+  outcome.reply = jsonReply(200, protocol::pythonJsonDumps(body, style));
+  outcome.reply.headers = std::move(headers);
+  return outcome;
+}
+
+MissReport ResponsesReplayer::reportMiss(const magma::AgentInput& input, std::size_t position,
+                                         const std::string& request_id, std::string_view what) {
+  MissReport report;
+  report.route = "responses";
+  report.request_id = request_id;
+  report.position = static_cast<std::int64_t>(position);
+  report.source_id = input.id;
+  report.replay_key = options_.key_rules.keyOf(input);
+  report.input = options_.key_rules.keyedContent(magma::toJson(input));
+  {
+    std::lock_guard<std::mutex> lock(index_mutex_);
+    report.closest_step_id = index_.closest(featuresOf(input));
+  }
+  if (report.closest_step_id) {
+    auto recorded = readers_.with([&](const store::ArchiveReader& reader) {
+      return reader.inputJson(*report.closest_step_id);
+    });
+    if (recorded) {
+      report.differences =
+          differingPaths(report.input, options_.key_rules.keyedContent(std::move(*recorded)),
+                         options_.max_difference_paths);
+    }
+  }
+  std::optional<std::string> closest;
+  if (report.closest_step_id) {
+    closest = "step " + std::to_string(*report.closest_step_id);
+  }
+  report.reason = missReason(what, closest, report.differences);
+  return report;
+}
+
+std::optional<Reply> ResponsesReplayer::answerMisses(const ReplayRequest& request,
+                                                     const magma::AgentRequest& parsed,
+                                                     std::vector<Slot>& slots,
+                                                     ReplayOutcome& outcome,
+                                                     const Forwarder* forward) {
+  const MissPolicy policy = options_.on_miss == MissPolicy::Forward && forward == nullptr
+                                ? MissPolicy::Http
+                                : options_.on_miss;
+  if (policy == MissPolicy::Http) {
+    std::string message = outcome.misses.front().reason;
+    if (outcome.misses.size() > 1) {
+      message += " (and " + std::to_string(outcome.misses.size() - 1) + " more inputs)";
+    }
+    return agentvcrError(503, "replay.miss", message);
+  }
+  if (policy == MissPolicy::Error) {
+    std::size_t reported = 0;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i].missed) {
+        continue;
+      }
+      const magma::AgentInput& input = parsed.inputs[i];
+      for (std::int64_t k = 0; k < input.num_outputs; ++k) {
+        slots[i].outputs.push_back(
+            missCandidate(parsed.request_id, input, k, outcome.misses[reported].reason));
+      }
+      ++reported;
+    }
+    return std::nullopt;
+  }
+
+  // Forward: ask the live agent only the missed inputs, as the caller wrote them.
+  auto original = protocol::parseOrderedJson(request.body);
+  OrderedJson missed_inputs = OrderedJson::array();
+  magma::AgentRequest forwarded{parsed.request_id, {}};
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].missed) {
+      missed_inputs.push_back((*original)["inputs"][i]);
+      forwarded.inputs.push_back(parsed.inputs[i]);
+    }
+  }
+  (*original)["inputs"] = std::move(missed_inputs);
+  ReplayRequest live = request;
+  live.body = protocol::pythonJsonDumps(*original, protocol::detectPythonJsonStyle(request.body));
+  ForwardReply answer = (*forward)(live);
+  outcome.forwarded = true;
+  if (answer.status == 0) {
+    return agentvcrError(502, "replay.forward", answer.error);
+  }
+  auto json = protocol::parseJson(answer.body);
+  const bool usable = answer.status >= 200 && answer.status < 300 && json.value &&
+                      magma::parseAgentResponse(*json.value, &forwarded).ok();
+  if (!usable) {
+    // The live agent's own refusal or broken answer is the answer.
+    return recordedReply(store::RecordedResponse{answer.status, answer.headers, answer.body});
+  }
+  auto live_answer = std::make_shared<const RecordedAnswer>(
+      RecordedAnswer{*protocol::parseOrderedJson(answer.body),
+                     protocol::detectPythonJsonStyle(answer.body), answer.headers});
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i].missed) {
+      slots[i].outputs = RecordedAnswers::outputsOf(*live_answer, parsed.inputs[i].id);
+      slots[i].answer = live_answer;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace agentvcr::replay::detail

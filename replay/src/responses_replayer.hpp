@@ -1,0 +1,47 @@
+#pragma once
+
+// POST /v1/responses: each live input matched on its own by its replay key.
+
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "agentvcr/replay/recorded_outputs.hpp"
+#include "agentvcr/replay/replay_index.hpp"
+#include "agentvcr/replay/replayer.hpp"
+
+namespace agentvcr::replay::detail {
+
+class ResponsesReplayer {
+ public:
+  /// Loads the index of the selected steps (one streaming query; with ignored parts, each
+  /// recorded input is rebuilt to be keyed again).
+  ResponsesReplayer(ReaderPool& readers, const ReplayOptions& options);
+
+  ReplayOutcome respond(const ReplayRequest& request, const Forwarder* forward);
+
+  std::size_t stepCount() const { return index_.stepCount(); }
+
+  std::size_t keyCount() const { return index_.keyCount(); }
+
+ private:
+  struct Slot;
+
+  MissReport reportMiss(const protocol::magma::AgentInput& input, std::size_t position,
+                        const std::string& request_id, std::string_view what);
+  /// Applies the miss policy: fills the missed slots (error candidates, forwarded answers), or
+  /// returns the reply that answers the whole request instead (HTTP 503, a forward failure).
+  std::optional<Reply> answerMisses(const ReplayRequest& request,
+                                    const protocol::magma::AgentRequest& parsed,
+                                    std::vector<Slot>& slots, ReplayOutcome& outcome,
+                                    const Forwarder* forward);
+
+  ReaderPool& readers_;
+  const ReplayOptions& options_;
+  RecordedAnswers answers_;
+  std::mutex index_mutex_;
+  ReplayIndex index_;
+};
+
+}  // namespace agentvcr::replay::detail
