@@ -20,22 +20,23 @@ std::string pythonJsonDumps(const nlohmann::ordered_json& value, PythonJsonStyle
 
 namespace {
 
-/// Whether the first object member of `text` is followed by `": "`.
+/// Whether the first object member of `text` is followed by `": "`: the first string token
+/// (strings are skipped whole, escapes included) that a colon follows is a member name.
 bool firstMemberSpaced(std::string_view text) {
-  std::size_t i = text.find('{');
-  if (i == std::string_view::npos) {
-    return false;
-  }
-  i = text.find_first_not_of(" \t\r\n", i + 1);
-  if (i == std::string_view::npos || text[i] != '"') {
-    return false;
-  }
-  for (++i; i < text.size() && text[i] != '"'; ++i) {
-    if (text[i] == '\\') {
-      ++i;  // skip the escaped character, a quote included
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"') {
+      continue;
+    }
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\') {
+        ++i;  // skip the escaped character, a quote included
+      }
+    }
+    if (i + 1 < text.size() && text[i + 1] == ':') {
+      return text.substr(i + 1).starts_with(": ");
     }
   }
-  return text.substr(i).starts_with("\": ");
+  return false;
 }
 
 /// Whether `text` is pure ASCII with a `\uXXXX` escape of a character Python's ensure_ascii

@@ -37,7 +37,15 @@ std::uint64_t KeyRules::keyOf(const Json& input_json) const {
   if (ignoresNothing()) {
     return protocol::magma::replayKey(input_json);
   }
-  return protocol::canonicalHash(keyedContent(input_json));
+  // Defaults filled in first, as for a live input: an omitted field and its default spelled
+  // out key alike. The id never counts, so a placeholder stands in for a missing one.
+  Json with_id = input_json;
+  if (with_id.is_object()) {
+    with_id["id"] = 0;
+  }
+  auto parsed = protocol::magma::parseAgentInput(with_id);
+  return protocol::canonicalHash(
+      keyedContent(parsed.ok() ? protocol::magma::toJson(*parsed.value) : input_json));
 }
 
 Json KeyRules::keyedContent(Json input_json) const {

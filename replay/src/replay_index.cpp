@@ -68,7 +68,7 @@ void ReplayIndex::add(std::uint64_t key, const RecordedStep& step, const InputFe
 }
 
 std::optional<std::int64_t> ReplayIndex::closest(const InputFeatures& features) const {
-  int best_score = 1;  // num_outputs alone is no likeness
+  int best_score = 1;  // extra_keys or num_outputs alone is no likeness
   std::optional<std::int64_t> best;
   for (std::size_t i = 0; i < features_.size(); ++i) {
     const int score = similarity(features, features_[i]);

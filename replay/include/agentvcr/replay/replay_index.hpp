@@ -50,7 +50,8 @@ class ReplayIndex {
 
   /// The recorded step sharing the most with an input that missed (memory and instruction
   /// weigh most, then tools and attributes, then extra_keys and num_outputs), the earliest on
-  /// ties; empty when no recorded step shares anything. A linear pass: misses are rare and
+  /// ties; empty when no recorded step shares more than extra_keys or num_outputs, which say
+  /// little about what was asked. A linear pass: misses are rare and
   /// 100k steps take well under a millisecond.
   std::optional<std::int64_t> closest(const InputFeatures& features) const;
 

@@ -1,0 +1,288 @@
+// Replay against archives recorded from a fake agent the test steers: repeated inputs,
+// recorded failures, 422 bodies, coaching routes, identity stand-ins and selections.
+
+#include <atomic>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/protocol/python_json.hpp"
+#include "fake_upstream.hpp"
+#include "replay_fixture.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using nlohmann::ordered_json;
+using protocol::Json;
+using ::testing::HasSubstr;
+
+const char* const kSessionConfig =
+    R"({"backends": {"local": {"type": "ollama", "endpoint": "http://127.0.0.1:1/v1", )"
+    R"("default_model": "m", "headers": {"Authorization": "Bearer coach-secret"}, "timeout": 60, )"
+    R"("max_retry": 3}}, "provider": "llm", "endpoint": null, "connect_timeout": 10, )"
+    R"("capture_logs": true})";
+
+std::string coachingRequest(const std::string& run_id, const std::string& request_id,
+                            const std::string& goal = "Move damaged objects") {
+  ordered_json body = ordered_json::parse(R"({"run_id":"","request_id":"","kind":"failure",
+   "stage":{"id":0,"goal":"","hint":null},"active_errors":[],"diagnosis":null,"target_step_id":1,
+   "trajectory":[{"id":1,"input":{"id":41,"instruction":{"type":"user","content":"Sort"},
+     "tools":[],"attributes":{},"memory":{"history":[]},"num_outputs":1,"extra_keys":{}},
+     "output":{"say":"Which fruits?","tool_calls":[]},"error":null,"internal_steps":[],
+     "execution":{}}],
+   "reinjection_points":[{"id":"p1","input_step_id":1}],"additional_info":{}})");
+  body["run_id"] = run_id;
+  body["request_id"] = request_id;
+  body["stage"]["goal"] = goal;
+  return protocol::pythonJsonDumps(body, protocol::kPythonDefaultStyle);
+}
+
+std::string coachingAnswer(const std::string& request_id) {
+  ordered_json body = ordered_json::parse(
+      R"({"logs":[{"coaching_type":"failure","content":"# Coaching"}],"request_id":"",)"
+      R"("status":"corrected","proposals":[{"reinjection_point_id":"p1","extra_keys":{"k":1}}],)"
+      R"("reason":null})");
+  body["request_id"] = request_id;
+  return protocol::pythonJsonDumps(body);
+}
+
+/// An agent that says "answer N" on its N-th /v1/responses input, and plays coaching.
+FakeReply countingAgent(const proxy::LocalRequest& request, std::atomic<int>& counter) {
+  const auto route = protocol::magma::routeOf(request.method, request.target);
+  if (route == protocol::magma::Route::CoachingPut ||
+      route == protocol::magma::Route::CoachingDelete) {
+    return FakeReply::http(204, "", "");
+  }
+  if (route != protocol::magma::Route::Coaching && route != protocol::magma::Route::Responses) {
+    return FakeReply::http(404, R"({"detail":"Not Found"})");
+  }
+  auto body = *protocol::parseJson(request.body).value;
+  if (route == protocol::magma::Route::Coaching) {
+    return FakeReply::http(200, coachingAnswer(body["request_id"]));
+  }
+  if (body["inputs"][0]["instruction"]["content"] == "fail") {
+    return FakeReply::http(500, R"({"detail":"the model server is down"})");
+  }
+  ordered_json outputs = ordered_json::array();
+  for (const auto& input : body["inputs"]) {
+    ordered_json output;
+    output["request_id"] = body["request_id"];
+    output["source_id"] = input["id"];
+    output["candidate_index"] = 0;
+    output["status"] = "completed";
+    output["memory"] = {{"n", ++counter}};
+    output["internal_steps"] = ordered_json::array();
+    output["output"] = {{"say", "answer " + std::to_string(counter.load())},
+                        {"tool_calls", ordered_json::array()}};
+    output["error"] = nullptr;
+    outputs.push_back(output);
+  }
+  return FakeReply::http(200, protocol::pythonJsonDumps(outputs), "application/json",
+                         "server: uvicorn\r\n");
+}
+
+std::string requestBody(const std::string& request_id, const std::vector<std::int64_t>& ids,
+                        const std::string& content = "hello") {
+  ordered_json inputs = ordered_json::array();
+  for (std::int64_t id : ids) {
+    inputs.push_back({{"id", id},
+                      {"instruction", {{"type", "user"}, {"content", content}}},
+                      {"memory", ordered_json::object()}});
+  }
+  return protocol::pythonJsonDumps(ordered_json{{"request_id", request_id}, {"inputs", inputs}},
+                                   protocol::kPythonDefaultStyle);
+}
+
+std::vector<std::string> says(const std::string& body) {
+  std::vector<std::string> out;
+  const Json outputs = *protocol::parseJson(body).value;
+  for (const auto& output : outputs) {
+    out.push_back(output["output"]["say"]);
+  }
+  return out;
+}
+
+class ReplayRoutesTest : public ReplayTest {
+ protected:
+  /// Records `calls` made against the counting agent into the test archive.
+  void recordFromFake(const std::function<void(proxy::HttpClient&)>& calls) {
+    FakeUpstream agent(
+        [this](const proxy::LocalRequest& request) { return countingAgent(request, counter_); });
+    auto recording = startRecording(agent.url(), db_path_, "fake");
+    proxy::HttpClient client("127.0.0.1", recording->endpoint().port());
+    calls(client);
+    recording->settle();
+    recording->stop();
+  }
+
+  std::atomic<int> counter_{0};
+};
+
+TEST_F(ReplayRoutesTest, RepeatedInputsAreServedInRecordedOrderThenTheLastAgain) {
+  recordFromFake([](proxy::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}));
+    client.postJson("/v1/responses", requestBody("r2", {0}));
+    client.postJson("/v1/responses", requestBody("r3", {0}, "other"));
+  });
+  startReplay();
+  auto client = replayClient();
+  EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("a", {7})).body),
+              ::testing::ElementsAre("answer 1"));
+  EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("b", {8})).body),
+              ::testing::ElementsAre("answer 2"));
+  EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("c", {9})).body),
+              ::testing::ElementsAre("answer 2"));
+  replay_->stop();
+
+  // A batch holding the same input twice takes both recorded answers, in order.
+  startReplay();
+  EXPECT_THAT(says(replayClient().postJson("/v1/responses", requestBody("d", {3, 4})).body),
+              ::testing::ElementsAre("answer 1", "answer 2"));
+}
+
+TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
+  recordFromFake(
+      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  startReplay();
+  auto response = replayClient().postJson("/v1/responses", requestBody("live", {12}));
+  EXPECT_EQ(response.header("server"), "uvicorn");
+  EXPECT_EQ(response.header("date"), "");
+  EXPECT_EQ(response.body,
+            R"([{"request_id":"live","source_id":12,"candidate_index":0,"status":"completed",)"
+            R"("memory":{"n":1},"internal_steps":[],"output":{"say":"answer 1","tool_calls":[]},)"
+            R"("error":null}])");
+}
+
+TEST_F(ReplayRoutesTest, RecordedFailureIsReplayedAsItWas) {
+  recordFromFake([](proxy::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}, "fail"));
+  });
+  startReplay();
+  auto response = replayClient().postJson("/v1/responses", requestBody("live", {5}, "fail"));
+  EXPECT_EQ(response.status, 500);
+  EXPECT_EQ(response.body, R"({"detail":"the model server is down"})");
+}
+
+TEST_F(ReplayRoutesTest, InvalidRequestsGetFastApiShaped422s) {
+  recordFromFake([](proxy::HttpClient&) {});
+  startReplay();
+  auto client = replayClient();
+  auto response = client.postJson(
+      "/v1/responses",
+      R"({"request_id": "x", "inputs": [{"id": 1, "instruction": {"type": "robot", "content": "hi"}, "extra": 1}]})");
+  EXPECT_EQ(response.status, 422);
+  Json detail = (*protocol::parseJson(response.body).value)["detail"];
+  ASSERT_EQ(detail.size(), 2u);
+  // In the reference server's order (cross-checked against Pydantic in the protocol tests).
+  EXPECT_EQ(detail[0]["loc"], Json::parse(R"(["body","inputs",0,"extra"])"));
+  EXPECT_EQ(detail[0]["type"], "extra_forbidden");
+  EXPECT_EQ(detail[1]["loc"], Json::parse(R"(["body","inputs",0,"instruction","type"])"));
+  EXPECT_EQ(detail[1]["type"], "literal_error");
+
+  response = client.postJson("/v1/responses", "{not json");
+  EXPECT_EQ(response.status, 422);
+  EXPECT_THAT(response.body, HasSubstr(R"("type":"json_invalid")"));
+  response = client.postJson("/v1/responses", "");
+  EXPECT_EQ(response.status, 422);
+  EXPECT_THAT(response.body, HasSubstr(R"("type":"missing")"));
+  EXPECT_EQ(replay_->replayer().stats().invalid, 3u);
+
+  EXPECT_EQ(client.get("/v1/responses").status, 405);
+  EXPECT_EQ(client.get("/nothing").status, 404);
+  EXPECT_EQ(client.get("/nothing").body, R"({"detail":"Not Found"})");
+}
+
+TEST_F(ReplayRoutesTest, StatusRouteCountsHitsAndMisses) {
+  recordFromFake(
+      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  startReplay();
+  auto client = replayClient();
+  client.postJson("/v1/responses", requestBody("a", {1}));
+  client.postJson("/v1/responses", requestBody("b", {1}, "unknown"));
+  Json status = *protocol::parseJson(client.get("/_agentvcr/replay").body).value;
+  EXPECT_EQ(status["recorded_steps"], 1);
+  EXPECT_EQ(status["hits"], 1);
+  EXPECT_EQ(status["misses"], 1);
+  EXPECT_EQ(status["on_miss"], "error");
+}
+
+TEST_F(ReplayRoutesTest, CoachingRoutesReplayKeyedOnContentWithoutIds) {
+  recordFromFake([](proxy::HttpClient& client) {
+    const protocol::Headers json = {{"Content-Type", "application/json"}};
+    client.send("PUT", "/v1/coaching/sessions/run-1", kSessionConfig, json);
+    client.postJson("/v1/coaching", coachingRequest("run-1", "c-1"));
+    client.send("DELETE", "/v1/coaching/sessions/run-1");
+  });
+  startReplay();
+  auto client = replayClient();
+  const protocol::Headers json = {{"Content-Type", "application/json"}};
+  // Other run and request ids: same content, same answers.
+  EXPECT_EQ(client.send("PUT", "/v1/coaching/sessions/run-9", kSessionConfig, json).status, 204);
+  auto coached = client.postJson("/v1/coaching", coachingRequest("run-9", "c-9"));
+  EXPECT_EQ(coached.status, 200);
+  EXPECT_EQ(coached.body, coachingAnswer("c-9"));
+  EXPECT_EQ(client.send("DELETE", "/v1/coaching/sessions/run-9").status, 204);
+
+  // Other content is a miss: a coaching error answer naming what differs...
+  auto missed = client.postJson("/v1/coaching", coachingRequest("run-9", "c-10", "Another goal"));
+  EXPECT_EQ(missed.status, 200);
+  Json body = *protocol::parseJson(missed.body).value;
+  EXPECT_EQ(body["status"], "error");
+  EXPECT_EQ(body["request_id"], "c-10");
+  EXPECT_THAT(body["reason"].get<std::string>(), HasSubstr("/stage/goal"));
+  // ...and a session config never seen is a 503.
+  std::string other_config = kSessionConfig;
+  other_config.replace(other_config.find("\"m\""), 3, "\"m2\"");
+  EXPECT_EQ(client.send("PUT", "/v1/coaching/sessions/run-9", other_config, json).status, 503);
+  // Coaching requests are validated like the reference server does.
+  EXPECT_EQ(client.postJson("/v1/coaching", R"({"run_id": "r"})").status, 422);
+
+  // The stand-in info advertises coaching, since coaching was recorded.
+  Json info = *protocol::parseJson(client.get("/v1/info").body).value;
+  EXPECT_EQ(info["capabilities"]["coaching"], true);
+}
+
+TEST_F(ReplayRoutesTest, WithoutRecordedIdentityReplayStandsInAsAReadyAgent) {
+  recordFromFake(
+      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  startReplay();
+  auto client = replayClient();
+  EXPECT_EQ(client.get("/health").body, R"({"status":"ready"})");
+  auto info_body = client.get("/v1/info").body;
+  auto info = protocol::magma::parseAgentInfo(*protocol::parseJson(info_body).value);
+  ASSERT_TRUE(info.ok()) << info_body;
+  EXPECT_TRUE(info.value->capabilities.at("inference"));
+  EXPECT_FALSE(info.value->capabilities.contains("coaching"));
+  // An agent without coaching has no coaching routes.
+  EXPECT_EQ(client.postJson("/v1/coaching", coachingRequest("r", "c")).status, 404);
+}
+
+TEST_F(ReplayRoutesTest, SelectionServesOnlyTheChosenSessions) {
+  recordFromFake([](proxy::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}, "first session"));
+  });
+  recordFromFake([](proxy::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r2", {0}, "second session"));
+  });
+  startReplay([](auto& config) { config.replay.selection.sessions = {2}; });
+  auto client = replayClient();
+  auto first = *protocol::parseJson(
+                    client.postJson("/v1/responses", requestBody("a", {1}, "first session")).body)
+                    .value;
+  auto second = *protocol::parseJson(
+                     client.postJson("/v1/responses", requestBody("b", {1}, "second session")).body)
+                     .value;
+  EXPECT_EQ(first[0]["status"], "error");
+  EXPECT_EQ(second[0]["status"], "completed");
+  replay_->stop();
+
+  EXPECT_THROW(startReplay([](auto& config) { config.replay.selection.sessions = {7}; }),
+               std::runtime_error);
+  EXPECT_THROW(startReplay([](auto& config) { config.replay.selection.conversations = {99}; }),
+               std::runtime_error);
+}
+
+}  // namespace
+}  // namespace agentvcr::testing
