@@ -80,7 +80,9 @@ ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& o
   std::vector<LoadedStep> loaded;
   readers_.with([&](const store::ArchiveReader& reader) {
     reader.forEachReplayStep(options_.selection, [&](const store::ReplayStepRef& ref) {
-      loaded.push_back(LoadedStep{ref.replay_key, recordedStepOf(ref), featuresOf(ref)});
+      if (ref.exchange_status != 0) {  // 0: the caller never got an answer to replay
+        loaded.push_back(LoadedStep{ref.replay_key, recordedStepOf(ref), featuresOf(ref)});
+      }
     });
     if (!options_.key_rules.ignoresNothing()) {
       // The stored key covers the whole input: key each recorded input again without the

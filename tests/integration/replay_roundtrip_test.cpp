@@ -3,13 +3,16 @@
 // another batching: every answer must be the recorded one.
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/magma.hpp"
 #include "replay_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -149,6 +152,37 @@ TEST_F(ReplayTest, RecordedRequestsGetTheRecordedBytesEveryTime) {
     // Same request_id and ids as recorded: byte for byte what the agent sent.
     EXPECT_EQ(runs[0][i], calls[i].response) << "call " << i;
   }
+}
+
+TEST_F(ReplayTest, ConcurrentCallersAllGetValidAnswers) {
+  recordDemo();
+  const std::vector<RecordedCall> calls = recordedCalls(db_path_);
+  startReplay([](auto& config) { config.server.threads = 4; });
+  std::atomic<int> valid{0};
+  std::vector<std::thread> callers;
+  for (int caller = 0; caller < 4; ++caller) {
+    callers.emplace_back([&, caller] {
+      auto client = replayClient();
+      for (int round = 0; round < 10; ++round) {
+        for (const RecordedCall& call : calls) {
+          Json request = *protocol::parseJson(call.request).value;
+          request["request_id"] = "caller-" + std::to_string(caller) + "-" + std::to_string(round);
+          auto response = client.postJson("/v1/responses", request.dump());
+          auto parsed = protocol::magma::parseAgentRequest(request);
+          auto body = protocol::parseJson(response.body);
+          if (response.status == 200 && body.value &&
+              protocol::magma::parseAgentResponse(*body.value, &*parsed.value).ok()) {
+            ++valid;
+          }
+        }
+      }
+    });
+  }
+  for (auto& caller : callers) {
+    caller.join();
+  }
+  EXPECT_EQ(valid.load(), static_cast<int>(4 * 10 * calls.size()));
+  EXPECT_EQ(replay_->replayer().stats().misses, 0u);
 }
 
 TEST_F(ReplayTest, HealthAndInfoAreTheRecordedBytes) {
