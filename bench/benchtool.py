@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers for bench/run (standard library only). Subcommands:
+"""Helpers for bench/run and bench/replay (standard library only). Subcommands:
 
   ports N                  print N distinct free TCP ports on 127.0.0.1
   check URL REQ RESP [S [PID]]
@@ -8,16 +8,34 @@
                            body identical to RESP
   cpu PID...               print the summed utime+stime of the PIDs, in seconds
   rss PID...               print the summed VmHWM (peak RSS) of the PIDs, in KiB
+  mem PID                  print VmRSS and VmHWM of PID, in KiB
   threads PID              print the CPU seconds of each thread of PID, in creation order
   children PID             print PID and its direct children (an nginx master and workers)
   count DB                 print the archive's exchange count, then "outcome status count" rows
   parse WRK_OUTPUT         print the BENCH_RESULT line of one wrk run as key=value pairs
   report RESULTS_TSV META_JSON OUT_MD
                            print the results table (markdown) and write OUT_MD
+  meta OUT_JSON            write the report's metadata (machine, versions) and the STATUS,
+                           COMMAND, REV, SETTINGS and NOTES (a file) of the environment
+bench/replay only:
+  static EXPECTED OUT      write to OUT the median-sized answer of EXPECTED (one per line)
+                           that nginx can `return` (no ' and no $), print its size
+  check-corpus URL CORPUS EXPECTED
+                           POST every line of CORPUS to URL/v1/responses over one keep-alive
+                           connection; require 200, application/json and the same JSON as the
+                           line of EXPECTED; print "checked=N identical_bytes=M"
+  status URL               print replay's GET URL/_agentvcr/replay counters as key=value pairs
+  report-replay RESULTS_TSV META_JSON OUT_MD
+                           print the replay-vs-nginx table (markdown) and write OUT_MD
 """
+import datetime
+import http.client
 import json
 import os
+import platform
+import shutil
 import socket
+import subprocess
 import sqlite3
 import sys
 import time
@@ -93,6 +111,16 @@ def cmd_rss(*pids):
                 if line.startswith("VmHWM:"):
                     total += int(line.split()[1])
     print(total)
+
+
+def cmd_mem(pid):
+    values = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key = line.split(":", 1)[0]
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(line.split()[1])
+    print(values.get("VmRSS", 0), values.get("VmHWM", 0))
 
 
 def cmd_threads(pid):
@@ -236,10 +264,166 @@ def cmd_report(tsv, meta_path, out_md):
         f.write("\n".join(md) + "\n")
 
 
+def cmd_meta(out_json):
+    def first_line(*cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            return (r.stdout + r.stderr).strip().splitlines()[0]
+        except Exception:
+            return "unknown"
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    with open(os.environ["NOTES"]) as f:
+        notes = [line for line in f.read().splitlines() if line]
+    with open(out_json, "w") as f:
+        json.dump({
+            "status": os.environ["STATUS"],
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "nproc": os.cpu_count(), "cpu": cpu, "kernel": "Linux " + platform.release(),
+            "agentvcr_rev": os.environ["REV"],
+            "nginx": first_line(nginx, "-v").replace("nginx version: ", ""),
+            "wrk": first_line("wrk", "-v").split(" [")[0],
+            "command": os.environ["COMMAND"], "settings": os.environ["SETTINGS"],
+            "notes": notes,
+        }, f)
+
+
+# ---- bench/replay -----------------------------------------------------------------------------
+
+def _lines(path):
+    with open(path, "rb") as f:
+        return [line.rstrip(b"\n") for line in f if line.strip()]
+
+
+def cmd_static(expected_path, out_path):
+    usable = sorted((len(line), line) for line in _lines(expected_path)
+                    if b"'" not in line and b"$" not in line)
+    if not usable:
+        sys.exit(f"{expected_path}: no answer nginx can return")
+    size, body = usable[len(usable) // 2]
+    with open(out_path, "wb") as f:
+        f.write(body)
+    print(size)
+
+
+def _split_url(url):
+    host_port = url.split("://", 1)[1].rstrip("/")
+    host, port = host_port.rsplit(":", 1)
+    return host, int(port)
+
+
+def cmd_check_corpus(url, corpus_path, expected_path):
+    requests, answers = _lines(corpus_path), _lines(expected_path)
+    if len(requests) != len(answers) or not requests:
+        sys.exit(f"{corpus_path} and {expected_path}: {len(requests)} requests for "
+                 f"{len(answers)} answers")
+    conn = http.client.HTTPConnection(*_split_url(url), timeout=10)
+    identical = 0
+    for n, (body, expected) in enumerate(zip(requests, answers), 1):
+        conn.request("POST", "/v1/responses", body=body,
+                     headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        got, ctype = r.read(), r.getheader("Content-Type", "")
+        if r.status != 200 or not ctype.startswith("application/json"):
+            sys.exit(f"check-corpus {url}: request {n} got status {r.status}, content-type "
+                     f"{ctype!r}: {got[:300]!r}")
+        if got == expected:
+            identical += 1
+        elif json.loads(got) != json.loads(expected):
+            sys.exit(f"check-corpus {url}: request {n} answered differently from the "
+                     f"re-stamped recording:\n  got      {got[:400]!r}\n  expected "
+                     f"{expected[:400]!r}")
+    conn.close()
+    print(f"checked={len(requests)} identical_bytes={identical}")
+
+
+def cmd_status(url):
+    with urllib.request.urlopen(url + "/_agentvcr/replay", timeout=10) as r:
+        body = json.load(r)
+    print(" ".join(f"{k}={v}" for k, v in body.items()))
+
+
+def cmd_report_replay(tsv, meta_path, out_md):
+    meta = json.load(open(meta_path))
+    rows = []
+    with open(tsv) as f:
+        for line in f:
+            target, conc, wrk_out, cpu_s = line.rstrip("\n").split("\t")
+            r = parse_wrk(wrk_out)
+            r["target"], r["conc"] = target, int(conc)
+            r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
+            r["errors"] = int(r["connect"] + r["read"] + r["write"] + r["timeout"] + r["status"])
+            r["cpu_us_per_req"] = (float(cpu_s) * 1e6 / r["requests"]
+                                   if cpu_s != "-" and r["requests"] else None)
+            rows.append(r)
+    by = {(r["target"], r["conc"]): r for r in rows}
+
+    lines = ["| target | conc | req/s | p50 | p99 | server CPU/req | errors |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        err = str(r["errors"])
+        if r["errors"]:
+            err = (f"{r['errors']} (non-2xx {int(r['status'])}, connect {int(r['connect'])}, "
+                   f"read {int(r['read'])}, write {int(r['write'])}, "
+                   f"timeout {int(r['timeout'])})")
+        lines.append(f"| {r['target']} | {r['conc']} | {r['rps']:,.0f} | {fmt_us(r['p50_us'])} | "
+                     f"{fmt_us(r['p99_us'])} | {fmt_us(r['cpu_us_per_req'])} | {err} |")
+
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a is not None and b else "n/a"
+
+    ratio_lines = ["| conc | req/s replay/nginx | p50 replay/nginx | p99 replay/nginx | "
+                   "CPU/req replay/nginx |", "|---:|---:|---:|---:|---:|"]
+    for c in sorted({r["conc"] for r in rows}):
+        a, n = by.get(("replay", c)), by.get(("nginx", c))
+        if a and n:
+            ratio_lines.append(f"| {c} | {ratio(a['rps'], n['rps'])} | "
+                               f"{ratio(a['p50_us'], n['p50_us'])} | "
+                               f"{ratio(a['p99_us'], n['p99_us'])} | "
+                               f"{ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |")
+    table = "\n".join(lines)
+    ratios = "\n".join(ratio_lines) if len(ratio_lines) > 2 else ""
+    print(table)
+    if ratios:
+        print()
+        print(ratios)
+    print()
+    for note in meta["notes"]:
+        print(note)
+
+    md = ["# agentvcr replay benchmark: latest run",
+          "",
+          f"- status: **{meta['status']}**",
+          f"- date: {meta['date']}",
+          f"- machine: {meta['nproc']} CPUs, {meta['cpu']}, {meta['kernel']}",
+          f"- software: agentvcr {meta['agentvcr_rev']}, {meta['nginx']}, {meta['wrk']}",
+          f"- command: `{meta['command']}`",
+          f"- settings: {meta['settings']}",
+          "",
+          table, ""]
+    if ratios:
+        md += [ratios, ""]
+    md += [f"- {n}" for n in meta["notes"]]
+    md += ["", "Latencies are wrk's (client-side, per request). Server CPU/req = user+system CPU "
+           "of the server process(es) (agentvcr replay; nginx master and workers) during the "
+           "measured run divided by completed requests. Both targets get the same corpus through "
+           "the same wrk script. See bench/README.md, \"Replay benchmark\"."]
+    os.makedirs(os.path.dirname(out_md), exist_ok=True)
+    with open(out_md, "w") as f:
+        f.write("\n".join(md) + "\n")
+
+
 if __name__ == "__main__":
     commands = {"ports": cmd_ports, "check": cmd_check, "cpu": cmd_cpu, "rss": cmd_rss,
-                "threads": cmd_threads, "children": cmd_children, "count": cmd_count, "parse": cmd_parse,
-                "report": cmd_report}
+                "mem": cmd_mem, "threads": cmd_threads, "children": cmd_children,
+                "count": cmd_count, "parse": cmd_parse, "report": cmd_report, "meta": cmd_meta,
+                "static": cmd_static, "check-corpus": cmd_check_corpus, "status": cmd_status,
+                "report-replay": cmd_report_replay}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](*sys.argv[2:])

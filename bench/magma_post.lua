@@ -1,15 +1,23 @@
--- wrk script: POST /v1/responses with the fixed BENCH-style MAGMA body (bench/request.json,
--- or the file named by BENCH_BODY), over keep-alive connections (wrk's default, HTTP/1.1).
--- Headers mimic BENCH's python-requests client (magma-protocol.md §16).
+-- wrk script: POST /v1/responses over keep-alive connections (wrk's default, HTTP/1.1), with
+-- headers that mimic BENCH's python-requests client (magma-protocol.md §16). The body is
 --
--- Only wrk.method/body/headers are set and no request()/response() callbacks are defined, so
--- wrk keeps its precomputed-request fast path: the client costs the same for every target.
--- done() prints one machine-readable line for bench/run.
+-- * bench/request.json, or the file named by BENCH_BODY (bench/run): one fixed body. Only
+--   wrk.method/body/headers are set and no request()/response() callbacks are defined, so wrk
+--   keeps its precomputed-request fast path: the client costs the same for every target;
+-- * or, when BENCH_CORPUS names a file (bench/replay), each of its lines in turn: a request()
+--   callback cycles through requests formatted once in init(), each thread starting at its own
+--   offset. It costs the client a Lua call per request, the same for every target.
+--
+-- done() prints one machine-readable line for bench/run and bench/replay.
 
+local corpus_path = os.getenv("BENCH_CORPUS")
 local path = os.getenv("BENCH_BODY") or "bench/request.json"
-local file = assert(io.open(path, "rb"))
-local body = file:read("*a")
-file:close()
+local body = ""
+if not corpus_path or corpus_path == "" then
+  local file = assert(io.open(path, "rb"))
+  body = file:read("*a")
+  file:close()
+end
 
 wrk.method = "POST"
 wrk.path = "/v1/responses"
@@ -19,6 +27,37 @@ wrk.headers["User-Agent"] = "python-requests/2.31.0"
 wrk.headers["Accept"] = "*/*"
 wrk.headers["Accept-Encoding"] = "gzip, deflate"
 wrk.headers["Connection"] = "keep-alive"
+
+if corpus_path and corpus_path ~= "" then
+  local threads_made = 0
+  local requests = {}
+  local next_index = 0
+
+  function setup(thread)
+    thread:set("thread_number", threads_made)
+    threads_made = threads_made + 1
+  end
+
+  function init(args)
+    local bodies = {}
+    for line in io.lines(corpus_path) do
+      if line ~= "" then
+        bodies[#bodies + 1] = line
+      end
+    end
+    assert(#bodies > 0, corpus_path .. ": no request bodies")
+    for i, line in ipairs(bodies) do
+      requests[i] = wrk.format("POST", "/v1/responses", wrk.headers, line)
+    end
+    -- Threads start spread over the corpus (thread_number is set before init runs).
+    next_index = ((thread_number or 0) * 7919) % #requests
+  end
+
+  function request()
+    next_index = next_index % #requests + 1
+    return requests[next_index]
+  end
+end
 
 function done(summary, latency, requests)
   local e = summary.errors

@@ -104,6 +104,9 @@ class Replayer::Impl {
 
   ReplayOutcome handle(const ReplayRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome = route(request, forward);
+    if (pathOf(request.target) == kStatusPath) {
+      return outcome;  // asking for the counters does not change them
+    }
     std::lock_guard<std::mutex> lock(stats_mutex_);
     ++stats_.requests;
     stats_.hits += outcome.hits;

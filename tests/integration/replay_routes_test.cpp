@@ -206,6 +206,7 @@ TEST_F(ReplayRoutesTest, StatusRouteCountsHitsAndMisses) {
   EXPECT_EQ(status["hits"], 1);
   EXPECT_EQ(status["misses"], 1);
   EXPECT_EQ(status["on_miss"], "error");
+  EXPECT_EQ(status["requests"], 2) << "asking for the counters does not count";
 }
 
 TEST_F(ReplayRoutesTest, CoachingRoutesReplayKeyedOnContentWithoutIds) {
