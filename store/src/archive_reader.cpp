@@ -15,6 +15,7 @@
 #include "agentvcr/store/schema.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
+#include "search.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store {
@@ -677,6 +678,25 @@ std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) 
       FROM replay_misses WHERE session_id = ?1 ORDER BY id)sql");
     bindInt(q, 1, session_id);
     return readAll<ReplayMissRow>(q, readReplayMiss);
+  });
+}
+
+std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {
+  return guarded([&] { return detail::searchArchive(impl_->db, query); });
+}
+
+std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
+    std::int64_t conversation_id) const {
+  return guarded([&] {
+    // steps_conversation (conversation_id, id), then the few exchange ids sorted.
+    SQLite::Statement q = impl_->prepare(
+        "SELECT DISTINCT exchange_id FROM steps WHERE conversation_id = ?1 ORDER BY exchange_id");
+    bindInt(q, 1, conversation_id);
+    std::vector<std::int64_t> ids;
+    while (q.executeStep()) {
+      ids.push_back(q.getColumn(0).getInt64());
+    }
+    return ids;
   });
 }
 

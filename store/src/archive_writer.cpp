@@ -148,7 +148,15 @@ struct ArchiveWriter::Statements {
         replay_miss(db, R"sql(
           INSERT INTO replay_misses (session_id, at_ns, route, request_id, position, source_id,
             replay_key, input, closest_step_id, differences, policy)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql") {}
+          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql"),
+        search_savepoint(db, "SAVEPOINT search"),
+        search_release(db, "RELEASE search"),
+        search_steps(db, "INSERT INTO search_steps (rowid, instruction_content) VALUES (?1, ?2)"),
+        search_candidates(
+            db, "INSERT INTO search_candidates (rowid, say, error_message) VALUES (?1, ?2, ?3)"),
+        search_internal_steps(db, R"sql(
+          INSERT INTO search_internal_steps (rowid, full_prompt, output_raw)
+          VALUES (?1, ?2, ?3))sql") {}
 
   SQLite::Statement savepoint;
   SQLite::Statement release;
@@ -162,6 +170,11 @@ struct ArchiveWriter::Statements {
   SQLite::Statement session_counters;
   SQLite::Statement identity;
   SQLite::Statement replay_miss;
+  SQLite::Statement search_savepoint;
+  SQLite::Statement search_release;
+  SQLite::Statement search_steps;
+  SQLite::Statement search_candidates;
+  SQLite::Statement search_internal_steps;
 };
 
 ArchiveWriter::ArchiveWriter(const std::string& path, const SessionInfo& session,
@@ -203,6 +216,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     exchange_items += std::holds_alternative<protocol::Exchange>(item) ? 1U : 0U;
   }
   const std::int64_t seq_at_start = next_seq_;
+  search_rows_.clear();
   try {
     SessionDelta delta;
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
@@ -230,6 +244,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
         writeReplayMiss(std::get<ReplayMissRow>(item));
       }
     }
+    writeSearchRows();
     SQLite::Statement& s = st_->session_counters;
     bindInt(s, 1, delta.exchanges);
     bindInt(s, 2, delta.steps);
@@ -253,6 +268,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     next_seq_ = seq_at_start;
     index_.clear();
     blob_cache_.clear();
+    search_rows_.clear();
   } catch (...) {
     logLine("[store.write] batch of " + std::to_string(exchange_items) +
             " exchanges not committed: unknown exception");
@@ -261,8 +277,10 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     next_seq_ = seq_at_start;
     index_.clear();
     blob_cache_.clear();
+    search_rows_.clear();
   }
   items.clear();
+  search_rows_.clear();
   return out;
 }
 
@@ -325,6 +343,9 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
 
     std::vector<WrittenStep> written_steps;
     written_steps.reserve(d.steps.size());
+    std::vector<std::int64_t> candidate_ids;
+    candidate_ids.reserve(d.candidates.size());
+    std::vector<std::int64_t> internal_step_ids;
     std::vector<std::uint64_t> new_roots;
     std::int64_t new_conversations = 0;
 
@@ -408,6 +429,7 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
       bindInt(s, 11, static_cast<std::int64_t>(cand.internal_steps.size()));
       execOnce(s);
       const std::int64_t candidate_id = db_.getLastInsertRowid();
+      candidate_ids.push_back(candidate_id);
 
       std::int64_t position = 0;
       for (const DecodedInternalStep& is : cand.internal_steps) {
@@ -421,6 +443,7 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
         bindOptText(i, 7, is.output_raw);
         bindText(i, 8, is.rest);
         execOnce(i);
+        internal_step_ids.push_back(db_.getLastInsertRowid());
       }
       internal_steps += position;
       error_candidates += cand.is_error ? 1 : 0;
@@ -450,6 +473,24 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     }
 
     execOnce(st.release);
+
+    // Written: its text goes to the search indexes at the end of the batch. The strings are
+    // not needed here any more (the statements rebind before each use).
+    for (std::size_t k = 0; k < d.steps.size(); ++k) {
+      search_rows_.push_back(SearchRow{SearchRow::Table::Steps, written_steps[k].step_id,
+                                       std::move(d.steps[k].content), std::nullopt});
+    }
+    std::size_t next_internal = 0;
+    for (std::size_t k = 0; k < d.candidates.size(); ++k) {
+      DecodedCandidate& cand = d.candidates[k];
+      search_rows_.push_back(SearchRow{SearchRow::Table::Candidates, candidate_ids[k],
+                                       std::move(cand.say), std::move(cand.error_message)});
+      for (DecodedInternalStep& is : cand.internal_steps) {
+        search_rows_.push_back(SearchRow{SearchRow::Table::InternalSteps,
+                                         internal_step_ids[next_internal++],
+                                         std::move(is.full_prompt), std::move(is.output_raw)});
+      }
+    }
 
     // Committed to the savepoint: now the in-memory state may learn from this exchange.
     if (blob_cache_.size() + d.blobs.size() > kBlobCacheLimit) {
@@ -485,6 +526,37 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     }
     return false;
   }
+}
+
+void ArchiveWriter::writeSearchRows() {
+  if (search_rows_.empty()) {
+    return;
+  }
+  Statements& st = *st_;
+  execOnce(st.search_savepoint);
+  try {
+    for (const SearchRow& row : search_rows_) {
+      SQLite::Statement& s = row.table == SearchRow::Table::Steps        ? st.search_steps
+                             : row.table == SearchRow::Table::Candidates ? st.search_candidates
+                                                                         : st.search_internal_steps;
+      bindInt(s, 1, row.rowid);
+      bindOptText(s, 2, row.first);
+      if (row.table != SearchRow::Table::Steps) {
+        bindOptText(s, 3, row.second);
+      }
+      execOnce(s);
+    }
+    execOnce(st.search_release);
+  } catch (const std::exception& e) {
+    db_.tryExec("ROLLBACK TO search");
+    db_.tryExec("RELEASE search");
+    logLine("[store.write] search index not updated for " + std::to_string(search_rows_.size()) +
+            " rows (they stay unsearchable): " + e.what());
+    if (sqlite3_get_autocommit(db_.getHandle()) != 0) {
+      throw TransactionLost("the transaction was rolled back by SQLite");
+    }
+  }
+  search_rows_.clear();
 }
 
 void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <variant>
@@ -62,7 +63,22 @@ class ArchiveWriter {
   struct Statements;
   struct SessionDelta;
 
+  /// Text of one row for the full-text indexes (schema version 4): a step's instruction, a
+  /// candidate's say and error message, an internal step's full_prompt and output_raw.
+  struct SearchRow {
+    enum class Table { Steps, Candidates, InternalSteps };
+    Table table = Table::Steps;
+    std::int64_t rowid = 0;
+    std::optional<std::string> first;   ///< instruction_content, say, full_prompt
+    std::optional<std::string> second;  ///< error_message, output_raw
+  };
+
   bool writeExchange(DecodedExchange& d, SessionDelta& delta);
+  /// Indexes the rows of the batch's written exchanges, at the end of the batch: FTS5 flushes
+  /// its pending terms at every savepoint, so indexing inside each exchange's savepoint would
+  /// write one small segment per exchange. A failure is logged and leaves the rows unindexed;
+  /// the batch still commits.
+  void writeSearchRows();
   void writeIdentity(const AgentIdentity& identity);
   void writeReplayMiss(const ReplayMissRow& miss);
 
@@ -73,6 +89,7 @@ class ArchiveWriter {
   std::unique_ptr<Statements> st_;
   ThreadingIndex index_;
   std::unordered_set<std::uint64_t> blob_cache_;
+  std::vector<SearchRow> search_rows_;  ///< of the current batch
   std::int64_t next_seq_ = 0;
 };
 

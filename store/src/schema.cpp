@@ -199,6 +199,34 @@ CREATE INDEX replay_misses_session ON replay_misses(session_id, id);
 CREATE INDEX exchanges_route ON exchanges(route, session_id);
 )sql";
 
+// Version 4: search. Full-text indexes over what a person searches for, as FTS5 tables with
+// external content: the text stays in its own table (no copy; prompts are the biggest text of
+// an archive) and each index row's rowid is the id of the row it indexes. The writer adds the
+// index rows in the batch's transaction; 'rebuild' indexes the rows written before this step.
+// `steps_session` serves the session filter and bounds a search to a session's steps;
+// `candidates_error`, partial, serves the status and error-code filters and costs a write only
+// for an error candidate (`status` is in it so that it covers those queries: SQLite does not
+// take the value from the index's WHERE); `exchanges_latency` finds the slow exchanges of the
+// latency filter.
+constexpr const char* kSchemaV4 = R"sql(
+CREATE VIRTUAL TABLE search_steps USING fts5(
+  instruction_content, content='steps', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE search_candidates USING fts5(
+  say, error_message, content='candidates', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE search_internal_steps USING fts5(
+  full_prompt, output_raw, content='internal_steps', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+INSERT INTO search_steps(search_steps) VALUES ('rebuild');
+INSERT INTO search_candidates(search_candidates) VALUES ('rebuild');
+INSERT INTO search_internal_steps(search_internal_steps) VALUES ('rebuild');
+
+CREATE INDEX steps_session ON steps(session_id, id);
+CREATE INDEX candidates_error ON candidates(step_id, error_code, status) WHERE status = 'error';
+CREATE INDEX exchanges_latency ON exchanges(ended_ns - started_ns);
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -232,6 +260,7 @@ const std::vector<Migration>& migrations() {
       {1, kSchemaV1, nullptr},
       {2, kSchemaV2, &afterV2},
       {3, kSchemaV3, nullptr},
+      {4, kSchemaV4, nullptr},
   };
   return list;
 }
@@ -251,7 +280,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 3, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 4, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

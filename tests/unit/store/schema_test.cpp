@@ -21,6 +21,7 @@
 namespace agentvcr::store {
 namespace {
 
+using protocol::Json;
 using ::testing::HasSubstr;
 using testing::queryInt;
 using testing::queryText;
@@ -184,6 +185,28 @@ FROM (SELECT *, CASE WHEN full_prompt IS NULL THEN rest
 PRAGMA user_version = 2;
 )sql";
 
+/// What version 3 added, exactly as that release created it (frozen; never edit).
+constexpr const char* kV3Schema = R"sql(
+CREATE TABLE replay_misses (
+  id              INTEGER PRIMARY KEY,
+  session_id      INTEGER NOT NULL REFERENCES sessions(id),
+  at_ns           INTEGER NOT NULL,
+  route           TEXT    NOT NULL,
+  request_id      TEXT    NOT NULL,
+  position        INTEGER NOT NULL,
+  source_id       INTEGER,
+  replay_key      INTEGER NOT NULL,
+  input           TEXT    NOT NULL,
+  closest_step_id INTEGER,
+  differences     TEXT    NOT NULL,
+  policy          TEXT    NOT NULL
+);
+CREATE INDEX replay_misses_session ON replay_misses(session_id, id);
+
+CREATE INDEX exchanges_route ON exchanges(route, session_id);
+PRAGMA user_version = 3;
+)sql";
+
 void createV1Archive(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec(kV1Schema);
@@ -238,6 +261,67 @@ VALUES (1, 1, 0, 'completed', 'hi', '[]', 'say', -5);
   tx.commit();
 }
 
+/// A version 3 archive with two sessions and text in every searched field: a user step whose
+/// candidate says something and calls a tool (with one internal step), an env step whose
+/// candidate failed, and a step of the second session.
+void createV3Archive(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  SQLite::Transaction tx(db);
+  db.exec(kV1Schema);
+  db.exec(kV2Schema);
+  db.exec(kV3Schema);
+  db.exec(R"sql(
+INSERT INTO sessions (id, name, mode, upstream, listen, started_ns, ended_ns, exchange_count,
+                      step_count, candidate_count, internal_step_count, conversation_count,
+                      error_candidate_count)
+VALUES (1, 'v3', 'record', 'http://a', '127.0.0.1:1', 10, 20, 2, 2, 2, 1, 1, 1),
+       (2, 'v3-b', 'record', 'http://a', '127.0.0.1:1', 30, 40, 1, 1, 0, 0, 1, 0);
+INSERT INTO exchanges (id, session_id, seq, client_address, method, target, http_version, status,
+                       request_headers, request_body, response_headers, response_body,
+                       response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
+                       outcome, error, protocol, route, magma_request_id, request_valid,
+                       response_valid, findings, decoder_version)
+VALUES (1, 1, 0, 'c', 'POST', '/v1/responses', 11, 200, '[]', X'7B7D', '[]', X'5B5D', 1, 11, 12,
+        13, 'complete', NULL, 'magma', 'responses', 'r1', 1, 1, NULL, 1),
+       (2, 1, 1, 'c', 'POST', '/v1/responses', 11, 200, '[]', X'7B7D', '[]', X'5B5D', 1, 14, 15,
+        16, 'complete', NULL, 'magma', 'responses', 'r2', 1, 1, NULL, 1),
+       (3, 2, 0, 'c', 'POST', '/v1/responses', 11, 200, '[]', X'7B7D', '[]', X'5B5D', 1, 31, 32,
+        33, 'complete', NULL, 'magma', 'responses', 'r3', 1, 1, NULL, 1);
+INSERT INTO blobs (hash, text) VALUES (-5, '{"history":[]}'), (6, '[]'), (7, '{}');
+INSERT INTO conversations (id, session_id, root_step_id, title, step_count, candidate_count)
+VALUES (1, 1, 1, 'Please press the red button', 2, 2), (2, 2, 3, 'Press the blue button', 1, 0);
+INSERT INTO steps (id, exchange_id, session_id, position, source_id, replay_key, instruction_type,
+                   instruction_content, env_feedback, env_failure, memory_hash, tools_hash,
+                   attributes_hash, extra_keys_hash, num_outputs, conversation_id,
+                   parent_candidate_id, depth)
+VALUES (1, 1, 1, 0, 4, -9, 'user', 'Please press the red button', NULL, NULL, -5, 6, 7, 7, 1, 1,
+        NULL, 0),
+       (2, 2, 1, 0, 4, -8, 'env', '{"infos":"panda: press_button failed: no such object"}',
+        '{}', 1, -5, 6, 7, 7, 1, 1, 1, 1),
+       (3, 3, 2, 0, 4, -7, 'user', 'Press the blue button', NULL, NULL, -5, 6, 7, 7, 1, 2, NULL,
+        0);
+INSERT INTO candidates (id, step_id, candidate_index, status, say, tool_calls, decision_kind,
+                        error_code, error_message, error_component, memory_hash,
+                        internal_step_count)
+VALUES (1, 1, 0, 'completed', 'Pressing it now',
+        '[{"arguments":{"id":"sw3"},"name":"press_button","target_robot_name":"panda"}]',
+        'mixed', NULL, NULL, NULL, -5, 1),
+       (2, 2, 0, 'error', NULL, NULL, NULL, 'invalid_output',
+        'Model parser rejected its raw response', 'commander', -5, 0);
+INSERT INTO internal_steps (id, candidate_id, position, step_key, component, origin, full_prompt,
+                            output_raw, rest)
+VALUES (1, 1, 0, 'step-0', 'commander', 'model', 'You control the robot panda',
+        '<think>easy</think><tool_call>sw3</tool_call>', '{"id":"step-0"}');
+)sql");
+  tx.commit();
+}
+
+/// FTS5's own check of one index against its content table: throws when they differ.
+void checkSearchIndex(const std::string& path, const std::string& table) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  db.exec("INSERT INTO " + table + " (" + table + ", rank) VALUES ('integrity-check', 1)");
+}
+
 void setUserVersion(const std::string& path, int version) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec("PRAGMA user_version = " + std::to_string(version));
@@ -259,8 +343,9 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   EXPECT_EQ(migrateArchive(path), 0);
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(queryText(path, "PRAGMA journal_mode"), "wal");
-  for (const char* table : {"sessions", "exchanges", "blobs", "conversations", "steps",
-                            "candidates", "internal_steps", "replay_misses"}) {
+  for (const char* table :
+       {"sessions", "exchanges", "blobs", "conversations", "steps", "candidates", "internal_steps",
+        "replay_misses", "search_steps", "search_candidates", "search_internal_steps"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'table' AND name = '") +
                                  table + "'"),
@@ -268,7 +353,8 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
         << table;
   }
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 2);
-  for (const char* index : {"steps_replay_key", "exchanges_route", "replay_misses_session"}) {
+  for (const char* index : {"steps_replay_key", "exchanges_route", "replay_misses_session",
+                            "steps_session", "candidates_error", "exchanges_latency"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'index' AND name = '") +
                                  index + "'"),
@@ -374,6 +460,87 @@ TEST(Schema, MigratesAVersion2ArchiveAndKeepsItsRows) {
   EXPECT_EQ(misses[0].closest_step_id, std::optional<std::int64_t>(1));
 }
 
+TEST(Schema, MigratesAVersion3ArchiveAndIndexesItsText) {
+  TempDir dir;
+  const std::string path = dir.file("v3.sqlite");
+  createV3Archive(path);
+
+  EXPECT_EQ(migrateArchive(path), 3);
+
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  for (const char* table : {"search_steps", "search_candidates", "search_internal_steps"}) {
+    EXPECT_NO_THROW(checkSearchIndex(path, table)) << table;
+  }
+  // Nothing of version 3 changed.
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM steps"), 3);
+  EXPECT_EQ(queryText(path, "SELECT instruction_content FROM steps WHERE id = 1"),
+            "Please press the red button");
+
+  // The rows written before the migration are found, each in its field.
+  ArchiveReader reader(path);
+  auto only = [&](const std::string& text) {
+    SearchQuery query;
+    query.text = text;
+    std::vector<SearchHit> hits = reader.search(query);
+    EXPECT_EQ(hits.size(), 1u) << text;
+    return hits.empty() ? SearchHit{} : hits[0];
+  };
+  SearchHit hit = only("red button");
+  EXPECT_EQ(hit.step_id, 1);
+  EXPECT_EQ(hit.conversation_id, 1);
+  EXPECT_EQ(hit.session_id, 1);
+  EXPECT_EQ(hit.field, "instruction");
+  EXPECT_EQ(hit.snippet, "Please press the [red] [button]");
+  hit = only("such object");
+  EXPECT_EQ(hit.step_id, 2);
+  EXPECT_EQ(hit.field, "env_feedback");
+  hit = only("pressing");
+  EXPECT_EQ(hit.step_id, 1);
+  EXPECT_EQ(hit.field, "say");
+  hit = only("parser rejected");
+  EXPECT_EQ(hit.step_id, 2);
+  EXPECT_EQ(hit.field, "error");
+  hit = only("control robot");
+  EXPECT_EQ(hit.step_id, 1);
+  EXPECT_EQ(hit.field, "full_prompt");
+  hit = only("easy");
+  EXPECT_EQ(hit.step_id, 1);
+  EXPECT_EQ(hit.field, "output_raw");
+  hit = only("blue");
+  EXPECT_EQ(hit.step_id, 3);
+  EXPECT_EQ(hit.session_id, 2);
+
+  // The new indexes serve the filters on the old rows.
+  SearchQuery errors;
+  errors.error_code = "invalid_output";
+  std::vector<SearchHit> failed = reader.search(errors);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].step_id, 2);
+  SearchQuery second;
+  second.session_id = 2;
+  std::vector<SearchHit> of_second = reader.search(second);
+  ASSERT_EQ(of_second.size(), 1u);
+  EXPECT_EQ(of_second[0].step_id, 3);
+  EXPECT_EQ(reader.exchangeIdsOfConversation(1), (std::vector<std::int64_t>{1, 2}));
+
+  // A recorder appends to the migrated file and indexes what it writes.
+  {
+    Recorder recorder(path, testing::testSession("new"), testing::testOptions());
+    const Json body = testing::request(
+        "r9", {testing::input(1, "user", "Press the yellow button", testing::memoryOf("y", 0))});
+    testing::submit(recorder,
+                    testing::magmaExchange(
+                        body, Json::array({testing::sayOutput("r9", 1, 0, testing::memoryOf("y", 2),
+                                                              "Yellow pressed")})));
+  }
+  hit = only("yellow");
+  EXPECT_EQ(hit.step_id, 4);
+  EXPECT_EQ(hit.session_id, 3);
+  for (const char* table : {"search_steps", "search_candidates", "search_internal_steps"}) {
+    EXPECT_NO_THROW(checkSearchIndex(path, table)) << table;
+  }
+}
+
 TEST(Schema, RefusesAnArchiveFromANewerVersion) {
   TempDir dir;
   const std::string path = dir.file("future.sqlite");
@@ -422,6 +589,9 @@ TEST(Schema, ReaderAsksToMigrateAnOlderArchive) {
   const std::string v2 = dir.file("v2.sqlite");
   createV2Archive(v2);
   EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(v2); }), HasSubstr("[store.schema.old]"));
+  const std::string v3 = dir.file("v3.sqlite");
+  createV3Archive(v3);
+  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(v3); }), HasSubstr("[store.schema.old]"));
 }
 
 TEST(Schema, ReaderRefusesAMissingFile) {

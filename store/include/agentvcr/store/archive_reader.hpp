@@ -16,8 +16,9 @@ namespace agentvcr::store {
 
 /// Read-only access to an archive for the CLI, the viewer and replay. Opens its own read-only
 /// connection, so it works while a Recorder writes the same file (WAL): every call sees the
-/// batches committed before it started. Every query is an index lookup or range; lists that
-/// can grow without bound are paged.
+/// batches committed before it started. Every query is an index lookup or range (search()
+/// reads index ranges until it has found `limit` steps); lists that can grow without bound are
+/// paged.
 ///
 /// Thread-safety: one ArchiveReader per thread (it owns one SQLite connection); distinct
 /// readers may run concurrently. Errors (I/O, a corrupt file) throw std::runtime_error.
@@ -96,6 +97,14 @@ class ArchiveReader {
   std::optional<RecordedResponse> recordedResponse(std::int64_t exchange_id) const;
   /// Misses a replay session recorded (Recorder::tryRecordReplayMiss), in id (commit) order.
   std::vector<ReplayMissRow> replayMisses(std::int64_t session_id) const;
+
+  /// Steps matching every condition of `query`, one hit per step (its best-ranked field: lowest
+  /// FTS5 bm25), in step id order, at most `query.limit`. The text goes through the full-text
+  /// indexes and is never passed raw to FTS5: hostile input cannot raise a syntax error. Stops
+  /// reading as soon as `limit` steps are found (docs/schema.md, Search).
+  std::vector<SearchHit> search(const SearchQuery& query) const;
+  /// Distinct exchanges that carry the steps of a conversation, in exchange (commit) order.
+  std::vector<std::int64_t> exchangeIdsOfConversation(std::int64_t conversation_id) const;
 
   ArchiveCounts counts() const;
   int schemaVersion() const;

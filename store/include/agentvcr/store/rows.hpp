@@ -194,6 +194,36 @@ struct RecordedResponse {
   std::string body;
 };
 
+/// What the viewer's search box and filters ask for (ArchiveReader::search). Every set condition
+/// must hold. Each candidate condition holds when some candidate of the step satisfies it (not
+/// necessarily the same candidate for two conditions).
+struct SearchQuery {
+  /// Words to find (all of them, any order, in one field; a trailing * matches a prefix).
+  /// Words are split on whitespace and each is searched as a quoted FTS5 string, so nothing in
+  /// them is FTS5 syntax. Empty (or only whitespace): no text condition.
+  std::string text;
+  std::optional<std::int64_t> session_id;
+  std::optional<std::string> tool;             ///< a candidate of the step called this tool
+  std::optional<std::string> robot;            ///< ... targeted this robot (target_robot_name)
+  std::optional<std::string> status;           ///< ... has this status ("completed", "error")
+  std::optional<std::string> error_code;       ///< ... failed with this error code
+  std::optional<std::int64_t> min_latency_ns;  ///< the step's exchange took at least this long
+  std::size_t limit = 200;
+};
+
+/// One step that matches, with where and how the text matched.
+struct SearchHit {
+  std::int64_t step_id = 0;
+  std::int64_t conversation_id = 0;
+  std::int64_t session_id = 0;
+  /// "instruction", "env_feedback", "say", "error", "full_prompt", "output_raw"; empty when only
+  /// filters were given.
+  std::string field;
+  /// A short excerpt of that field with the matched words between [ and ] (FTS5 snippet(), "…"
+  /// where the text was cut); empty without text.
+  std::string snippet;
+};
+
 /// One input (or coaching request) a replay could not answer from the archive, with the
 /// closest recorded input and where they differ (`replay_misses`).
 struct ReplayMissRow {
