@@ -142,8 +142,7 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
       << "\n"
       << "  " << command.program << " show --db " << command.db_path << " 1\n"
       << "  sqlite3 " << command.db_path << " 'SELECT * FROM conversations'\n"
-      << "  agentvcr-viewer " << command.db_path
-      << "   (the Qt viewer is not built yet; see README)\n"
+      << "  agentvcr-viewer " << command.db_path << "   (build/<preset>/viewer/agentvcr-viewer)\n"
       << "Replay it as a mock agent:\n"
       << "  " << command.program << " replay --db " << command.db_path
       << " --listen 127.0.0.1:8000\n";

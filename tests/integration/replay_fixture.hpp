@@ -64,16 +64,18 @@ inline scripted::Summary drive(scripted::DemoDriver& driver, std::uint16_t port)
 }
 
 /// A recording proxy in front of `upstream_url` writing session `name` into `db_path`.
+/// The recorder asks the agent for /health and /v1/info at start only when `probe_identity`.
 inline std::unique_ptr<proxy::RecordingProxy> startRecording(const std::string& upstream_url,
                                                              const std::string& db_path,
-                                                             const std::string& name) {
+                                                             const std::string& name,
+                                                             bool probe_identity = false) {
   proxy::RecordingProxyConfig config;
   config.relay.upstream = *proxy::parseUrl(upstream_url);
   config.server.threads = 2;
   config.db_path = db_path;
   config.session.name = name;
   config.session.mode = "record";
-  config.probe_identity = false;  // tests send the caller's own probes when they want them
+  config.probe_identity = probe_identity;
   auto recording = std::make_unique<proxy::RecordingProxy>(config);
   recording->start();
   return recording;

@@ -1,0 +1,152 @@
+// The whole window over a recorded demo archive, as a person uses it: select a conversation
+// and a step, read the panes, search, open a diff, start and stop a replay, export, copy curl.
+
+#include <QApplication>
+#include <QClipboard>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QTreeView>
+#include <QtTest>
+
+#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/proxy/url.hpp"
+#include "models/conversations_model.hpp"
+#include "models/diff_model.hpp"
+#include "models/search_model.hpp"
+#include "models/sessions_model.hpp"
+#include "models/steps_model.hpp"
+#include "viewer_fixture.hpp"
+#include "widgets/diff_window.hpp"
+#include "widgets/json_view.hpp"
+#include "widgets/main_window.hpp"
+#include "widgets/replay_panel.hpp"
+#include "widgets/search_panel.hpp"
+#include "widgets/step_details.hpp"
+
+using namespace agentvcr;
+namespace avt = agentvcr::testing;
+using viewer::StepDetails;
+
+class GuiSmokeTest : public QObject {
+  Q_OBJECT
+
+ private:
+  avt::TempDir temp_;
+  std::string db_ = temp_.file("demo.sqlite");
+  std::unique_ptr<viewer::MainWindow> window_;
+
+  QString pane(StepDetails::Tab tab) const { return window_->details()->pane(tab)->toPlainText(); }
+
+ private slots:
+
+  void initTestCase() {
+    avt::recordDemoInto(db_, "demo");
+    window_ = std::make_unique<viewer::MainWindow>(QString::fromStdString(db_));
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  }
+
+  void opensOnTheLatestSession() {
+    QCOMPARE(window_->selectedSession(), std::optional<std::int64_t>(1));
+    QCOMPARE(window_->conversationsModel()->rowCount(), 7);
+  }
+
+  void selectingAConversationAndAStepFillsThePanes() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw7")));
+    QVERIFY(window_->stepsModel()->rowCount() >= 2);
+    const auto env_step = window_->stepsModel()->at(1).step.id;
+    QVERIFY(window_->selectStep(env_step));
+    QVERIFY(pane(StepDetails::StepTab).contains("env instruction"));
+    QVERIFY(pane(StepDetails::StepTab).contains("<-- failure"));
+    QVERIFY(pane(StepDetails::ToolsTab).contains("press_button"));
+    QVERIFY(pane(StepDetails::ToolsTab).contains("known_robots"));
+    QVERIFY(pane(StepDetails::MemoryTab).contains("memory given"));
+    QVERIFY(pane(StepDetails::MemoryTab).contains("+ "));
+    QVERIFY(pane(StepDetails::InternalStepsTab).contains("full prompt"));
+    QVERIFY(pane(StepDetails::InternalStepsTab).contains("component scripted"));
+    QVERIFY(pane(StepDetails::HttpTab).startsWith("POST /v1/responses HTTP/1.1"));
+    QVERIFY(pane(StepDetails::HttpTab).contains("── response 200"));
+  }
+
+  void searchShowsAndOpensAStep() {
+    auto* search = window_->searchPanel();
+    search->textField()->setText("damaged");
+    search->run();
+    QVERIFY(search->model()->rowCount() > 0);
+    QVERIFY(search->message()->text().contains("steps"));
+    const QModelIndex first = search->model()->index(0, 0);
+    emit search->results()->activated(first);
+    QCOMPARE(window_->stepsModel()->conversation(),
+             std::optional<std::int64_t>(search->model()->hit(0).conversation_id));
+    QVERIFY(window_->stepsView()->currentIndex().isValid());
+  }
+
+  void diffOpensSideBySide() {
+    const auto sw1 = avt::conversationTitled(db_, "Please press sw1");
+    const auto sw3 = avt::conversationTitled(db_, "Please press sw3");
+    viewer::DiffWindow* diff = window_->openDiff(sw1, sw3);
+    QVERIFY(diff != nullptr);
+    QVERIFY(QTest::qWaitForWindowExposed(diff));
+    QVERIFY(diff->model()->rowCount() >= 2);
+    QVERIFY(!diff->summary()->text().isEmpty());
+    QVERIFY(diff->table()->currentIndex().isValid());  // the first divergence is selected
+    QVERIFY(window_->openDiff(sw1, 99999) == nullptr);
+    diff->close();
+  }
+
+  void replayStartsServesAndStops() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw1")));
+    auto* replay = window_->replayPanel();
+    QVERIFY(replay->start());
+    QTRY_VERIFY_WITH_TIMEOUT(!replay->address().isEmpty(), 20000);
+    auto url = proxy::parseUrl(replay->address().toStdString());
+    QVERIFY(url.has_value());
+    proxy::HttpClient client(url->host, url->port);
+    QCOMPARE(client.get("/health").status, 200);
+    // Ask the replay the recorded first question of the selected conversation.
+    store::ArchiveReader reader(db_);
+    const auto step = window_->stepsModel()->at(0).step;
+    protocol::Json input = *reader.inputJson(step.id);
+    input["id"] = 3;
+    protocol::Json request = {{"request_id", "viewer"}, {"inputs", protocol::Json::array({input})}};
+    QCOMPARE(client.postJson("/v1/responses", request.dump()).status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(replay->hits(), qlonglong{1}, 10000);
+    QVERIFY(replay->statusLabel()->text().contains("1 hits"));
+    replay->stop();
+    QVERIFY(!replay->running());
+  }
+
+  void exportsTheSelectionAsJsonLines() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw3")));
+    const QString path = QString::fromStdString(temp_.file("export.jsonl"));
+    const std::size_t lines = window_->exportSelection(path);
+    QVERIFY(lines >= 1);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> written = file.readAll().trimmed().split('\n');
+    QCOMPARE(static_cast<std::size_t>(written.size()), lines);
+    QVERIFY(written.front().contains("\"target\":\"/v1/responses\""));
+  }
+
+  void copiesTheRequestAsCurl() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw1")));
+    const QString command = window_->copyRequestAsCurl();
+    QVERIFY(command.startsWith("curl -X POST 'http://127.0.0.1:"));
+    QVERIFY(command.contains("/v1/responses'"));
+    QVERIFY(command.contains("Please press sw1"));
+    QCOMPARE(QApplication::clipboard()->text(), command);
+  }
+
+  void liveViewPicksUpANewRecording() {
+    const int sessions = window_->sessionsModel()->rowCount();
+    avt::recordDemoInto(db_, "later");
+    window_->refreshIfChanged();
+    QCOMPARE(window_->sessionsModel()->rowCount(), sessions + 1);
+  }
+
+  void cleanupTestCase() { window_.reset(); }
+};
+
+QTEST_MAIN(GuiSmokeTest)
+#include "gui_smoke_test.moc"

@@ -1,0 +1,227 @@
+// The viewer's item models over a recorded demo archive, each checked by
+// QAbstractItemModelTester and by the rows and data it shows.
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "models/conversations_model.hpp"
+#include "models/diff_model.hpp"
+#include "models/search_model.hpp"
+#include "models/sessions_model.hpp"
+#include "models/steps_model.hpp"
+#include "models/text_format.hpp"
+#include "viewer_fixture.hpp"
+
+using namespace agentvcr;
+namespace avt = agentvcr::testing;
+using viewer::ConversationsModel;
+using viewer::StepsModel;
+
+class ModelsTest : public QObject {
+  Q_OBJECT
+
+ private:
+  avt::TempDir temp_;
+  std::string db_ = temp_.file("demo.sqlite");
+  std::shared_ptr<store::ArchiveReader> reader_;
+
+  QString cell(QAbstractItemModel& model, int row, int column,
+               const QModelIndex& parent = {}) const {
+    return model.data(model.index(row, column, parent)).toString();
+  }
+
+ private slots:
+
+  void initTestCase() {
+    avt::recordDemoInto(db_, "demo");
+    reader_ = std::make_shared<store::ArchiveReader>(db_);
+  }
+
+  void sessionsShowEachRun() {
+    viewer::SessionsModel model(reader_);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Name), QString("demo"));
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Mode), QString("record"));
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Agent), QString("agentvcr-scripted-demo 1.0.0"));
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Exchanges), QString("10"));
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Conversations), QString("7"));
+    QCOMPARE(model.data(model.index(0, 0), viewer::SessionsModel::SessionIdRole).toLongLong(), 1);
+  }
+
+  void conversationsAreFetchedLazilyAndForkIntoBranches() {
+    ConversationsModel model(reader_);
+    QCOMPARE(model.rowCount(), 0);
+    QVERIFY(!model.canFetchMore({}));
+    model.setSession(1);
+    // Checked once loaded: the tester fetches what it can, and Qt 6.4's tester runs its checks
+    // before it considers a reset finished.
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 7);
+    QVERIFY(!model.canFetchMore({}));  // fewer than a page: the first one was the last
+    QCOMPARE(cell(model, 0, ConversationsModel::Title), QString("Please press sw1"));
+    QCOMPARE(cell(model, 0, ConversationsModel::Robots), QString("panda"));
+    QCOMPARE(cell(model, 0, ConversationsModel::Steps), QString("2"));
+    QCOMPARE(cell(model, 0, ConversationsModel::Outcome), QString("say"));
+
+    const QModelIndex gen =
+        model.indexOfConversation(avt::conversationTitled(db_, "Please move every damaged"));
+    QVERIFY(gen.isValid());
+    QCOMPARE(model.data(model.index(gen.row(), ConversationsModel::Robots)).toString(),
+             QString("arm1, arm2"));
+    QVERIFY(model.hasChildren(gen));
+    if (model.canFetchMore(gen)) {
+      model.fetchMore(gen);  // what a view does when the row is expanded
+    }
+    QVERIFY(!model.canFetchMore(gen));
+    QCOMPARE(model.rowCount(gen), 2);  // one branch per candidate of the first input
+    const auto branch = model.branchSteps(model.index(0, 0, gen));
+    QCOMPARE(branch.size(), std::size_t{3});
+    QCOMPARE(model.conversationId(model.index(1, 0, gen)), model.conversationId(gen));
+    QVERIFY(model.data(model.index(0, ConversationsModel::Title, gen))
+                .toString()
+                .startsWith("branch 1"));
+
+    const QModelIndex chain = model.index(0, 0);
+    QVERIFY(!model.canFetchMore(chain));  // a BENCH chain has one branch: nothing below
+    QVERIFY(!model.hasChildren(chain));
+  }
+
+  void stepsShowInstructionsDecisionsAndEnvOutcomes() {
+    StepsModel model(reader_);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setConversation(avt::conversationTitled(db_, "Please press sw1"));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(cell(model, 0, StepsModel::Instruction), QString("user: Please press sw1"));
+    QCOMPARE(cell(model, 0, StepsModel::Decision), QString("panda.press_button(id=\"sw1\")"));
+    QCOMPARE(cell(model, 0, StepsModel::Status), QString("completed"));
+    QVERIFY(!cell(model, 0, StepsModel::Latency).isEmpty());
+    QVERIFY(cell(model, 1, StepsModel::Instruction).startsWith("env: ✓ panda press_button"));
+    QCOMPARE(cell(model, 1, StepsModel::Decision), QString("say \"Done, sw1 is pressed.\""));
+    QCOMPARE(model.data(model.index(1, 0), StepsModel::EnvFailureRole).toBool(), false);
+
+    model.setConversation(avt::conversationTitled(db_, "Please press sw7"));
+    bool failure_shown = false;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      if (model.data(model.index(row, 0), StepsModel::EnvFailureRole).toBool()) {
+        failure_shown = true;
+        QVERIFY(cell(model, row, StepsModel::Instruction).contains("✗"));
+        QVERIFY(
+            model.data(model.index(row, StepsModel::Instruction), Qt::ForegroundRole).isValid());
+      }
+    }
+    QVERIFY(failure_shown);
+
+    model.setConversation(avt::conversationTitled(db_, "Please self-destruct"));
+    QCOMPARE(cell(model, 0, StepsModel::Status), QString("error invalid_output"));
+    QVERIFY(cell(model, 0, StepsModel::Decision).startsWith("error invalid_output"));
+  }
+
+  void genBranchesIndentByDepth() {
+    StepsModel model(reader_);
+    model.setConversation(avt::conversationTitled(db_, "Please move every damaged"));
+    QCOMPARE(model.rowCount(), 5);  // root, then two continuations of two steps each
+    QCOMPARE(model.data(model.index(0, 0), StepsModel::DepthRole).toLongLong(), 0);
+    QVERIFY(model.data(model.index(1, 0), StepsModel::DepthRole).toLongLong() > 0);
+    QVERIFY(cell(model, 0, StepsModel::Decision).startsWith("[0] "));
+    QVERIFY(cell(model, 0, StepsModel::Decision).contains("\n[1] "));
+  }
+
+  void searchFindsTextAndFilters() {
+    viewer::SearchModel model(reader_);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    store::SearchQuery query;
+    query.text = "sw7";
+    model.search(query);
+    QVERIFY(model.rowCount() > 0);
+    const auto sw7 = avt::conversationTitled(db_, "Please press sw7");
+    for (int row = 0; row < model.rowCount(); ++row) {
+      QCOMPARE(model.hit(row).conversation_id, sw7);
+    }
+    QVERIFY(cell(model, 0, viewer::SearchModel::Excerpt).contains("[sw7]"));
+
+    store::SearchQuery by_tool;
+    by_tool.tool = "deplace";
+    model.search(by_tool);
+    QVERIFY(model.rowCount() > 0);
+    const auto sort = avt::conversationTitled(db_, "Please move every damaged");
+    for (int row = 0; row < model.rowCount(); ++row) {
+      QCOMPARE(model.hit(row).conversation_id, sort);
+    }
+
+    store::SearchQuery errors;
+    errors.error_code = "invalid_output";
+    model.search(errors);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.hit(0).conversation_id, avt::conversationTitled(db_, "Please self-destruct"));
+
+    store::SearchQuery nothing;
+    nothing.text = "\"unbalanced AND (";
+    QSignalSpy failed(&model, &viewer::SearchModel::failed);
+    model.search(nothing);
+    QCOMPARE(failed.count(), 0);  // hostile text is searched for, never a syntax error
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void diffAlignsStepsAndShowsWhereTheyDiverge() {
+    viewer::DiffModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto sw1 = avt::conversationTitled(db_, "Please press sw1");
+    const auto last = avt::conversationTitled(db_, "Please press the last button");
+    model.setConversations(replay::diffStepsOf(*reader_, sw1), replay::diffStepsOf(*reader_, sw1));
+    QCOMPARE(model.rowCount(), 2);
+    QVERIFY(!model.diff().first_divergence);
+    QVERIFY(model.summary().startsWith("identical"));
+
+    model.setConversations(replay::diffStepsOf(*reader_, sw1), replay::diffStepsOf(*reader_, last));
+    QVERIFY(model.diff().first_divergence);
+    QCOMPARE(*model.diff().first_divergence, std::size_t{0});
+    QVERIFY(model.data(model.index(0, 0), Qt::BackgroundRole).isValid());
+    QVERIFY(cell(model, 0, viewer::DiffModel::Differences).contains("/input/instruction/content"));
+    QVERIFY(!model.summary().isEmpty());
+  }
+
+  void liveRefreshShowsNewSessionsAndConversations() {
+    avt::TempDir temp;
+    const std::string db = temp.file("live.sqlite");
+    avt::recordDemoInto(db, "first");
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    viewer::SessionsModel sessions(reader);
+    ConversationsModel conversations(reader);
+    conversations.setSession(1);
+    QAbstractItemModelTester tester(&conversations,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(sessions.rowCount(), 1);
+    QSignalSpy inserted(&sessions, &QAbstractItemModel::rowsInserted);
+
+    avt::recordDemoInto(db, "second");  // another recorder writes the same file
+    sessions.refresh();
+    QCOMPARE(sessions.rowCount(), 2);
+    QCOMPARE(inserted.count(), 1);
+    QCOMPARE(cell(sessions, 1, viewer::SessionsModel::Name), QString("second"));
+    conversations.refresh();
+    QCOMPARE(conversations.rowCount(), 7);  // session 1 did not grow
+  }
+
+  void textFormatting() {
+    QCOMPARE(QString::fromStdString(viewer::durationText(850000)), QString("850 µs"));
+    QCOMPARE(QString::fromStdString(viewer::durationText(12345678)), QString("12.3 ms"));
+    QCOMPARE(QString::fromStdString(viewer::durationText(4210000000)), QString("4.21 s"));
+    QCOMPARE(QString::fromStdString(viewer::durationText(192000000000)), QString("3 min 12 s"));
+    QCOMPARE(QString::fromStdString(viewer::oneLine("a \n\t b", 80)), QString("a b"));
+    QCOMPARE(QString::fromStdString(viewer::oneLine("héllo wörld", 5)), QString("héllo…"));
+    store::ExchangeRow exchange;
+    exchange.method = "POST";
+    exchange.target = "/v1/responses";
+    exchange.request_headers = {{"Host", "x"}, {"Content-Type", "application/json"}};
+    exchange.request_body = "{\"a\":\"it's\"}";
+    QCOMPARE(QString::fromStdString(viewer::curlCommand(exchange, "http://127.0.0.1:8000")),
+             QString("curl -X POST 'http://127.0.0.1:8000/v1/responses' \\\n"
+                     "  -H 'Content-Type: application/json' \\\n"
+                     "  --data-binary '{\"a\":\"it'\\''s\"}'"));
+  }
+};
+
+QTEST_MAIN(ModelsTest)
+#include "models_test.moc"

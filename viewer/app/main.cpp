@@ -1,0 +1,153 @@
+// agentvcr-viewer: browse, search, diff and replay the conversations of an agentvcr archive.
+// This file parses arguments (QCommandLineParser) and runs the window, or one of the
+// non-interactive modes: screenshots for the docs, timings for the benchmark.
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QTableView>
+#include <QTimer>
+#include <QTreeView>
+
+#include "models/conversations_model.hpp"
+#include "models/search_model.hpp"
+#include "widgets/diff_window.hpp"
+#include "widgets/main_window.hpp"
+#include "widgets/search_panel.hpp"
+
+namespace {
+
+using agentvcr::viewer::MainWindow;
+
+/// Peak resident memory of this process in KiB (VmHWM), 0 when unknown.
+long peakRssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      return std::stol(line.substr(6));
+    }
+  }
+  return 0;
+}
+
+bool save(QWidget* widget, const QString& path) {
+  widget->repaint();
+  QApplication::processEvents();
+  const bool saved = widget->grab().save(path);
+  std::cerr << (saved ? "wrote " : "could not write ") << path.toStdString() << "\n";
+  return saved;
+}
+
+/// Selects what the options name, or the latest session's first conversation and its step.
+void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
+  if (options.isSet("session")) {
+    window.selectSession(options.value("session").toLongLong());
+  }
+  if (options.isSet("conversation")) {
+    window.selectConversation(options.value("conversation").toLongLong());
+  } else if (window.conversationsModel()->rowCount() > 0) {
+    window.conversationsView()->setCurrentIndex(window.conversationsModel()->index(0, 0));
+  }
+  if (options.isSet("step")) {
+    window.selectStep(options.value("step").toLongLong());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("agentvcr-viewer");
+
+  QCommandLineParser options;
+  options.setApplicationDescription(
+      "Browse, search, diff and replay the conversations of an agentvcr archive.");
+  options.addHelpOption();
+  options.addPositionalArgument("archive", "The SQLite archive agentvcr recorded.");
+  options.addOptions({
+      {"session", "Select this session.", "id"},
+      {"conversation", "Select this conversation.", "id"},
+      {"step", "Select this step.", "id"},
+      {"search", "Run this search in the search panel.", "text"},
+      {"diff", "Open a diff of two conversations of the archive.", "left,right"},
+      {"screenshot", "Save the main window as PNG and exit.", "file"},
+      {"screenshot-diff", "Save the diff window (--diff) as PNG and exit.", "file"},
+      {"benchmark", "Print how long opening, the first screen and --search take, and exit."},
+  });
+  options.process(app);
+
+  QString path = options.positionalArguments().value(0);
+  if (path.isEmpty()) {
+    path = QFileDialog::getOpenFileName(nullptr, "Open an agentvcr archive", {},
+                                        "Archives (*.sqlite *.db);;All files (*)");
+    if (path.isEmpty()) {
+      return 0;
+    }
+  }
+
+  QElapsedTimer clock;
+  clock.start();
+  std::unique_ptr<MainWindow> window;
+  try {
+    window = std::make_unique<MainWindow>(path);
+  } catch (const std::exception& error) {
+    std::cerr << "agentvcr-viewer: " << error.what() << "\n";
+    if (!options.isSet("screenshot") && !options.isSet("benchmark")) {
+      QMessageBox::critical(nullptr, "agentvcr-viewer", QString::fromStdString(error.what()));
+    }
+    return 1;
+  }
+  const qint64 opened_ms = clock.elapsed();
+  window->show();
+  selectForDisplay(*window, options);
+  QApplication::processEvents();
+  window->repaint();
+  const qint64 first_screen_ms = clock.elapsed();
+
+  if (options.isSet("search")) {
+    window->searchPanel()->textField()->setText(options.value("search"));
+    QElapsedTimer search_clock;
+    search_clock.start();
+    window->searchPanel()->run();
+    if (options.isSet("benchmark")) {
+      std::printf("search \"%s\": %lld ms, %d steps\n", qPrintable(options.value("search")),
+                  static_cast<long long>(search_clock.elapsed()),
+                  window->searchPanel()->model()->rowCount());
+    }
+  }
+  agentvcr::viewer::DiffWindow* diff = nullptr;
+  if (options.isSet("diff")) {
+    const QStringList ids = options.value("diff").split(',');
+    if (ids.size() == 2) {
+      diff = window->openDiff(ids[0].toLongLong(), ids[1].toLongLong());
+    }
+  }
+
+  if (options.isSet("benchmark")) {
+    std::printf("open: %lld ms\nfirst screen: %lld ms\npeak RSS: %ld KiB\n",
+                static_cast<long long>(opened_ms), static_cast<long long>(first_screen_ms),
+                peakRssKib());
+    return 0;
+  }
+  if (options.isSet("screenshot") || options.isSet("screenshot-diff")) {
+    bool ok = true;
+    if (options.isSet("screenshot")) {
+      ok = save(window.get(), options.value("screenshot")) && ok;
+    }
+    if (options.isSet("screenshot-diff")) {
+      ok = diff != nullptr && save(diff, options.value("screenshot-diff")) && ok;
+    }
+    return ok ? 0 : 1;
+  }
+  return QApplication::exec();
+}

@@ -1,0 +1,325 @@
+#include "models/conversations_model.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <QColor>
+
+#include "agentvcr/protocol/json_text.hpp"
+#include "models/text_format.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+/// internalId of a conversation row; a branch row stores its conversation's row + 1.
+constexpr quintptr kTopLevel = 0;
+
+QString text(const std::string& value) {
+  return QString::fromStdString(value);
+}
+
+std::string outcomeText(const store::ConversationRow& row) {
+  std::string outcome = row.ended_in.value_or("");
+  if (row.error_candidates > 0) {
+    outcome += (outcome.empty() ? "" : " · ") + std::to_string(row.error_candidates) +
+               " error candidate" + (row.error_candidates > 1 ? "s" : "");
+  }
+  if (row.env_failures > 0) {
+    outcome += (outcome.empty() ? "" : " · ") + std::to_string(row.env_failures) + " env failure" +
+               (row.env_failures > 1 ? "s" : "");
+  }
+  return outcome;
+}
+
+}  // namespace
+
+ConversationsModel::ConversationsModel(std::shared_ptr<store::ArchiveReader> reader,
+                                       QObject* parent)
+    : QAbstractItemModel(parent), reader_(std::move(reader)) {}
+
+void ConversationsModel::setSession(std::int64_t session_id) {
+  beginResetModel();
+  session_id_ = session_id;
+  nodes_.clear();
+  // The first page comes with the reset: a view shows it at once, later pages as it scrolls.
+  auto page = reader_->conversations(session_id, 0, PageSize);
+  exhausted_ = page.size() < static_cast<std::size_t>(PageSize);
+  for (auto& row : page) {
+    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt});
+  }
+  endResetModel();
+}
+
+std::int64_t ConversationsModel::conversationId(const QModelIndex& index) const {
+  if (!index.isValid()) {
+    return 0;
+  }
+  const std::size_t row = index.internalId() == kTopLevel
+                              ? static_cast<std::size_t>(index.row())
+                              : static_cast<std::size_t>(index.internalId() - 1);
+  return nodes_.at(row).row.id;
+}
+
+std::vector<std::int64_t> ConversationsModel::branchSteps(const QModelIndex& index) const {
+  if (!index.isValid() || index.internalId() == kTopLevel) {
+    return {};
+  }
+  const Node& node = nodes_.at(static_cast<std::size_t>(index.internalId() - 1));
+  return node.branches.at(static_cast<std::size_t>(index.row())).step_ids;
+}
+
+QModelIndex ConversationsModel::indexOfConversation(std::int64_t conversation_id) const {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].row.id == conversation_id) {
+      return index(static_cast<int>(i), 0);
+    }
+  }
+  return {};
+}
+
+void ConversationsModel::refresh() {
+  if (!session_id_) {
+    return;
+  }
+  for (std::size_t start = 0; start < nodes_.size(); start += PageSize) {
+    const std::int64_t after = start == 0 ? 0 : nodes_[start - 1].row.id;
+    auto page = reader_->conversations(*session_id_, after, PageSize);
+    for (std::size_t i = 0; i < page.size() && start + i < nodes_.size(); ++i) {
+      if (nodes_[start + i].row.id == page[i].id) {
+        nodes_[start + i].row = page[i];
+      }
+    }
+  }
+  if (!nodes_.empty()) {
+    emit dataChanged(index(0, 0), index(static_cast<int>(nodes_.size()) - 1, ColumnCount - 1));
+  }
+  exhausted_ = false;
+}
+
+QModelIndex ConversationsModel::index(int row, int column, const QModelIndex& parent) const {
+  if (row < 0 || column < 0 || column >= ColumnCount) {
+    return {};
+  }
+  if (!parent.isValid()) {
+    return row < static_cast<int>(nodes_.size()) ? createIndex(row, column, kTopLevel)
+                                                 : QModelIndex();
+  }
+  if (parent.internalId() != kTopLevel) {
+    return {};  // branches have no children
+  }
+  const Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
+  if (row >= static_cast<int>(node.branches.size())) {
+    return {};
+  }
+  return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex ConversationsModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == kTopLevel) {
+    return {};
+  }
+  return createIndex(static_cast<int>(child.internalId() - 1), 0, kTopLevel);
+}
+
+int ConversationsModel::rowCount(const QModelIndex& parent) const {
+  if (!parent.isValid()) {
+    return static_cast<int>(nodes_.size());
+  }
+  if (parent.internalId() != kTopLevel || parent.column() != 0) {
+    return 0;
+  }
+  return static_cast<int>(nodes_.at(static_cast<std::size_t>(parent.row())).branches.size());
+}
+
+int ConversationsModel::columnCount(const QModelIndex&) const {
+  return ColumnCount;
+}
+
+bool ConversationsModel::mayFork(const Node& node) const {
+  // More candidates than steps: some input asked for several, each may continue on its own.
+  return node.row.candidate_count > node.row.step_count;
+}
+
+bool ConversationsModel::hasChildren(const QModelIndex& parent) const {
+  if (!parent.isValid()) {
+    return !nodes_.empty() || !exhausted_;
+  }
+  if (parent.internalId() != kTopLevel || parent.column() != 0) {
+    return false;
+  }
+  const Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
+  return node.branches_loaded ? !node.branches.empty() : mayFork(node);
+}
+
+bool ConversationsModel::canFetchMore(const QModelIndex& parent) const {
+  if (!parent.isValid()) {
+    return session_id_.has_value() && !exhausted_;
+  }
+  if (parent.internalId() != kTopLevel) {
+    return false;
+  }
+  const Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
+  return !node.branches_loaded && mayFork(node);
+}
+
+void ConversationsModel::fetchMore(const QModelIndex& parent) {
+  if (!canFetchMore(parent)) {
+    return;
+  }
+  if (parent.isValid()) {
+    Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
+    Node loaded = node;
+    loadBranches(loaded);
+    if (!loaded.branches.empty()) {
+      beginInsertRows(parent, 0, static_cast<int>(loaded.branches.size()) - 1);
+      node = std::move(loaded);
+      endInsertRows();
+    } else {
+      node = std::move(loaded);
+    }
+    return;
+  }
+  const std::int64_t after = nodes_.empty() ? 0 : nodes_.back().row.id;
+  auto page = reader_->conversations(*session_id_, after, PageSize);
+  exhausted_ = page.size() < static_cast<std::size_t>(PageSize);
+  if (page.empty()) {
+    return;
+  }
+  beginInsertRows({}, static_cast<int>(nodes_.size()),
+                  static_cast<int>(nodes_.size() + page.size()) - 1);
+  for (auto& row : page) {
+    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt});
+  }
+  endInsertRows();
+}
+
+void ConversationsModel::loadBranches(Node& node) {
+  node.branches_loaded = true;
+  const auto steps = reader_->steps(node.row.id);
+  std::map<std::int64_t, const store::StepRow*> by_id;
+  std::map<std::int64_t, int> children;
+  for (const auto& step : steps) {
+    by_id[step.id] = &step;
+    if (step.parent_step_id) {
+      ++children[*step.parent_step_id];
+    }
+  }
+  std::vector<Branch> branches;
+  for (const auto& step : steps) {
+    if (children.count(step.id) != 0) {
+      continue;  // not a leaf
+    }
+    Branch branch;
+    for (const store::StepRow* at = &step; at != nullptr;) {
+      branch.step_ids.push_back(at->id);
+      auto parent = at->parent_step_id ? by_id.find(*at->parent_step_id) : by_id.end();
+      at = parent == by_id.end() ? nullptr : parent->second;
+    }
+    std::reverse(branch.step_ids.begin(), branch.step_ids.end());
+    auto candidates = reader_->candidates(step.id);
+    if (!candidates.empty()) {
+      branch.outcome = candidates.front().status == "error"
+                           ? "error " + candidates.front().error_code.value_or("")
+                           : candidates.front().decision_kind.value_or("");
+    }
+    branches.push_back(std::move(branch));
+  }
+  if (branches.size() > 1) {
+    node.branches = std::move(branches);
+  }
+}
+
+const std::string& ConversationsModel::robotsOf(const Node& node) const {
+  if (!node.robots) {
+    std::string robots;
+    if (node.row.root_step_id) {
+      if (auto root = reader_->step(*node.row.root_step_id)) {
+        if (auto attributes = reader_->blob(root->attributes_hash)) {
+          if (auto parsed = protocol::parseJson(*attributes); parsed.value) {
+            robots = robotsText(*parsed.value);
+          }
+        }
+      }
+    }
+    node.robots = std::move(robots);
+  }
+  return *node.robots;
+}
+
+QVariant ConversationsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid()) {
+    return {};
+  }
+  if (index.internalId() == kTopLevel) {
+    return conversationData(nodes_.at(static_cast<std::size_t>(index.row())), index.column(), role);
+  }
+  const Node& node = nodes_.at(static_cast<std::size_t>(index.internalId() - 1));
+  if (role == ConversationIdRole) {
+    return QVariant::fromValue<qlonglong>(node.row.id);
+  }
+  return branchData(node.branches.at(static_cast<std::size_t>(index.row())),
+                    static_cast<std::size_t>(index.row()), index.column(), role);
+}
+
+QVariant ConversationsModel::conversationData(const Node& node, int column, int role) const {
+  const store::ConversationRow& row = node.row;
+  if (role == ConversationIdRole) {
+    return QVariant::fromValue<qlonglong>(row.id);
+  }
+  if (role == Qt::ToolTipRole && column == Title) {
+    return QStringLiteral("conversation %1: %2 steps, %3 candidates, depth %4")
+        .arg(row.id)
+        .arg(row.step_count)
+        .arg(row.candidate_count)
+        .arg(row.max_depth);
+  }
+  if (role == Qt::ForegroundRole && column == Outcome &&
+      (row.error_candidates > 0 || row.ended_in == "error")) {
+    return QColor(Qt::darkRed);
+  }
+  if (role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (column) {
+    case Title:
+      return text(row.title.value_or("(no user instruction)"));
+    case Robots:
+      return text(robotsOf(node));
+    case Steps:
+      return QVariant::fromValue<qlonglong>(row.step_count);
+    case Outcome:
+      return text(outcomeText(row));
+    case Duration:
+      return row.first_ns && row.last_ns ? text(durationText(*row.last_ns - *row.first_ns))
+                                         : QString();
+    default:
+      return {};
+  }
+}
+
+QVariant ConversationsModel::branchData(const Branch& branch, std::size_t number, int column,
+                                        int role) const {
+  if (role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (column) {
+    case Title:
+      return QStringLiteral("branch %1 → step %2").arg(number + 1).arg(branch.step_ids.back());
+    case Steps:
+      return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(branch.step_ids.size()));
+    case Outcome:
+      return text(branch.outcome);
+    default:
+      return {};
+  }
+}
+
+QVariant ConversationsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  static const char* const kNames[] = {"Conversation", "Robots", "Steps", "Outcome", "Duration"};
+  return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
+}
+
+}  // namespace agentvcr::viewer

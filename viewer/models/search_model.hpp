@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "agentvcr/store/archive_reader.hpp"
+
+namespace agentvcr::viewer {
+
+/// The steps a search (free text over instructions, says, env feedback, prompts; filters by
+/// tool, robot, status, error code, latency) found, one row each.
+class SearchModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Session, Conversation, Step, Field, Excerpt, ColumnCount };
+
+  static constexpr int StepIdRole = Qt::UserRole + 1;
+  static constexpr int ConversationIdRole = Qt::UserRole + 2;
+  static constexpr int SessionIdRole = Qt::UserRole + 3;
+
+  explicit SearchModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
+
+  /// Runs the query; on a store error the results are emptied and failed() is emitted.
+  void search(const store::SearchQuery& query);
+  void clear();
+
+  const store::SearchHit& hit(int row) const { return hits_.at(static_cast<std::size_t>(row)); }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ signals:
+  void failed(const QString& message);
+
+ private:
+  std::shared_ptr<store::ArchiveReader> reader_;
+  std::vector<store::SearchHit> hits_;
+};
+
+}  // namespace agentvcr::viewer

@@ -1,0 +1,101 @@
+#include "models/sessions_model.hpp"
+
+#include "models/text_format.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+QString text(const std::string& value) {
+  return QString::fromStdString(value);
+}
+
+}  // namespace
+
+SessionsModel::SessionsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
+    : QAbstractTableModel(parent), reader_(std::move(reader)), sessions_(reader_->sessions()) {}
+
+int SessionsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(sessions_.size());
+}
+
+int SessionsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SessionsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) {
+    return {};
+  }
+  const store::SessionRow& s = session(index.row());
+  if (role == SessionIdRole) {
+    return QVariant::fromValue<qlonglong>(s.id);
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= Duration) {
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::ToolTipRole && index.column() == Errors) {
+    return QStringLiteral("%1 failed exchanges, %2 invalid exchanges, %3 error candidates")
+        .arg(s.failed_exchange_count)
+        .arg(s.invalid_exchange_count)
+        .arg(s.error_candidate_count);
+  }
+  if (role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (index.column()) {
+    case Id:
+      return QVariant::fromValue<qlonglong>(s.id);
+    case Name:
+      return text(s.name);
+    case Mode:
+      return text(s.mode);
+    case Upstream:
+      return text(s.upstream);
+    case Agent:
+      return s.agent_id ? text(*s.agent_id + " " + s.agent_version.value_or("")) : QString();
+    case Started:
+      return text(timestampText(s.started_ns));
+    case Duration:
+      return s.ended_ns ? text(durationText(*s.ended_ns - s.started_ns))
+                        : QStringLiteral("running");
+    case Exchanges:
+      return QVariant::fromValue<qlonglong>(s.exchange_count);
+    case Steps:
+      return QVariant::fromValue<qlonglong>(s.step_count);
+    case Conversations:
+      return QVariant::fromValue<qlonglong>(s.conversation_count);
+    case Errors:
+      return QVariant::fromValue<qlonglong>(s.failed_exchange_count + s.invalid_exchange_count +
+                                            s.error_candidate_count);
+    default:
+      return {};
+  }
+}
+
+QVariant SessionsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  static const char* const kNames[] = {"Id",    "Name",          "Mode",     "Upstream",
+                                       "Agent", "Started",       "Duration", "Exchanges",
+                                       "Steps", "Conversations", "Errors"};
+  return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
+}
+
+void SessionsModel::refresh() {
+  std::vector<store::SessionRow> now = reader_->sessions();
+  const std::size_t known = std::min(now.size(), sessions_.size());
+  for (std::size_t i = 0; i < known; ++i) {
+    sessions_[i] = now[i];
+  }
+  if (known > 0) {
+    emit dataChanged(index(0, 0), index(static_cast<int>(known) - 1, ColumnCount - 1));
+  }
+  if (now.size() > sessions_.size()) {
+    beginInsertRows({}, static_cast<int>(sessions_.size()), static_cast<int>(now.size()) - 1);
+    sessions_.insert(sessions_.end(), now.begin() + static_cast<std::ptrdiff_t>(known), now.end());
+    endInsertRows();
+  }
+}
+
+}  // namespace agentvcr::viewer

@@ -1,0 +1,175 @@
+#include "models/steps_model.hpp"
+
+#include <QColor>
+
+#include "models/text_format.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+QString text(const std::string& value) {
+  return QString::fromStdString(value);
+}
+
+std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
+  if (candidates.empty()) {
+    return "(no answer recorded)";
+  }
+  if (candidates.size() == 1) {
+    return decisionSummary(candidates.front());
+  }
+  std::string joined;
+  for (const auto& candidate : candidates) {
+    joined += (joined.empty() ? "" : "\n") +
+              ("[" + std::to_string(candidate.candidate_index) + "] " + decisionSummary(candidate));
+  }
+  return joined;
+}
+
+std::string statusText(const std::vector<store::CandidateRow>& candidates) {
+  std::string joined;
+  for (const auto& candidate : candidates) {
+    const std::string one = candidate.status == "error"
+                                ? "error " + candidate.error_code.value_or("")
+                                : candidate.status;
+    joined += (joined.empty() ? "" : "\n") + one;
+  }
+  return joined;
+}
+
+bool anyError(const std::vector<store::CandidateRow>& candidates) {
+  for (const auto& candidate : candidates) {
+    if (candidate.status == "error") {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
+    : QAbstractTableModel(parent), reader_(std::move(reader)) {}
+
+void StepsModel::setConversation(std::int64_t conversation_id) {
+  conversation_id_ = conversation_id;
+  load(reader_->steps(conversation_id));
+}
+
+void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
+  conversation_id_ = conversation_id;
+  std::vector<store::StepRow> steps;
+  for (std::int64_t id : step_ids) {
+    if (auto step = reader_->step(id)) {
+      steps.push_back(std::move(*step));
+    }
+  }
+  load(std::move(steps));
+}
+
+void StepsModel::clear() {
+  conversation_id_.reset();
+  load({});
+}
+
+void StepsModel::load(std::vector<store::StepRow> steps) {
+  beginResetModel();
+  steps_.clear();
+  std::map<std::int64_t, std::optional<std::int64_t>> latency_of_exchange;
+  for (auto& step : steps) {
+    TimelineStep entry;
+    entry.candidates = reader_->candidates(step.id);
+    auto known = latency_of_exchange.find(step.exchange_id);
+    if (known == latency_of_exchange.end()) {
+      std::optional<std::int64_t> latency;
+      if (auto exchange = reader_->exchange(step.exchange_id); exchange && exchange->ended_ns) {
+        latency = *exchange->ended_ns - exchange->started_ns;
+      }
+      known = latency_of_exchange.emplace(step.exchange_id, latency).first;
+    }
+    entry.latency_ns = known->second;
+    entry.step = std::move(step);
+    steps_.push_back(std::move(entry));
+  }
+  endResetModel();
+}
+
+int StepsModel::rowOfStep(std::int64_t step_id) const {
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    if (steps_[i].step.id == step_id) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int StepsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(steps_.size());
+}
+
+int StepsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant StepsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) {
+    return {};
+  }
+  const TimelineStep& entry = at(index.row());
+  const store::StepRow& step = entry.step;
+  const bool env_failure = step.env_failure.value_or(false);
+  switch (role) {
+    case StepIdRole:
+      return QVariant::fromValue<qlonglong>(step.id);
+    case EnvFailureRole:
+      return env_failure;
+    case DepthRole:
+      return QVariant::fromValue<qlonglong>(step.depth);
+    case Qt::ForegroundRole:
+      if (index.column() == Instruction && env_failure) {
+        return QColor(Qt::darkRed);
+      }
+      if (index.column() == Status && anyError(entry.candidates)) {
+        return QColor(Qt::darkRed);
+      }
+      return {};
+    case Qt::ToolTipRole:
+      if (index.column() == Instruction) {
+        return text(step.instruction_content);
+      }
+      if (index.column() == Decision) {
+        return text(decisionsText(entry.candidates));
+      }
+      return {};
+    case Qt::DisplayRole:
+      break;
+    default:
+      return {};
+  }
+  switch (index.column()) {
+    case Number:
+      // Depth shows as indentation: a GEN fork's continuations sit under their parent.
+      return QString(static_cast<int>(step.depth) * 2, QChar(' ')) +
+             QStringLiteral("%1").arg(index.row() + 1);
+    case Instruction:
+      return text((step.instruction_type == "env" ? "env: " : "user: ") + instructionSummary(step));
+    case Decision:
+      return text(decisionsText(entry.candidates));
+    case Status:
+      return text(statusText(entry.candidates));
+    case Latency:
+      return entry.latency_ns ? text(durationText(*entry.latency_ns)) : QString();
+    default:
+      return {};
+  }
+}
+
+QVariant StepsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  static const char* const kNames[] = {"#", "Instruction", "Decision", "Status", "Latency"};
+  return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
+}
+
+}  // namespace agentvcr::viewer

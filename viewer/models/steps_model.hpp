@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QAbstractTableModel>
+
+#include "agentvcr/store/archive_reader.hpp"
+
+namespace agentvcr::viewer {
+
+/// One step of the timeline with what the panes need next to it.
+struct TimelineStep {
+  store::StepRow step;
+  std::vector<store::CandidateRow> candidates;
+  std::optional<std::int64_t> latency_ns;  ///< its exchange, request start to response end
+};
+
+/// The step timeline of one conversation (tree order, GEN branches indented by depth) or of
+/// one branch (root to leaf): instruction, decision, status, latency.
+class StepsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { Number, Instruction, Decision, Status, Latency, ColumnCount };
+
+  static constexpr int StepIdRole = Qt::UserRole + 1;
+  static constexpr int EnvFailureRole = Qt::UserRole + 2;  ///< bool: env feedback reports a failure
+  static constexpr int DepthRole = Qt::UserRole + 3;
+
+  explicit StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
+
+  void setConversation(std::int64_t conversation_id);
+  /// Only these steps, in this order (a branch).
+  void setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids);
+  void clear();
+
+  std::optional<std::int64_t> conversation() const { return conversation_id_; }
+
+  const TimelineStep& at(int row) const { return steps_.at(static_cast<std::size_t>(row)); }
+
+  /// The row of a step, or -1.
+  int rowOfStep(std::int64_t step_id) const;
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  void load(std::vector<store::StepRow> steps);
+
+  std::shared_ptr<store::ArchiveReader> reader_;
+  std::optional<std::int64_t> conversation_id_;
+  std::vector<TimelineStep> steps_;
+};
+
+}  // namespace agentvcr::viewer

@@ -1,0 +1,210 @@
+#include "models/text_format.hpp"
+
+#include <cctype>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#include "agentvcr/protocol/python_json.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+using protocol::Json;
+
+std::string stringOr(const Json& value, const char* key) {
+  auto found = value.find(key);
+  return found != value.end() && found->is_string() ? found->get<std::string>() : std::string{};
+}
+
+/// A JSON value as a person writes an argument: strings quoted, the rest compact.
+std::string argumentText(const Json& value) {
+  return protocol::pythonJsonDumps(value);
+}
+
+bool isContinuationByte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+
+std::string shellQuote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::vector<EnvLine> envLines(const Json& env_feedback) {
+  std::vector<EnvLine> lines;
+  if (!env_feedback.is_object()) {
+    return lines;
+  }
+  if (auto outcomes = env_feedback.find("outcomes"); outcomes != env_feedback.end()) {
+    for (const Json& outcome : *outcomes) {
+      const bool succeeded = outcome.value("succeeded", false);
+      lines.push_back({std::string(succeeded ? "✓ " : "✗ ") + stringOr(outcome, "robot") + " " +
+                           stringOr(outcome, "tool") + ": " + stringOr(outcome, "message"),
+                       !succeeded});
+    }
+  }
+  if (auto others = env_feedback.find("other_lines"); others != env_feedback.end()) {
+    for (const Json& line : *others) {
+      if (line.is_string()) {
+        lines.push_back({line.get<std::string>(), false});
+      }
+    }
+  }
+  for (const char* key : {"error", "failure_reason"}) {
+    const std::string text = stringOr(env_feedback, key);
+    if (!text.empty()) {
+      lines.push_back({std::string(key) + ": " + text, true});
+    }
+  }
+  return lines;
+}
+
+std::string instructionSummary(const store::StepRow& step) {
+  if (step.instruction_type != "env") {
+    return oneLine(step.instruction_content);
+  }
+  std::string joined;
+  for (const EnvLine& line : envLines(step.env_feedback)) {
+    joined += (joined.empty() ? "" : " · ") + line.text;
+  }
+  return oneLine(joined.empty() ? step.instruction_content : joined);
+}
+
+std::vector<std::string> toolCallTexts(const std::string& tool_calls_json) {
+  std::vector<std::string> texts;
+  auto parsed = protocol::parseJson(tool_calls_json);
+  if (!parsed.value || !parsed.value->is_array()) {
+    return texts;
+  }
+  for (const Json& call : *parsed.value) {
+    std::string text = stringOr(call, "target_robot_name") + "." + stringOr(call, "name") + "(";
+    if (auto arguments = call.find("arguments");
+        arguments != call.end() && arguments->is_object()) {
+      bool first = true;
+      for (const auto& [name, value] : arguments->items()) {
+        text += (first ? "" : ", ") + name + "=" + argumentText(value);
+        first = false;
+      }
+    }
+    texts.push_back(text + ")");
+  }
+  return texts;
+}
+
+std::string decisionSummary(const store::CandidateRow& candidate) {
+  if (candidate.status == "error") {
+    return oneLine("error " + candidate.error_code.value_or("?") + ": " +
+                   candidate.error_message.value_or(""));
+  }
+  std::string text;
+  if (candidate.say && !candidate.say->empty()) {
+    text = "say \"" + *candidate.say + "\"";
+  }
+  for (const std::string& call : toolCallTexts(candidate.tool_calls.value_or("[]"))) {
+    text += (text.empty() ? "" : "; ") + call;
+  }
+  return text.empty() ? "(empty)" : oneLine(text);
+}
+
+std::string robotsText(const Json& attributes) {
+  std::string text;
+  if (auto robots = attributes.find("known_robots");
+      robots != attributes.end() && robots->is_array()) {
+    for (const Json& robot : *robots) {
+      if (robot.is_string()) {
+        text += (text.empty() ? "" : ", ") + robot.get<std::string>();
+      }
+    }
+  }
+  return text;
+}
+
+std::string durationText(std::int64_t nanoseconds) {
+  if (nanoseconds < 0) {
+    return {};
+  }
+  std::ostringstream out;
+  out << std::fixed;
+  if (nanoseconds < 1'000'000) {
+    out << nanoseconds / 1000 << " µs";
+  } else if (nanoseconds < 1'000'000'000) {
+    out << std::setprecision(1) << static_cast<double>(nanoseconds) / 1e6 << " ms";
+  } else if (nanoseconds < 60'000'000'000) {
+    out << std::setprecision(2) << static_cast<double>(nanoseconds) / 1e9 << " s";
+  } else {
+    const std::int64_t seconds = nanoseconds / 1'000'000'000;
+    out << seconds / 60 << " min " << seconds % 60 << " s";
+  }
+  return out.str();
+}
+
+std::string timestampText(std::int64_t nanoseconds) {
+  const std::time_t seconds = static_cast<std::time_t>(nanoseconds / 1'000'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  std::ostringstream out;
+  out << std::put_time(&utc, "%Y-%m-%d %H:%M:%S");
+  return out.str();
+}
+
+std::string oneLine(const std::string& text, std::size_t max_chars) {
+  std::string out;
+  std::size_t chars = 0;
+  bool space = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (!isContinuationByte(c)) {
+      if (chars + (space ? 1 : 0) >= max_chars) {
+        return out + "…";
+      }
+      if (space) {
+        out += ' ';
+        ++chars;
+      }
+      ++chars;
+    }
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string curlCommand(const store::ExchangeRow& exchange, const std::string& base_url) {
+  std::string command = "curl -X " + exchange.method + " " + shellQuote(base_url + exchange.target);
+  for (const auto& header : exchange.request_headers) {
+    const std::string name = header.name;
+    std::string lower;
+    for (char c : name) {
+      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (lower == "host" || lower == "content-length" || lower == "connection" ||
+        lower == "transfer-encoding") {
+      continue;  // curl sets these for the connection it makes
+    }
+    command += " \\\n  -H " + shellQuote(name + ": " + header.value);
+  }
+  if (!exchange.request_body.empty()) {
+    command += " \\\n  --data-binary " + shellQuote(exchange.request_body);
+  }
+  return command;
+}
+
+std::string prettyJson(const std::string& text) {
+  auto parsed = protocol::parseJson(text);
+  if (!parsed.value) {
+    return text;
+  }
+  return parsed.value->dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace agentvcr::viewer

@@ -1,0 +1,416 @@
+#include "widgets/main_window.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QItemSelectionModel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QTreeView>
+#include <climits>
+
+#include "agentvcr/replay/conversation_diff.hpp"
+#include "agentvcr/store/export.hpp"
+#include "models/conversations_model.hpp"
+#include "models/sessions_model.hpp"
+#include "models/steps_model.hpp"
+#include "models/text_format.hpp"
+#include "widgets/diff_window.hpp"
+#include "widgets/replay_panel.hpp"
+#include "widgets/search_panel.hpp"
+#include "widgets/step_details.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+bool sameCounts(const store::ArchiveCounts& a, const store::ArchiveCounts& b) {
+  return a.sessions == b.sessions && a.exchanges == b.exchanges && a.steps == b.steps &&
+         a.candidates == b.candidates && a.conversations == b.conversations;
+}
+
+template <class View>
+void tidy(View* view) {
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setAlternatingRowColors(true);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const QString& db_path, QWidget* parent)
+    : QMainWindow(parent),
+      db_path_(db_path),
+      reader_(std::make_shared<store::ArchiveReader>(db_path.toStdString())),
+      sessions_(new SessionsModel(reader_, this)),
+      conversations_(new ConversationsModel(reader_, this)),
+      steps_(new StepsModel(reader_, this)),
+      sessions_view_(new QTableView(this)),
+      conversations_view_(new QTreeView(this)),
+      steps_view_(new QTableView(this)),
+      details_(new StepDetails(this)),
+      search_(new SearchPanel(reader_, this)),
+      replay_(new ReplayPanel(this)),
+      live_timer_(new QTimer(this)),
+      last_counts_(reader_->counts()) {
+  setWindowTitle(tr("agentvcr-viewer — %1").arg(db_path));
+
+  sessions_view_->setModel(sessions_);
+  tidy(sessions_view_);
+  sessions_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  sessions_view_->verticalHeader()->hide();
+  sessions_view_->horizontalHeader()->setStretchLastSection(true);
+
+  conversations_view_->setModel(conversations_);
+  tidy(conversations_view_);
+  conversations_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  conversations_view_->setUniformRowHeights(true);
+  conversations_view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  conversations_view_->header()->setSectionResizeMode(ConversationsModel::Title,
+                                                      QHeaderView::Stretch);
+  conversations_view_->header()->setStretchLastSection(false);
+
+  steps_view_->setModel(steps_);
+  tidy(steps_view_);
+  steps_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  steps_view_->verticalHeader()->hide();
+  steps_view_->setWordWrap(true);
+  steps_view_->horizontalHeader()->setSectionResizeMode(StepsModel::Instruction,
+                                                        QHeaderView::Stretch);
+  steps_view_->horizontalHeader()->setSectionResizeMode(StepsModel::Decision, QHeaderView::Stretch);
+  steps_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+  auto* left = new QSplitter(Qt::Vertical, this);
+  left->addWidget(sessions_view_);
+  left->addWidget(conversations_view_);
+  left->setStretchFactor(1, 3);
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(steps_view_);
+  right->addWidget(details_);
+  right->setSizes({380, 420});
+  auto* central = new QSplitter(Qt::Horizontal, this);
+  central->addWidget(left);
+  central->addWidget(right);
+  central->setSizes({560, 840});
+  setCentralWidget(central);
+
+  auto* search_dock = new QDockWidget(tr("Search"), this);
+  search_dock->setObjectName(QStringLiteral("search"));
+  search_dock->setWidget(search_);
+  addDockWidget(Qt::BottomDockWidgetArea, search_dock);
+  auto* replay_dock = new QDockWidget(tr("Replay"), this);
+  replay_dock->setObjectName(QStringLiteral("replay"));
+  replay_dock->setWidget(replay_);
+  addDockWidget(Qt::RightDockWidgetArea, replay_dock);
+  replay_->setArchive(db_path);
+  resizeDocks({search_dock}, {200}, Qt::Vertical);
+  resizeDocks({replay_dock}, {240}, Qt::Horizontal);
+
+  connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { onSessionChosen(current); });
+  connect(conversations_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { onConversationChosen(current); });
+  connect(conversations_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { updateReplaySelection(); });
+  connect(steps_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { onStepChosen(current); });
+  connect(search_, &SearchPanel::stepActivated, this,
+          [this](qlonglong session, qlonglong conversation, qlonglong step) {
+            selectSession(session) && selectConversation(conversation) && selectStep(step);
+          });
+
+  buildMenus();
+  live_timer_->setInterval(1000);
+  connect(live_timer_, &QTimer::timeout, this, &MainWindow::refreshIfChanged);
+  live_timer_->start();
+  statusBar()->showMessage(tr("%1 sessions, %2 exchanges, %3 steps, %4 conversations")
+                               .arg(last_counts_.sessions)
+                               .arg(last_counts_.exchanges)
+                               .arg(last_counts_.steps)
+                               .arg(last_counts_.conversations));
+  resize(1400, 900);
+  if (sessions_->rowCount() > 0) {
+    sessions_view_->selectRow(sessions_->rowCount() - 1);  // the latest run
+  }
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Export selection as JSONL…"), this, &MainWindow::askForExport);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(tr("Copy request as curl"), QKeySequence(tr("Ctrl+Shift+C")), this,
+                  [this] { copyRequestAsCurl(); });
+  edit->addAction(tr("Find…"), QKeySequence::Find, this,
+                  [this] { search_->textField()->setFocus(); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  live_action_ = view->addAction(tr("Live refresh"));
+  live_action_->setCheckable(true);
+  live_action_->setChecked(true);
+  connect(live_action_, &QAction::toggled, this,
+          [this](bool on) { on ? live_timer_->start() : live_timer_->stop(); });
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(tr("Diff selected conversation with…"), this, &MainWindow::askForDiff);
+  tools->addAction(tr("Start replay of the selection"), this, [this] { replay_->start(); });
+  tools->addAction(tr("Stop replay"), this, [this] { replay_->stop(); });
+}
+
+std::optional<std::int64_t> MainWindow::selectedSession() const {
+  const QModelIndex current = sessions_view_->currentIndex();
+  if (!current.isValid()) {
+    return std::nullopt;
+  }
+  return sessions_->session(current.row()).id;
+}
+
+std::vector<std::int64_t> MainWindow::selectedConversations() const {
+  std::vector<std::int64_t> ids;
+  for (const QModelIndex& index : conversations_view_->selectionModel()->selectedRows()) {
+    const std::int64_t id = conversations_->conversationId(index);
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      ids.push_back(id);
+    }
+  }
+  return ids;
+}
+
+void MainWindow::onSessionChosen(const QModelIndex& index) {
+  steps_->clear();
+  details_->clearStep();
+  if (!index.isValid()) {
+    return;
+  }
+  const std::int64_t id = sessions_->session(index.row()).id;
+  conversations_->setSession(id);
+  search_->setSession(id);
+  updateReplaySelection();
+}
+
+void MainWindow::onConversationChosen(const QModelIndex& index) {
+  details_->clearStep();
+  if (!index.isValid()) {
+    steps_->clear();
+    return;
+  }
+  const std::int64_t conversation = conversations_->conversationId(index);
+  const auto branch = conversations_->branchSteps(index);
+  if (branch.empty()) {
+    steps_->setConversation(conversation);
+  } else {
+    steps_->setSteps(conversation, branch);
+  }
+  if (steps_->rowCount() > 0) {
+    steps_view_->selectRow(0);
+  }
+}
+
+void MainWindow::onStepChosen(const QModelIndex& index) {
+  if (!index.isValid()) {
+    details_->clearStep();
+    return;
+  }
+  details_->showStep(steps_->at(index.row()), *reader_);
+}
+
+void MainWindow::updateReplaySelection() {
+  const auto conversations = selectedConversations();
+  if (!conversations.empty()) {
+    QStringList ids;
+    for (auto id : conversations) {
+      ids << QString::number(id);
+    }
+    replay_->setSelection({}, conversations, tr("conversations %1").arg(ids.join(", ")));
+  } else if (auto session = selectedSession()) {
+    replay_->setSelection({*session}, {}, tr("session %1").arg(*session));
+  } else {
+    replay_->setSelection({}, {}, tr("nothing"));
+  }
+}
+
+bool MainWindow::selectSession(std::int64_t session_id) {
+  for (int row = 0; row < sessions_->rowCount(); ++row) {
+    if (sessions_->session(row).id == session_id) {
+      if (selectedSession() != session_id) {
+        sessions_view_->selectRow(row);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool MainWindow::selectConversation(std::int64_t conversation_id) {
+  QModelIndex index = conversations_->indexOfConversation(conversation_id);
+  // Fetch pages until the conversation is loaded (ids grow with the pages).
+  while (!index.isValid() && conversations_->canFetchMore({})) {
+    conversations_->fetchMore({});
+    index = conversations_->indexOfConversation(conversation_id);
+  }
+  if (!index.isValid()) {
+    return false;
+  }
+  conversations_view_->setCurrentIndex(index);
+  conversations_view_->scrollTo(index);
+  return true;
+}
+
+bool MainWindow::selectStep(std::int64_t step_id) {
+  const int row = steps_->rowOfStep(step_id);
+  if (row < 0) {
+    return false;
+  }
+  steps_view_->selectRow(row);
+  steps_view_->scrollTo(steps_->index(row, 0));
+  return true;
+}
+
+DiffWindow* MainWindow::openDiff(std::int64_t left, std::int64_t right, const QString& right_db) {
+  try {
+    std::optional<store::ArchiveReader> other;
+    if (!right_db.isEmpty() && right_db != db_path_) {
+      other.emplace(right_db.toStdString());
+    }
+    const store::ArchiveReader& right_reader = other ? *other : *reader_;
+    if (!reader_->conversation(left) || !right_reader.conversation(right)) {
+      throw std::runtime_error("no such conversation");
+    }
+    const QString right_title =
+        tr("conversation %1%2")
+            .arg(right)
+            .arg(other ? tr(" of %1").arg(QFileInfo(right_db).fileName()) : QString());
+    auto* window =
+        new DiffWindow(tr("conversation %1").arg(left), replay::diffStepsOf(*reader_, left),
+                       right_title, replay::diffStepsOf(right_reader, right), this);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->show();
+    return window;
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(tr("Diff failed: %1").arg(QString::fromStdString(error.what())));
+    return nullptr;
+  }
+}
+
+void MainWindow::askForDiff() {
+  const auto selected = selectedConversations();
+  if (selected.empty()) {
+    statusBar()->showMessage(tr("Select a conversation first"));
+    return;
+  }
+  if (selected.size() >= 2) {
+    openDiff(selected[0], selected[1]);
+    return;
+  }
+  const QString other = QFileDialog::getOpenFileName(
+      this, tr("Right side: an archive (cancel: this one)"), {}, tr("Archives (*.sqlite *.db)"));
+  bool ok = false;
+  const qlonglong right = QInputDialog::getInt(this, tr("Diff"), tr("Right conversation id:"),
+                                               static_cast<int>(selected[0]), 1, INT_MAX, 1, &ok);
+  if (ok) {
+    openDiff(selected[0], right, other);
+  }
+}
+
+std::size_t MainWindow::exportSelection(const QString& path) {
+  std::vector<std::int64_t> exchange_ids;
+  const auto conversations = selectedConversations();
+  if (!conversations.empty()) {
+    for (std::int64_t conversation : conversations) {
+      for (std::int64_t id : reader_->exchangeIdsOfConversation(conversation)) {
+        if (std::find(exchange_ids.begin(), exchange_ids.end(), id) == exchange_ids.end()) {
+          exchange_ids.push_back(id);
+        }
+      }
+    }
+  } else if (auto session = selectedSession()) {
+    constexpr std::size_t kPage = 10'000;
+    for (std::int64_t offset = 0;; offset += kPage) {
+      auto page = reader_->exchanges(*session, offset, kPage);
+      for (const auto& row : page) {
+        exchange_ids.push_back(row.id);
+      }
+      if (page.size() < kPage) {
+        break;
+      }
+    }
+  }
+  std::ofstream out(path.toStdString(), std::ios::binary);
+  const std::size_t lines = store::exportJsonl(*reader_, exchange_ids, out);
+  statusBar()->showMessage(tr("Exported %1 exchanges to %2").arg(lines).arg(path));
+  return lines;
+}
+
+void MainWindow::askForExport() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export as JSONL"), QStringLiteral("exchanges.jsonl"), tr("JSON lines (*.jsonl)"));
+  if (!path.isEmpty()) {
+    exportSelection(path);
+  }
+}
+
+QString MainWindow::copyRequestAsCurl() {
+  const QModelIndex current = steps_view_->currentIndex();
+  if (!current.isValid()) {
+    return {};
+  }
+  auto exchange = reader_->exchange(steps_->at(current.row()).step.exchange_id);
+  if (!exchange) {
+    return {};
+  }
+  std::string base = "http://127.0.0.1:8000";
+  if (auto session = reader_->session(exchange->session_id);
+      session && !session->upstream.empty()) {
+    base = session->upstream;
+  }
+  const QString command = QString::fromStdString(curlCommand(*exchange, base));
+  QApplication::clipboard()->setText(command);
+  statusBar()->showMessage(tr("Copied the request of exchange %1 as curl").arg(exchange->id));
+  return command;
+}
+
+void MainWindow::refreshIfChanged() {
+  const store::ArchiveCounts now = reader_->counts();
+  if (sameCounts(now, last_counts_)) {
+    return;
+  }
+  last_counts_ = now;
+  sessions_->refresh();
+  conversations_->refresh();
+  if (conversations_->canFetchMore({})) {
+    conversations_->fetchMore({});
+  }
+  // The open conversation may have grown: read its steps again, keeping the chosen step.
+  if (auto conversation = steps_->conversation()) {
+    const QModelIndex current = steps_view_->currentIndex();
+    const std::int64_t step = current.isValid() ? steps_->at(current.row()).step.id : 0;
+    if (auto row = reader_->conversation(*conversation);
+        row && row->step_count != steps_->rowCount() &&
+        conversations_->branchSteps(conversations_view_->currentIndex()).empty()) {
+      steps_->setConversation(*conversation);
+      selectStep(step);
+    }
+  }
+  statusBar()->showMessage(tr("%1 sessions, %2 exchanges, %3 steps, %4 conversations (live)")
+                               .arg(now.sessions)
+                               .arg(now.exchanges)
+                               .arg(now.steps)
+                               .arg(now.conversations));
+}
+
+}  // namespace agentvcr::viewer

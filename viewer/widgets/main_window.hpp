@@ -1,0 +1,100 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QMainWindow>
+
+#include "agentvcr/store/archive_reader.hpp"
+
+class QTableView;
+class QTreeView;
+class QTimer;
+class QAction;
+
+namespace agentvcr::viewer {
+
+class ConversationsModel;
+class DiffWindow;
+class ReplayPanel;
+class SearchPanel;
+class SessionsModel;
+class StepDetails;
+class StepsModel;
+
+/// The viewer's main window over one archive: sessions, then the conversations of the chosen
+/// session, then the step timeline of the chosen conversation or branch, then the chosen
+/// step's details. Search at the bottom, replay on the right. While the archive grows (an
+/// `agentvcr record` writing it), the window refreshes once a second.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  /// Throws std::runtime_error when the archive cannot be opened.
+  explicit MainWindow(const QString& db_path, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  bool selectSession(std::int64_t session_id);
+  bool selectConversation(std::int64_t conversation_id);
+  bool selectStep(std::int64_t step_id);
+  /// Opens a diff of `left` (this archive) against `right` in `right_db` (this archive when
+  /// empty). Returns the window, owned by this one; nullptr (and a message) on failure.
+  DiffWindow* openDiff(std::int64_t left, std::int64_t right, const QString& right_db = {});
+  /// Writes the selected conversations' exchanges (or the session's) as JSONL; returns lines.
+  std::size_t exportSelection(const QString& path);
+  /// The selected step's request as a curl command (also put on the clipboard).
+  QString copyRequestAsCurl();
+  /// Reads the archive again when it changed since the last look (the live view's tick).
+  void refreshIfChanged();
+
+  std::optional<std::int64_t> selectedSession() const;
+  std::vector<std::int64_t> selectedConversations() const;
+
+  SessionsModel* sessionsModel() const { return sessions_; }
+
+  ConversationsModel* conversationsModel() const { return conversations_; }
+
+  StepsModel* stepsModel() const { return steps_; }
+
+  QTableView* sessionsView() const { return sessions_view_; }
+
+  QTreeView* conversationsView() const { return conversations_view_; }
+
+  QTableView* stepsView() const { return steps_view_; }
+
+  StepDetails* details() const { return details_; }
+
+  SearchPanel* searchPanel() const { return search_; }
+
+  ReplayPanel* replayPanel() const { return replay_; }
+
+  QTimer* liveTimer() const { return live_timer_; }
+
+ private:
+  void buildMenus();
+  void onSessionChosen(const QModelIndex& index);
+  void onConversationChosen(const QModelIndex& index);
+  void onStepChosen(const QModelIndex& index);
+  void updateReplaySelection();
+  void askForDiff();
+  void askForExport();
+
+  QString db_path_;
+  std::shared_ptr<store::ArchiveReader> reader_;
+  SessionsModel* sessions_;
+  ConversationsModel* conversations_;
+  StepsModel* steps_;
+  QTableView* sessions_view_;
+  QTreeView* conversations_view_;
+  QTableView* steps_view_;
+  StepDetails* details_;
+  SearchPanel* search_;
+  ReplayPanel* replay_;
+  QTimer* live_timer_;
+  QAction* live_action_ = nullptr;
+  store::ArchiveCounts last_counts_;
+};
+
+}  // namespace agentvcr::viewer

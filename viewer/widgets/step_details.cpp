@@ -1,0 +1,180 @@
+#include "widgets/step_details.hpp"
+
+#include <sstream>
+
+#include "agentvcr/replay/text_diff.hpp"
+#include "models/text_format.hpp"
+#include "widgets/json_view.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+using protocol::Json;
+
+Json blobJson(const store::ArchiveReader& reader, std::uint64_t hash) {
+  auto text = reader.blob(hash);
+  if (!text) {
+    return nullptr;
+  }
+  auto parsed = protocol::parseJson(*text);
+  return parsed.value ? std::move(*parsed.value) : Json(*text);
+}
+
+std::string pretty(const Json& value) {
+  return value.dump(2, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string stepText(const TimelineStep& entry) {
+  const store::StepRow& step = entry.step;
+  std::ostringstream out;
+  out << "step " << step.id << " · conversation " << step.conversation_id << " · exchange "
+      << step.exchange_id << " · input id " << step.source_id << " · depth " << step.depth;
+  if (step.parent_ambiguity > 1) {
+    out << " · parent ambiguous among " << step.parent_ambiguity << " candidates";
+  }
+  out << "\n\n" << step.instruction_type << " instruction:\n" << step.instruction_content << "\n";
+  if (step.instruction_type == "env") {
+    out << "\ndecoded:\n";
+    for (const EnvLine& line : envLines(step.env_feedback)) {
+      out << "  " << line.text << (line.failure ? "   <-- failure" : "") << "\n";
+    }
+  }
+  for (const auto& candidate : entry.candidates) {
+    out << "\ncandidate " << candidate.candidate_index << " · " << candidate.status << "\n";
+    if (candidate.status == "error") {
+      out << "  error " << candidate.error_code.value_or("") << ": "
+          << candidate.error_message.value_or("");
+      if (candidate.error_component) {
+        out << " (component " << *candidate.error_component << ")";
+      }
+      out << "\n";
+      continue;
+    }
+    if (candidate.say && !candidate.say->empty()) {
+      out << "  say: " << *candidate.say << "\n";
+    }
+    for (const std::string& call : toolCallTexts(candidate.tool_calls.value_or("[]"))) {
+      out << "  tool call: " << call << "\n";
+    }
+  }
+  if (entry.latency_ns) {
+    out << "\nlatency: " << durationText(*entry.latency_ns) << "\n";
+  }
+  return out.str();
+}
+
+std::string internalStepsText(const TimelineStep& entry, const store::ArchiveReader& reader) {
+  std::ostringstream out;
+  for (const auto& candidate : entry.candidates) {
+    for (const auto& internal : reader.internalSteps(candidate.id)) {
+      out << "━━ candidate " << candidate.candidate_index << " · internal step "
+          << internal.position << " · " << internal.step_key.value_or("(no id)") << " · component "
+          << internal.component.value_or("?") << " · origin " << internal.origin.value_or("?")
+          << "\n";
+      if (internal.full_prompt) {
+        out << "── full prompt\n" << *internal.full_prompt << "\n";
+      }
+      if (internal.output_raw) {
+        out << "── raw output\n" << *internal.output_raw << "\n";
+      }
+      if (!internal.full_prompt && !internal.output_raw) {
+        out << prettyJson(internal.body) << "\n";
+      }
+      out << "\n";
+    }
+  }
+  const std::string text = out.str();
+  return text.empty() ? "(no internal steps)" : text;
+}
+
+std::string headersText(const protocol::Headers& headers) {
+  std::string text;
+  for (const auto& header : headers) {
+    text += header.name + ": " + header.value + "\n";
+  }
+  return text;
+}
+
+std::string httpText(const store::ExchangeRow& exchange) {
+  std::ostringstream out;
+  out << exchange.method << " " << exchange.target << " HTTP/" << exchange.http_version / 10 << "."
+      << exchange.http_version % 10 << "\n"
+      << headersText(exchange.request_headers) << "\n"
+      << prettyJson(exchange.request_body) << "\n\n"
+      << "── response " << exchange.status << " (" << exchange.outcome << ")\n"
+      << headersText(exchange.response_headers) << "\n"
+      << prettyJson(exchange.response_body) << "\n\n"
+      << "── timings\nstarted " << timestampText(exchange.started_ns) << " UTC\n";
+  if (exchange.upstream_first_byte_ns) {
+    out << "first response byte after "
+        << durationText(*exchange.upstream_first_byte_ns - exchange.started_ns) << "\n";
+  }
+  if (exchange.ended_ns) {
+    out << "ended after " << durationText(*exchange.ended_ns - exchange.started_ns) << "\n";
+  }
+  if (exchange.error) {
+    out << "error: " << *exchange.error << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace
+
+StepDetails::StepDetails(QWidget* parent)
+    : QTabWidget(parent),
+      step_(new TextPane(this)),
+      tools_(new TextPane(this)),
+      memory_(new TextPane(this)),
+      internal_steps_(new TextPane(this)),
+      http_(new TextPane(this)) {
+  addTab(step_, tr("Step"));
+  addTab(tools_, tr("Tools && attributes"));
+  addTab(memory_, tr("Memory"));
+  addTab(internal_steps_, tr("Internal steps"));
+  addTab(http_, tr("HTTP"));
+}
+
+TextPane* StepDetails::pane(Tab tab) const {
+  switch (tab) {
+    case StepTab:
+      return step_;
+    case ToolsTab:
+      return tools_;
+    case MemoryTab:
+      return memory_;
+    case InternalStepsTab:
+      return internal_steps_;
+    case HttpTab:
+      return http_;
+  }
+  return step_;
+}
+
+void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader& reader) {
+  step_->setText(stepText(entry));
+  tools_->setText("tools:\n" + pretty(blobJson(reader, entry.step.tools_hash)) +
+                  "\n\nattributes:\n" + pretty(blobJson(reader, entry.step.attributes_hash)) +
+                  "\n\nextra_keys:\n" + pretty(blobJson(reader, entry.step.extra_keys_hash)));
+  // The memory the step was given, against the memory its first candidate returned.
+  const Json given = blobJson(reader, entry.step.memory_hash);
+  const Json returned =
+      entry.candidates.empty() ? given : blobJson(reader, entry.candidates.front().memory_hash);
+  auto lines = replay::diffLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
+  lines.insert(lines.begin(), replay::DiffLine{replay::LineOp::Same,
+                                               "memory given (-) → returned by candidate 0 (+):"});
+  memory_->setLineDiff(lines);
+  internal_steps_->setText(internalStepsText(entry, reader));
+  if (auto exchange = reader.exchange(entry.step.exchange_id)) {
+    http_->setText(httpText(*exchange));
+  } else {
+    http_->setText("(exchange not found)");
+  }
+}
+
+void StepDetails::clearStep() {
+  for (TextPane* pane : {step_, tools_, memory_, internal_steps_, http_}) {
+    pane->clear();
+  }
+}
+
+}  // namespace agentvcr::viewer

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <QTabWidget>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "models/steps_model.hpp"
+
+namespace agentvcr::viewer {
+
+class TextPane;
+
+/// What one step holds, in tabs: the step (instruction with decoded env lines, decisions,
+/// status), tools and attributes as given, memory (given → returned, as a line diff), each
+/// internal step (component, origin, full prompt, raw output) and the raw HTTP exchange.
+class StepDetails : public QTabWidget {
+  Q_OBJECT
+
+ public:
+  enum Tab { StepTab, ToolsTab, MemoryTab, InternalStepsTab, HttpTab };
+
+  explicit StepDetails(QWidget* parent = nullptr);
+
+  /// Bodies and blobs are read now, for this step only.
+  void showStep(const TimelineStep& step, const store::ArchiveReader& reader);
+  void clearStep();
+
+  TextPane* pane(Tab tab) const;
+
+ private:
+  TextPane* step_;
+  TextPane* tools_;
+  TextPane* memory_;
+  TextPane* internal_steps_;
+  TextPane* http_;
+};
+
+}  // namespace agentvcr::viewer
