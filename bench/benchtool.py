@@ -184,8 +184,8 @@ def fmt_added(us):
     return "—" if us is None else ("+" if us >= 0 else "−") + fmt_us(abs(us))
 
 
-def cmd_report(tsv, meta_path, out_md):
-    meta = json.load(open(meta_path))
+def read_runs(tsv):
+    """One row per measured run: target, connections, wrk's figures, req/s, errors, CPU/req."""
     rows = []
     with open(tsv) as f:
         for line in f:
@@ -197,6 +197,12 @@ def cmd_report(tsv, meta_path, out_md):
             r["cpu_us_per_req"] = (float(cpu_s) * 1e6 / r["requests"]
                                    if cpu_s != "-" and r["requests"] else None)
             rows.append(r)
+    return rows
+
+
+def cmd_report(tsv, meta_path, out_md):
+    meta = json.load(open(meta_path))
+    rows = read_runs(tsv)
     by = {(r["target"], r["conc"]): r for r in rows}
 
     lines = ["| target | conc | req/s | p50 | p99 | added p50 | added p99 | proxy CPU/req | errors |",
@@ -350,17 +356,7 @@ def cmd_status(url):
 
 def cmd_report_replay(tsv, meta_path, out_md):
     meta = json.load(open(meta_path))
-    rows = []
-    with open(tsv) as f:
-        for line in f:
-            target, conc, wrk_out, cpu_s = line.rstrip("\n").split("\t")
-            r = parse_wrk(wrk_out)
-            r["target"], r["conc"] = target, int(conc)
-            r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
-            r["errors"] = int(r["connect"] + r["read"] + r["write"] + r["timeout"] + r["status"])
-            r["cpu_us_per_req"] = (float(cpu_s) * 1e6 / r["requests"]
-                                   if cpu_s != "-" and r["requests"] else None)
-            rows.append(r)
+    rows = read_runs(tsv)
     by = {(r["target"], r["conc"]): r for r in rows}
 
     lines = ["| target | conc | req/s | p50 | p99 | server CPU/req | errors |",
