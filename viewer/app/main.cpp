@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       {"session", "Select this session.", "id"},
       {"conversation", "Select this conversation.", "id"},
       {"step", "Select this step.", "id"},
-      {"search", "Run this search in the search panel.", "text"},
+      {"search", "Run this search in the search panel (repeatable).", "text"},
       {"diff", "Open a diff of two conversations of the archive.", "left,right"},
       {"screenshot", "Save the main window as PNG and exit.", "file"},
       {"screenshot-diff", "Save the diff window (--diff) as PNG and exit.", "file"},
@@ -114,13 +114,13 @@ int main(int argc, char** argv) {
   window->repaint();
   const qint64 first_screen_ms = clock.elapsed();
 
-  if (options.isSet("search")) {
-    window->searchPanel()->textField()->setText(options.value("search"));
+  for (const QString& text : options.values("search")) {  // the last one stays on screen
+    window->searchPanel()->textField()->setText(text);
     QElapsedTimer search_clock;
     search_clock.start();
     window->searchPanel()->run();
     if (options.isSet("benchmark")) {
-      std::printf("search \"%s\": %lld ms, %d steps\n", qPrintable(options.value("search")),
+      std::printf("search \"%s\": %lld ms, %d steps\n", qPrintable(text),
                   static_cast<long long>(search_clock.elapsed()),
                   window->searchPanel()->model()->rowCount());
     }
