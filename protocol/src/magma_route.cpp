@@ -1,26 +1,12 @@
 // Which MAGMA endpoint a request addresses (magma-protocol.md §2).
 
 #include "agentvcr/protocol/magma.hpp"
+#include "target_path.hpp"
 
 namespace agentvcr::protocol::magma {
 namespace {
 
 constexpr std::string_view kSessionsPrefix = "/v1/coaching/sessions/";
-
-/// The path of a request-target: origin-form as is, absolute-form without scheme and
-/// authority; query string and fragment removed.
-std::string_view pathOf(std::string_view target) {
-  for (std::string_view scheme : {"http://", "https://"}) {
-    if (target.substr(0, scheme.size()) == scheme) {
-      target.remove_prefix(scheme.size());
-      std::size_t slash = target.find('/');
-      target = slash == std::string_view::npos ? std::string_view("/") : target.substr(slash);
-      break;
-    }
-  }
-  std::size_t end = target.find_first_of("?#");
-  return end == std::string_view::npos ? target : target.substr(0, end);
-}
 
 bool isSessionPath(std::string_view path) {
   if (path.substr(0, kSessionsPrefix.size()) != kSessionsPrefix) {
@@ -33,7 +19,7 @@ bool isSessionPath(std::string_view path) {
 }  // namespace
 
 Route routeOf(std::string_view method, std::string_view target) {
-  std::string_view path = pathOf(target);
+  std::string_view path = detail::pathOfTarget(target);
   if (method == "GET") {
     if (path == "/health") {
       return Route::Health;

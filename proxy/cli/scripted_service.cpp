@@ -14,11 +14,11 @@ using protocol::magma::Route;
 namespace {
 
 proxy::LocalResponse toLocal(const scripted::HttpReply& reply) {
-  return proxy::LocalResponse{reply.status, reply.content_type, reply.body, {}};
+  return proxy::LocalResponse{reply.status, reply.content_type, reply.body, {}, {}};
 }
 
 proxy::LocalResponse fastApiError(int status, const char* detail) {
-  return proxy::LocalResponse{status, "application/json", protocol::detailBody(detail), {}};
+  return proxy::LocalResponse{status, "application/json", protocol::detailBody(detail), {}, {}};
 }
 
 }  // namespace

@@ -28,21 +28,14 @@ class LocalServiceHandler final : public ConnectionHandler {
       LocalResponse answer = (*handler_)(
           LocalRequest{std::string(request.method_string()), std::string(request.target()),
                        toHeaders(request.base()), std::move(request.body())});
-      http::response<http::string_body> response{static_cast<http::status>(answer.status),
-                                                 request.version()};
-      if (!answer.content_type.empty()) {
-        response.set(http::field::content_type, answer.content_type);
+      bool written_whole = false;
+      if (answer.stream.empty()) {
+        written_whole = co_await writeWhole(*connection, answer, request.version(), keep_alive);
+      } else {
+        written_whole = co_await writeStreamed(*connection, answer, request.version(), keep_alive);
       }
-      for (const auto& header : answer.headers) {
-        response.insert(header.name, header.value);
-      }
-      response.body() = std::move(answer.body);
-      response.keep_alive(keep_alive);
-      response.prepare_payload();
-      auto [write_ec, written] =
-          co_await http::async_write(connection->stream, response, kUseTuple);
       connection->busy = false;
-      if (write_ec || !keep_alive) {
+      if (!written_whole || !keep_alive) {
         break;
       }
     }
@@ -51,6 +44,72 @@ class LocalServiceHandler final : public ConnectionHandler {
   }
 
  private:
+  template <class Body>
+  static void setHeader(http::response<Body>& response, const LocalResponse& answer,
+                        bool keep_alive) {
+    if (!answer.content_type.empty()) {
+      response.set(http::field::content_type, answer.content_type);
+    }
+    for (const auto& header : answer.headers) {
+      response.insert(header.name, header.value);
+    }
+    response.keep_alive(keep_alive);
+  }
+
+  static asio::awaitable<bool> writeWhole(Connection& connection, LocalResponse& answer,
+                                          unsigned version, bool keep_alive) {
+    http::response<http::string_body> response{static_cast<http::status>(answer.status), version};
+    setHeader(response, answer, keep_alive);
+    response.body() = std::move(answer.body);
+    response.prepare_payload();
+    auto [ec, written] = co_await http::async_write(connection.stream, response, kUseTuple);
+    co_return !ec;
+  }
+
+  /// Writes the header, then each piece as its own chunk once its delay has passed, so a
+  /// client sees events at the pace they are scheduled. An HTTP/1.0 client reads to close.
+  asio::awaitable<bool> writeStreamed(Connection& connection, const LocalResponse& answer,
+                                      unsigned version, bool keep_alive) {
+    http::response<http::empty_body> header{static_cast<http::status>(answer.status), version};
+    setHeader(header, answer, keep_alive && version >= 11);
+    header.chunked(version >= 11);
+    http::response_serializer<http::empty_body> serializer{header};
+    connection.stream.expires_after(options_.idle_timeout);
+    auto [header_ec, header_bytes] =
+        co_await http::async_write_header(connection.stream, serializer, kUseTuple);
+    if (header_ec) {
+      co_return false;
+    }
+    asio::steady_timer timer(connection.stream.get_executor());
+    for (const StreamChunk& piece : answer.stream) {
+      if (piece.delay.count() > 0) {
+        timer.expires_after(piece.delay);
+        co_await timer.async_wait(kUseTuple);
+      }
+      if (piece.bytes.empty()) {
+        continue;  // an empty chunk would end the body
+      }
+      connection.stream.expires_after(options_.idle_timeout);
+      beast::error_code ec;
+      if (version >= 11) {
+        std::tie(ec, std::ignore) = co_await asio::async_write(
+            connection.stream, http::make_chunk(asio::buffer(piece.bytes)), kUseTuple);
+      } else {
+        std::tie(ec, std::ignore) =
+            co_await asio::async_write(connection.stream, asio::buffer(piece.bytes), kUseTuple);
+      }
+      if (ec) {
+        co_return false;
+      }
+    }
+    if (version < 11) {
+      co_return false;  // the end of the body is the end of the connection
+    }
+    auto [end_ec, end_bytes] =
+        co_await asio::async_write(connection.stream, http::make_chunk_last(), kUseTuple);
+    co_return !end_ec;
+  }
+
   static asio::awaitable<void> answerUnreadable(Connection& connection, beast::error_code ec) {
     http::status status;
     if (ec == http::error::body_limit) {

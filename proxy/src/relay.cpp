@@ -334,6 +334,7 @@ class RelayHandler final : public ConnectionHandler {
     }
     out.keep_alive(keep_alive);
 
+    const bool event_stream = isEventStream(out.base());
     std::vector<char> chunk(kRelayChunkBytes);
     http::response_serializer<http::buffer_body> serializer{out};
     auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
@@ -355,6 +356,9 @@ class RelayHandler final : public ConnectionHandler {
         }
         const std::size_t got = chunk.size() - parser.get().body().size;
         keepForRecord(exchange, std::string_view(chunk.data(), got));
+        if (event_stream && got > 0) {
+          exchange.response_arrivals.push_back({exchange.response_body.size(), nowNs()});
+        }
         out.body().data = got ? chunk.data() : nullptr;
         out.body().size = got;
         out.body().more = !parser.is_done();

@@ -62,14 +62,18 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
         try {
           replay::ReplayOutcome outcome = handle(
               replay::ReplayRequest{request.method, request.target, request.headers, request.body});
-          return LocalResponse{outcome.reply.status, std::move(outcome.reply.content_type),
-                               std::move(outcome.reply.body), std::move(outcome.reply.headers)};
+          return LocalResponse{outcome.reply.status,
+                               std::move(outcome.reply.content_type),
+                               std::move(outcome.reply.body),
+                               std::move(outcome.reply.headers),
+                               {}};
         } catch (const std::exception& error) {
           // The archive could not be read (a disk error, a file replaced underneath): say so
           // instead of dropping the connection.
           const std::string message = std::string("the archive could not be read: ") + error.what();
           std::cerr << "[replay.archive] " << message << "\n";
-          return LocalResponse{500, "application/json", errorBody("replay.archive", message), {}};
+          return LocalResponse{
+              500, "application/json", errorBody("replay.archive", message), {}, {}};
         }
       }));
   config_.server.port = server_->endpoint().port();

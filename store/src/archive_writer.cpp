@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "agentvcr/protocol/magma.hpp"
+#include "archive_writer_a2a.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
@@ -76,17 +77,6 @@ void logLine(const std::string& line) noexcept {
   text.push_back('\n');
   std::fputs(text.c_str(), stderr);
 }
-
-struct ArchiveWriter::SessionDelta {
-  std::int64_t exchanges = 0;
-  std::int64_t steps = 0;
-  std::int64_t candidates = 0;
-  std::int64_t internal_steps = 0;
-  std::int64_t conversations = 0;
-  std::int64_t error_candidates = 0;
-  std::int64_t failed_exchanges = 0;
-  std::int64_t invalid_exchanges = 0;
-};
 
 struct ArchiveWriter::Statements {
   explicit Statements(SQLite::Database& db)
@@ -202,6 +192,7 @@ ArchiveWriter::ArchiveWriter(const std::string& path, const SessionInfo& session
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
     st_ = std::make_unique<Statements>(db_);
+    a2a_st_ = std::make_unique<A2aStatements>(db_);
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error("[store.open] cannot prepare archive " + path + ": " + e.what());
   }
@@ -472,6 +463,7 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
       execOnce(u);
     }
 
+    writeA2aAndStream(d, exchange_id, delta);
     execOnce(st.release);
 
     // Written: its text goes to the search indexes at the end of the batch. The strings are

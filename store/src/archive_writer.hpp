@@ -61,7 +61,19 @@ class ArchiveWriter {
 
  private:
   struct Statements;
-  struct SessionDelta;
+  struct A2aStatements;
+
+  /// What a batch adds to the session's counters.
+  struct SessionDelta {
+    std::int64_t exchanges = 0;
+    std::int64_t steps = 0;
+    std::int64_t candidates = 0;
+    std::int64_t internal_steps = 0;
+    std::int64_t conversations = 0;
+    std::int64_t error_candidates = 0;
+    std::int64_t failed_exchanges = 0;
+    std::int64_t invalid_exchanges = 0;
+  };
 
   /// Text of one row for the full-text indexes (schema version 4): a step's instruction, a
   /// candidate's say and error message, an internal step's full_prompt and output_raw.
@@ -74,6 +86,10 @@ class ArchiveWriter {
   };
 
   bool writeExchange(DecodedExchange& d, SessionDelta& delta);
+  /// Writes the exchange's A2A calls, threaded into conversations by contextId (else by the
+  /// task id an earlier call of the session tied to one), and its stream events. Runs inside
+  /// the exchange's savepoint. Defined in archive_writer_a2a.cpp.
+  void writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id, SessionDelta& delta);
   /// Indexes the rows of the batch's written exchanges, at the end of the batch: FTS5 flushes
   /// its pending terms at every savepoint, so indexing inside each exchange's savepoint would
   /// write one small segment per exchange. A failure is logged and leaves the rows unindexed;
@@ -87,6 +103,7 @@ class ArchiveWriter {
   SQLite::Database db_;
   std::int64_t session_id_ = 0;
   std::unique_ptr<Statements> st_;
+  std::unique_ptr<A2aStatements> a2a_st_;
   ThreadingIndex index_;
   std::unordered_set<std::uint64_t> blob_cache_;
   std::vector<SearchRow> search_rows_;  ///< of the current batch

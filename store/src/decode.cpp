@@ -378,11 +378,17 @@ DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOption
   redactSecrets(d, route, findings);
   try {
     decodeMagma(route, d, findings, options);
+    decodeStreamEvents(d);
+    if (route == magma::Route::None) {
+      decodeA2a(d, options);
+    }
   } catch (const std::exception& e) {
     // Keep the raw exchange; drop whatever was half-decoded.
     d.steps.clear();
     d.candidates.clear();
     d.blobs.clear();
+    d.a2a_calls.clear();
+    d.stream_events.clear();
     findings.add("exchange", "decode_error", Json::array(), e.what());
   }
   try {

@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/magma.hpp"
 
 namespace agentvcr::store::detail {
 
 /// Bumped whenever decoding changes what it writes (exchanges.decoder_version).
-inline constexpr int kDecoderVersion = 1;
+inline constexpr int kDecoderVersion = 2;
 
 /// Findings kept per side of an exchange; more are summarised in one "too_many_findings".
 inline constexpr std::size_t kMaxFindingsPerSide = 50;
@@ -66,6 +67,14 @@ struct DecodedCandidate {
   const std::string& endedIn() const;
 };
 
+/// One event of a text/event-stream response, with the time its last byte arrived.
+struct DecodedStreamEvent {
+  std::int64_t at_ns = 0;
+  std::optional<std::string> event;
+  std::optional<std::string> event_id;
+  std::string data;
+};
+
 struct DecodedExchange {
   protocol::Exchange exchange;  ///< headers redacted; coaching session body redacted
   bool request_body_redacted = false;
@@ -78,6 +87,8 @@ struct DecodedExchange {
   std::vector<BlobText> blobs;          ///< distinct within the exchange
   std::vector<DecodedStep> steps;
   std::vector<DecodedCandidate> candidates;
+  std::vector<protocol::a2a::Call> a2a_calls;
+  std::vector<DecodedStreamEvent> stream_events;
 
   bool failed() const;   ///< outcome not complete, or status >= 400
   bool invalid() const;  ///< request or response failed validation
@@ -90,6 +101,14 @@ struct DecodeOptions {
 /// Decodes `exchange` (moved in). Never throws for anything the network controls: a decoding
 /// surprise becomes a "decode_error" finding and the raw exchange is still returned.
 DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOptions& options);
+
+/// Splits an event-stream response into events timed by the exchange's body arrivals (an
+/// event that arrived with no recorded time gets the time the exchange ended).
+void decodeStreamEvents(DecodedExchange& d);
+
+/// Recognises A2A (an agent card GET, or JSON-RPC in the request or response body, on any
+/// path) and fills protocol, route and the calls. Leaves a non-A2A exchange as it is.
+void decodeA2a(DecodedExchange& d, const DecodeOptions& options);
 
 /// The conversation title for a user instruction: whitespace runs folded to one space, trimmed,
 /// at most kTitleCodePoints code points (an ellipsis marks a cut).

@@ -227,6 +227,58 @@ CREATE INDEX candidates_error ON candidates(step_id, error_code, status) WHERE s
 CREATE INDEX exchanges_latency ON exchanges(ended_ns - started_ns);
 )sql";
 
+// Version 5: A2A JSON-RPC and event streams. `a2a_calls` holds one row per JSON-RPC call (a
+// batch gives several per exchange) with the fields a person filters on; the bodies stay in
+// `exchanges`. A2A conversations are rows of `conversations` with protocol 'a2a', threaded by
+// `context_id`. `stream_events` keeps every event of a text/event-stream response with the time
+// it arrived, whatever the protocol.
+constexpr const char* kSchemaV5 = R"sql(
+ALTER TABLE conversations ADD COLUMN protocol TEXT NOT NULL DEFAULT 'magma';
+ALTER TABLE conversations ADD COLUMN context_id TEXT;
+CREATE INDEX conversations_context ON conversations(session_id, context_id)
+  WHERE context_id IS NOT NULL;
+
+CREATE TABLE a2a_calls (
+  id              INTEGER PRIMARY KEY,
+  exchange_id     INTEGER NOT NULL REFERENCES exchanges(id),
+  session_id      INTEGER NOT NULL REFERENCES sessions(id),
+  position        INTEGER NOT NULL,
+  wire_version    TEXT    NOT NULL,
+  method          TEXT,
+  rpc_id          TEXT,
+  task_id         TEXT,
+  context_id      TEXT,
+  skill_id        TEXT,
+  message_id      TEXT,
+  task_state      TEXT,
+  result_kind     TEXT,
+  artifacts       TEXT,
+  history         TEXT,
+  request_text    TEXT,
+  response_text   TEXT,
+  error_code      INTEGER,
+  error_message   TEXT,
+  error_data      TEXT,
+  retry_after     REAL,
+  replay_key      INTEGER NOT NULL,
+  conversation_id INTEGER REFERENCES conversations(id)
+);
+CREATE UNIQUE INDEX a2a_calls_exchange ON a2a_calls(exchange_id, position);
+CREATE INDEX a2a_calls_conversation ON a2a_calls(conversation_id, id);
+CREATE INDEX a2a_calls_task ON a2a_calls(session_id, task_id) WHERE task_id IS NOT NULL;
+
+CREATE TABLE stream_events (
+  id          INTEGER PRIMARY KEY,
+  exchange_id INTEGER NOT NULL REFERENCES exchanges(id),
+  position    INTEGER NOT NULL,
+  at_ns       INTEGER NOT NULL,
+  event       TEXT,
+  event_id    TEXT,
+  data        TEXT    NOT NULL
+);
+CREATE UNIQUE INDEX stream_events_exchange ON stream_events(exchange_id, position);
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -257,10 +309,8 @@ struct Migration {
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, kSchemaV1, nullptr},
-      {2, kSchemaV2, &afterV2},
-      {3, kSchemaV3, nullptr},
-      {4, kSchemaV4, nullptr},
+      {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
+      {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},
   };
   return list;
 }
@@ -280,7 +330,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 4, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 5, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

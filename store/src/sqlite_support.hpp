@@ -37,6 +37,14 @@ inline void bindOptInt(SQLite::Statement& s, int index, const std::optional<std:
   }
 }
 
+inline void bindOptDouble(SQLite::Statement& s, int index, const std::optional<double>& v) {
+  if (v) {
+    s.bind(index, *v);
+  } else {
+    s.bind(index);
+  }
+}
+
 inline void bindOptBool(SQLite::Statement& s, int index, const std::optional<bool>& v) {
   if (v) {
     s.bind(index, static_cast<std::int32_t>(*v ? 1 : 0));
@@ -81,6 +89,22 @@ inline std::optional<std::int64_t> optInt(const SQLite::Statement& s, int column
     return std::nullopt;
   }
   return c.getInt64();
+}
+
+/// Runs a query for at most one integer and resets it for reuse: the first row's first
+/// column, or nullopt when there is no row or it is NULL.
+inline std::optional<std::int64_t> queryOptInt(SQLite::Statement& s) {
+  std::optional<std::int64_t> value;
+  try {
+    if (s.executeStep()) {
+      value = optInt(s, 0);
+    }
+  } catch (...) {
+    s.tryReset();
+    throw;
+  }
+  s.tryReset();
+  return value;
 }
 
 inline std::optional<std::string> optText(const SQLite::Statement& s, int column) {

@@ -18,7 +18,7 @@ LocalHandler echoThreadId() {
     std::ostringstream id;
     id << std::this_thread::get_id();
     return LocalResponse{
-        200, "text/plain", request.method + " " + request.target + " " + id.str(), {}};
+        200, "text/plain", request.method + " " + request.target + " " + id.str(), {}, {}};
   };
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,6 +30,12 @@ enum class ExchangeOutcome {
 /// "client_aborted".
 const char* outcomeName(ExchangeOutcome outcome);
 
+/// When a piece of a streamed response body arrived from the upstream.
+struct BodyArrival {
+  std::size_t end = 0;     ///< size of the recorded body once the piece was added
+  std::int64_t at_ns = 0;  ///< nanoseconds since the Unix epoch
+};
+
 /// One HTTP request/response pair exactly as the proxy relayed it. A plain value: the network
 /// layer fills it in and hands it over by move; nothing else keeps a reference to it.
 ///
@@ -51,6 +58,8 @@ struct Exchange {
   std::int64_t started_ns = 0;              ///< request header fully read from the client
   std::int64_t upstream_first_byte_ns = 0;  ///< first byte of the upstream response
   std::int64_t ended_ns = 0;                ///< last response byte written (or failure)
+  /// For event-stream responses: when each piece arrived, so every event keeps its own time.
+  std::vector<BodyArrival> response_arrivals;
 
   ExchangeOutcome outcome = ExchangeOutcome::Complete;
   std::string error;  ///< empty on success, else "[proxy.upstream.refused] connection refused"

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/proxy/server.hpp"
@@ -18,6 +19,12 @@ struct LocalRequest {
   std::string body;
 };
 
+/// One piece of a streamed body (server-sent events), written `delay` after the previous one.
+struct StreamChunk {
+  std::chrono::nanoseconds delay{0};
+  std::string bytes;
+};
+
 /// What a local service answers. `content_type` is left out when empty (e.g. for 204);
 /// `headers` are written after it (Content-Length is always computed from the body).
 struct LocalResponse {
@@ -25,6 +32,9 @@ struct LocalResponse {
   std::string content_type = "application/json";
   std::string body;
   protocol::Headers headers;
+  /// When not empty the response is streamed instead of `body`: chunked transfer encoding,
+  /// each piece flushed to the client on its own after its delay.
+  std::vector<StreamChunk> stream;
 };
 
 /// Decides the answer to one request without touching a socket. Runs on a worker thread and

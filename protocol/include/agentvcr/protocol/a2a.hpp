@@ -1,0 +1,100 @@
+#pragma once
+
+// A2A JSON-RPC (a2a-protocol.md): recognising it on the wire, the fields the archive keeps per
+// call, the replay key, and re-stamping a recorded answer with a live request's id. Pure
+// functions over bodies already read; no I/O.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentvcr/protocol/json_text.hpp"
+
+namespace agentvcr::protocol::a2a {
+
+/// The two wire dialects (§5): v0.3 (`message/send`, `kind` fields, lower-case enums, which
+/// Magisterium speaks) and v1.0 (`SendMessage`, `A2A-Version: 1.0`, `TASK_STATE_*` enums).
+enum class WireVersion { V03, V10 };
+
+/// "0.3" or "1.0".
+const char* wireVersionName(WireVersion version);
+
+/// GET paths of an agent card: `/.well-known/agent.json` (v0.2) and
+/// `/.well-known/agent-card.json` (v0.3), query ignored.
+bool isAgentCardPath(std::string_view target);
+
+/// True for a JSON-RPC 2.0 request or response body: an object whose `jsonrpc` is "2.0", or a
+/// non-empty array of such objects (a batch).
+bool isJsonRpc(const Json& body);
+
+/// True for the method names of the v1.0 binding (`SendMessage`, `GetTask`...).
+bool isV10Method(std::string_view method);
+
+/// What the archive keeps of one JSON-RPC call and its answer. Ids and texts are as sent; JSON
+/// values (`rpc_id`, `artifacts`, `history`, `error_data`) are compact JSON text.
+struct Call {
+  std::size_t position = 0;  ///< index in a batch; 0 for a single call
+  WireVersion wire_version = WireVersion::V03;
+  std::optional<std::string> method;
+  std::optional<std::string> rpc_id;  ///< JSON text of the request id (`1`, `"a"`, `null`)
+  std::optional<std::string> task_id;
+  std::optional<std::string> context_id;
+  std::optional<std::string> skill_id;
+  std::optional<std::string> message_id;
+  std::optional<std::string> task_state;   ///< as on the wire: `completed`, `TASK_STATE_FAILED`
+  std::optional<std::string> result_kind;  ///< task, message, status-update, artifact-update
+  std::optional<std::string> artifacts;
+  std::optional<std::string> history;
+  std::optional<std::string> request_text;   ///< the text parts the caller sent
+  std::optional<std::string> response_text;  ///< the text parts of the answer
+  std::optional<std::int64_t> error_code;
+  std::optional<std::string> error_message;
+  std::optional<std::string> error_data;
+  std::optional<double> retry_after;  ///< `error.data.retryAfter`, seconds
+  std::uint64_t replay_key = 0;
+};
+
+/// The pieces of an exchange that A2A decoding reads.
+struct CallExchange {
+  std::string_view http_method;
+  std::string_view target;
+  std::string_view a2a_version_header;  ///< empty when absent
+  std::string_view request_body;
+  std::string_view response_body;
+  /// The `data` of each event when the response was an event stream; empty otherwise.
+  std::vector<std::string_view> stream_data;
+};
+
+/// The calls of an exchange: one per request object (a batch gives several), answered from
+/// the response (matched by id, else by position) or from the stream's events (later events
+/// update the state; artifact updates are merged by artifactId). A request that is not
+/// JSON-RPC but whose response is (a parse error answered by the agent) gives one call with
+/// only the answer's fields. Never throws; what cannot be read stays empty.
+std::vector<Call> decodeCalls(const CallExchange& exchange);
+
+/// What the replay key leaves out besides the JSON-RPC `id`.
+struct KeyOptions {
+  /// Also ignore `params.message.messageId`: clients that mint a fresh one per call.
+  bool ignore_message_id = false;
+};
+
+/// The replay key of one request object: the stable hash of the HTTP method, path (query
+/// ignored), JSON-RPC method and canonical params, without the JSON-RPC id (clients restart
+/// ids at 1) and, optionally, the message id.
+std::uint64_t callKey(std::string_view http_method, std::string_view target,
+                      const Json& request_object, const KeyOptions& options = {});
+
+/// `response` (a JSON-RPC response object or a batch of them) with each `id` replaced by
+/// the live request's id of the same type: for a batch, the recorded request ids map to the
+/// live ones by position. Member order and values are kept; the text is compact.
+/// Returns nullopt when `response` is not JSON.
+std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
+                                      const Json& live_request);
+
+/// One event's data re-stamped with `live_id` (the whole JSON-RPC `id`), or the data
+/// unchanged when it is not a JSON object.
+std::string restampEventData(std::string_view data, const Json& live_id);
+
+}  // namespace agentvcr::protocol::a2a

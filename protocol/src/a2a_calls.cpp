@@ -1,0 +1,326 @@
+// The per-call fields the archive keeps of an A2A exchange (a2a-protocol.md §4.3, §4.6, §5).
+
+#include <map>
+
+#include "agentvcr/protocol/a2a.hpp"
+
+namespace agentvcr::protocol::a2a {
+namespace {
+
+const Json* member(const Json& object, const char* name) {
+  if (!object.is_object()) {
+    return nullptr;
+  }
+  auto it = object.find(name);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::optional<std::string> stringMember(const Json& object, const char* name) {
+  const Json* value = member(object, name);
+  if (value == nullptr || !value->is_string()) {
+    return std::nullopt;
+  }
+  return value->get<std::string>();
+}
+
+/// The text of a part in either dialect: v0.3 `{"kind":"text","text":...}`, v1.0 `{"text":...}`.
+void appendPartTexts(const Json* parts, std::string& out) {
+  if (parts == nullptr || !parts->is_array()) {
+    return;
+  }
+  for (const Json& part : *parts) {
+    if (auto text = stringMember(part, "text")) {
+      if (!out.empty()) {
+        out += '\n';
+      }
+      out += *text;
+    }
+  }
+}
+
+std::optional<std::string> textOf(const Json* parts) {
+  std::string text;
+  appendPartTexts(parts, text);
+  return text.empty() ? std::nullopt : std::optional<std::string>(std::move(text));
+}
+
+/// Fills the request side: method, id, the message's ids and skill, the task a tasks/* call
+/// names, and the text sent.
+void readRequest(const Json& request, Call& call) {
+  call.method = stringMember(request, "method");
+  if (const Json* id = member(request, "id")) {
+    call.rpc_id = dumpCompact(*id);
+  }
+  const Json* params = member(request, "params");
+  if (params == nullptr || !params->is_object()) {
+    return;
+  }
+  if (const Json* message = member(*params, "message");
+      message != nullptr && message->is_object()) {
+    call.message_id = stringMember(*message, "messageId");
+    call.context_id = stringMember(*message, "contextId");
+    call.task_id = stringMember(*message, "taskId");
+    if (const Json* metadata = member(*message, "metadata")) {
+      call.skill_id = stringMember(*metadata, "skillId");
+    }
+    call.request_text = textOf(member(*message, "parts"));
+  } else if (auto id = stringMember(*params, "id")) {
+    call.task_id = std::move(id);  // tasks/get, tasks/cancel, tasks/resubscribe
+  } else if (auto name = stringMember(*params, "name"); name && name->rfind("tasks/", 0) == 0) {
+    call.task_id = name->substr(6);  // v1.0 resource names
+  }
+  if (!call.skill_id) {
+    if (const Json* metadata = member(*params, "metadata")) {
+      call.skill_id = stringMember(*metadata, "skillId");
+    }
+  }
+}
+
+/// The kind of a result in either dialect: v0.3 says so in `kind`; v1.0 wraps it in a member
+/// named after it (`{"task":{...}}`) or leaves it to be recognised by its fields.
+std::pair<std::string, const Json*> unwrapResult(const Json& result) {
+  if (auto kind = stringMember(result, "kind")) {
+    return {*kind, &result};
+  }
+  static constexpr std::pair<const char*, const char*> kWrappers[] = {
+      {"task", "task"},
+      {"message", "message"},
+      {"statusUpdate", "status-update"},
+      {"artifactUpdate", "artifact-update"},
+  };
+  for (const auto& [wrapper, kind] : kWrappers) {
+    if (const Json* inner = member(result, wrapper); inner != nullptr && inner->is_object()) {
+      return {kind, inner};
+    }
+  }
+  if (member(result, "status") != nullptr && member(result, "id") != nullptr) {
+    return {"task", &result};
+  }
+  if (member(result, "messageId") != nullptr) {
+    return {"message", &result};
+  }
+  return {"", &result};
+}
+
+/// Accumulates a call's answer: one result for a plain response, one per event for a stream.
+class AnswerReader {
+ public:
+  explicit AnswerReader(Call& call) : call_(call) {}
+
+  void readResponse(const Json& response) {
+    if (const Json* error = member(response, "error"); error != nullptr && error->is_object()) {
+      readError(*error);
+    }
+    if (const Json* result = member(response, "result"); result != nullptr && result->is_object()) {
+      readResult(*result);
+    }
+  }
+
+  /// Writes what was accumulated into the call.
+  void finish() {
+    if (!artifacts_.empty()) {
+      Json list = Json::array();
+      std::string text;
+      for (const auto& [order, artifact] : artifacts_) {
+        appendPartTexts(member(artifact, "parts"), text);
+        list.push_back(artifact);
+      }
+      call_.artifacts = dumpCompact(list);
+      if (!text.empty()) {
+        call_.response_text = std::move(text);
+      }
+    }
+    if (!call_.response_text && !answer_text_.empty()) {
+      call_.response_text = answer_text_;
+    }
+  }
+
+ private:
+  void readError(const Json& error) {
+    if (const Json* code = member(error, "code"); code != nullptr && code->is_number_integer()) {
+      call_.error_code = code->get<std::int64_t>();
+    }
+    call_.error_message = stringMember(error, "message");
+    if (const Json* data = member(error, "data")) {
+      call_.error_data = dumpCompact(*data);
+      if (const Json* retry = member(*data, "retryAfter"); retry != nullptr && retry->is_number()) {
+        call_.retry_after = retry->get<double>();
+      }
+    }
+  }
+
+  void readResult(const Json& result) {
+    auto [kind, object] = unwrapResult(result);
+    if (!kind.empty()) {
+      call_.result_kind = kind;
+    }
+    if (kind == "task") {
+      readTask(*object);
+    } else if (kind == "message") {
+      takeIds(*object, "taskId", "contextId");
+      std::string text;
+      appendPartTexts(member(*object, "parts"), text);
+      if (!text.empty()) {
+        answer_text_ = std::move(text);
+      }
+    } else if (kind == "status-update") {
+      takeIds(*object, "taskId", "contextId");
+      readStatus(member(*object, "status"));
+    } else if (kind == "artifact-update") {
+      takeIds(*object, "taskId", "contextId");
+      if (const Json* artifact = member(*object, "artifact")) {
+        const Json* append = member(*object, "append");
+        mergeArtifact(*artifact, append != nullptr && append->is_boolean() && append->get<bool>());
+      }
+    }
+  }
+
+  void readTask(const Json& task) {
+    takeIds(task, "id", "contextId");
+    readStatus(member(task, "status"));
+    if (const Json* history = member(task, "history"); history != nullptr && history->is_array()) {
+      call_.history = dumpCompact(*history);
+      for (const Json& message : *history) {
+        auto role = stringMember(message, "role");
+        if (role == "agent" || role == "ROLE_AGENT") {
+          std::string text;
+          appendPartTexts(member(message, "parts"), text);
+          if (!text.empty()) {
+            answer_text_ = std::move(text);
+          }
+        }
+      }
+    }
+    if (const Json* artifacts = member(task, "artifacts");
+        artifacts != nullptr && artifacts->is_array()) {
+      artifacts_.clear();
+      for (const Json& artifact : *artifacts) {
+        mergeArtifact(artifact, false);
+      }
+    }
+  }
+
+  void readStatus(const Json* status) {
+    if (status == nullptr || !status->is_object()) {
+      return;
+    }
+    if (auto state = stringMember(*status, "state")) {
+      call_.task_state = std::move(state);
+    }
+    if (const Json* message = member(*status, "message");
+        message != nullptr && message->is_object()) {
+      std::string text;
+      appendPartTexts(member(*message, "parts"), text);
+      if (!text.empty()) {
+        answer_text_ = std::move(text);  // a failed task explains itself here
+      }
+    }
+  }
+
+  /// Server-minted ids win over the ids the request named: they are what the caller got.
+  void takeIds(const Json& object, const char* task_field, const char* context_field) {
+    if (auto task = stringMember(object, task_field)) {
+      call_.task_id = std::move(task);
+    }
+    if (auto context = stringMember(object, context_field)) {
+      call_.context_id = std::move(context);
+    }
+  }
+
+  void mergeArtifact(const Json& artifact, bool append) {
+    if (!artifact.is_object()) {
+      return;
+    }
+    std::string id = stringMember(artifact, "artifactId").value_or("");
+    for (auto& [order, known] : artifacts_) {
+      if (!id.empty() && stringMember(known, "artifactId") == id) {
+        const Json* parts = member(artifact, "parts");
+        if (append && parts != nullptr && parts->is_array() && known["parts"].is_array()) {
+          for (const Json& part : *parts) {
+            known["parts"].push_back(part);
+          }
+        } else {
+          known = artifact;
+        }
+        return;
+      }
+    }
+    artifacts_.emplace(artifacts_.size(), artifact);
+  }
+
+  Call& call_;
+  std::map<std::size_t, Json> artifacts_;  ///< in order of first appearance
+  std::string answer_text_;
+};
+
+std::optional<Json> parseBody(std::string_view body) {
+  if (body.empty()) {
+    return std::nullopt;
+  }
+  auto parsed = parseJson(body);
+  return std::move(parsed.value);
+}
+
+WireVersion versionOf(std::string_view header, const std::optional<std::string>& method) {
+  if ((!header.empty() && header.front() == '1') || (method && isV10Method(*method))) {
+    return WireVersion::V10;
+  }
+  return WireVersion::V03;
+}
+
+/// The response object answering `request` in a batch: the one with the same id, else the
+/// one at the same position.
+const Json* answerIn(const Json& responses, const Json& request, std::size_t position) {
+  if (const Json* id = member(request, "id")) {
+    for (const Json& response : responses) {
+      if (const Json* answered = member(response, "id"); answered != nullptr && *answered == *id) {
+        return &response;
+      }
+    }
+  }
+  return position < responses.size() ? &responses[position] : nullptr;
+}
+
+}  // namespace
+
+std::vector<Call> decodeCalls(const CallExchange& exchange) {
+  std::optional<Json> request = parseBody(exchange.request_body);
+  std::optional<Json> response = parseBody(exchange.response_body);
+  std::vector<Json> requests;
+  if (request && request->is_array() && !request->empty()) {
+    requests.assign(request->begin(), request->end());
+  } else {
+    requests.push_back(request ? std::move(*request) : Json(nullptr));
+  }
+  const bool batch_response = response && response->is_array();
+
+  std::vector<Call> calls;
+  for (std::size_t position = 0; position < requests.size(); ++position) {
+    const Json& object = requests[position];
+    Call call;
+    call.position = position;
+    readRequest(object, call);
+    call.wire_version = versionOf(exchange.a2a_version_header, call.method);
+    call.replay_key = callKey(exchange.http_method, exchange.target, object);
+
+    AnswerReader reader(call);
+    if (!exchange.stream_data.empty()) {
+      for (std::string_view data : exchange.stream_data) {
+        if (auto event = parseBody(data)) {
+          reader.readResponse(*event);
+        }
+      }
+    } else if (batch_response) {
+      if (const Json* answer = answerIn(*response, object, position)) {
+        reader.readResponse(*answer);
+      }
+    } else if (response && requests.size() == 1) {
+      reader.readResponse(*response);
+    }
+    reader.finish();
+    calls.push_back(std::move(call));
+  }
+  return calls;
+}
+
+}  // namespace agentvcr::protocol::a2a

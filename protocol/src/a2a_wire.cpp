@@ -1,0 +1,147 @@
+// Recognising A2A JSON-RPC, its replay key and id re-stamping (a2a-protocol.md §4, §5, §7).
+
+#include <array>
+
+#include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/canonical.hpp"
+#include "target_path.hpp"
+
+namespace agentvcr::protocol::a2a {
+namespace {
+
+bool isJsonRpcObject(const Json& value) {
+  if (!value.is_object()) {
+    return false;
+  }
+  auto version = value.find("jsonrpc");
+  return version != value.end() && version->is_string() && *version == "2.0";
+}
+
+/// The `id` a batch element or a single request carries; null when it has none.
+Json idOf(const Json& object) {
+  if (object.is_object()) {
+    if (auto id = object.find("id"); id != object.end()) {
+      return *id;
+    }
+  }
+  return nullptr;
+}
+
+void setId(OrderedJson& response, const Json& live_id) {
+  if (response.is_object() && response.contains("id")) {
+    response["id"] = OrderedJson::parse(live_id.dump());
+  }
+}
+
+}  // namespace
+
+const char* wireVersionName(WireVersion version) {
+  return version == WireVersion::V10 ? "1.0" : "0.3";
+}
+
+bool isAgentCardPath(std::string_view target) {
+  std::string_view path = detail::pathOfTarget(target);
+  return path == "/.well-known/agent.json" || path == "/.well-known/agent-card.json";
+}
+
+bool isJsonRpc(const Json& body) {
+  if (body.is_array()) {
+    if (body.empty()) {
+      return false;
+    }
+    for (const Json& element : body) {
+      if (!isJsonRpcObject(element)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return isJsonRpcObject(body);
+}
+
+bool isV10Method(std::string_view method) {
+  static constexpr std::array<std::string_view, 11> kMethods = {
+      "SendMessage",
+      "SendStreamingMessage",
+      "GetTask",
+      "ListTasks",
+      "CancelTask",
+      "SubscribeToTask",
+      "CreateTaskPushNotificationConfig",
+      "GetTaskPushNotificationConfig",
+      "ListTaskPushNotificationConfig",
+      "DeleteTaskPushNotificationConfig",
+      "GetExtendedAgentCard",
+  };
+  for (std::string_view known : kMethods) {
+    if (method == known) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::uint64_t callKey(std::string_view http_method, std::string_view target,
+                      const Json& request_object, const KeyOptions& options) {
+  Json keyed = Json::object();
+  keyed["http"] =
+      Json::array({std::string(http_method), std::string(detail::pathOfTarget(target))});
+  if (request_object.is_object()) {
+    if (auto method = request_object.find("method"); method != request_object.end()) {
+      keyed["method"] = *method;
+    }
+    if (auto params = request_object.find("params"); params != request_object.end()) {
+      Json params_copy = *params;
+      if (options.ignore_message_id && params_copy.is_object()) {
+        if (auto message = params_copy.find("message");
+            message != params_copy.end() && message->is_object()) {
+          message->erase("messageId");
+        }
+      }
+      keyed["params"] = std::move(params_copy);
+    }
+  } else {
+    keyed["body"] = request_object;  // not a request object: keyed on what it is
+  }
+  return canonicalHash(keyed);
+}
+
+std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
+                                      const Json& live_request) {
+  auto parsed = parseOrderedJson(response);
+  if (!parsed) {
+    return std::nullopt;
+  }
+  if (parsed->is_array()) {
+    // Batch answers may come in any order: map each recorded id to the live id at its position.
+    if (!recorded_request.is_array() || !live_request.is_array()) {
+      return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+    }
+    for (OrderedJson& element : *parsed) {
+      if (!element.is_object() || !element.contains("id")) {
+        continue;
+      }
+      const Json recorded_id = Json::parse(element["id"].dump());
+      for (std::size_t i = 0; i < recorded_request.size() && i < live_request.size(); ++i) {
+        if (idOf(recorded_request[i]) == recorded_id) {
+          setId(element, idOf(live_request[i]));
+          break;
+        }
+      }
+    }
+  } else {
+    setId(*parsed, idOf(live_request));
+  }
+  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+std::string restampEventData(std::string_view data, const Json& live_id) {
+  auto parsed = parseOrderedJson(data);
+  if (!parsed || !parsed->is_object()) {
+    return std::string(data);
+  }
+  setId(*parsed, live_id);
+  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+}  // namespace agentvcr::protocol::a2a

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include "archive_writer.hpp"
+
+namespace agentvcr::store::detail {
+
+/// The writer's prepared statements for A2A calls, their conversations and stream events.
+struct ArchiveWriter::A2aStatements {
+  explicit A2aStatements(SQLite::Database& db);
+
+  SQLite::Statement call;
+  SQLite::Statement conversation_by_context;
+  SQLite::Statement conversation_by_task;
+  SQLite::Statement new_conversation;
+  SQLite::Statement conversation_update;
+  SQLite::Statement stream_event;
+};
+
+}  // namespace agentvcr::store::detail

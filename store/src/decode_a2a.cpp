@@ -1,0 +1,86 @@
+// Decoding of A2A JSON-RPC exchanges and of event streams (a2a-protocol.md §4.6, §7).
+
+#include <algorithm>
+
+#include <strings.h>
+
+#include "agentvcr/protocol/sse.hpp"
+#include "decode.hpp"
+
+namespace agentvcr::store::detail {
+namespace {
+
+std::string_view headerValue(const protocol::Headers& headers, std::string_view name) {
+  for (const protocol::HeaderField& field : headers) {
+    if (field.name.size() == name.size() &&
+        strncasecmp(field.name.data(), name.data(), name.size()) == 0) {
+      return field.value;
+    }
+  }
+  return {};
+}
+
+std::optional<std::string> nonEmpty(std::string text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(std::move(text));
+}
+
+bool parsesAsJsonRpc(std::string_view body, const DecodeOptions& options) {
+  if (body.empty() || body.size() > options.max_decode_bytes) {
+    return false;
+  }
+  // Cheap test first: most non-A2A bodies are not looked at twice.
+  if (body.find("\"jsonrpc\"") == std::string_view::npos) {
+    return false;
+  }
+  auto parsed = protocol::parseJson(body);
+  return parsed.value && protocol::a2a::isJsonRpc(*parsed.value);
+}
+
+}  // namespace
+
+void decodeStreamEvents(DecodedExchange& d) {
+  const protocol::Exchange& ex = d.exchange;
+  if (!protocol::isEventStreamType(headerValue(ex.response_headers, "Content-Type"))) {
+    return;
+  }
+  const auto& arrivals = ex.response_arrivals;
+  for (protocol::SseEvent& event : protocol::parseEventStream(ex.response_body)) {
+    // The event was whole once the piece holding its end had arrived.
+    auto piece = std::lower_bound(
+        arrivals.begin(), arrivals.end(), event.end,
+        [](const protocol::BodyArrival& arrival, std::size_t end) { return arrival.end < end; });
+    const std::int64_t at_ns = piece != arrivals.end() ? piece->at_ns : ex.ended_ns;
+    d.stream_events.push_back(DecodedStreamEvent{at_ns, nonEmpty(std::move(event.event)),
+                                                 nonEmpty(std::move(event.id)),
+                                                 std::move(event.data)});
+  }
+}
+
+void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
+  const protocol::Exchange& ex = d.exchange;
+  if (ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) {
+    d.protocol = "a2a";
+    d.route = "a2a.agent_card";
+    return;
+  }
+  const bool streamed = !d.stream_events.empty();
+  if (!parsesAsJsonRpc(ex.request_body, options) &&
+      (streamed || !parsesAsJsonRpc(ex.response_body, options))) {
+    return;
+  }
+  protocol::a2a::CallExchange call_exchange{
+      ex.method,
+      ex.target,
+      headerValue(ex.request_headers, "A2A-Version"),
+      ex.request_body,
+      streamed ? std::string_view() : std::string_view(ex.response_body),
+      {}};
+  for (const DecodedStreamEvent& event : d.stream_events) {
+    call_exchange.stream_data.push_back(event.data);
+  }
+  d.protocol = "a2a";
+  d.route = "a2a.jsonrpc";
+  d.a2a_calls = protocol::a2a::decodeCalls(call_exchange);
+}
+
+}  // namespace agentvcr::store::detail

@@ -1,0 +1,199 @@
+#include "agentvcr/protocol/a2a.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentvcr::protocol::a2a {
+namespace {
+
+constexpr std::string_view kSend = R"({"id":1,"jsonrpc":"2.0","method":"message/send","params":{
+  "message":{"kind":"message","messageId":"m-1","role":"user","contextId":"c-0",
+  "parts":[{"kind":"text","text":"What is grace?"}],"metadata":{"skillId":"catholic_qa"}},
+  "configuration":{"blocking":true}}})";
+
+constexpr std::string_view kTaskAnswer = R"({"jsonrpc":"2.0","id":1,"result":{"kind":"task",
+  "id":"t-1","contextId":"c-1","status":{"state":"completed","timestamp":"2025-01-01T00:00:00Z"},
+  "history":[{"kind":"message","role":"user","messageId":"m-1","parts":[{"kind":"text","text":"q"}]},
+             {"kind":"message","role":"agent","messageId":"r-1","parts":[{"kind":"text","text":"from history"}]}],
+  "artifacts":[{"artifactId":"a-0","name":"answer","parts":[{"kind":"text","text":"Grace is a gift."},
+               {"kind":"data","data":{"citations":[]}}]}]}})";
+
+CallExchange post(std::string_view request, std::string_view response) {
+  return CallExchange{"POST", "/api/v1/a2a", "", request, response, {}};
+}
+
+TEST(A2aRecognition, KnowsJsonRpcBodiesBatchesAndCardPaths) {
+  EXPECT_TRUE(isJsonRpc(Json::parse(kSend)));
+  EXPECT_TRUE(isJsonRpc(Json::parse(R"([{"jsonrpc":"2.0","method":"a","id":1}])")));
+  EXPECT_FALSE(isJsonRpc(Json::parse(R"([])")));
+  EXPECT_FALSE(isJsonRpc(Json::parse(R"({"jsonrpc":2.0,"method":"a"})")));
+  EXPECT_FALSE(isJsonRpc(Json::parse(R"([{"jsonrpc":"2.0"},{"input":[]}])")));
+  EXPECT_FALSE(isJsonRpc(Json::parse(R"({"input":[]})")));
+  EXPECT_TRUE(isAgentCardPath("/.well-known/agent.json"));
+  EXPECT_TRUE(isAgentCardPath("/.well-known/agent-card.json?x=1"));
+  EXPECT_TRUE(isAgentCardPath("http://host:9/.well-known/agent-card.json"));
+  EXPECT_FALSE(isAgentCardPath("/.well-known/agent"));
+  EXPECT_TRUE(isV10Method("SendMessage"));
+  EXPECT_FALSE(isV10Method("message/send"));
+}
+
+TEST(A2aCalls, DecodesAMessageSendAndItsTask) {
+  auto calls = decodeCalls(post(kSend, kTaskAnswer));
+  ASSERT_EQ(calls.size(), 1u);
+  const Call& call = calls[0];
+  EXPECT_EQ(call.wire_version, WireVersion::V03);
+  EXPECT_EQ(call.method, "message/send");
+  EXPECT_EQ(call.rpc_id, "1");
+  EXPECT_EQ(call.message_id, "m-1");
+  EXPECT_EQ(call.skill_id, "catholic_qa");
+  EXPECT_EQ(call.task_id, "t-1");
+  EXPECT_EQ(call.context_id, "c-1");  // the server's id wins over the one the caller sent
+  EXPECT_EQ(call.task_state, "completed");
+  EXPECT_EQ(call.result_kind, "task");
+  EXPECT_EQ(call.request_text, "What is grace?");
+  EXPECT_EQ(call.response_text, "Grace is a gift.");
+  ASSERT_TRUE(call.artifacts);
+  EXPECT_EQ(Json::parse(*call.artifacts)[0]["artifactId"], "a-0");
+  ASSERT_TRUE(call.history);
+  EXPECT_EQ(Json::parse(*call.history).size(), 2u);
+  EXPECT_FALSE(call.error_code);
+  EXPECT_NE(call.replay_key, 0u);
+}
+
+TEST(A2aCalls, DecodesErrorsWithRetryAfterAndTaskIdsOfTaskMethods) {
+  auto calls = decodeCalls(post(
+      R"({"jsonrpc":"2.0","id":"abc","method":"tasks/get","params":{"id":"t-9"}})",
+      R"({"jsonrpc":"2.0","id":"abc","error":{"code":-32003,"message":"Rate limit exceeded","data":{"retryAfter":42}}})"));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].rpc_id, "\"abc\"");
+  EXPECT_EQ(calls[0].task_id, "t-9");
+  EXPECT_EQ(calls[0].error_code, -32003);
+  EXPECT_EQ(calls[0].error_message, "Rate limit exceeded");
+  EXPECT_EQ(calls[0].error_data, R"({"retryAfter":42})");
+  EXPECT_EQ(calls[0].retry_after, 42.0);
+}
+
+TEST(A2aCalls, AFailedTaskTellsWhyInItsStatusMessage) {
+  auto calls = decodeCalls(post(kSend, R"({"jsonrpc":"2.0","id":1,"result":{"kind":"task",
+    "id":"t-2","contextId":"c-2","status":{"state":"failed","message":{"kind":"message",
+    "role":"agent","messageId":"e","parts":[{"kind":"text","text":"backend down"}]}}}})"));
+  EXPECT_EQ(calls[0].task_state, "failed");
+  EXPECT_EQ(calls[0].response_text, "backend down");
+  EXPECT_FALSE(calls[0].artifacts);
+}
+
+TEST(A2aCalls, RecognisesV10ByMethodOrHeaderAndUnwrapsItsResults) {
+  auto calls = decodeCalls(post(
+      R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"}]}}})",
+      R"({"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_COMPLETED"}}}})"));
+  EXPECT_EQ(calls[0].wire_version, WireVersion::V10);
+  EXPECT_EQ(calls[0].result_kind, "task");
+  EXPECT_EQ(calls[0].task_state, "TASK_STATE_COMPLETED");
+  EXPECT_EQ(calls[0].request_text, "hi");
+
+  CallExchange with_header = post(R"({"jsonrpc":"2.0","id":1,"method":"message/send"})", "");
+  with_header.a2a_version_header = "1.0";
+  EXPECT_EQ(decodeCalls(with_header)[0].wire_version, WireVersion::V10);
+}
+
+TEST(A2aCalls, DecodesEachCallOfABatchWithItsOwnAnswer) {
+  auto calls = decodeCalls(post(
+      R"([{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"a"}},
+          {"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":"b"}}])",
+      R"([{"jsonrpc":"2.0","id":2,"error":{"code":-32001,"message":"Task not found"}},
+          {"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"a","contextId":"c","status":{"state":"completed"}}}])"));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].position, 0u);
+  EXPECT_EQ(calls[0].task_state, "completed");
+  EXPECT_FALSE(calls[0].error_code);
+  EXPECT_EQ(calls[1].position, 1u);
+  EXPECT_EQ(calls[1].error_code, -32001);
+  EXPECT_NE(calls[0].replay_key, calls[1].replay_key);
+}
+
+TEST(A2aCalls, FoldsAStreamIntoTheFinalStateAndMergedArtifacts) {
+  CallExchange stream = post(
+      R"({"jsonrpc":"2.0","id":5,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"go"}]}}})",
+      "");
+  stream.stream_data = {
+      R"({"jsonrpc":"2.0","id":5,"result":{"kind":"task","id":"t","contextId":"c","status":{"state":"submitted"}}})",
+      R"({"jsonrpc":"2.0","id":5,"result":{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"working"},"final":false}})",
+      R"({"jsonrpc":"2.0","id":5,"result":{"kind":"artifact-update","taskId":"t","contextId":"c","artifact":{"artifactId":"a","parts":[{"kind":"text","text":"part 1"}]}}})",
+      R"({"jsonrpc":"2.0","id":5,"result":{"kind":"artifact-update","taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a","parts":[{"kind":"text","text":"part 2"}]}}})",
+      R"({"jsonrpc":"2.0","id":5,"result":{"kind":"status-update","taskId":"t","contextId":"c","status":{"state":"completed"},"final":true}})",
+  };
+  auto calls = decodeCalls(stream);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].task_id, "t");
+  EXPECT_EQ(calls[0].task_state, "completed");
+  EXPECT_EQ(calls[0].result_kind, "status-update");
+  EXPECT_EQ(calls[0].response_text, "part 1\npart 2");
+  EXPECT_EQ(Json::parse(*calls[0].artifacts)[0]["parts"].size(), 2u);
+}
+
+TEST(A2aCalls, AnAnswerToAnUnreadableRequestIsStillRecorded) {
+  auto calls = decodeCalls(
+      post("{not json",
+           R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})"));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_FALSE(calls[0].method);
+  EXPECT_EQ(calls[0].error_code, -32700);
+}
+
+TEST(A2aCalls, WrongTypesAreLeftEmptyNotThrown) {
+  auto calls = decodeCalls(post(
+      R"({"jsonrpc":"2.0","id":{"x":1},"method":7,"params":{"message":{"messageId":3,"parts":"no"}}})",
+      R"({"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":5,"status":"done","artifacts":{"a":1}}})"));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_FALSE(calls[0].method);
+  EXPECT_EQ(calls[0].rpc_id, R"({"x":1})");
+  EXPECT_FALSE(calls[0].message_id);
+  EXPECT_FALSE(calls[0].task_id);
+  EXPECT_FALSE(calls[0].task_state);
+  EXPECT_FALSE(calls[0].artifacts);
+}
+
+TEST(A2aKey, IgnoresTheRpcIdAndOptionallyTheMessageId) {
+  Json one = Json::parse(kSend);
+  Json two = one;
+  two["id"] = "other";
+  EXPECT_EQ(callKey("POST", "/api/v1/a2a", one), callKey("POST", "/api/v1/a2a?x", two));
+  two["params"]["message"]["messageId"] = "m-2";
+  EXPECT_NE(callKey("POST", "/api/v1/a2a", one), callKey("POST", "/api/v1/a2a", two));
+  EXPECT_EQ(callKey("POST", "/api/v1/a2a", one, {.ignore_message_id = true}),
+            callKey("POST", "/api/v1/a2a", two, {.ignore_message_id = true}));
+  EXPECT_NE(callKey("POST", "/api/v1/a2a", one), callKey("POST", "/other", one));
+  two = one;
+  two["params"]["message"]["parts"][0]["text"] = "What is sin?";
+  EXPECT_NE(callKey("POST", "/api/v1/a2a", one), callKey("POST", "/api/v1/a2a", two));
+}
+
+TEST(A2aRestamp, PutsTheLiveIdInKeepingItsTypeAndTheMemberOrder) {
+  Json recorded = Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"tasks/get"})");
+  Json live = Json::parse(R"({"jsonrpc":"2.0","id":"x-7","method":"tasks/get"})");
+  auto out = restampIds(R"({"jsonrpc":"2.0","id":1,"result":{"z":1,"a":2}})", recorded, live);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(*out, R"({"jsonrpc":"2.0","id":"x-7","result":{"z":1,"a":2}})");
+  live["id"] = 12;
+  EXPECT_EQ(*restampIds(R"({"jsonrpc":"2.0","id":"r","error":{"code":-32001}})", recorded, live),
+            R"({"jsonrpc":"2.0","id":12,"error":{"code":-32001}})");
+  EXPECT_FALSE(restampIds("<html>", recorded, live));
+}
+
+TEST(A2aRestamp, MapsBatchIdsByPosition) {
+  Json recorded = Json::parse(R"([{"jsonrpc":"2.0","id":1},{"jsonrpc":"2.0","id":2}])");
+  Json live = Json::parse(R"([{"jsonrpc":"2.0","id":"a"},{"jsonrpc":"2.0","id":"b"}])");
+  auto out =
+      restampIds(R"([{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}])",
+                 recorded, live);
+  EXPECT_EQ(*out,
+            R"([{"jsonrpc":"2.0","id":"b","result":{}},{"jsonrpc":"2.0","id":"a","result":{}}])");
+}
+
+TEST(A2aRestamp, RestampsEventData) {
+  EXPECT_EQ(restampEventData(R"({"jsonrpc":"2.0","id":1,"result":{}})", Json(3)),
+            R"({"jsonrpc":"2.0","id":3,"result":{}})");
+  EXPECT_EQ(restampEventData("not json", Json(3)), "not json");
+}
+
+}  // namespace
+}  // namespace agentvcr::protocol::a2a
