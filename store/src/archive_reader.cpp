@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "decode.hpp"
@@ -38,7 +39,7 @@ constexpr const char* kSessionColumns = R"sql(
 
 constexpr const char* kConversationColumns = R"sql(
   SELECT id, session_id, root_step_id, title, step_count, candidate_count, error_candidates,
-         env_failures, max_depth, first_ns, last_ns, ended_in
+         env_failures, max_depth, first_ns, last_ns, ended_in, protocol, context_id
   FROM conversations)sql";
 
 constexpr const char* kStepColumns = R"sql(
@@ -107,6 +108,8 @@ ConversationRow readConversation(const SQLite::Statement& q) {
   r.first_ns = optInt(q, 9);
   r.last_ns = optInt(q, 10);
   r.ended_in = optText(q, 11);
+  r.protocol = q.getColumn(12).getString();
+  r.context_id = optText(q, 13);
   return r;
 }
 
@@ -317,19 +320,6 @@ ReplayMissRow readReplayMiss(const SQLite::Statement& q) {
   r.differences = q.getColumn(10).getString();
   r.policy = q.getColumn(11).getString();
   return r;
-}
-
-/// A JSON array of integers, bound to `json_each(?)`: how a list of ids reaches one query.
-std::string idList(const std::vector<std::int64_t>& ids) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i != 0) {
-      text.push_back(',');
-    }
-    text += std::to_string(ids[i]);
-  }
-  text.push_back(']');
-  return text;
 }
 
 }  // namespace
@@ -620,8 +610,8 @@ void ArchiveReader::forEachReplayStep(
     sql += " ORDER BY s.id";
     SQLite::Statement q = impl_->prepare(sql);
     if (!selection.all()) {
-      q.bind(1, idList(selection.sessions));
-      q.bind(2, idList(selection.conversations));
+      q.bind(1, detail::idList(selection.sessions));
+      q.bind(2, detail::idList(selection.conversations));
     }
     while (q.executeStep()) {
       visit(readReplayStep(q));
@@ -646,8 +636,8 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
     SQLite::Statement q = impl_->prepare(sql);
     q.bind(1, route);
     if (!selection.all()) {
-      q.bind(2, idList(selection.sessions));
-      q.bind(3, idList(selection.conversations));
+      q.bind(2, detail::idList(selection.sessions));
+      q.bind(3, detail::idList(selection.conversations));
     }
     return readAll<ExchangeRow>(q,
                                 [](const SQLite::Statement& s) { return readExchange(s, true); });
@@ -679,6 +669,23 @@ std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) 
     bindInt(q, 1, session_id);
     return readAll<ReplayMissRow>(q, readReplayMiss);
   });
+}
+
+std::vector<A2aCallRow> ArchiveReader::a2aCalls(std::int64_t conversation_id) const {
+  return guarded([&] { return detail::a2aCallsOfConversation(impl_->db, conversation_id); });
+}
+
+std::vector<A2aCallRow> ArchiveReader::a2aCallsOfExchange(std::int64_t exchange_id) const {
+  return guarded([&] { return detail::a2aCallsOfExchange(impl_->db, exchange_id); });
+}
+
+void ArchiveReader::forEachA2aCall(const ReplaySelection& selection,
+                                   const std::function<void(const A2aCallRow&)>& visit) const {
+  guarded([&] { detail::forEachA2aCall(impl_->db, selection, visit); });
+}
+
+std::vector<StreamEventRow> ArchiveReader::streamEvents(std::int64_t exchange_id) const {
+  return guarded([&] { return detail::streamEventsOf(impl_->db, exchange_id); });
 }
 
 std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -69,6 +70,19 @@ inline void bindOptText(SQLite::Statement& s, int index, const std::optional<std
 /// Binds bytes as a BLOB without copying (a zero-length BLOB for an empty string, not NULL).
 inline void bindBlob(SQLite::Statement& s, int index, const std::string& bytes) {
   s.bindNoCopy(index, static_cast<const void*>(bytes.data()), static_cast<int>(bytes.size()));
+}
+
+/// A JSON array of ids, bound as one parameter and read with json_each().
+inline std::string idList(const std::vector<std::int64_t>& ids) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i != 0) {
+      text.push_back(',');
+    }
+    text += std::to_string(ids[i]);
+  }
+  text.push_back(']');
+  return text;
 }
 
 /// Executes a statement that returns no row, then resets it for reuse (bindings survive).

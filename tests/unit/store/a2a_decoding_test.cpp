@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "store_test_support.hpp"
 
@@ -151,6 +152,42 @@ TEST_F(A2aDecodingTest, RecordsEveryCallOfABatch) {
   EXPECT_EQ(queryText(path_, R"sql(SELECT group_concat(position || ':' || wire_version || ':' ||
       error_code, ' ') FROM (SELECT * FROM a2a_calls ORDER BY position))sql"),
             "0:0.3:-32001 1:1.0:-32601");
+}
+
+TEST_F(A2aDecodingTest, TheReaderListsCallsOfAConversationAndEventsOfAnExchange) {
+  auto stream = httpExchange("POST", "/", send(2, "m-2", "more", "c-1"), 200,
+                             "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"kind\":"
+                             "\"status-update\",\"taskId\":\"t-2\",\"contextId\":\"c-1\","
+                             "\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n");
+  stream.response_headers = {{"Content-Type", "text/event-stream"}};
+  record({httpExchange("POST", "/api/v1/a2a", send(1, "m-1", "first"), 200,
+                       task(1, "t-1", "c-1", "completed", "one")),
+          stream});
+  ArchiveReader reader(path_);
+  auto conversations = reader.conversations(1);
+  ASSERT_EQ(conversations.size(), 1u);
+  EXPECT_EQ(conversations[0].protocol, "a2a");
+  EXPECT_EQ(conversations[0].context_id, "c-1");
+  auto calls = reader.a2aCalls(conversations[0].id);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].task_id, "t-1");
+  EXPECT_EQ(calls[0].status, 200);
+  EXPECT_EQ(calls[0].stream_event_count, 0);
+  EXPECT_EQ(calls[1].task_state, "completed");
+  EXPECT_EQ(calls[1].stream_event_count, 1);
+  auto events = reader.streamEvents(calls[1].exchange_id);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_THAT(events[0].data, HasSubstr("status-update"));
+  EXPECT_EQ(reader.a2aCallsOfExchange(calls[0].exchange_id).size(), 1u);
+
+  std::vector<std::string> methods;
+  reader.forEachA2aCall(ReplaySelection{{1}, {}},
+                        [&](const A2aCallRow& call) { methods.push_back(*call.method); });
+  EXPECT_EQ(methods, (std::vector<std::string>{"message/send", "message/send"}));
+  methods.clear();
+  reader.forEachA2aCall(ReplaySelection{{2}, {}},
+                        [&](const A2aCallRow& call) { methods.push_back(*call.method); });
+  EXPECT_TRUE(methods.empty());
 }
 
 }  // namespace

@@ -106,6 +106,17 @@ class ArchiveReader {
   /// Distinct exchanges that carry the steps of a conversation, in exchange (commit) order.
   std::vector<std::int64_t> exchangeIdsOfConversation(std::int64_t conversation_id) const;
 
+  /// A2A calls of a conversation, in recording order.
+  std::vector<A2aCallRow> a2aCalls(std::int64_t conversation_id) const;
+  /// A2A calls of one exchange, by position in a batch.
+  std::vector<A2aCallRow> a2aCallsOfExchange(std::int64_t exchange_id) const;
+  /// Calls `visit` for every A2A call in `selection` (the listed sessions and conversations;
+  /// all when both are empty), in recording order, from one streaming query.
+  void forEachA2aCall(const ReplaySelection& selection,
+                      const std::function<void(const A2aCallRow&)>& visit) const;
+  /// Events of an exchange's event-stream response, in order.
+  std::vector<StreamEventRow> streamEvents(std::int64_t exchange_id) const;
+
   ArchiveCounts counts() const;
   int schemaVersion() const;
 

@@ -52,6 +52,8 @@ struct ConversationRow {
   /// Kind of the most recently recorded candidate: "say", "tool_calls", "mixed", "empty" or
   /// "error"; empty while no candidate was recorded.
   std::optional<std::string> ended_in;
+  std::string protocol = "magma";         ///< "magma" or "a2a"
+  std::optional<std::string> context_id;  ///< A2A: the contextId the calls share
 };
 
 /// One MAGMA input of a valid POST /v1/responses request (`steps`).
@@ -176,6 +178,48 @@ struct ReplayStepRef {
   std::int64_t candidate_count = 0;    ///< recorded candidates (0 unless response_valid)
   int exchange_status = 0;             ///< status the caller received
   std::optional<bool> response_valid;  ///< exchanges.response_valid
+};
+
+/// One A2A JSON-RPC call (a batch has several per exchange) with what the caller got.
+struct A2aCallRow {
+  std::int64_t id = 0;
+  std::int64_t exchange_id = 0;
+  std::int64_t session_id = 0;
+  std::int64_t position = 0;  ///< index in a batch; 0 for a single call
+  std::string wire_version;   ///< "0.3" or "1.0"
+  std::optional<std::string> method;
+  std::optional<std::string> rpc_id;  ///< JSON text of the request id
+  std::optional<std::string> task_id;
+  std::optional<std::string> context_id;
+  std::optional<std::string> skill_id;
+  std::optional<std::string> message_id;
+  std::optional<std::string> task_state;
+  std::optional<std::string> result_kind;
+  std::optional<std::string> artifacts;  ///< JSON array text
+  std::optional<std::string> history;    ///< JSON array text
+  std::optional<std::string> request_text;
+  std::optional<std::string> response_text;
+  std::optional<std::int64_t> error_code;
+  std::optional<std::string> error_message;
+  std::optional<std::string> error_data;  ///< JSON text
+  std::optional<double> retry_after;
+  std::uint64_t replay_key = 0;
+  std::optional<std::int64_t> conversation_id;
+  int status = 0;  ///< HTTP status of the exchange
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> ended_ns;
+  std::int64_t stream_event_count = 0;  ///< events of the exchange's event-stream response
+};
+
+/// One event of an event-stream response, as it reached the proxy.
+struct StreamEventRow {
+  std::int64_t id = 0;
+  std::int64_t exchange_id = 0;
+  std::int64_t position = 0;
+  std::int64_t at_ns = 0;  ///< when its last byte arrived
+  std::optional<std::string> event;
+  std::optional<std::string> event_id;
+  std::string data;
 };
 
 /// Which recorded data replay serves. Empty lists select everything; otherwise the union of
