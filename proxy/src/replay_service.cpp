@@ -62,11 +62,13 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
         try {
           replay::ReplayOutcome outcome = handle(
               replay::ReplayRequest{request.method, request.target, request.headers, request.body});
-          return LocalResponse{outcome.reply.status,
-                               std::move(outcome.reply.content_type),
-                               std::move(outcome.reply.body),
-                               std::move(outcome.reply.headers),
-                               {}};
+          std::vector<StreamChunk> stream;
+          for (replay::StreamPiece& piece : outcome.reply.stream) {
+            stream.push_back(StreamChunk{piece.delay, std::move(piece.bytes)});
+          }
+          return LocalResponse{outcome.reply.status, std::move(outcome.reply.content_type),
+                               std::move(outcome.reply.body), std::move(outcome.reply.headers),
+                               std::move(stream)};
         } catch (const std::exception& error) {
           // The archive could not be read (a disk error, a file replaced underneath): say so
           // instead of dropping the connection.

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "a2a_replayer.hpp"
 #include "agentvcr/protocol/fastapi_errors.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
@@ -75,6 +76,16 @@ std::optional<MissPolicy> parseMissPolicy(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<StreamPace> parseStreamPace(std::string_view name) {
+  if (name == "recorded") {
+    return StreamPace::Recorded;
+  }
+  if (name == "fast") {
+    return StreamPace::Fast;
+  }
+  return std::nullopt;
+}
+
 const char* missPolicyName(MissPolicy policy) {
   switch (policy) {
     case MissPolicy::Error:
@@ -97,6 +108,7 @@ class Replayer::Impl {
         })),
         responses_(readers_, options_),
         coaching_(readers_, options_),
+        a2a_(readers_, options_),
         identity_(readers_.with([&](const store::ArchiveReader& reader) {
           return detail::IdentityReplies(reader, options_.selection, sessions_,
                                          coaching_.recorded());
@@ -127,6 +139,8 @@ class Replayer::Impl {
 
   std::size_t distinctKeys() const { return responses_.keyCount(); }
 
+  std::size_t recordedA2aExchanges() const { return a2a_.exchangeCount(); }
+
  private:
   ReplayOutcome route(const ReplayRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome;
@@ -152,6 +166,9 @@ class Replayer::Impl {
         }
         break;
       case Route::None:
+        if (a2a_.serves(request)) {
+          return a2a_.respond(request, forward);
+        }
         break;
     }
     const std::string path = pathOf(request.target);
@@ -171,6 +188,7 @@ class Replayer::Impl {
     nlohmann::ordered_json body;
     body["recorded_steps"] = responses_.stepCount();
     body["keys"] = responses_.keyCount();
+    body["recorded_a2a_exchanges"] = a2a_.exchangeCount();
     body["on_miss"] = missPolicyName(options_.on_miss);
     body["requests"] = now.requests;
     body["hits"] = now.hits;
@@ -185,6 +203,7 @@ class Replayer::Impl {
   std::vector<store::SessionRow> sessions_;
   detail::ResponsesReplayer responses_;
   detail::CoachingReplayer coaching_;
+  detail::A2aReplayer a2a_;
   detail::IdentityReplies identity_;
   mutable std::mutex stats_mutex_;
   ReplayStats stats_;
@@ -209,6 +228,10 @@ std::size_t Replayer::recordedSteps() const {
 
 std::size_t Replayer::distinctKeys() const {
   return impl_->distinctKeys();
+}
+
+std::size_t Replayer::recordedA2aExchanges() const {
+  return impl_->recordedA2aExchanges();
 }
 
 const ReplayOptions& Replayer::options() const {

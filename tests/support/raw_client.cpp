@@ -54,6 +54,29 @@ std::string RawClient::readAll(std::chrono::milliseconds quiet) {
   return received;
 }
 
+std::string RawClient::readUntil(const std::string& marker, std::chrono::milliseconds timeout) {
+  std::string received;
+  char buffer[65536];
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (received.find(marker) == std::string::npos) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      break;
+    }
+    pollfd poll_fd{fd_, POLLIN, 0};
+    if (::poll(&poll_fd, 1, static_cast<int>(left.count())) <= 0) {
+      break;
+    }
+    auto n = ::recv(fd_, buffer, sizeof(buffer), 0);
+    if (n <= 0) {
+      break;
+    }
+    received.append(buffer, static_cast<std::size_t>(n));
+  }
+  return received;
+}
+
 void RawClient::close() {
   if (fd_ >= 0) {
     ::close(fd_);

@@ -18,6 +18,10 @@ class RawClient {
   void send(const std::string& bytes);
   /// Reads until the peer closes or nothing arrives for `quiet`; returns what arrived.
   std::string readAll(std::chrono::milliseconds quiet = std::chrono::milliseconds(2000));
+  /// Reads until what arrived since this call contains `marker`, the peer closes, or `timeout`
+  /// passes; returns what arrived. For watching a streamed response arrive piece by piece.
+  std::string readUntil(const std::string& marker,
+                        std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
   /// Closes the socket at once (the client vanishes).
   void close();
 

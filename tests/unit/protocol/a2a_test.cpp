@@ -197,3 +197,26 @@ TEST(A2aRestamp, RestampsEventData) {
 
 }  // namespace
 }  // namespace agentvcr::protocol::a2a
+
+namespace agentvcr::protocol::a2a {
+namespace {
+
+TEST(A2aCard, PointsEveryEndpointAtTheNewBaseKeepingPaths) {
+  auto out = rewriteCardUrls(
+      R"({"name":"m","url":"https://magisterium.com/api/v1/a2a",)"
+      R"("additionalInterfaces":[{"url":"https://www.magisterium.com/api/v1/a2a?x=1","transport":"JSONRPC"}],)"
+      R"("supportedInterfaces":[{"url":"http://10.0.0.1:9/rpc","protocolBinding":"JSONRPC"}]})",
+      "http://127.0.0.1:8000/");
+  ASSERT_TRUE(out);
+  EXPECT_EQ(
+      *out,
+      R"({"name":"m","url":"http://127.0.0.1:8000/api/v1/a2a",)"
+      R"("additionalInterfaces":[{"url":"http://127.0.0.1:8000/api/v1/a2a?x=1","transport":"JSONRPC"}],)"
+      R"("supportedInterfaces":[{"url":"http://127.0.0.1:8000/rpc","protocolBinding":"JSONRPC"}]})");
+  EXPECT_EQ(*rewriteCardUrls(R"({"url":"http://host"})", "http://b:1"), R"({"url":"http://b:1"})");
+  EXPECT_FALSE(rewriteCardUrls(R"({"name":"no url"})", "http://b:1"));
+  EXPECT_FALSE(rewriteCardUrls("<html>", "http://b:1"));
+}
+
+}  // namespace
+}  // namespace agentvcr::protocol::a2a

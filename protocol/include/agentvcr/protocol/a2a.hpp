@@ -97,4 +97,10 @@ std::optional<std::string> restampIds(std::string_view response, const Json& rec
 /// unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
+/// An agent card whose endpoint URLs point at `base` ("http://127.0.0.1:8000") instead: the
+/// scheme and authority of `url`, `additionalInterfaces[].url` and (v1.0)
+/// `supportedInterfaces[].url` are replaced, their paths kept (so no prefix is doubled).
+/// Member order is kept. Returns nullopt when `card` is not a JSON object or names no URL.
+std::optional<std::string> rewriteCardUrls(std::string_view card, std::string_view base);
+
 }  // namespace agentvcr::protocol::a2a

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,11 +30,23 @@ enum class MissPolicy {
 std::optional<MissPolicy> parseMissPolicy(std::string_view name);
 const char* missPolicyName(MissPolicy policy);
 
+/// How recorded event streams (SSE) are served.
+enum class StreamPace {
+  Recorded,  ///< each event after the gap it had when recorded (the default)
+  Fast,      ///< every event at once, as fast as the connection takes them
+};
+
+std::optional<StreamPace> parseStreamPace(std::string_view name);
+
 struct ReplayOptions {
   store::ReplaySelection selection;  ///< what to serve; everything when empty
   KeyRules key_rules;                ///< --ignore
   MissPolicy on_miss = MissPolicy::Error;
   std::size_t max_difference_paths = 32;  ///< per near-miss report
+  /// A2A: leave `params.message.messageId` out of the key, for callers that mint a new one per
+  /// call.
+  bool a2a_ignore_message_id = false;
+  StreamPace stream_pace = StreamPace::Recorded;
 };
 
 /// An HTTP request as replay sees it: whole, body included.
@@ -44,18 +57,26 @@ struct ReplayRequest {
   std::string body;
 };
 
+/// A piece of a streamed answer, sent `delay` after the previous one.
+struct StreamPiece {
+  std::chrono::nanoseconds delay{0};
+  std::string bytes;
+};
+
 /// An HTTP answer without transport. `headers` are extra headers besides Content-Type and
-/// Content-Length (those the recorded agent sent, e.g. `server`).
+/// Content-Length (those the recorded agent sent, e.g. `server`). A streamed answer (a
+/// recorded event stream) has its pieces in `stream` and an empty `body`.
 struct Reply {
   int status = 200;
   std::string content_type = "application/json";
   protocol::Headers headers;
   std::string body;
+  std::vector<StreamPiece> stream;
 };
 
 /// One input replay could not answer from the archive.
 struct MissReport {
-  std::string route;       ///< "responses", "coaching", ...
+  std::string route;       ///< "responses", "coaching", "a2a", ...
   std::string request_id;  ///< the live request_id, when the request has one
   std::int64_t position = 0;
   std::optional<std::int64_t> source_id;
@@ -116,6 +137,8 @@ class Replayer {
   ReplayStats stats() const;
   std::size_t recordedSteps() const;
   std::size_t distinctKeys() const;
+  /// Recorded A2A exchanges replay can answer from.
+  std::size_t recordedA2aExchanges() const;
   const ReplayOptions& options() const;
 
  private:

@@ -1,0 +1,354 @@
+#include "a2a_replayer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/sse.hpp"
+#include "agentvcr/replay/json_diff.hpp"
+#include "replies.hpp"
+
+namespace agentvcr::replay::detail {
+namespace {
+
+namespace a2a = protocol::a2a;
+using protocol::Json;
+
+/// JSON-RPC's code for a failure inside the server: what a client library reports plainly. The
+/// data says that replay, not the agent, is speaking.
+constexpr int kReplayMissCode = -32603;
+
+std::string pathOf(const std::string& target) {
+  return target.substr(0, target.find_first_of("?#"));
+}
+
+Json parsedOrNull(std::string_view body) {
+  auto parsed = protocol::parseJson(body);
+  return parsed.value ? std::move(*parsed.value) : Json(nullptr);
+}
+
+Json idOf(const Json& request) {
+  if (request.is_object()) {
+    if (auto id = request.find("id"); id != request.end()) {
+      return *id;
+    }
+  }
+  return nullptr;
+}
+
+std::string methodOf(const Json& request) {
+  if (request.is_object()) {
+    if (auto method = request.find("method"); method != request.end() && method->is_string()) {
+      return method->get<std::string>();
+    }
+  }
+  return "";
+}
+
+const Json& paramsOf(const Json& request) {
+  static const Json kNone = nullptr;
+  if (request.is_object()) {
+    if (auto params = request.find("params"); params != request.end()) {
+      return *params;
+    }
+  }
+  return kNone;
+}
+
+std::string headerValue(const protocol::Headers& headers, std::string_view name) {
+  for (const auto& [field, value] : headers) {
+    if (std::equal(field.begin(), field.end(), name.begin(), name.end(),
+                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
+      return value;
+    }
+  }
+  return "";
+}
+
+/// One recorded event written again: its fields, then its data line by line.
+std::string eventText(const store::StreamEventRow& event, const std::string& data) {
+  std::string text;
+  if (event.event) {
+    text += "event: " + *event.event + "\n";
+  }
+  if (event.event_id) {
+    text += "id: " + *event.event_id + "\n";
+  }
+  std::size_t start = 0;
+  while (true) {
+    std::size_t end = data.find('\n', start);
+    text += "data: " + data.substr(start, end - start) + "\n";
+    if (end == std::string::npos) {
+      break;
+    }
+    start = end + 1;
+  }
+  return text + "\n";
+}
+
+Reply jsonRpcError(int http_status, const Json& id, int code, const std::string& message,
+                   protocol::OrderedJson data) {
+  protocol::OrderedJson body;
+  body["jsonrpc"] = "2.0";
+  body["id"] = protocol::OrderedJson::parse(id.dump());
+  body["error"]["code"] = code;
+  body["error"]["message"] = message;
+  body["error"]["data"] = std::move(data);
+  return jsonReply(http_status,
+                   body.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
+}
+
+}  // namespace
+
+A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
+    : readers_(readers), options_(options) {
+  readers_.with([&](const store::ArchiveReader& reader) {
+    std::vector<store::A2aCallRow> calls;
+    reader.forEachA2aCall(options_.selection,
+                          [&](const store::A2aCallRow& call) { calls.push_back(call); });
+    std::int64_t previous_exchange = 0;
+    for (const store::A2aCallRow& call : calls) {
+      if (call.task_id && call.result_kind == "task" && !call.error_code &&
+          call.stream_event_count == 0) {
+        tasks_[*call.task_id] =
+            KnownTask{call.exchange_id, static_cast<std::size_t>(call.position)};
+      }
+      if (call.exchange_id == previous_exchange) {
+        continue;  // the other calls of a batch: the exchange is keyed once
+      }
+      previous_exchange = call.exchange_id;
+      std::optional<store::ExchangeRow> exchange = reader.exchange(call.exchange_id);
+      if (!exchange) {
+        continue;
+      }
+      Recorded recorded{call.exchange_id, exchange->started_ns,
+                        parsedOrNull(exchange->request_body)};
+      ReplayRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
+      queues_.add(keyOf(as_sent, recorded.request), recorded_.size());
+      paths_.insert(pathOf(exchange->target));
+      recorded_.push_back(std::move(recorded));
+    }
+    for (const store::ExchangeRow& card :
+         reader.exchangesOfRoute(options_.selection, "a2a.agent_card")) {
+      if (card.status >= 200 && card.status < 300) {
+        cards_[pathOf(card.target)] = card.id;
+      }
+    }
+  });
+}
+
+bool A2aReplayer::serves(const ReplayRequest& request) const {
+  if (request.method == "GET") {
+    return a2a::isAgentCardPath(request.target);
+  }
+  if (request.method != "POST") {
+    return false;
+  }
+  if (paths_.count(pathOf(request.target)) != 0) {
+    return true;
+  }
+  auto parsed = protocol::parseJson(request.body);
+  return parsed.value && a2a::isJsonRpc(*parsed.value);
+}
+
+std::uint64_t A2aReplayer::keyOf(const ReplayRequest& request, const Json& body) const {
+  a2a::KeyOptions key_options{options_.a2a_ignore_message_id};
+  if (body.is_array() && !body.empty()) {
+    std::string keys = "batch";
+    for (const Json& element : body) {
+      keys += ":" +
+              protocol::hashHex(a2a::callKey(request.method, request.target, element, key_options));
+    }
+    return protocol::stableHash(keys);
+  }
+  return a2a::callKey(request.method, request.target, body, key_options);
+}
+
+ReplayOutcome A2aReplayer::respond(const ReplayRequest& request, const Forwarder* forward) {
+  if (request.method == "GET") {
+    return answerCard(request);
+  }
+  const Json body = parsedOrNull(request.body);
+  const std::uint64_t key = keyOf(request, body);
+  std::optional<std::size_t> index;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    index = queues_.take(key);
+  }
+  ReplayOutcome outcome;
+  if (index) {
+    outcome.reply = recordedAnswer(recorded_[*index], body);
+    outcome.hits = 1;
+    return outcome;
+  }
+  if (std::optional<Reply> task = knownTaskAnswer(body)) {
+    outcome.reply = std::move(*task);
+    outcome.hits = 1;
+    return outcome;
+  }
+  return miss(request, body, key, forward);
+}
+
+ReplayOutcome A2aReplayer::answerCard(const ReplayRequest& request) {
+  ReplayOutcome outcome;
+  auto card = cards_.find(pathOf(request.target));
+  if (card == cards_.end()) {
+    outcome.reply = agentvcrError(404, "replay.a2a.no_card",
+                                  "agentvcr replay: no agent card was recorded at this path");
+    return outcome;
+  }
+  auto response = readers_.with(
+      [&](const store::ArchiveReader& reader) { return reader.recordedResponse(card->second); });
+  if (!response) {
+    throw std::runtime_error("[replay.archive] recorded agent card vanished");
+  }
+  outcome.reply = recordedReply(*response);
+  // The recorded card points at the recorded agent (or proxy): point it at this replay, at the
+  // address the caller used, so the caller's next calls come here too.
+  const std::string host = headerValue(request.headers, "Host");
+  if (!host.empty()) {
+    if (auto rewritten = a2a::rewriteCardUrls(response->body, "http://" + host)) {
+      outcome.reply.body = std::move(*rewritten);
+      outcome.reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
+    }
+  }
+  outcome.hits = 1;
+  return outcome;
+}
+
+Reply A2aReplayer::recordedAnswer(const Recorded& recorded, const Json& live_request) {
+  auto response = readers_.with([&](const store::ArchiveReader& reader) {
+    return reader.recordedResponse(recorded.exchange_id);
+  });
+  if (!response) {
+    throw std::runtime_error("[replay.archive] recorded exchange " +
+                             std::to_string(recorded.exchange_id) + " vanished");
+  }
+  if (protocol::isEventStreamType(contentTypeOf(response->headers))) {
+    return streamedAnswer(recorded, *response, live_request);
+  }
+  Reply reply = recordedReply(*response);
+  if (auto restamped = a2a::restampIds(response->body, recorded.request, live_request)) {
+    reply.body = std::move(*restamped);
+    reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
+  }
+  return reply;
+}
+
+Reply A2aReplayer::streamedAnswer(const Recorded& recorded, const store::RecordedResponse& response,
+                                  const Json& live_request) {
+  auto events = readers_.with([&](const store::ArchiveReader& reader) {
+    return reader.streamEvents(recorded.exchange_id);
+  });
+  Reply reply = recordedReply(response);
+  if (events.empty()) {
+    return reply;  // nothing whole was recorded: the bytes as they came
+  }
+  reply.body.clear();
+  reply.headers = replayableHeaders(response.headers, /*body_rewritten=*/true);
+  const Json live_id = idOf(live_request);
+  std::int64_t previous_ns = recorded.started_ns;
+  for (const store::StreamEventRow& event : events) {
+    std::chrono::nanoseconds delay{0};
+    if (options_.stream_pace == StreamPace::Recorded) {
+      delay = std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns));
+    }
+    previous_ns = std::max(previous_ns, event.at_ns);
+    reply.stream.push_back(
+        StreamPiece{delay, eventText(event, a2a::restampEventData(event.data, live_id))});
+  }
+  return reply;
+}
+
+std::optional<Reply> A2aReplayer::knownTaskAnswer(const Json& live_request) {
+  const Json& params = paramsOf(live_request);
+  if (methodOf(live_request) != "tasks/get" || !params.is_object() || !params.contains("id") ||
+      !params["id"].is_string()) {
+    return std::nullopt;
+  }
+  auto known = tasks_.find(params["id"].get<std::string>());
+  if (known == tasks_.end()) {
+    return std::nullopt;
+  }
+  auto response = readers_.with([&](const store::ArchiveReader& reader) {
+    return reader.recordedResponse(known->second.exchange_id);
+  });
+  auto parsed = response ? protocol::parseOrderedJson(response->body) : std::nullopt;
+  if (!parsed) {
+    return std::nullopt;
+  }
+  protocol::OrderedJson answer = parsed->is_array() && known->second.position < parsed->size()
+                                     ? (*parsed)[known->second.position]
+                                     : *parsed;
+  if (!answer.is_object() || !answer.contains("result") || !answer["result"].is_object()) {
+    return std::nullopt;
+  }
+  protocol::OrderedJson task = answer["result"];
+  if (auto length = params.find("historyLength");
+      length != params.end() && length->is_number_integer() && task.contains("history") &&
+      task["history"].is_array()) {
+    const auto keep =
+        static_cast<std::size_t>(std::max<std::int64_t>(0, length->get<std::int64_t>()));
+    auto& history = task["history"];
+    if (history.size() > keep) {
+      history.erase(history.begin(), history.end() - static_cast<std::ptrdiff_t>(keep));
+    }
+  }
+  protocol::OrderedJson body;
+  body["jsonrpc"] = "2.0";
+  body["id"] = protocol::OrderedJson::parse(idOf(live_request).dump());
+  body["result"] = std::move(task);
+  return jsonReply(200, body.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
+}
+
+ReplayOutcome A2aReplayer::miss(const ReplayRequest& request, const Json& body, std::uint64_t key,
+                                const Forwarder* forward) {
+  MissReport report;
+  report.route = "a2a";
+  report.request_id = idOf(body).dump();
+  report.replay_key = key;
+  const std::string method = methodOf(body);
+  report.input = body.is_object() ? Json{{"method", method}, {"params", paramsOf(body)}} : body;
+
+  // The closest recording: the same JSON-RPC method with the fewest differing params.
+  std::optional<std::string> closest;
+  for (const Recorded& recorded : recorded_) {
+    if (method.empty() || methodOf(recorded.request) != method) {
+      continue;
+    }
+    JsonDifferences differences =
+        differingPaths(paramsOf(recorded.request), paramsOf(body), options_.max_difference_paths);
+    if (!closest || differences.paths.size() < report.differences.paths.size()) {
+      closest = "exchange " + std::to_string(recorded.exchange_id);
+      report.differences = std::move(differences);
+    }
+  }
+  report.reason =
+      missReason("A2A call" + (method.empty() ? "" : " " + method), closest, report.differences);
+
+  ReplayOutcome outcome;
+  if (options_.on_miss == MissPolicy::Forward && forward != nullptr) {
+    ForwardReply live = (*forward)(request);
+    outcome.forwarded = true;
+    if (live.status == 0) {
+      outcome.reply = jsonRpcError(502, idOf(body), kReplayMissCode, live.error,
+                                   {{"agentvcr_error", "replay.forward_failed"}});
+    } else {
+      outcome.reply = Reply{live.status,
+                            contentTypeOf(live.headers),
+                            replayableHeaders(live.headers, false),
+                            live.body,
+                            {}};
+    }
+  } else {
+    const int status = options_.on_miss == MissPolicy::Error ? 200 : 503;
+    outcome.reply = jsonRpcError(
+        status, idOf(body), kReplayMissCode, report.reason,
+        {{"agentvcr_error", "replay.miss"}, {"differences", report.differences.paths}});
+  }
+  outcome.misses.push_back(std::move(report));
+  return outcome;
+}
+
+}  // namespace agentvcr::replay::detail

@@ -1,0 +1,69 @@
+#pragma once
+
+// Replay of recorded A2A JSON-RPC exchanges (docs/replay.md, "A2A"): keyed on the HTTP method,
+// path, JSON-RPC method and params without the id; answered with the live id re-stamped; event
+// streams served event by event; agent cards pointed at the replay itself.
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/replay/recorded_outputs.hpp"
+#include "agentvcr/replay/recorded_queue.hpp"
+#include "agentvcr/replay/replayer.hpp"
+
+namespace agentvcr::replay::detail {
+
+class A2aReplayer {
+ public:
+  /// Loads the A2A calls and agent cards of the selection.
+  A2aReplayer(ReaderPool& readers, const ReplayOptions& options);
+
+  /// True when `request` is A2A: an agent card GET, a JSON-RPC body, or a POST to a path where
+  /// A2A calls were recorded (a body that does not parse still gets the recorded parse error).
+  bool serves(const ReplayRequest& request) const;
+
+  ReplayOutcome respond(const ReplayRequest& request, const Forwarder* forward);
+
+  std::size_t exchangeCount() const { return recorded_.size(); }
+
+ private:
+  /// What replay needs of one recorded A2A exchange to answer again.
+  struct Recorded {
+    std::int64_t exchange_id = 0;
+    std::int64_t started_ns = 0;
+    protocol::Json request;  ///< the request body parsed (null when it did not parse)
+  };
+
+  /// A task a recorded answer returned, served to a tasks/get that was not recorded as such.
+  struct KnownTask {
+    std::int64_t exchange_id = 0;
+    std::size_t position = 0;
+  };
+
+  std::uint64_t keyOf(const ReplayRequest& request, const protocol::Json& body) const;
+  ReplayOutcome answerCard(const ReplayRequest& request);
+  Reply recordedAnswer(const Recorded& recorded, const protocol::Json& live_request);
+  Reply streamedAnswer(const Recorded& recorded, const store::RecordedResponse& response,
+                       const protocol::Json& live_request);
+  std::optional<Reply> knownTaskAnswer(const protocol::Json& live_request);
+  ReplayOutcome miss(const ReplayRequest& request, const protocol::Json& body, std::uint64_t key,
+                     const Forwarder* forward);
+
+  ReaderPool& readers_;
+  const ReplayOptions& options_;
+  std::vector<Recorded> recorded_;
+  std::set<std::string> paths_;                       ///< where A2A calls were recorded
+  std::map<std::string, std::int64_t> cards_;         ///< card path -> latest 2xx exchange
+  std::unordered_map<std::string, KnownTask> tasks_;  ///< task id -> latest answer holding it
+  std::mutex mutex_;                                  ///< guards queues_
+  RecordedQueues<std::size_t> queues_;                ///< key -> indexes into recorded_
+};
+
+}  // namespace agentvcr::replay::detail
