@@ -4,7 +4,9 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "agentvcr/a2a_mock/config.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/proxy/replay_service.hpp"
 
@@ -38,6 +40,21 @@ struct MockMagmaCommand {
 };
 
 int runMockMagma(const MockMagmaCommand& command, std::ostream& out);
+
+/// `agentvcr mock a2a`: the synthetic A2A server (docs/a2a-mock.md).
+struct MockA2aCommand {
+  /// Everything but the fixtures and tokens, which runMockA2a() reads from the files below.
+  a2a_mock::MockConfig config;
+  std::string fixtures_dir;         ///< holds card.json and skills.json
+  std::vector<std::string> tokens;  ///< accepted as Pro users
+  std::string tokens_file;          ///< more tokens, `TOKEN [PLAN]` per line
+  proxy::ServerOptions server;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+/// Serves the mock until SIGINT or SIGTERM. Throws std::runtime_error for unreadable
+/// fixtures or tokens.
+int runMockA2a(const MockA2aCommand& command, std::ostream& out);
 
 struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
