@@ -1,5 +1,7 @@
 // The whole window over a recorded demo archive, as a person uses it: select a conversation
 // and a step, read the panes, search, open a diff, start and stop a replay, export, copy curl.
+// Then a window over an archive mixing MAGMA and A2A conversations: an A2A conversation's
+// calls replace the steps in the timeline and the details.
 
 #include <QApplication>
 #include <QClipboard>
@@ -11,12 +13,15 @@
 
 #include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/proxy/url.hpp"
+#include "mixed_archive.hpp"
+#include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
 #include "models/search_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "viewer_fixture.hpp"
+#include "widgets/a2a_call_details.hpp"
 #include "widgets/diff_window.hpp"
 #include "widgets/json_view.hpp"
 #include "widgets/main_window.hpp"
@@ -26,6 +31,7 @@
 
 using namespace agentvcr;
 namespace avt = agentvcr::testing;
+using viewer::A2aCallDetails;
 using viewer::StepDetails;
 
 class GuiSmokeTest : public QObject {
@@ -36,7 +42,11 @@ class GuiSmokeTest : public QObject {
   std::string db_ = temp_.file("demo.sqlite");
   std::unique_ptr<viewer::MainWindow> window_;
 
-  QString pane(StepDetails::Tab tab) const { return window_->details()->pane(tab)->toPlainText(); }
+  QString pane(StepDetails::Tab tab) const { return paneOf(*window_, tab); }
+
+  static QString paneOf(const viewer::MainWindow& window, StepDetails::Tab tab) {
+    return window.details()->pane(tab)->toPlainText();
+  }
 
  private slots:
 
@@ -143,6 +153,68 @@ class GuiSmokeTest : public QObject {
     avt::recordDemoInto(db_, "later");
     window_->refreshIfChanged();
     QCOMPARE(window_->sessionsModel()->rowCount(), sessions + 1);
+  }
+
+  void a2aConversationShowsItsCallsInsteadOfSteps() {
+    const std::string db = temp_.file("mixed.sqlite");
+    const avt::MixedArchive mixed = avt::recordMagmaAndA2a(db);
+    viewer::MainWindow window(QString::fromStdString(db));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.conversationsModel()->rowCount(), 2);
+    const auto call_pane = [&](A2aCallDetails::Tab tab) {
+      return window.callDetails()->pane(tab)->toPlainText();
+    };
+
+    QVERIFY(window.selectConversation(mixed.magma_conversation));
+    QVERIFY(!window.showingCalls());
+    QVERIFY(window.stepsView()->isVisible());
+    QCOMPARE(window.stepsModel()->rowCount(), 1);
+
+    QVERIFY(window.selectConversation(mixed.a2a_conversation));
+    QVERIFY(window.showingCalls());
+    QVERIFY(window.callsView()->isVisible());
+    QVERIFY(window.callDetails()->isVisible());
+    QVERIFY(!window.stepsView()->isVisible());
+    QVERIFY(!window.details()->isVisible());
+    QCOMPARE(window.stepsModel()->rowCount(), 0);
+    QCOMPARE(window.callsModel()->rowCount(), 4);
+    QCOMPARE(window.callsView()->currentIndex().row(), 0);  // the first call, on show at once
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("method: message/send"));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("What is grace?"));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("Grace is a free gift."));
+    QVERIFY(call_pane(A2aCallDetails::ArtifactsTab).contains("\"artifactId\": \"a-1\""));
+    QVERIFY(call_pane(A2aCallDetails::StreamTab).contains("not a streamed call"));
+    QVERIFY(call_pane(A2aCallDetails::HttpTab).startsWith("POST /api/v1/a2a HTTP/1.1"));
+    QVERIFY(call_pane(A2aCallDetails::HttpTab).contains("── response 200"));
+    QVERIFY(!call_pane(A2aCallDetails::HttpTab).contains("sk-viewer-test-secret"));
+
+    QVERIFY(window.selectCall(window.callsModel()->at(1).id));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("code -32003: Rate limit exceeded"));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("retryAfter: 42 s"));
+    QVERIFY(call_pane(A2aCallDetails::HttpTab).contains("── response 429"));
+
+    QVERIFY(window.selectCall(window.callsModel()->at(2).id));
+    QVERIFY(call_pane(A2aCallDetails::StreamTab).startsWith("4 events"));
+    QVERIFY(call_pane(A2aCallDetails::StreamTab).contains("event 3 · +400.0 ms / +412.0 ms"));
+    QVERIFY(call_pane(A2aCallDetails::HttpTab).contains("text/event-stream"));
+
+    QVERIFY(window.selectCall(window.callsModel()->at(3).id));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("⚠ A2A v1.0 call"));
+    const QString curl = window.copyRequestAsCurl();
+    QVERIFY(curl.contains("/api/v1/a2a'"));
+    QVERIFY(curl.contains("SendMessage"));
+
+    // Replay, export and diff take the A2A conversation as a selection like any other.
+    QCOMPARE(window.selectedConversations(), std::vector<std::int64_t>{mixed.a2a_conversation});
+    QCOMPARE(window.exportSelection(QString::fromStdString(temp_.file("a2a.jsonl"))),
+             std::size_t{4});
+    QVERIFY(window.openDiff(mixed.magma_conversation, mixed.a2a_conversation) == nullptr);
+
+    QVERIFY(window.selectConversation(mixed.magma_conversation));
+    QVERIFY(!window.showingCalls());
+    QCOMPARE(window.callsModel()->rowCount(), 0);
+    QVERIFY(paneOf(window, StepDetails::StepTab).contains("Please press sw1"));
   }
 
   void cleanupTestCase() { window_.reset(); }

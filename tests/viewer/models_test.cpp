@@ -1,10 +1,14 @@
-// The viewer's item models over a recorded demo archive, each checked by
-// QAbstractItemModelTester and by the rows and data it shows.
+// The viewer's item models over a recorded demo archive (and an archive mixing MAGMA and A2A
+// conversations), each checked by QAbstractItemModelTester and by the rows and data it shows.
 
 #include <QAbstractItemModelTester>
+#include <QColor>
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "mixed_archive.hpp"
+#include "models/a2a_calls_model.hpp"
+#include "models/a2a_text.hpp"
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
 #include "models/search_model.hpp"
@@ -15,6 +19,7 @@
 
 using namespace agentvcr;
 namespace avt = agentvcr::testing;
+using viewer::A2aCallsModel;
 using viewer::ConversationsModel;
 using viewer::StepsModel;
 
@@ -25,6 +30,9 @@ class ModelsTest : public QObject {
   avt::TempDir temp_;
   std::string db_ = temp_.file("demo.sqlite");
   std::shared_ptr<store::ArchiveReader> reader_;
+  std::string mixed_db_ = temp_.file("mixed.sqlite");
+  avt::MixedArchive mixed_;
+  std::shared_ptr<store::ArchiveReader> mixed_reader_;
 
   QString cell(QAbstractItemModel& model, int row, int column,
                const QModelIndex& parent = {}) const {
@@ -36,6 +44,8 @@ class ModelsTest : public QObject {
   void initTestCase() {
     avt::recordDemoInto(db_, "demo");
     reader_ = std::make_shared<store::ArchiveReader>(db_);
+    mixed_ = avt::recordMagmaAndA2a(mixed_db_);
+    mixed_reader_ = std::make_shared<store::ArchiveReader>(mixed_db_);
   }
 
   void sessionsShowEachRun() {
@@ -204,6 +214,127 @@ class ModelsTest : public QObject {
     QCOMPARE(conversations.rowCount(), 7);  // session 1 did not grow
   }
 
+  void a2aConversationsShowNextToMagmaOnes() {
+    ConversationsModel model(mixed_reader_);
+    model.setSession(1);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 2);
+    const QModelIndex magma = model.indexOfConversation(mixed_.magma_conversation);
+    const QModelIndex a2a = model.indexOfConversation(mixed_.a2a_conversation);
+    QVERIFY(magma.isValid() && a2a.isValid());
+    QVERIFY(!model.isA2a(magma));
+    QVERIFY(model.isA2a(a2a));
+    QCOMPARE(cell(model, magma.row(), ConversationsModel::Protocol), QString("MAGMA"));
+    QCOMPARE(cell(model, magma.row(), ConversationsModel::Title), QString("Please press sw1"));
+    QCOMPARE(cell(model, magma.row(), ConversationsModel::Robots), QString("panda"));
+    QCOMPARE(cell(model, a2a.row(), ConversationsModel::Protocol), QString("A2A"));
+    QVERIFY(model.data(model.index(a2a.row(), ConversationsModel::Protocol), Qt::BackgroundRole)
+                .isValid());
+    QCOMPARE(cell(model, a2a.row(), ConversationsModel::Title), QString("What is grace?"));
+    QCOMPARE(cell(model, a2a.row(), ConversationsModel::Robots), QString());
+    QCOMPARE(cell(model, a2a.row(), ConversationsModel::Steps), QString("4"));  // calls
+    // The last call (a v1.0 SendMessage) got an error; two of the four did.
+    QCOMPARE(cell(model, a2a.row(), ConversationsModel::Outcome), QString("error · 2 call errors"));
+    QVERIFY(model.data(model.index(a2a.row(), ConversationsModel::Outcome), Qt::ForegroundRole)
+                .isValid());
+    QVERIFY(model.data(a2a, Qt::ToolTipRole).toString().contains("context c-1"));
+    QVERIFY(!model.hasChildren(a2a));  // no GEN branches below calls
+    QVERIFY(!model.canFetchMore(a2a));
+  }
+
+  void a2aCallsShowOneRowPerCall() {
+    A2aCallsModel model(mixed_reader_);
+    model.setConversation(mixed_.a2a_conversation);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.columnCount(), int{A2aCallsModel::ColumnCount});
+
+    QCOMPARE(cell(model, 0, A2aCallsModel::Time), QString("14:20:01.000"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Method), QString("message/send"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Wire), QString("0.3"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Skill), QString("catholic_qa"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Task), QString("t-1"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::State), QString("completed"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Latency), QString("850.0 ms"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Error), QString());
+    QCOMPARE(cell(model, 0, A2aCallsModel::Question), QString("What is grace?"));
+    QCOMPARE(cell(model, 0, A2aCallsModel::Answer), QString("Grace is a free gift."));
+    QCOMPARE(model.data(model.index(0, 0), A2aCallsModel::FailedRole).toBool(), false);
+    QVERIFY(!model.data(model.index(0, A2aCallsModel::State), Qt::ForegroundRole).isValid());
+    QVERIFY(!model.data(model.index(0, A2aCallsModel::Wire), Qt::BackgroundRole).isValid());
+
+    // Rate limited: red, with the code, the message and retryAfter.
+    QCOMPARE(cell(model, 1, A2aCallsModel::State), QString("error"));
+    QCOMPARE(cell(model, 1, A2aCallsModel::Error),
+             QString("-32003 Rate limit exceeded (retry after 42 s)"));
+    QCOMPARE(cell(model, 1, A2aCallsModel::Question), QString("And mercy?"));
+    QCOMPARE(model.data(model.index(1, 0), A2aCallsModel::FailedRole).toBool(), true);
+    for (int column : {int{A2aCallsModel::State}, int{A2aCallsModel::Error}}) {
+      QCOMPARE(model.data(model.index(1, column), Qt::ForegroundRole).value<QColor>(),
+               QColor(Qt::darkRed));
+    }
+
+    // Streamed: the events are counted and the final state is the last event's.
+    QCOMPARE(cell(model, 2, A2aCallsModel::Method), QString("message/stream"));
+    QVERIFY(model.data(model.index(2, A2aCallsModel::Method), Qt::ToolTipRole)
+                .toString()
+                .contains("stream of 4 events"));
+    QCOMPARE(cell(model, 2, A2aCallsModel::Task), QString("t-3"));
+    QCOMPARE(cell(model, 2, A2aCallsModel::State), QString("completed"));
+    QCOMPARE(cell(model, 2, A2aCallsModel::Answer), QString("Hope looks ahead."));
+
+    // A v1.0 SendMessage to a v0.3 agent: flagged, and the tooltip says why.
+    QCOMPARE(cell(model, 3, A2aCallsModel::Method), QString("SendMessage"));
+    QCOMPARE(cell(model, 3, A2aCallsModel::Wire), QString("1.0 ⚠"));
+    QCOMPARE(model.data(model.index(3, 0), A2aCallsModel::WireV10Role).toBool(), true);
+    QCOMPARE(model.data(model.index(0, 0), A2aCallsModel::WireV10Role).toBool(), false);
+    QVERIFY(model.data(model.index(3, A2aCallsModel::Wire), Qt::BackgroundRole).isValid());
+    QVERIFY(model.data(model.index(3, A2aCallsModel::Wire), Qt::ToolTipRole)
+                .toString()
+                .contains("it speaks v0.3"));
+    QCOMPARE(cell(model, 3, A2aCallsModel::Error), QString("-32601 Method not found"));
+
+    const qlonglong third = model.data(model.index(2, 0), A2aCallsModel::CallIdRole).toLongLong();
+    QCOMPARE(model.rowOfCall(third), 2);
+    QCOMPARE(model.rowOfCall(99999), -1);
+    model.clear();
+    QCOMPARE(model.rowCount(), 0);
+    QVERIFY(!model.conversation());
+  }
+
+  void a2aDetailsTextsShowErrorsArtifactsAndStreamTimes() {
+    const auto calls = mixed_reader_->a2aCalls(mixed_.a2a_conversation);
+    QCOMPARE(calls.size(), std::size_t{4});
+
+    const QString completed = QString::fromStdString(viewer::callText(calls[0]));
+    QVERIFY(completed.contains("── user text\nWhat is grace?"));
+    QVERIFY(completed.contains("── answer text\nGrace is a free gift."));
+    QVERIFY(completed.contains("state: completed (result: task)"));
+    const QString artifacts = QString::fromStdString(viewer::artifactsText(calls[0]));
+    QVERIFY(artifacts.contains("\"artifactId\": \"a-1\""));
+    QVERIFY(artifacts.contains("history:"));
+    QVERIFY(artifacts.contains("\"messageId\": \"m-1\""));
+
+    const QString limited = QString::fromStdString(viewer::callText(calls[1]));
+    QVERIFY(limited.contains("code -32003: Rate limit exceeded"));
+    QVERIFY(limited.contains("retryAfter: 42 s"));
+    QVERIFY(limited.contains("\"retryAfter\": 42"));  // the data, pretty-printed
+
+    const auto events = mixed_reader_->streamEvents(calls[2].exchange_id);
+    QCOMPARE(events.size(), std::size_t{4});
+    const QString stream = QString::fromStdString(viewer::streamEventsText(calls[2], events));
+    QVERIFY(stream.startsWith("4 events over 400.0 ms"));
+    QVERIFY(stream.contains("event 0 · +0.0 ms / +12.0 ms"));
+    QVERIFY(stream.contains("event 3 · +400.0 ms / +412.0 ms"));
+    QVERIFY(stream.contains("\"kind\": \"artifact-update\""));
+    QVERIFY(
+        QString::fromStdString(viewer::streamEventsText(calls[0], {})).contains("not a streamed"));
+
+    const QString v10 = QString::fromStdString(viewer::callText(calls[3]));
+    QVERIFY(v10.contains("wire v1.0"));
+    QVERIFY(v10.contains("⚠ A2A v1.0 call (method SendMessage)"));
+  }
+
   void textFormatting() {
     QCOMPARE(QString::fromStdString(viewer::durationText(850000)), QString("850 µs"));
     QCOMPARE(QString::fromStdString(viewer::durationText(12345678)), QString("12.3 ms"));
@@ -211,6 +342,10 @@ class ModelsTest : public QObject {
     QCOMPARE(QString::fromStdString(viewer::durationText(192000000000)), QString("3 min 12 s"));
     QCOMPARE(QString::fromStdString(viewer::oneLine("a \n\t b", 80)), QString("a b"));
     QCOMPARE(QString::fromStdString(viewer::oneLine("héllo wörld", 5)), QString("héllo…"));
+    QCOMPARE(QString::fromStdString(viewer::clockText(avt::mixed::kStartNs + 7 * avt::mixed::kMs)),
+             QString("14:20:00.007"));
+    QCOMPARE(QString::fromStdString(viewer::offsetMsText(12 * avt::mixed::kMs)),
+             QString("+12.0 ms"));
     store::ExchangeRow exchange;
     exchange.method = "POST";
     exchange.target = "/v1/responses";

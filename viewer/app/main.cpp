@@ -48,7 +48,8 @@ bool save(QWidget* widget, const QString& path) {
   return saved;
 }
 
-/// Selects what the options name, or the latest session's first conversation and its step.
+/// Selects what the options name, or the latest session's first conversation and its first
+/// step (or A2A call).
 void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
   if (options.isSet("session")) {
     window.selectSession(options.value("session").toLongLong());
@@ -60,6 +61,9 @@ void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
   }
   if (options.isSet("step")) {
     window.selectStep(options.value("step").toLongLong());
+  }
+  if (options.isSet("call")) {
+    window.selectCall(options.value("call").toLongLong());
   }
 }
 
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
       {"session", "Select this session.", "id"},
       {"conversation", "Select this conversation.", "id"},
       {"step", "Select this step.", "id"},
+      {"call", "Select this A2A call (of the A2A --conversation).", "id"},
       {"search", "Run this search in the search panel (repeatable).", "text"},
       {"diff", "Open a diff of two conversations of the archive.", "left,right"},
       {"screenshot", "Save the main window as PNG and exit.", "file"},

@@ -18,8 +18,27 @@ QString text(const std::string& value) {
   return QString::fromStdString(value);
 }
 
+bool isA2aRow(const store::ConversationRow& row) {
+  return row.protocol == "a2a";
+}
+
+/// Errors on the way, or a last state that is a failure (A2A tasks end `failed`, `rejected`).
+bool endedBadly(const store::ConversationRow& row) {
+  const std::string ended = row.ended_in.value_or("");
+  return row.error_candidates > 0 || ended == "error" || ended == "failed" || ended == "rejected" ||
+         ended == "TASK_STATE_FAILED" || ended == "TASK_STATE_REJECTED";
+}
+
 std::string outcomeText(const store::ConversationRow& row) {
   std::string outcome = row.ended_in.value_or("");
+  if (isA2aRow(row)) {
+    // error_candidates counts the calls answered with a JSON-RPC error.
+    if (row.error_candidates > 0) {
+      outcome += (outcome.empty() ? "" : " · ") + std::to_string(row.error_candidates) +
+                 " call error" + (row.error_candidates > 1 ? "s" : "");
+    }
+    return outcome;
+  }
   if (row.error_candidates > 0) {
     outcome += (outcome.empty() ? "" : " · ") + std::to_string(row.error_candidates) +
                " error candidate" + (row.error_candidates > 1 ? "s" : "");
@@ -50,14 +69,19 @@ void ConversationsModel::setSession(std::int64_t session_id) {
   endResetModel();
 }
 
-std::int64_t ConversationsModel::conversationId(const QModelIndex& index) const {
-  if (!index.isValid()) {
-    return 0;
-  }
+const ConversationsModel::Node& ConversationsModel::nodeOf(const QModelIndex& index) const {
   const std::size_t row = index.internalId() == kTopLevel
                               ? static_cast<std::size_t>(index.row())
                               : static_cast<std::size_t>(index.internalId() - 1);
-  return nodes_.at(row).row.id;
+  return nodes_.at(row);
+}
+
+std::int64_t ConversationsModel::conversationId(const QModelIndex& index) const {
+  return index.isValid() ? nodeOf(index).row.id : 0;
+}
+
+bool ConversationsModel::isA2a(const QModelIndex& index) const {
+  return index.isValid() && isA2aRow(nodeOf(index).row);
 }
 
 std::vector<std::int64_t> ConversationsModel::branchSteps(const QModelIndex& index) const {
@@ -266,6 +290,13 @@ QVariant ConversationsModel::conversationData(const Node& node, int column, int 
   if (role == ConversationIdRole) {
     return QVariant::fromValue<qlonglong>(row.id);
   }
+  if (role == Qt::ToolTipRole && column == Title && isA2aRow(row)) {
+    return QStringLiteral("A2A conversation %1: context %2, %3 calls, %4 with a JSON-RPC error")
+        .arg(row.id)
+        .arg(text(row.context_id.value_or("?")))
+        .arg(row.step_count)
+        .arg(row.error_candidates);
+  }
   if (role == Qt::ToolTipRole && column == Title) {
     return QStringLiteral("conversation %1: %2 steps, %3 candidates, depth %4")
         .arg(row.id)
@@ -273,18 +304,22 @@ QVariant ConversationsModel::conversationData(const Node& node, int column, int 
         .arg(row.candidate_count)
         .arg(row.max_depth);
   }
-  if (role == Qt::ForegroundRole && column == Outcome &&
-      (row.error_candidates > 0 || row.ended_in == "error")) {
+  if (role == Qt::ForegroundRole && column == Outcome && endedBadly(row)) {
     return QColor(Qt::darkRed);
+  }
+  if (role == Qt::BackgroundRole && column == Protocol && isA2aRow(row)) {
+    return QColor(207, 226, 255);  // a light blue tag: A2A rows stand out among MAGMA ones
   }
   if (role != Qt::DisplayRole) {
     return {};
   }
   switch (column) {
     case Title:
-      return text(row.title.value_or("(no user instruction)"));
+      return text(row.title.value_or(isA2aRow(row) ? "(no user text)" : "(no user instruction)"));
+    case Protocol:
+      return isA2aRow(row) ? QStringLiteral("A2A") : QStringLiteral("MAGMA");
     case Robots:
-      return text(robotsOf(node));
+      return isA2aRow(row) ? QString() : text(robotsOf(node));
     case Steps:
       return QVariant::fromValue<qlonglong>(row.step_count);
     case Outcome:
@@ -315,10 +350,17 @@ QVariant ConversationsModel::branchData(const Branch& branch, std::size_t number
 }
 
 QVariant ConversationsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+  if (orientation != Qt::Horizontal) {
     return {};
   }
-  static const char* const kNames[] = {"Conversation", "Robots", "Steps", "Outcome", "Duration"};
+  if (role == Qt::ToolTipRole && section == Steps) {
+    return QStringLiteral("MAGMA steps, or the calls of an A2A conversation");
+  }
+  if (role != Qt::DisplayRole) {
+    return {};
+  }
+  static const char* const kNames[] = {"Conversation", "Protocol", "Robots",
+                                       "Steps",        "Outcome",  "Duration"};
   return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
 }
 

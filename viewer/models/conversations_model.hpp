@@ -15,12 +15,14 @@ namespace agentvcr::viewer {
 /// The conversations of one session as a tree: a row per conversation, fetched a page at a
 /// time as the view scrolls (canFetchMore/fetchMore), and below a GEN conversation one row
 /// per branch (each path from the root to a leaf step: a candidate with its own
-/// continuation). Branches are read when the row is expanded.
+/// continuation). Branches are read when the row is expanded. MAGMA conversations (threaded
+/// steps) and A2A conversations (calls sharing a contextId) share the list, told apart by the
+/// Protocol column; for an A2A one, Steps counts calls and Outcome is the last task state.
 class ConversationsModel : public QAbstractItemModel {
   Q_OBJECT
 
  public:
-  enum Column { Title, Robots, Steps, Outcome, Duration, ColumnCount };
+  enum Column { Title, Protocol, Robots, Steps, Outcome, Duration, ColumnCount };
 
   static constexpr int ConversationIdRole = Qt::UserRole + 1;
   static constexpr int PageSize = 200;
@@ -35,6 +37,8 @@ class ConversationsModel : public QAbstractItemModel {
 
   /// The conversation a row (or one of its branch rows) belongs to.
   std::int64_t conversationId(const QModelIndex& index) const;
+  /// True when the row is an A2A conversation (its timeline is calls, not steps).
+  bool isA2a(const QModelIndex& index) const;
   /// For a branch row, its steps from the root to the leaf; empty for a conversation row.
   std::vector<std::int64_t> branchSteps(const QModelIndex& index) const;
   /// The row of a conversation already fetched, or an invalid index.
@@ -67,6 +71,7 @@ class ConversationsModel : public QAbstractItemModel {
     mutable std::optional<std::string> robots;  ///< read on first display
   };
 
+  const Node& nodeOf(const QModelIndex& index) const;
   bool mayFork(const Node& node) const;
   void loadBranches(Node& node);
   const std::string& robotsOf(const Node& node) const;

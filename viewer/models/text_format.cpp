@@ -34,6 +34,14 @@ std::string shellQuote(const std::string& text) {
   return out + "'";
 }
 
+std::string headersText(const protocol::Headers& headers) {
+  std::string text;
+  for (const auto& header : headers) {
+    text += header.name + ": " + header.value + "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::vector<EnvLine> envLines(const Json& env_feedback) {
@@ -153,6 +161,23 @@ std::string timestampText(std::int64_t nanoseconds) {
   return out.str();
 }
 
+std::string clockText(std::int64_t nanoseconds) {
+  const std::time_t seconds = static_cast<std::time_t>(nanoseconds / 1'000'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  std::ostringstream out;
+  out << std::put_time(&utc, "%H:%M:%S") << '.' << std::setw(3) << std::setfill('0')
+      << (nanoseconds / 1'000'000) % 1000;
+  return out.str();
+}
+
+std::string offsetMsText(std::int64_t nanoseconds) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << (nanoseconds < 0 ? "" : "+")
+      << static_cast<double>(nanoseconds) / 1e6 << " ms";
+  return out.str();
+}
+
 std::string oneLine(const std::string& text, std::size_t max_chars) {
   std::string out;
   std::size_t chars = 0;
@@ -197,6 +222,29 @@ std::string curlCommand(const store::ExchangeRow& exchange, const std::string& b
     command += " \\\n  --data-binary " + shellQuote(exchange.request_body);
   }
   return command;
+}
+
+std::string exchangeText(const store::ExchangeRow& exchange) {
+  std::ostringstream out;
+  out << exchange.method << " " << exchange.target << " HTTP/" << exchange.http_version / 10 << "."
+      << exchange.http_version % 10 << "\n"
+      << headersText(exchange.request_headers) << "\n"
+      << prettyJson(exchange.request_body) << "\n\n"
+      << "── response " << exchange.status << " (" << exchange.outcome << ")\n"
+      << headersText(exchange.response_headers) << "\n"
+      << prettyJson(exchange.response_body) << "\n\n"
+      << "── timings\nstarted " << timestampText(exchange.started_ns) << " UTC\n";
+  if (exchange.upstream_first_byte_ns) {
+    out << "first response byte after "
+        << durationText(*exchange.upstream_first_byte_ns - exchange.started_ns) << "\n";
+  }
+  if (exchange.ended_ns) {
+    out << "ended after " << durationText(*exchange.ended_ns - exchange.started_ns) << "\n";
+  }
+  if (exchange.error) {
+    out << "error: " << *exchange.error << "\n";
+  }
+  return out.str();
 }
 
 std::string prettyJson(const std::string& text) {

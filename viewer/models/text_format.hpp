@@ -41,6 +41,14 @@ std::string durationText(std::int64_t nanoseconds);
 /// "2026-11-30 07:54:02" (UTC) from nanoseconds since the epoch.
 std::string timestampText(std::int64_t nanoseconds);
 
+/// "07:54:02.123" (UTC, to the millisecond) from nanoseconds since the epoch: calls of one
+/// conversation are seconds apart, the date would only repeat.
+std::string clockText(std::int64_t nanoseconds);
+
+/// A span in milliseconds with one decimal, "+300.0 ms": stream events compare at a glance
+/// when every offset has the same unit.
+std::string offsetMsText(std::int64_t nanoseconds);
+
 /// Whitespace runs folded to one space, cut to `max_chars` code points with "…".
 std::string oneLine(const std::string& text, std::size_t max_chars = 160);
 
@@ -48,6 +56,10 @@ std::string oneLine(const std::string& text, std::size_t max_chars = 160);
 /// (`base_url` + target), end-to-end headers (redacted secrets stay redacted) and the body,
 /// each quoted for POSIX shells.
 std::string curlCommand(const store::ExchangeRow& exchange, const std::string& base_url);
+
+/// The raw HTTP exchange as one block: request line, headers and pretty-printed body, then the
+/// response, then the timings (what the details' HTTP tab shows for a step or an A2A call).
+std::string exchangeText(const store::ExchangeRow& exchange);
 
 /// `value` pretty-printed with 2-space indents (keys sorted), or the text as is when it is
 /// not JSON.

@@ -16,6 +16,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
@@ -24,10 +25,12 @@
 
 #include "agentvcr/replay/conversation_diff.hpp"
 #include "agentvcr/store/export.hpp"
+#include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "models/text_format.hpp"
+#include "widgets/a2a_call_details.hpp"
 #include "widgets/diff_window.hpp"
 #include "widgets/replay_panel.hpp"
 #include "widgets/search_panel.hpp"
@@ -74,6 +77,11 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
       conversations_view_(new QTreeView(this)),
       steps_view_(new QTableView(this)),
       details_(new StepDetails(this)),
+      calls_(new A2aCallsModel(reader_, this)),
+      calls_view_(new QTableView(this)),
+      call_details_(new A2aCallDetails(this)),
+      timeline_stack_(new QStackedWidget(this)),
+      details_stack_(new QStackedWidget(this)),
       search_(new SearchPanel(reader_, this)),
       replay_(new ReplayPanel(this)),
       live_timer_(new QTimer(this)),
@@ -105,13 +113,36 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   steps_view_->horizontalHeader()->setSectionResizeMode(StepsModel::Decision, QHeaderView::Stretch);
   steps_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
+  calls_view_->setModel(calls_);
+  tidy(calls_view_);
+  calls_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  calls_view_->verticalHeader()->hide();
+  calls_view_->setWordWrap(true);
+  calls_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  QHeaderView* call_columns = calls_view_->horizontalHeader();
+  call_columns->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // Texts wrap in columns of their own width: a long answer makes its row taller rather than
+  // push the error, skill and task out of sight.
+  for (int column : {A2aCallsModel::Question, A2aCallsModel::Answer, A2aCallsModel::Error}) {
+    call_columns->setSectionResizeMode(column, QHeaderView::Interactive);
+    call_columns->resizeSection(column, 160);
+  }
+  call_columns->setStretchLastSection(true);
+
+  // One place for the timeline and one for the details: MAGMA steps or A2A calls, whichever
+  // the chosen conversation holds.
+  timeline_stack_->addWidget(steps_view_);
+  timeline_stack_->addWidget(calls_view_);
+  details_stack_->addWidget(details_);
+  details_stack_->addWidget(call_details_);
+
   auto* left = new QSplitter(Qt::Vertical, this);
   left->addWidget(sessions_view_);
   left->addWidget(conversations_view_);
   left->setStretchFactor(1, 3);
   auto* right = new QSplitter(Qt::Vertical, this);
-  right->addWidget(steps_view_);
-  right->addWidget(details_);
+  right->addWidget(timeline_stack_);
+  right->addWidget(details_stack_);
   right->setSizes({380, 420});
   auto* central = new QSplitter(Qt::Horizontal, this);
   central->addWidget(left);
@@ -139,6 +170,8 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
           [this] { updateReplaySelection(); });
   connect(steps_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onStepChosen(current); });
+  connect(calls_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { onCallChosen(current); });
   connect(search_, &SearchPanel::stepActivated, this,
           [this](qlonglong session, qlonglong conversation, qlonglong step) {
             selectSession(session) && selectConversation(conversation) && selectStep(step);
@@ -205,9 +238,20 @@ std::vector<std::int64_t> MainWindow::selectedConversations() const {
   return ids;
 }
 
+bool MainWindow::showingCalls() const {
+  return timeline_stack_->currentWidget() == calls_view_;
+}
+
+void MainWindow::showCallsTimeline(bool calls) {
+  timeline_stack_->setCurrentWidget(calls ? static_cast<QWidget*>(calls_view_) : steps_view_);
+  details_stack_->setCurrentWidget(calls ? static_cast<QWidget*>(call_details_) : details_);
+}
+
 void MainWindow::onSessionChosen(const QModelIndex& index) {
   steps_->clear();
+  calls_->clear();
   details_->clearStep();
+  call_details_->clearCall();
   if (!index.isValid()) {
     return;
   }
@@ -219,11 +263,24 @@ void MainWindow::onSessionChosen(const QModelIndex& index) {
 
 void MainWindow::onConversationChosen(const QModelIndex& index) {
   details_->clearStep();
+  call_details_->clearCall();
   if (!index.isValid()) {
     steps_->clear();
+    calls_->clear();
     return;
   }
   const std::int64_t conversation = conversations_->conversationId(index);
+  if (conversations_->isA2a(index)) {
+    steps_->clear();
+    calls_->setConversation(conversation);
+    showCallsTimeline(true);
+    if (calls_->rowCount() > 0) {
+      calls_view_->selectRow(0);
+    }
+    return;
+  }
+  calls_->clear();
+  showCallsTimeline(false);
   const auto branch = conversations_->branchSteps(index);
   if (branch.empty()) {
     steps_->setConversation(conversation);
@@ -241,6 +298,14 @@ void MainWindow::onStepChosen(const QModelIndex& index) {
     return;
   }
   details_->showStep(steps_->at(index.row()), *reader_);
+}
+
+void MainWindow::onCallChosen(const QModelIndex& index) {
+  if (!index.isValid()) {
+    call_details_->clearCall();
+    return;
+  }
+  call_details_->showCall(calls_->at(index.row()), *reader_);
 }
 
 void MainWindow::updateReplaySelection() {
@@ -295,6 +360,16 @@ bool MainWindow::selectStep(std::int64_t step_id) {
   return true;
 }
 
+bool MainWindow::selectCall(std::int64_t call_id) {
+  const int row = calls_->rowOfCall(call_id);
+  if (row < 0) {
+    return false;
+  }
+  calls_view_->selectRow(row);
+  calls_view_->scrollTo(calls_->index(row, 0));
+  return true;
+}
+
 DiffWindow* MainWindow::openDiff(std::int64_t left, std::int64_t right, const QString& right_db) {
   try {
     std::optional<store::ArchiveReader> other;
@@ -302,8 +377,13 @@ DiffWindow* MainWindow::openDiff(std::int64_t left, std::int64_t right, const QS
       other.emplace(right_db.toStdString());
     }
     const store::ArchiveReader& right_reader = other ? *other : *reader_;
-    if (!reader_->conversation(left) || !right_reader.conversation(right)) {
+    const auto left_row = reader_->conversation(left);
+    const auto right_row = right_reader.conversation(right);
+    if (!left_row || !right_row) {
       throw std::runtime_error("no such conversation");
+    }
+    if (left_row->protocol == "a2a" || right_row->protocol == "a2a") {
+      throw std::runtime_error("diff compares MAGMA steps; an A2A conversation has none");
     }
     const QString right_title =
         tr("conversation %1%2")
@@ -346,7 +426,7 @@ std::size_t MainWindow::exportSelection(const QString& path) {
   const auto conversations = selectedConversations();
   if (!conversations.empty()) {
     for (std::int64_t conversation : conversations) {
-      for (std::int64_t id : reader_->exchangeIdsOfConversation(conversation)) {
+      for (std::int64_t id : exchangeIdsOf(conversation)) {
         if (std::find(exchange_ids.begin(), exchange_ids.end(), id) == exchange_ids.end()) {
           exchange_ids.push_back(id);
         }
@@ -370,6 +450,22 @@ std::size_t MainWindow::exportSelection(const QString& path) {
   return lines;
 }
 
+std::vector<std::int64_t> MainWindow::exchangeIdsOf(std::int64_t conversation_id) const {
+  const auto row = reader_->conversation(conversation_id);
+  if (!row || row->protocol != "a2a") {
+    return reader_->exchangeIdsOfConversation(conversation_id);
+  }
+  // The store lists the exchanges of steps; an A2A conversation's are those of its calls
+  // (the calls of a batch share one, and come one after another).
+  std::vector<std::int64_t> ids;
+  for (const auto& call : reader_->a2aCalls(conversation_id)) {
+    if (ids.empty() || ids.back() != call.exchange_id) {
+      ids.push_back(call.exchange_id);
+    }
+  }
+  return ids;
+}
+
 void MainWindow::askForExport() {
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export as JSONL"), QStringLiteral("exchanges.jsonl"), tr("JSON lines (*.jsonl)"));
@@ -379,11 +475,13 @@ void MainWindow::askForExport() {
 }
 
 QString MainWindow::copyRequestAsCurl() {
-  const QModelIndex current = steps_view_->currentIndex();
+  const QModelIndex current =
+      showingCalls() ? calls_view_->currentIndex() : steps_view_->currentIndex();
   if (!current.isValid()) {
     return {};
   }
-  auto exchange = reader_->exchange(steps_->at(current.row()).step.exchange_id);
+  auto exchange = reader_->exchange(showingCalls() ? calls_->at(current.row()).exchange_id
+                                                   : steps_->at(current.row()).step.exchange_id);
   if (!exchange) {
     return {};
   }
@@ -409,8 +507,25 @@ void MainWindow::refreshIfChanged() {
   if (conversations_->canFetchMore({})) {
     conversations_->fetchMore({});
   }
-  // The open conversation may have grown: read its steps again, keeping the chosen step.
-  if (auto conversation = steps_->conversation()) {
+  refreshTimeline();
+  statusBar()->showMessage(tr("%1 sessions, %2 exchanges, %3 steps, %4 conversations (live)")
+                               .arg(now.sessions)
+                               .arg(now.exchanges)
+                               .arg(now.steps)
+                               .arg(now.conversations));
+}
+
+void MainWindow::refreshTimeline() {
+  // The open conversation may have grown: read its steps (or calls) again, keeping the chosen
+  // one. step_count counts the calls of an A2A conversation.
+  if (auto a2a = calls_->conversation()) {
+    const QModelIndex current = calls_view_->currentIndex();
+    const std::int64_t call = current.isValid() ? calls_->at(current.row()).id : 0;
+    if (auto row = reader_->conversation(*a2a); row && row->step_count != calls_->rowCount()) {
+      calls_->setConversation(*a2a);
+      selectCall(call);
+    }
+  } else if (auto conversation = steps_->conversation()) {
     const QModelIndex current = steps_view_->currentIndex();
     const std::int64_t step = current.isValid() ? steps_->at(current.row()).step.id : 0;
     if (auto row = reader_->conversation(*conversation);
@@ -420,11 +535,6 @@ void MainWindow::refreshIfChanged() {
       selectStep(step);
     }
   }
-  statusBar()->showMessage(tr("%1 sessions, %2 exchanges, %3 steps, %4 conversations (live)")
-                               .arg(now.sessions)
-                               .arg(now.exchanges)
-                               .arg(now.steps)
-                               .arg(now.conversations));
 }
 
 }  // namespace agentvcr::viewer

@@ -9,6 +9,7 @@
 
 #include "agentvcr/store/archive_reader.hpp"
 
+class QStackedWidget;
 class QTableView;
 class QTreeView;
 class QTimer;
@@ -16,6 +17,8 @@ class QAction;
 
 namespace agentvcr::viewer {
 
+class A2aCallDetails;
+class A2aCallsModel;
 class ConversationsModel;
 class DiffWindow;
 class ReplayPanel;
@@ -25,9 +28,10 @@ class StepDetails;
 class StepsModel;
 
 /// The viewer's main window over one archive: sessions, then the conversations of the chosen
-/// session, then the step timeline of the chosen conversation or branch, then the chosen
-/// step's details. Search at the bottom, replay on the right. While the archive grows (an
-/// `agentvcr record` writing it), the window refreshes once a second.
+/// session, then the timeline of the chosen conversation or branch (MAGMA steps, or the calls
+/// of an A2A conversation), then the chosen step's or call's details. Search at the bottom, replay
+/// on the right. While the archive grows (an `agentvcr record` writing it), the window refreshes
+/// once a second.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -39,12 +43,15 @@ class MainWindow : public QMainWindow {
   bool selectSession(std::int64_t session_id);
   bool selectConversation(std::int64_t conversation_id);
   bool selectStep(std::int64_t step_id);
+  /// Selects a call of the A2A conversation on show.
+  bool selectCall(std::int64_t call_id);
   /// Opens a diff of `left` (this archive) against `right` in `right_db` (this archive when
   /// empty). Returns the window, owned by this one; nullptr (and a message) on failure.
   DiffWindow* openDiff(std::int64_t left, std::int64_t right, const QString& right_db = {});
   /// Writes the selected conversations' exchanges (or the session's) as JSONL; returns lines.
   std::size_t exportSelection(const QString& path);
-  /// The selected step's request as a curl command (also put on the clipboard).
+  /// The selected step's (or A2A call's) request as a curl command (also put on the
+  /// clipboard).
   QString copyRequestAsCurl();
   /// Reads the archive again when it changed since the last look (the live view's tick).
   void refreshIfChanged();
@@ -66,6 +73,15 @@ class MainWindow : public QMainWindow {
 
   StepDetails* details() const { return details_; }
 
+  A2aCallsModel* callsModel() const { return calls_; }
+
+  QTableView* callsView() const { return calls_view_; }
+
+  A2aCallDetails* callDetails() const { return call_details_; }
+
+  /// True while the timeline shows the calls of an A2A conversation (not MAGMA steps).
+  bool showingCalls() const;
+
   SearchPanel* searchPanel() const { return search_; }
 
   ReplayPanel* replayPanel() const { return replay_; }
@@ -77,6 +93,10 @@ class MainWindow : public QMainWindow {
   void onSessionChosen(const QModelIndex& index);
   void onConversationChosen(const QModelIndex& index);
   void onStepChosen(const QModelIndex& index);
+  void onCallChosen(const QModelIndex& index);
+  void showCallsTimeline(bool calls);
+  void refreshTimeline();
+  std::vector<std::int64_t> exchangeIdsOf(std::int64_t conversation_id) const;
   void updateReplaySelection();
   void askForDiff();
   void askForExport();
@@ -90,6 +110,11 @@ class MainWindow : public QMainWindow {
   QTreeView* conversations_view_;
   QTableView* steps_view_;
   StepDetails* details_;
+  A2aCallsModel* calls_;
+  QTableView* calls_view_;
+  A2aCallDetails* call_details_;
+  QStackedWidget* timeline_stack_;  ///< steps_view_ or calls_view_
+  QStackedWidget* details_stack_;   ///< details_ or call_details_
   SearchPanel* search_;
   ReplayPanel* replay_;
   QTimer* live_timer_;

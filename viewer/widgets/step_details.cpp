@@ -87,37 +87,6 @@ std::string internalStepsText(const TimelineStep& entry, const store::ArchiveRea
   return text.empty() ? "(no internal steps)" : text;
 }
 
-std::string headersText(const protocol::Headers& headers) {
-  std::string text;
-  for (const auto& header : headers) {
-    text += header.name + ": " + header.value + "\n";
-  }
-  return text;
-}
-
-std::string httpText(const store::ExchangeRow& exchange) {
-  std::ostringstream out;
-  out << exchange.method << " " << exchange.target << " HTTP/" << exchange.http_version / 10 << "."
-      << exchange.http_version % 10 << "\n"
-      << headersText(exchange.request_headers) << "\n"
-      << prettyJson(exchange.request_body) << "\n\n"
-      << "── response " << exchange.status << " (" << exchange.outcome << ")\n"
-      << headersText(exchange.response_headers) << "\n"
-      << prettyJson(exchange.response_body) << "\n\n"
-      << "── timings\nstarted " << timestampText(exchange.started_ns) << " UTC\n";
-  if (exchange.upstream_first_byte_ns) {
-    out << "first response byte after "
-        << durationText(*exchange.upstream_first_byte_ns - exchange.started_ns) << "\n";
-  }
-  if (exchange.ended_ns) {
-    out << "ended after " << durationText(*exchange.ended_ns - exchange.started_ns) << "\n";
-  }
-  if (exchange.error) {
-    out << "error: " << *exchange.error << "\n";
-  }
-  return out.str();
-}
-
 }  // namespace
 
 StepDetails::StepDetails(QWidget* parent)
@@ -165,7 +134,7 @@ void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader
   memory_->setLineDiff(lines);
   internal_steps_->setText(internalStepsText(entry, reader));
   if (auto exchange = reader.exchange(entry.step.exchange_id)) {
-    http_->setText(httpText(*exchange));
+    http_->setText(exchangeText(*exchange));
   } else {
     http_->setText("(exchange not found)");
   }

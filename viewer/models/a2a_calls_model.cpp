@@ -1,0 +1,147 @@
+#include "models/a2a_calls_model.hpp"
+
+#include <QColor>
+
+#include "models/a2a_text.hpp"
+#include "models/text_format.hpp"
+
+namespace agentvcr::viewer {
+namespace {
+
+QString text(const std::string& value) {
+  return QString::fromStdString(value);
+}
+
+QString optionalText(const std::optional<std::string>& value) {
+  return value ? text(*value) : QString();
+}
+
+}  // namespace
+
+A2aCallsModel::A2aCallsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
+    : QAbstractTableModel(parent), reader_(std::move(reader)) {}
+
+void A2aCallsModel::setConversation(std::int64_t conversation_id) {
+  beginResetModel();
+  conversation_id_ = conversation_id;
+  calls_ = reader_->a2aCalls(conversation_id);
+  endResetModel();
+}
+
+void A2aCallsModel::clear() {
+  beginResetModel();
+  conversation_id_.reset();
+  calls_.clear();
+  endResetModel();
+}
+
+int A2aCallsModel::rowOfCall(std::int64_t call_id) const {
+  for (std::size_t i = 0; i < calls_.size(); ++i) {
+    if (calls_[i].id == call_id) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+int A2aCallsModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(calls_.size());
+}
+
+int A2aCallsModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant A2aCallsModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) {
+    return {};
+  }
+  const store::A2aCallRow& call = at(index.row());
+  const int column = index.column();
+  switch (role) {
+    case CallIdRole:
+      return QVariant::fromValue<qlonglong>(call.id);
+    case FailedRole:
+      return callFailed(call);
+    case WireV10Role:
+      return isV10Call(call);
+    case Qt::ForegroundRole:
+      if ((column == State || column == Error) && callFailed(call)) {
+        return QColor(Qt::darkRed);
+      }
+      return {};
+    case Qt::BackgroundRole:
+      // Amber, like a warning sign: a v1.0 call to a v0.3 agent is the usual misconfiguration.
+      if (column == Wire && isV10Call(call)) {
+        return QColor(255, 214, 102);
+      }
+      return {};
+    case Qt::ToolTipRole:
+      return toolTip(call, column);
+    case Qt::DisplayRole:
+      return displayText(call, column);
+    default:
+      return {};
+  }
+}
+
+QVariant A2aCallsModel::displayText(const store::A2aCallRow& call, int column) const {
+  switch (column) {
+    case Time:
+      return text(clockText(call.started_ns));
+    case Method:
+      return call.method ? text(*call.method) : QStringLiteral("(no method)");
+    case Wire:
+      return isV10Call(call) ? text(call.wire_version + " ⚠") : text(call.wire_version);
+    case Skill:
+      return optionalText(call.skill_id);
+    case Task:
+      return optionalText(call.task_id);
+    case State:
+      return text(callStateText(call));
+    case Latency:
+      return call.ended_ns ? text(durationText(*call.ended_ns - call.started_ns)) : QString();
+    case Error:
+      return text(callErrorText(call));
+    case Question:
+      return call.request_text ? text(oneLine(*call.request_text)) : QString();
+    case Answer:
+      return call.response_text ? text(oneLine(*call.response_text)) : QString();
+    default:
+      return {};
+  }
+}
+
+QVariant A2aCallsModel::toolTip(const store::A2aCallRow& call, int column) const {
+  switch (column) {
+    case Time:
+      return text(timestampText(call.started_ns) + " UTC");
+    case Method:
+      return call.stream_event_count > 0
+                 ? QStringLiteral("answered as a stream of %1 events").arg(call.stream_event_count)
+                 : QVariant();
+    case Wire:
+      return isV10Call(call) ? text(wireWarning(call)) : QStringLiteral("A2A v0.3 wire");
+    case Error:
+      return optionalText(call.error_message);
+    case Question:
+      return optionalText(call.request_text);
+    case Answer:
+      return optionalText(call.response_text);
+    case Task:
+      return optionalText(call.task_id);
+    default:
+      return {};
+  }
+}
+
+QVariant A2aCallsModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  static const char* const kNames[] = {"Time",     "Method", "Wire",  "State", "Latency",
+                                       "Question", "Answer", "Error", "Skill", "Task"};
+  return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
+}
+
+}  // namespace agentvcr::viewer
