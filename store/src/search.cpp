@@ -15,6 +15,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -174,19 +175,6 @@ void bindFilters(SQLite::Statement& st, const SearchQuery& q, const SearchPlan& 
   if (q.min_latency_ns && !plan.slow_exchanges) {
     st.bind(":min_latency", static_cast<std::int64_t>(*q.min_latency_ns));
   }
-}
-
-/// A JSON array of integers, bound to `json_each(?)`: how a list of ids reaches one query.
-std::string idList(const std::vector<std::int64_t>& ids) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i != 0) {
-      text.push_back(',');
-    }
-    text += std::to_string(ids[i]);
-  }
-  text.push_back(']');
-  return text;
 }
 
 /// Whether a step passes every filter, and what a hit says about it: one primary-key lookup
