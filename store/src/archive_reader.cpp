@@ -18,6 +18,7 @@
 #include "schema_internal.hpp"
 #include "search.hpp"
 #include "sqlite_support.hpp"
+#include "step_link_reads.hpp"
 
 namespace agentvcr::store {
 
@@ -686,6 +687,14 @@ void ArchiveReader::forEachA2aCall(const ReplaySelection& selection,
 
 std::vector<StreamEventRow> ArchiveReader::streamEvents(std::int64_t exchange_id) const {
   return guarded([&] { return detail::streamEventsOf(impl_->db, exchange_id); });
+}
+
+std::vector<StepLink> ArchiveReader::stepLinksOfSession(std::int64_t session_id) const {
+  return guarded([&] { return detail::stepLinksOfSession(impl_->db, session_id); });
+}
+
+std::vector<EvaluationPair> ArchiveReader::evaluationPairs(std::int64_t conversation_id) const {
+  return guarded([&] { return detail::evaluationPairsOf(impl_->db, conversation_id); });
 }
 
 std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {

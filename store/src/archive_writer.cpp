@@ -188,9 +188,10 @@ ArchiveWriter::ArchiveWriter(const std::string& path, const SessionInfo& session
     insert.bind(2, session.mode);
     insert.bind(3, session.upstream);
     insert.bind(4, session.listen);
-    bindInt(insert, 5, nowNs());
+    bindInt(insert, 5, session.started_ns.value_or(nowNs()));
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
+    ended_ns_ = session.ended_ns;
     st_ = std::make_unique<Statements>(db_);
     a2a_st_ = std::make_unique<A2aStatements>(db_);
   } catch (const SQLite::Exception& e) {
@@ -609,7 +610,7 @@ void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
 void ArchiveWriter::endSession() noexcept {
   try {
     SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = ?1 WHERE id = ?2");
-    bindInt(s, 1, nowNs());
+    bindInt(s, 1, ended_ns_.value_or(nowNs()));
     bindInt(s, 2, session_id_);
     s.exec();
   } catch (const std::exception& e) {

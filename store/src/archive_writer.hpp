@@ -102,6 +102,7 @@ class ArchiveWriter {
   RecorderOptions options_;
   SQLite::Database db_;
   std::int64_t session_id_ = 0;
+  std::optional<std::int64_t> ended_ns_;  // SessionInfo::ended_ns: a copied session's end
   std::unique_ptr<Statements> st_;
   std::unique_ptr<A2aStatements> a2a_st_;
   ThreadingIndex index_;

@@ -1,114 +1,78 @@
 #include "agentvcr/store/export.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "body_codec.hpp"
+#include "export_decoded.hpp"
 
 namespace agentvcr::store {
 namespace {
 
-using Ordered = nlohmann::ordered_json;
-
-/// Whether `bytes` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
-/// above U+10FFFF).
-bool isUtf8(std::string_view bytes) {
-  std::size_t i = 0;
-  const std::size_t n = bytes.size();
-  while (i < n) {
-    const auto b = static_cast<unsigned char>(bytes[i]);
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char lo = 0x80;  // bounds of the second byte
-    unsigned char hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      length = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      length = 3;
-      lo = b == 0xE0 ? 0xA0 : 0x80;  // overlong
-      hi = b == 0xED ? 0x9F : 0xBF;  // surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      length = 4;
-      lo = b == 0xF0 ? 0x90 : 0x80;  // overlong
-      hi = b == 0xF4 ? 0x8F : 0xBF;  // above U+10FFFF
-    } else {
-      return false;
-    }
-    if (n - i < length) {
-      return false;
-    }
-    const auto second = static_cast<unsigned char>(bytes[i + 1]);
-    if (second < lo || second > hi) {
-      return false;
-    }
-    for (std::size_t k = 2; k < length; ++k) {
-      const auto c = static_cast<unsigned char>(bytes[i + k]);
-      if (c < 0x80 || c > 0xBF) {
-        return false;
-      }
-    }
-    i += length;
-  }
-  return true;
-}
-
-/// Standard base64 (RFC 4648 §4) with padding.
-std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    const std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16 |
-                            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1]))
-                                << 8 |
-                            static_cast<unsigned char>(bytes[i + 2]);
-    out += kAlphabet[v >> 18 & 0x3F];
-    out += kAlphabet[v >> 12 & 0x3F];
-    out += kAlphabet[v >> 6 & 0x3F];
-    out += kAlphabet[v & 0x3F];
-  }
-  const std::size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    std::uint32_t v = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (rest == 2) {
-      v |= static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    }
-    out += kAlphabet[v >> 18 & 0x3F];
-    out += kAlphabet[v >> 12 & 0x3F];
-    out += rest == 2 ? kAlphabet[v >> 6 & 0x3F] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-Ordered body(const std::string& bytes) {
-  if (isUtf8(bytes)) {
-    return bytes;
-  }
-  Ordered wrapped = Ordered::object();
-  wrapped["base64"] = base64(bytes);
-  return wrapped;
-}
-
-Ordered headers(const protocol::Headers& fields) {
-  Ordered array = Ordered::array();
-  for (const protocol::HeaderField& field : fields) {
-    array.push_back(Ordered::array({field.name, field.value}));
-  }
-  return array;
-}
+using detail::Ordered;
 
 Ordered optional(const std::optional<std::int64_t>& value) {
   return value ? Ordered(*value) : Ordered(nullptr);
+}
+
+Ordered optionalText(const std::optional<std::string>& value) {
+  return value ? Ordered(*value) : Ordered(nullptr);
+}
+
+Ordered exchangeLine(const ExchangeRow& ex) {
+  Ordered line = Ordered::object();
+  line["id"] = ex.id;
+  line["session_id"] = ex.session_id;
+  line["seq"] = ex.seq;
+  line["method"] = ex.method;
+  line["target"] = ex.target;
+  line["http_version"] = ex.http_version;
+  line["status"] = ex.status;
+  line["outcome"] = ex.outcome;
+  line["error"] = optionalText(ex.error);
+  line["started_ns"] = ex.started_ns;
+  line["upstream_first_byte_ns"] = optional(ex.upstream_first_byte_ns);
+  line["ended_ns"] = optional(ex.ended_ns);
+  line["protocol"] = ex.protocol;
+  line["route"] = ex.route;
+  line["request_headers"] = detail::headersToJsonArray(ex.request_headers);
+  line["request_body"] = detail::bodyToJson(ex.request_body);
+  line["response_headers"] = detail::headersToJsonArray(ex.response_headers);
+  line["response_body"] = detail::bodyToJson(ex.response_body);
+  return line;
+}
+
+Ordered sessionLine(const SessionRow& session) {
+  Ordered row = Ordered::object();
+  row["id"] = session.id;
+  row["name"] = session.name;
+  row["mode"] = session.mode;
+  row["upstream"] = session.upstream;
+  row["listen"] = session.listen;
+  row["started_ns"] = session.started_ns;
+  row["ended_ns"] = optional(session.ended_ns);
+  row["agent_health"] =
+      session.agent_health ? detail::bodyToJson(*session.agent_health) : Ordered(nullptr);
+  row["agent_info"] =
+      session.agent_info ? detail::bodyToJson(*session.agent_info) : Ordered(nullptr);
+  Ordered line = Ordered::object();
+  line["session"] = std::move(row);
+  return line;
+}
+
+void writeLine(const Ordered& line, std::ostream& out, std::size_t number, std::int64_t id) {
+  // Bodies are checked before; a method, target or error line from the network that is not
+  // UTF-8 gets U+FFFD for its bad bytes.
+  out << line.dump(-1, ' ', false, Ordered::error_handler_t::replace) << '\n';
+  if (!out) {
+    throw std::runtime_error("[store.export] writing line " + std::to_string(number) +
+                             " (exchange " + std::to_string(id) + ") failed");
+  }
 }
 
 }  // namespace
@@ -121,32 +85,77 @@ std::size_t exportJsonl(const ArchiveReader& reader, const std::vector<std::int6
     if (!ex) {
       continue;
     }
-    Ordered line = Ordered::object();
-    line["id"] = ex->id;
-    line["session_id"] = ex->session_id;
-    line["seq"] = ex->seq;
-    line["method"] = ex->method;
-    line["target"] = ex->target;
-    line["http_version"] = ex->http_version;
-    line["status"] = ex->status;
-    line["outcome"] = ex->outcome;
-    line["error"] = ex->error ? Ordered(*ex->error) : Ordered(nullptr);
-    line["started_ns"] = ex->started_ns;
-    line["upstream_first_byte_ns"] = optional(ex->upstream_first_byte_ns);
-    line["ended_ns"] = optional(ex->ended_ns);
-    line["protocol"] = ex->protocol;
-    line["route"] = ex->route;
-    line["request_headers"] = headers(ex->request_headers);
-    line["request_body"] = body(ex->request_body);
-    line["response_headers"] = headers(ex->response_headers);
-    line["response_body"] = body(ex->response_body);
-    // Bodies are checked above; a method, target or error line from the network that is not
-    // UTF-8 gets U+FFFD for its bad bytes.
-    out << line.dump(-1, ' ', false, Ordered::error_handler_t::replace) << '\n';
-    if (!out) {
-      throw std::runtime_error("[store.export] writing line " + std::to_string(lines + 1) +
-                               " (exchange " + std::to_string(id) + ") failed");
+    writeLine(exchangeLine(*ex), out, lines + 1, id);
+    ++lines;
+  }
+  return lines;
+}
+
+std::vector<std::int64_t> selectExchanges(const ArchiveReader& reader,
+                                          const ExportSelection& selection) {
+  constexpr std::size_t kPage = 512;
+  std::vector<std::int64_t> sessions = selection.sessions;
+  if (selection.sessions.empty() && selection.conversations.empty()) {
+    for (const SessionRow& session : reader.sessions()) {
+      sessions.push_back(session.id);
     }
+  }
+  // (session, seq) orders the union as it was recorded.
+  std::set<std::int64_t> ids;
+  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, std::int64_t>> order;
+  for (std::int64_t session : sessions) {
+    for (std::int64_t offset = 0;; offset += static_cast<std::int64_t>(kPage)) {
+      std::vector<ExchangeRow> page = reader.exchanges(session, offset, kPage);
+      for (const ExchangeRow& row : page) {
+        if (ids.insert(row.id).second) {
+          order.push_back({{row.session_id, row.seq}, row.id});
+        }
+      }
+      if (page.size() < kPage) {
+        break;
+      }
+    }
+  }
+  for (std::int64_t conversation : selection.conversations) {
+    for (std::int64_t id : reader.exchangeIdsOfConversation(conversation)) {
+      if (!ids.insert(id).second) {
+        continue;
+      }
+      if (std::optional<ExchangeRow> row = reader.exchange(id)) {
+        order.push_back({{row->session_id, row->seq}, row->id});
+      }
+    }
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<std::int64_t> result;
+  result.reserve(order.size());
+  for (const auto& entry : order) {
+    result.push_back(entry.second);
+  }
+  return result;
+}
+
+std::size_t exportArchiveJsonl(const ArchiveReader& reader,
+                               const std::vector<std::int64_t>& exchange_ids, std::ostream& out) {
+  std::size_t lines = 0;
+  std::set<std::int64_t> sessions_written;
+  for (std::int64_t id : exchange_ids) {
+    std::optional<ExchangeRow> ex = reader.exchange(id);
+    if (!ex) {
+      continue;
+    }
+    if (sessions_written.insert(ex->session_id).second) {
+      if (std::optional<SessionRow> session = reader.session(ex->session_id)) {
+        writeLine(sessionLine(*session), out, lines + 1, id);
+      }
+    }
+    Ordered line = exchangeLine(*ex);
+    line["client_address"] = ex->client_address;
+    line["response_from_upstream"] = ex->response_from_upstream;
+    line["stream_events"] = detail::streamEventsJson(reader, ex->id);
+    line["steps"] = detail::magmaStepsJson(reader, ex->id);
+    line["a2a_calls"] = detail::a2aCallsJson(reader, ex->id);
+    writeLine(line, out, lines + 1, id);
     ++lines;
   }
   return lines;

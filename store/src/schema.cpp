@@ -279,6 +279,17 @@ CREATE TABLE stream_events (
 CREATE UNIQUE INDEX stream_events_exchange ON stream_events(exchange_id, position);
 )sql";
 
+// Version 6: evaluation. `step_links` ties each step an `agentvcr eval` run stored to the
+// recorded step it re-asked, so that a recorded conversation and its re-evaluation can be put
+// side by side; the index finds the evaluations of a recorded step.
+constexpr const char* kSchemaV6 = R"sql(
+CREATE TABLE step_links (
+  step_id          INTEGER PRIMARY KEY REFERENCES steps(id),
+  recorded_step_id INTEGER NOT NULL REFERENCES steps(id)
+);
+CREATE INDEX step_links_recorded ON step_links(recorded_step_id);
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -310,7 +321,7 @@ struct Migration {
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
-      {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},
+      {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
   };
   return list;
 }
@@ -330,7 +341,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 5, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 6, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

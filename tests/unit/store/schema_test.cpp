@@ -16,6 +16,7 @@
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -345,7 +346,8 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   EXPECT_EQ(queryText(path, "PRAGMA journal_mode"), "wal");
   for (const char* table :
        {"sessions", "exchanges", "blobs", "conversations", "steps", "candidates", "internal_steps",
-        "replay_misses", "search_steps", "search_candidates", "search_internal_steps"}) {
+        "replay_misses", "search_steps", "search_candidates", "search_internal_steps", "a2a_calls",
+        "stream_events", "step_links"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'table' AND name = '") +
                                  table + "'"),
@@ -353,8 +355,9 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
         << table;
   }
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"), 2);
-  for (const char* index : {"steps_replay_key", "exchanges_route", "replay_misses_session",
-                            "steps_session", "candidates_error", "exchanges_latency"}) {
+  for (const char* index :
+       {"steps_replay_key", "exchanges_route", "replay_misses_session", "steps_session",
+        "candidates_error", "exchanges_latency", "step_links_recorded"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'index' AND name = '") +
                                  index + "'"),
@@ -539,6 +542,32 @@ TEST(Schema, MigratesAVersion3ArchiveAndIndexesItsText) {
   for (const char* table : {"search_steps", "search_candidates", "search_internal_steps"}) {
     EXPECT_NO_THROW(checkSearchIndex(path, table)) << table;
   }
+}
+
+TEST(Schema, MigratesAVersion5ArchiveAndLinksItsSteps) {
+  TempDir dir;
+  const std::string path = dir.file("v5.sqlite");
+  {
+    Recorder recorder(path, testing::testSession("recorded"), testing::testOptions());
+    const Json body = testing::request(
+        "r1", {testing::input(1, "user", "Press the red button", testing::memoryOf("r", 0))});
+    testing::submit(recorder, testing::magmaExchange(
+                                  body, Json::array({testing::sayOutput(
+                                            "r1", 1, 0, testing::memoryOf("r", 1), "Pressed")})));
+  }
+  // Shape the file as version 5 wrote it: no step_links.
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("DROP TABLE step_links; PRAGMA user_version = 5");
+  }
+  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(path); }), HasSubstr("[store.schema.old]"));
+
+  EXPECT_EQ(migrateArchive(path), 5);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM steps"), 1);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM step_links"), 0);
+  writeStepLinks(path, {{1, 1}});
+  EXPECT_EQ(ArchiveReader(path).stepLinksOfSession(1).size(), 1u);
 }
 
 TEST(Schema, RefusesAnArchiveFromANewerVersion) {

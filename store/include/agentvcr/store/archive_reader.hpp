@@ -11,6 +11,7 @@
 
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/rows.hpp"
+#include "agentvcr/store/step_links.hpp"
 
 namespace agentvcr::store {
 
@@ -116,6 +117,13 @@ class ArchiveReader {
                       const std::function<void(const A2aCallRow&)>& visit) const;
   /// Events of an exchange's event-stream response, in order.
   std::vector<StreamEventRow> streamEvents(std::int64_t exchange_id) const;
+
+  /// Links from the steps of evaluation session `session_id` to the recorded steps they
+  /// re-asked (store/step_links.hpp), by step id.
+  std::vector<StepLink> stepLinksOfSession(std::int64_t session_id) const;
+  /// The recorded/evaluated conversation pairs `conversation_id` is part of (either side),
+  /// oldest evaluation first: what the viewer's "diff with evaluation" opens.
+  std::vector<EvaluationPair> evaluationPairs(std::int64_t conversation_id) const;
 
   ArchiveCounts counts() const;
   int schemaVersion() const;

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "agentvcr/store/archive_reader.hpp"
@@ -20,5 +21,43 @@ namespace agentvcr::store {
 /// ("[store.read] ...") or `out` fails ("[store.export] ...").
 std::size_t exportJsonl(const ArchiveReader& reader, const std::vector<std::int64_t>& exchange_ids,
                         std::ostream& out);
+
+/// Which exchanges an export writes: the union of the listed sessions and the exchanges of the
+/// listed conversations; everything when both lists are empty.
+struct ExportSelection {
+  std::vector<std::int64_t> sessions;
+  std::vector<std::int64_t> conversations;
+};
+
+/// Exchange ids of `selection`, each once, by session then seq (recording order).
+std::vector<std::int64_t> selectExchanges(const ArchiveReader& reader,
+                                          const ExportSelection& selection);
+
+/// The archive JSONL that `agentvcr import` reads back (docs/schema.md, Export, import and
+/// merge): before the first exchange of each session a line {"session": {...}} with the
+/// session row, then exportJsonl()'s exchange lines extended with "client_address",
+/// "response_from_upstream", and for event streams "stream_events" [{position, at_ns, event,
+/// id, data}], plus decoded "steps" and "a2a_calls" for readers. Returns the exchange lines
+/// written; throws as exportJsonl() does.
+std::size_t exportArchiveJsonl(const ArchiveReader& reader,
+                               const std::vector<std::int64_t>& exchange_ids, std::ostream& out);
+
+/// Writes a HAR 1.2 document (one JSON object, pretty-printed) of the exchanges listed, in
+/// order: request URLs are the session's upstream followed by the target; a body that is not
+/// UTF-8 is base64 text (response content.encoding "base64"; HAR has no encoding for
+/// postData, so it carries the extension "_encoding": "base64"). agentvcr data travel in
+/// fields starting with "_" (docs/schema.md, Export, import and merge). Returns the entries.
+std::size_t exportHar(const ArchiveReader& reader, const std::vector<std::int64_t>& exchange_ids,
+                      const std::string& creator_version, std::ostream& out);
+
+/// `text` as one POSIX shell word: inside single quotes, each ' written as '\''.
+std::string shellQuote(const std::string& text);
+
+/// Writes one `curl` command per exchange, in order, that resends its request to the
+/// session's upstream: method, headers (except Host and Content-Length, which curl sets) and
+/// the body (--data-binary; a body that is not UTF-8 or holds NUL bytes is piped in through
+/// `base64 -d`). Redacted headers stay redacted. Returns the commands written.
+std::size_t exportCurl(const ArchiveReader& reader, const std::vector<std::int64_t>& exchange_ids,
+                       std::ostream& out);
 
 }  // namespace agentvcr::store

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "agentvcr/protocol/exchange.hpp"
@@ -39,6 +40,10 @@ struct SessionInfo {
   std::string mode;      ///< "record", "replay", "replay-forward", "eval", "demo"
   std::string upstream;  ///< "http://127.0.0.1:8000"
   std::string listen;    ///< "127.0.0.1:8080"
+  /// Import and merge copy a recorded session: its original start and end times replace the
+  /// clock's (empty: now at open, and at close()).
+  std::optional<std::int64_t> started_ns = std::nullopt;
+  std::optional<std::int64_t> ended_ns = std::nullopt;
 };
 
 struct RecorderStats {

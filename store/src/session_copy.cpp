@@ -1,0 +1,75 @@
+#include "session_copy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "agentvcr/protocol/sse.hpp"
+
+namespace agentvcr::store::detail {
+namespace {
+
+protocol::ExchangeOutcome outcomeFromName(const std::string& name) {
+  for (auto outcome :
+       {protocol::ExchangeOutcome::Complete, protocol::ExchangeOutcome::UpstreamError,
+        protocol::ExchangeOutcome::UpstreamTimeout, protocol::ExchangeOutcome::RequestRejected,
+        protocol::ExchangeOutcome::ClientAborted}) {
+    if (name == protocol::outcomeName(outcome)) {
+      return outcome;
+    }
+  }
+  throw std::runtime_error("unknown outcome '" + name + "'");
+}
+
+}  // namespace
+
+protocol::Exchange exchangeFromRow(const ExchangeRow& row,
+                                   const std::vector<std::int64_t>& event_at_ns) {
+  protocol::Exchange ex;
+  ex.client_address = row.client_address;
+  ex.method = row.method;
+  ex.target = row.target;
+  ex.http_version = row.http_version;
+  ex.request_headers = row.request_headers;
+  ex.request_body = row.request_body;
+  ex.status = row.status;
+  ex.response_headers = row.response_headers;
+  ex.response_body = row.response_body;
+  ex.response_from_upstream = row.response_from_upstream;
+  ex.started_ns = row.started_ns;
+  ex.upstream_first_byte_ns = row.upstream_first_byte_ns.value_or(0);
+  ex.ended_ns = row.ended_ns.value_or(0);
+  ex.outcome = outcomeFromName(row.outcome);
+  ex.error = row.error.value_or("");
+  if (!event_at_ns.empty()) {
+    const std::vector<protocol::SseEvent> events = protocol::parseEventStream(ex.response_body);
+    const std::size_t n = std::min(events.size(), event_at_ns.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      ex.response_arrivals.push_back({events[i].end, event_at_ns[i]});
+    }
+  }
+  return ex;
+}
+
+void submitWaiting(Recorder& recorder, protocol::Exchange& exchange) {
+  while (!recorder.trySubmit(exchange)) {
+    const RecorderStats stats = recorder.stats();
+    if (stats.refused_closed > 0) {
+      throw std::runtime_error("[store.copy] the recorder is closed");
+    }
+    recorder.flush();  // the queue is full: let the writer drain it
+  }
+}
+
+SessionInfo sessionInfoOf(const SessionRow& row) {
+  SessionInfo info;
+  info.name = row.name;
+  info.mode = row.mode;
+  info.upstream = row.upstream;
+  info.listen = row.listen;
+  info.started_ns = row.started_ns;
+  info.ended_ns = row.ended_ns;
+  return info;
+}
+
+}  // namespace agentvcr::store::detail

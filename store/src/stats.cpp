@@ -1,0 +1,143 @@
+#include "agentvcr/store/stats.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "sqlite_support.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+/// Runs `sql` with ?1 bound to the session and calls `row` for each result row.
+template <class Row>
+void eachRow(SQLite::Database& db, const char* sql, std::int64_t session_id, Row row) {
+  SQLite::Statement q(db, sql);
+  detail::bindInt(q, 1, session_id);
+  while (q.executeStep()) {
+    row(q);
+  }
+}
+
+LatencyStats latencyOf(SQLite::Database& db, std::int64_t session_id) {
+  std::vector<std::int64_t> durations;
+  eachRow(db,
+          "SELECT ended_ns - started_ns FROM exchanges "
+          "WHERE session_id = ?1 AND ended_ns IS NOT NULL ORDER BY 1",
+          session_id,
+          [&](SQLite::Statement& q) { durations.push_back(q.getColumn(0).getInt64()); });
+  LatencyStats latency;
+  latency.count = static_cast<std::int64_t>(durations.size());
+  latency.p50_ms = nearestRank(durations, 50) / kNsPerMs;
+  latency.p90_ms = nearestRank(durations, 90) / kNsPerMs;
+  latency.p95_ms = nearestRank(durations, 95) / kNsPerMs;
+  latency.p99_ms = nearestRank(durations, 99) / kNsPerMs;
+  latency.max_ms = nearestRank(durations, 100) / kNsPerMs;
+  return latency;
+}
+
+void fillMagma(SQLite::Database& db, SessionStats& s) {
+  eachRow(db, "SELECT status, count(*) FROM exchanges WHERE session_id = ?1 GROUP BY status",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.http_statuses[q.getColumn(0).getInt()] = q.getColumn(1).getInt64();
+          });
+  eachRow(db,
+          "SELECT count(*), coalesce(sum(instruction_type = 'env'), 0), "
+          "coalesce(sum(env_failure = 1), 0) FROM steps WHERE session_id = ?1",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.steps = q.getColumn(0).getInt64();
+            s.env_steps = q.getColumn(1).getInt64();
+            s.env_failures = q.getColumn(2).getInt64();
+          });
+  eachRow(db,
+          "SELECT count(*) FROM candidates c JOIN steps s ON s.id = c.step_id "
+          "WHERE s.session_id = ?1",
+          s.session_id, [&](SQLite::Statement& q) { s.candidates = q.getColumn(0).getInt64(); });
+  eachRow(db,
+          "SELECT coalesce(c.error_code, ''), count(*) FROM candidates c "
+          "JOIN steps s ON s.id = c.step_id WHERE s.session_id = ?1 AND c.status = 'error' "
+          "GROUP BY 1",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.error_codes[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          });
+  // A call without a robot or name still counts, under "" (strict validation requires both).
+  eachRow(db,
+          "SELECT coalesce(json_extract(t.value, '$.target_robot_name'), ''), "
+          "coalesce(json_extract(t.value, '$.name'), ''), count(*) "
+          "FROM candidates c JOIN steps s ON s.id = c.step_id, json_each(c.tool_calls) t "
+          "WHERE s.session_id = ?1 AND c.tool_calls IS NOT NULL GROUP BY 1, 2",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.tools_by_robot[q.getColumn(0).getString()][q.getColumn(1).getString()] =
+                q.getColumn(2).getInt64();
+          });
+}
+
+void fillA2a(SQLite::Database& db, SessionStats& s) {
+  eachRow(db,
+          "SELECT coalesce(method, ''), count(*) FROM a2a_calls WHERE session_id = ?1 GROUP BY 1",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.a2a_methods[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          });
+  eachRow(db,
+          "SELECT error_code, count(*) FROM a2a_calls WHERE session_id = ?1 "
+          "AND error_code IS NOT NULL GROUP BY 1",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.a2a_errors[q.getColumn(0).getInt64()] = q.getColumn(1).getInt64();
+          });
+  eachRow(db,
+          "SELECT task_state, count(*) FROM a2a_calls WHERE session_id = ?1 "
+          "AND task_state IS NOT NULL GROUP BY 1",
+          s.session_id, [&](SQLite::Statement& q) {
+            s.a2a_task_states[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          });
+}
+
+}  // namespace
+
+double nearestRank(const std::vector<std::int64_t>& sorted, double percent) {
+  if (sorted.empty()) {
+    return 0;
+  }
+  auto rank =
+      static_cast<std::size_t>(std::ceil(percent / 100.0 * static_cast<double>(sorted.size())));
+  rank = rank == 0 ? 1 : std::min(rank, sorted.size());
+  return static_cast<double>(sorted[rank - 1]);
+}
+
+ArchiveStats collectStats(const std::string& db_path, const std::vector<std::int64_t>& sessions) {
+  // The reader checks that the file is an archive of our schema version and lists sessions.
+  ArchiveReader reader(db_path);
+  ArchiveStats stats;
+  try {
+    SQLite::Database db =
+        detail::openDatabase(db_path, SQLite::OPEN_READONLY, std::chrono::milliseconds{5000});
+    for (const SessionRow& row : reader.sessions()) {
+      if (!sessions.empty() &&
+          std::find(sessions.begin(), sessions.end(), row.id) == sessions.end()) {
+        continue;
+      }
+      SessionStats s;
+      s.session_id = row.id;
+      s.name = row.name;
+      s.agent_id = row.agent_id;
+      s.agent_version = row.agent_version;
+      s.exchanges = row.exchange_count;
+      s.latency = latencyOf(db, row.id);
+      fillMagma(db, s);
+      fillA2a(db, s);
+      stats.sessions.push_back(std::move(s));
+    }
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error(std::string("[store.read] ") + e.what());
+  }
+  return stats;
+}
+
+}  // namespace agentvcr::store

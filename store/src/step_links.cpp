@@ -1,0 +1,69 @@
+#include "agentvcr/store/step_links.hpp"
+
+#include <stdexcept>
+
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include "agentvcr/store/schema.hpp"
+#include "schema_internal.hpp"
+#include "sqlite_support.hpp"
+#include "step_link_reads.hpp"
+
+namespace agentvcr::store {
+
+void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& links,
+                    std::chrono::milliseconds busy_timeout) {
+  migrateArchive(db_path, busy_timeout);
+  SQLite::Database db = detail::openDatabase(db_path, SQLite::OPEN_READWRITE, busy_timeout);
+  try {
+    db.exec("PRAGMA foreign_keys = ON");
+    SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement insert(
+        db, "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES (?1, ?2)");
+    for (const StepLink& link : links) {
+      detail::bindInt(insert, 1, link.step_id);
+      detail::bindInt(insert, 2, link.recorded_step_id);
+      detail::execOnce(insert);
+    }
+    tx.commit();
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error("[store.links] cannot link steps in " + db_path + ": " + e.what());
+  }
+}
+
+namespace detail {
+
+std::vector<StepLink> stepLinksOfSession(SQLite::Database& db, std::int64_t session_id) {
+  SQLite::Statement q(db, R"sql(
+    SELECT l.step_id, l.recorded_step_id
+    FROM step_links l JOIN steps s ON s.id = l.step_id
+    WHERE s.session_id = ?1 ORDER BY l.step_id)sql");
+  bindInt(q, 1, session_id);
+  std::vector<StepLink> links;
+  while (q.executeStep()) {
+    links.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()});
+  }
+  return links;
+}
+
+std::vector<EvaluationPair> evaluationPairsOf(SQLite::Database& db, std::int64_t conversation_id) {
+  SQLite::Statement q(db, R"sql(
+    SELECT DISTINCT r.conversation_id, e.conversation_id
+    FROM step_links l
+    JOIN steps e ON e.id = l.step_id
+    JOIN steps r ON r.id = l.recorded_step_id
+    WHERE (r.conversation_id = ?1 OR e.conversation_id = ?1)
+      AND r.conversation_id IS NOT NULL AND e.conversation_id IS NOT NULL
+    ORDER BY e.conversation_id, r.conversation_id)sql");
+  bindInt(q, 1, conversation_id);
+  std::vector<EvaluationPair> pairs;
+  while (q.executeStep()) {
+    pairs.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()});
+  }
+  return pairs;
+}
+
+}  // namespace detail
+}  // namespace agentvcr::store

@@ -1,0 +1,166 @@
+// Export -> import and merge: every recorded fact survives the copy, with new ids.
+
+#include "agentvcr/store/transfer.hpp"
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/export.hpp"
+#include "store_test_support.hpp"
+#include "transfer_fixture.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+using testing::kFirstEventNs;
+using testing::kSecondEventNs;
+using testing::queryInt;
+using testing::queryText;
+using testing::recordSample;
+using testing::sessionCounts;
+using testing::TempDir;
+using testing::testOptions;
+
+std::vector<ExchangeRow> allExchanges(const ArchiveReader& reader, std::int64_t session) {
+  std::vector<ExchangeRow> rows;
+  for (const ExchangeRow& listed : reader.exchanges(session, 0, ArchiveReader::kNoLimit)) {
+    rows.push_back(*reader.exchange(listed.id));
+  }
+  return rows;
+}
+
+/// Everything a copy must keep of an exchange (ids and seq aside).
+void expectSameExchanges(const std::vector<ExchangeRow>& a, const std::vector<ExchangeRow>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE("exchange " + std::to_string(i));
+    EXPECT_EQ(a[i].method, b[i].method);
+    EXPECT_EQ(a[i].target, b[i].target);
+    EXPECT_EQ(a[i].http_version, b[i].http_version);
+    EXPECT_EQ(a[i].status, b[i].status);
+    EXPECT_EQ(a[i].client_address, b[i].client_address);
+    EXPECT_EQ(a[i].request_headers, b[i].request_headers);
+    EXPECT_EQ(a[i].response_headers, b[i].response_headers);
+    EXPECT_EQ(a[i].request_body, b[i].request_body);
+    EXPECT_EQ(a[i].response_body, b[i].response_body);
+    EXPECT_EQ(a[i].response_from_upstream, b[i].response_from_upstream);
+    EXPECT_EQ(a[i].started_ns, b[i].started_ns);
+    EXPECT_EQ(a[i].upstream_first_byte_ns, b[i].upstream_first_byte_ns);
+    EXPECT_EQ(a[i].ended_ns, b[i].ended_ns);
+    EXPECT_EQ(a[i].outcome, b[i].outcome);
+    EXPECT_EQ(a[i].error, b[i].error);
+    EXPECT_EQ(a[i].protocol, b[i].protocol);
+    EXPECT_EQ(a[i].route, b[i].route);
+  }
+}
+
+void expectSameSession(const SessionRow& a, const SessionRow& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.mode, b.mode);
+  EXPECT_EQ(a.upstream, b.upstream);
+  EXPECT_EQ(a.listen, b.listen);
+  EXPECT_EQ(a.started_ns, b.started_ns);
+  EXPECT_EQ(a.ended_ns, b.ended_ns);
+  EXPECT_EQ(a.agent_health, b.agent_health);
+  EXPECT_EQ(a.agent_info, b.agent_info);
+}
+
+std::string exportAll(const std::string& path) {
+  const ArchiveReader reader(path);
+  std::ostringstream text;
+  exportArchiveJsonl(reader, selectExchanges(reader, {}), text);
+  return text.str();
+}
+
+TEST(TransferTest, ExportThenImportKeepsEveryExchangeByteForByte) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  const std::string copy = dir.file("copy.sqlite");
+  const std::int64_t original = recordSample(source, "first");
+
+  std::istringstream jsonl(exportAll(source));
+  const CopyResult result = importJsonl(jsonl, copy);
+  ASSERT_EQ(result.session_ids.size(), 1u);
+  EXPECT_EQ(result.exchanges, 6u);
+
+  const ArchiveReader a(source);
+  const ArchiveReader b(copy);
+  expectSameSession(*a.session(original), *b.session(result.session_ids[0]));
+  expectSameExchanges(allExchanges(a, original), allExchanges(b, result.session_ids[0]));
+  auto counts = sessionCounts(source, original);
+  counts["replay_misses"] = 0;  // JSONL carries exchanges only
+  EXPECT_EQ(counts, sessionCounts(copy, result.session_ids[0]));
+
+  // The stream's events kept the times they arrived at.
+  EXPECT_EQ(queryInt(copy, "SELECT at_ns FROM stream_events WHERE position = 0"), kFirstEventNs);
+  EXPECT_EQ(queryInt(copy, "SELECT at_ns FROM stream_events WHERE position = 1"), kSecondEventNs);
+
+  // Both archives are fresh, so even the ids match: a second export is the first one.
+  const std::string first = exportAll(source);
+  EXPECT_EQ(first, exportAll(copy));
+  EXPECT_NE(first.find(R"("response_body":{"base64":)"), std::string::npos);
+}
+
+TEST(TransferTest, ImportNamesSessionsAndRejectsBrokenLines) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  recordSample(source, "first");
+  std::istringstream jsonl(exportAll(source));
+  ImportOptions options;
+  options.session_name = "renamed";
+  const CopyResult result = importJsonl(jsonl, dir.file("copy.sqlite"), options);
+  EXPECT_EQ(queryText(dir.file("copy.sqlite"), "SELECT group_concat(name) FROM sessions"),
+            "renamed");
+  EXPECT_EQ(result.session_ids.size(), 1u);
+
+  std::istringstream broken("{\"session_id\":1,\"method\":\"GET\"}\n");
+  try {
+    importJsonl(broken, dir.file("broken.sqlite"));
+    FAIL() << "a line without the exchange fields was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("[store.import] line 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TransferTest, MergeKeepsEverySessionDistinctWithAllItsRows) {
+  TempDir dir;
+  const std::string first = dir.file("first.sqlite");
+  const std::string second = dir.file("second.sqlite");
+  const std::string merged = dir.file("merged.sqlite");
+  const std::int64_t first_id = recordSample(first, "one");
+  const std::int64_t second_id = recordSample(second, "two");
+  // The output already has a session of its own: merged ones must not clash with it.
+  recordSample(merged, "zero");
+
+  const CopyResult a = mergeArchive(merged, first, testOptions());
+  const CopyResult b = mergeArchive(merged, second, testOptions());
+  ASSERT_EQ(a.session_ids.size(), 1u);
+  ASSERT_EQ(b.session_ids.size(), 1u);
+  EXPECT_EQ(a.replay_misses, 1u);
+  EXPECT_EQ(queryInt(merged, "SELECT count(*) FROM sessions"), 3);
+  EXPECT_NE(a.session_ids[0], b.session_ids[0]);
+
+  EXPECT_EQ(sessionCounts(first, first_id), sessionCounts(merged, a.session_ids[0]));
+  EXPECT_EQ(sessionCounts(second, second_id), sessionCounts(merged, b.session_ids[0]));
+
+  const ArchiveReader in(first);
+  const ArchiveReader out(merged);
+  expectSameSession(*in.session(first_id), *out.session(a.session_ids[0]));
+  expectSameExchanges(allExchanges(in, first_id), allExchanges(out, a.session_ids[0]));
+  EXPECT_EQ(out.session(a.session_ids[0])->agent_id, in.session(first_id)->agent_id);
+
+  // The miss points at the copy of its closest step, inside the merged session.
+  const std::vector<ReplayMissRow> misses = out.replayMisses(a.session_ids[0]);
+  ASSERT_EQ(misses.size(), 1u);
+  ASSERT_TRUE(misses[0].closest_step_id.has_value());
+  EXPECT_EQ(out.step(*misses[0].closest_step_id)->session_id, a.session_ids[0]);
+  EXPECT_EQ(misses[0].differences, in.replayMisses(first_id)[0].differences);
+}
+
+}  // namespace
+}  // namespace agentvcr::store
