@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
 #include "agentvcr/cli/commands.hpp"
 
@@ -245,6 +246,30 @@ std::string configureMockA2a(cli::MockA2aCommand& command, const MockA2aArgument
   return {};
 }
 
+struct EvalArguments {
+  std::string agent;
+  std::optional<double> fail_under;
+};
+
+CLI::App* addEval(CLI::App& app, cli::EvalCommand& command, EvalArguments& args) {
+  auto* eval = app.add_subcommand("eval", "Re-ask recorded inputs of a live agent and compare");
+  eval->add_option("--db", command.config.db_path, "SQLite archive")->capture_default_str();
+  eval->add_option("--agent", args.agent, "Live agent base URL (http://)")->required();
+  eval->add_option("--session", command.config.selection.sessions,
+                   "Re-ask this session (repeatable; default: all but evaluations)");
+  eval->add_option("--conversation", command.config.selection.conversations,
+                   "Re-ask this conversation (repeatable)");
+  eval->add_option("--jobs", command.config.jobs, "Concurrent requests")
+      ->check(CLI::Range(1u, 256u))
+      ->capture_default_str();
+  eval->add_flag("--one-by-one", command.config.one_by_one,
+                 "One request per recorded input instead of the recorded batches");
+  eval->add_option("--report", command.report_path, "Write the JSON report here");
+  eval->add_option("--fail-under", args.fail_under, "Fail when the match rate is under this (0..1)")
+      ->check(CLI::Range(0.0, 1.0));
+  return eval;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,6 +329,68 @@ int main(int argc, char** argv) {
   show_app->add_option("--exchange", show.exchange, "Exchange id")->excludes(conversation_option);
   show_app->add_flag("--bodies", show.bodies, "With --exchange: print the bodies");
 
+  cli::ExportCommand export_command;
+  export_command.db_path = "agentvcr.sqlite";
+  auto* export_app = app.add_subcommand("export", "Write exchanges as JSONL, HAR 1.2 or curl");
+  export_app->add_option("--db", export_command.db_path, "Archive")->capture_default_str();
+  export_app->add_option("--format", export_command.format, "jsonl, har or curl")
+      ->check(CLI::IsMember({"jsonl", "har", "curl"}))
+      ->capture_default_str();
+  export_app->add_option("--session", export_command.sessions,
+                         "Export this session (repeatable; default: all)");
+  export_app->add_option("--conversation", export_command.conversations,
+                         "Export this conversation's exchanges (repeatable)");
+  export_app->add_option("--out", export_command.out_path, "File to write (default: stdout)");
+
+  cli::ImportCommand import_command;
+  import_command.db_path = "agentvcr.sqlite";
+  auto* import_app =
+      app.add_subcommand("import", "Add the sessions of an `agentvcr export` JSONL file");
+  import_app->add_option("--db", import_command.db_path, "Archive (created if missing)")
+      ->capture_default_str();
+  import_app->add_option("--format", import_command.format, "jsonl")
+      ->check(CLI::IsMember({"jsonl"}))
+      ->capture_default_str();
+  import_app->add_option("--session-name", import_command.session_name,
+                         "Name of the imported session(s) (default: the exported names)");
+  import_app->add_option("input", import_command.in_path, "JSONL file")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  cli::MergeCommand merge_command;
+  auto* merge_app =
+      app.add_subcommand("merge", "Copy every session of the inputs into OUT (kept distinct)");
+  merge_app->add_option("out", merge_command.out_path, "Archive to write (created if missing)")
+      ->required();
+  merge_app->add_option("inputs", merge_command.in_paths, "Archives to copy")
+      ->required()
+      ->check(CLI::ExistingFile);
+
+  cli::EvalCommand eval_command;
+  eval_command.config.db_path = "agentvcr.sqlite";
+  eval_command.progress = isatty(STDOUT_FILENO) != 0;
+  EvalArguments eval_args;
+  auto* eval_app = addEval(app, eval_command, eval_args);
+
+  cli::LintCommand lint;
+  lint.db_path = "agentvcr.sqlite";
+  auto* lint_app =
+      app.add_subcommand("lint", "Report contract violations in recorded traffic (exit 1 if any)");
+  lint_app->add_option("--db", lint.db_path, "Archive")->capture_default_str();
+  lint_app->add_option("--session", lint.sessions, "Only this session (repeatable)");
+  lint_app->add_option("--format", lint.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+
+  cli::StatsCommand stats;
+  stats.db_path = "agentvcr.sqlite";
+  auto* stats_app = app.add_subcommand("stats", "Per-session traffic, latency and error stats");
+  stats_app->add_option("--db", stats.db_path, "Archive")->capture_default_str();
+  stats_app->add_option("--session", stats.sessions, "Only this session (repeatable)");
+  stats_app->add_option("--format", stats.format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -331,6 +418,17 @@ int main(int argc, char** argv) {
       }
       return cli::runReplay(replay_command, std::cout);
     }
+    if (eval_app->parsed()) {
+      auto url = proxy::parseUrl(eval_args.agent);
+      if (!url || url->tls) {
+        std::cerr << "agentvcr eval: --agent must be http://host[:port][/path], got '"
+                  << eval_args.agent << "'\n";
+        return cli::kExitUsage;
+      }
+      eval_command.config.agent = *url;
+      eval_command.fail_under = eval_args.fail_under;
+      return cli::runEval(eval_command, std::cout);
+    }
     if (mock_app->got_subcommand("magma")) {
       auto listen = parseListen(mock_listen);
       mock.server.host = listen.host;
@@ -349,6 +447,21 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("ls")) {
       return cli::runLs(ls_db, ls_session, std::cout);
+    }
+    if (export_app->parsed()) {
+      return cli::runExport(export_command, std::cout);
+    }
+    if (import_app->parsed()) {
+      return cli::runImport(import_command, std::cout);
+    }
+    if (merge_app->parsed()) {
+      return cli::runMerge(merge_command, std::cout);
+    }
+    if (lint_app->parsed()) {
+      return cli::runLint(lint, std::cout);
+    }
+    if (stats_app->parsed()) {
+      return cli::runStats(stats, std::cout);
     }
     if (app.got_subcommand("show")) {
       if (!show.conversation && !show.exchange) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "agentvcr/a2a_mock/config.hpp"
+#include "agentvcr/proxy/evaluator.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/proxy/replay_service.hpp"
 
@@ -75,6 +76,65 @@ struct ShowCommand {
 };
 
 int runShow(const ShowCommand& command, std::ostream& out);
+
+/// `agentvcr export`: exchanges of an archive as JSONL, HAR 1.2 or curl commands.
+struct ExportCommand {
+  std::string db_path;
+  std::string format = "jsonl";  ///< "jsonl", "har" or "curl"
+  std::vector<std::int64_t> sessions;
+  std::vector<std::int64_t> conversations;
+  std::string out_path;  ///< empty: `out`
+};
+
+int runExport(const ExportCommand& command, std::ostream& out);
+
+/// `agentvcr import`: the JSONL of `agentvcr export` back into an archive as new sessions.
+struct ImportCommand {
+  std::string db_path;
+  std::string format = "jsonl";
+  std::string in_path;
+  std::string session_name;  ///< empty: the exported names
+};
+
+int runImport(const ImportCommand& command, std::ostream& out);
+
+/// `agentvcr merge`: every session of the inputs copied into `out_path`.
+struct MergeCommand {
+  std::string out_path;
+  std::vector<std::string> in_paths;
+};
+
+int runMerge(const MergeCommand& command, std::ostream& out);
+
+/// `agentvcr eval`: re-asks recorded inputs of a live agent and compares (docs/eval.md).
+struct EvalCommand {
+  proxy::EvalConfig config;
+  std::string report_path;           ///< --report: the JSON report is written here
+  std::optional<double> fail_under;  ///< --fail-under: lowest accepted match rate (0..1)
+  bool progress = false;             ///< print "done/total" as requests are answered
+};
+
+/// Exit 1 when the agent is refused, broke the contract or matched under fail_under.
+int runEval(const EvalCommand& command, std::ostream& out);
+
+/// `agentvcr lint`: contract violations in recorded traffic (docs/lint-and-stats.md).
+struct LintCommand {
+  std::string db_path;
+  std::vector<std::int64_t> sessions;  ///< empty: every session
+  std::string format = "text";         ///< "text" or "json"
+};
+
+/// kExitOk when no violation is found, kExitFailure otherwise (a CI gate).
+int runLint(const LintCommand& command, std::ostream& out);
+
+/// `agentvcr stats`: per-session aggregates of recorded traffic (docs/lint-and-stats.md).
+struct StatsCommand {
+  std::string db_path;
+  std::vector<std::int64_t> sessions;  ///< empty: every session
+  std::string format = "text";         ///< "text" or "json"
+};
+
+int runStats(const StatsCommand& command, std::ostream& out);
 
 /// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
 void writeReadyFile(const std::string& path, const std::string& text);

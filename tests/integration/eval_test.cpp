@@ -1,0 +1,298 @@
+// `agentvcr eval` against live agents on loopback: the replay of the archive itself (everything
+// must match) and an agent that changes known answers of that replay.
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/proxy/local_service.hpp"
+#include "agentvcr/proxy/server.hpp"
+#include "agentvcr/replay/conversation_diff.hpp"
+#include "replay_fixture.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using protocol::Json;
+
+/// A live agent that asks the replay for each answer, then changes one output of the first
+/// requests in a known way (one change per request, in this order).
+class MutatingAgent {
+ public:
+  struct Change {
+    std::size_t request = 0;  ///< ordinal of the /v1/responses request
+    std::int64_t source_id = 0;
+    std::string kind;
+  };
+
+  MutatingAgent(std::uint16_t replay_port, std::vector<std::string> kinds,
+                std::string protocol_version = "2.0")
+      : replay_port_(replay_port),
+        pending_(std::move(kinds)),
+        protocol_version_(std::move(protocol_version)),
+        server_(proxy::ServerOptions{},
+                proxy::makeLocalServiceFactory(
+                    [this](const proxy::LocalRequest& request) { return handle(request); })) {
+    server_.start();
+  }
+
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(server_.endpoint().port());
+  }
+
+  std::vector<Change> changes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return changes_;
+  }
+
+  std::size_t pending() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pending_.size();
+  }
+
+ private:
+  proxy::LocalResponse handle(const proxy::LocalRequest& request) {
+    proxy::HttpClient client("127.0.0.1", replay_port_);
+    auto answer = client.send(request.method, request.target, request.body);
+    proxy::LocalResponse response;
+    response.status = answer.status;
+    response.body = answer.body;
+    if (request.target == "/v1/info") {
+      Json info = Json::parse(answer.body);
+      info["protocol_version"] = protocol_version_;
+      response.body = info.dump();
+    }
+    if (request.target == "/v1/responses" && answer.status == 200) {
+      Json outputs = Json::parse(answer.body);
+      std::lock_guard<std::mutex> lock(mutex_);
+      const std::size_t ordinal = requests_++;
+      if (!pending_.empty() && mutate(outputs, ordinal)) {
+        response.body = outputs.dump();
+      }
+    }
+    return response;
+  }
+
+  static bool hasToolCalls(const Json& output) {
+    return output["status"] == "completed" && !output["output"]["tool_calls"].empty();
+  }
+
+  static bool hasSay(const Json& output) {
+    return output["status"] == "completed" && !output["output"]["say"].get<std::string>().empty();
+  }
+
+  /// Changes the first output this change applies to; false when none does.
+  bool mutate(Json& outputs, std::size_t ordinal) {
+    const std::string kind = pending_.front();
+    for (auto& output : outputs) {
+      const bool tool_change = kind == "tool" || kind == "robot";
+      if ((tool_change && !hasToolCalls(output)) || (kind == "say" && !hasSay(output))) {
+        continue;
+      }
+      if (kind == "tool") {
+        output["output"]["tool_calls"][0]["name"] = "teleport";
+      } else if (kind == "robot") {
+        output["output"]["tool_calls"][0]["target_robot_name"] = "ghost_robot";
+      } else if (kind == "say") {
+        output["output"]["say"] = "something else entirely";
+      } else if (kind == "invalid") {
+        output["status"] = "finished";
+      } else if (kind == "error") {
+        output["status"] = "error";
+        output["output"] = nullptr;
+        output["error"] = {{"code", "agent_failure"}, {"message", "boom"}, {"component", nullptr}};
+      }
+      changes_.push_back({ordinal, output["source_id"].get<std::int64_t>(), kind});
+      pending_.erase(pending_.begin());
+      return true;
+    }
+    return false;
+  }
+
+  std::uint16_t replay_port_;
+  std::mutex mutex_;
+  std::size_t requests_ = 0;
+  std::vector<std::string> pending_;
+  std::vector<Change> changes_;
+  std::string protocol_version_;
+  proxy::Server server_;
+};
+
+class EvalTest : public ReplayTest {
+ protected:
+  int runEval(const std::string& agent_url, unsigned jobs, std::optional<double> fail_under = {},
+              bool one_by_one = false) {
+    cli::EvalCommand command;
+    command.config.one_by_one = one_by_one;
+    command.config.db_path = db_path_;
+    command.config.agent = *proxy::parseUrl(agent_url);
+    command.config.jobs = jobs;
+    command.report_path = report_path_;
+    command.fail_under = fail_under;
+    return cli::runEval(command, output_);
+  }
+
+  Json report() const {
+    std::ifstream file(report_path_);
+    return Json::parse(file);
+  }
+
+  std::string report_path_ = temp_.file("report.json");
+  std::ostringstream output_;
+};
+
+TEST_F(EvalTest, TheReplayOfTheArchiveMatchesEverything) {
+  recordDemo();
+  startReplay();
+  ASSERT_EQ(runEval(replayUrl(), 2, 1.0), cli::kExitOk) << output_.str();
+  const Json result = report();
+  const Json& overall = result["overall"];
+  EXPECT_GT(overall["steps"].get<int>(), 10);
+  EXPECT_EQ(overall["matched"], overall["steps"]);
+  EXPECT_EQ(overall["match_rate"].get<double>(), 1.0);
+  EXPECT_EQ(overall["contract_violations"], 0);
+  EXPECT_NE(output_.str().find("100.0%"), std::string::npos) << output_.str();
+
+  // The run is a session of its own whose steps carry the recorded steps' replay keys.
+  store::ArchiveReader reader(db_path_);
+  auto session = reader.session(result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(session);
+  EXPECT_EQ(session->mode, "eval");
+  EXPECT_EQ(session->name, "eval of session 1");
+  EXPECT_EQ(session->step_count, overall["steps"].get<std::int64_t>());
+  std::multiset<std::uint64_t> recorded_keys;
+  std::multiset<std::uint64_t> eval_keys;
+  reader.forEachReplayStep(
+      {{1}, {}}, [&](const store::ReplayStepRef& step) { recorded_keys.insert(step.replay_key); });
+  reader.forEachReplayStep({{session->id}, {}}, [&](const store::ReplayStepRef& step) {
+    eval_keys.insert(step.replay_key);
+  });
+  EXPECT_EQ(recorded_keys, eval_keys);
+
+  // Every recorded step is linked to the step that re-asked it, and each recorded conversation
+  // pairs with one evaluated conversation that the viewer's diff finds identical.
+  const auto links = reader.stepLinksOfSession(session->id);
+  EXPECT_EQ(links.size(), recorded_keys.size());
+  std::set<std::int64_t> linked_recorded;
+  for (const auto& link : links) {
+    EXPECT_EQ(reader.step(link.step_id)->replay_key,
+              reader.step(link.recorded_step_id)->replay_key);
+    EXPECT_EQ(reader.step(link.recorded_step_id)->session_id, 1);
+    linked_recorded.insert(link.recorded_step_id);
+  }
+  EXPECT_EQ(linked_recorded.size(), links.size());
+  for (const auto& step : result["steps"]) {
+    EXPECT_GT(step["eval_step_id"].get<std::int64_t>(), 0) << step.dump();
+  }
+  for (const auto& conversation : reader.conversations(1)) {
+    SCOPED_TRACE(conversation.id);
+    const auto pairs = reader.evaluationPairs(conversation.id);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].recorded_conversation_id, conversation.id);
+    const auto diff =
+        replay::diffConversations(replay::diffStepsOf(reader, conversation.id),
+                                  replay::diffStepsOf(reader, pairs[0].evaluated_conversation_id));
+    EXPECT_FALSE(diff.first_divergence) << diff.summary;
+    EXPECT_EQ(reader.evaluationPairs(pairs[0].evaluated_conversation_id).size(), 1u);
+  }
+
+  // A second evaluation of the whole archive leaves the first evaluation out.
+  output_.str("");
+  ASSERT_EQ(runEval(replayUrl(), 1), cli::kExitOk) << output_.str();
+  EXPECT_EQ(report()["overall"]["steps"], overall["steps"]);
+}
+
+TEST_F(EvalTest, OneByOneSendsEachInputAloneAndStillMatches) {
+  recordDemo();
+  startReplay();
+  ASSERT_EQ(runEval(replayUrl(), 2, 1.0, true), cli::kExitOk) << output_.str();
+  const Json result = report();
+  const Json& overall = result["overall"];
+  EXPECT_EQ(overall["requests"], overall["steps"]);
+  EXPECT_EQ(overall["match_rate"].get<double>(), 1.0);
+  store::ArchiveReader reader(db_path_);
+  const auto session = reader.session(result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(session);
+  EXPECT_EQ(session->exchange_count, session->step_count);
+  EXPECT_EQ(reader.stepLinksOfSession(session->id).size(),
+            static_cast<std::size_t>(session->step_count));
+}
+
+TEST_F(EvalTest, EachKnownChangeIsReportedAtItsStep) {
+  recordDemo();
+  startReplay();
+  MutatingAgent agent(replayPort(), {"tool", "robot", "say", "invalid", "error"});
+  EXPECT_EQ(runEval(agent.url(), 1, 0.5), cli::kExitFailure) << output_.str();
+  ASSERT_EQ(agent.pending(), 0u) << "the demo lacks an answer some change needs";
+  const Json result = report();
+
+  // The k-th request re-asked the k-th recorded exchange (by id).
+  std::set<std::int64_t> exchange_set;
+  for (const auto& step : result["steps"]) {
+    exchange_set.insert(step["recorded_exchange_id"].get<std::int64_t>());
+  }
+  const std::vector<std::int64_t> exchanges(exchange_set.begin(), exchange_set.end());
+  store::ArchiveReader reader(db_path_);
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"tool", {"tool call 0 name", "\"teleport\"", "names undeclared tool \"teleport\""}},
+      {"robot", {"tool call 0 robot", "\"ghost_robot\"", "targets unknown robot"}},
+      {"say", {"say differs"}},
+      {"invalid", {"/status literal_error"}},
+      {"error", {"status \"completed\" vs \"error\"", "error code \"\" vs \"agent_failure\""}},
+  };
+  std::set<std::int64_t> changed_steps;
+  for (const auto& change : agent.changes()) {
+    SCOPED_TRACE(change.kind);
+    const std::int64_t exchange_id = exchanges.at(change.request);
+    const Json* found = nullptr;
+    for (const auto& step : result["steps"]) {
+      if (step["recorded_exchange_id"] == exchange_id &&
+          reader.step(step["recorded_step_id"].get<std::int64_t>())->source_id ==
+              change.source_id) {
+        found = &step;
+      }
+    }
+    ASSERT_NE(found, nullptr);
+    changed_steps.insert((*found)["recorded_step_id"].get<std::int64_t>());
+    EXPECT_FALSE((*found)["match"].get<bool>());
+    std::string text = (*found)["differences"].dump() + (*found)["violations"].dump();
+    for (const auto& part : expected.at(change.kind)) {
+      std::string escaped = Json(part).dump();
+      escaped = escaped.substr(1, escaped.size() - 2);
+      EXPECT_NE(text.find(escaped), std::string::npos) << part << " not in " << text;
+    }
+  }
+  // Every other step still matches, and the counts add up.
+  for (const auto& step : result["steps"]) {
+    const bool changed = changed_steps.count(step["recorded_step_id"].get<std::int64_t>()) > 0;
+    EXPECT_EQ(step["match"].get<bool>(), !changed) << step.dump();
+  }
+  const Json& overall = result["overall"];
+  EXPECT_EQ(overall["steps"].get<std::size_t>() - overall["matched"].get<std::size_t>(), 5u);
+  EXPECT_EQ(overall["contract_violations"], 1);
+  EXPECT_GE(overall["error_candidates"].get<int>(), 1);
+  EXPECT_NE(output_.str().find("contract"), std::string::npos) << output_.str();
+}
+
+TEST_F(EvalTest, RefusesAnAgentOfAnotherProtocolVersion) {
+  recordDemo();
+  startReplay();
+  MutatingAgent agent(replayPort(), {}, "1.0");
+  EXPECT_EQ(runEval(agent.url(), 1), cli::kExitFailure);
+  EXPECT_NE(output_.str().find("refusing to evaluate"), std::string::npos) << output_.str();
+  EXPECT_NE(output_.str().find("protocol_version"), std::string::npos) << output_.str();
+  store::ArchiveReader reader(db_path_);
+  for (const auto& session : reader.sessions()) {
+    EXPECT_NE(session.mode, "eval");
+  }
+}
+
+}  // namespace
+}  // namespace agentvcr::testing

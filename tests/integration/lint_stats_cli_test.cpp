@@ -1,0 +1,155 @@
+// `agentvcr lint` and `agentvcr stats` over archives recorded in the test: one seeded
+// violation of each kind, found at its exchange and JSON path; a clean archive passes.
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "../unit/store/store_test_support.hpp"
+#include "agentvcr/cli/commands.hpp"
+
+namespace agentvcr::cli {
+namespace {
+
+using namespace store::testing;  // NOLINT: the MAGMA exchange builders
+
+Json callWith(const std::string& name, Json arguments, const std::string& robot) {
+  return Json{{"name", name}, {"arguments", std::move(arguments)}, {"target_robot_name", robot}};
+}
+
+/// A valid one-input exchange whose single candidate carries `decision`.
+protocol::Exchange decisionExchange(const std::string& id, const std::string& say, Json call) {
+  Json out = callOutput(id, 1, 0, memoryOf(id, 1), "sw1");
+  out["output"] = {{"say", say}, {"tool_calls", Json::array({std::move(call)})}};
+  return magmaExchange(request(id, {input(1, "user", "go", memoryOf(id, 0))}), Json::array({out}));
+}
+
+protocol::Exchange a2aExchange(const std::string& request, const std::string& response) {
+  return httpExchange("POST", "/api/v1/a2a", request, 200, response);
+}
+
+struct Seeded {
+  std::string rule;
+  std::int64_t exchange_id;
+  std::string side;
+  std::string path;
+};
+
+class LintStatsCliTest : public ::testing::Test {
+ protected:
+  void record(std::vector<protocol::Exchange> exchanges) {
+    store::Recorder recorder(path_, testSession(), testOptions());
+    for (auto& ex : exchanges) {
+      submit(recorder, std::move(ex));
+    }
+    recorder.flush();
+  }
+
+  Json lintJson(int& status) {
+    std::ostringstream out;
+    status = runLint({path_, {}, "json"}, out);
+    return Json::parse(out.str());
+  }
+
+  TempDir dir_;
+  std::string path_ = dir_.file("lint.sqlite");
+};
+
+TEST_F(LintStatsCliTest, FindsEachSeededViolationAtItsExchangeAndPath) {
+  Json extra_key = request("r2", {input(1, "user", "go", memoryOf("r2", 0))});
+  extra_key["inputs"][0]["bogus"] = 1;
+  Json order_request = request("r3", {input(1, "user", "go", memoryOf("r3", 0))});
+  record({
+      httpExchange("POST", "/v1/responses", "{not json", 422, "{}"),  // 1
+      magmaExchange(extra_key, Json::array()),                        // 2
+      magmaExchange(order_request,
+                    Json::array({sayOutput("r3", 1, 1, memoryOf("r3", 1), "hi")})),  // 3
+      httpExchange("POST", "/v1/responses",
+                   request("r4", {input(1, "user", "go", memoryOf("r4", 0))}).dump(), 200,
+                   R"([{"request_id":"r4","source_id":1,"candidate_index":0,"status":"completed",
+                       "memory":{"x":NaN},"internal_steps":[],"output":{"say":"a","tool_calls":[]},
+                       "error":null}])"),  // 4
+      decisionExchange("r5", "also talking", callWith("press_button", {{"id", "sw1"}}, "panda")),
+      decisionExchange("r6", "", callWith("fly", Json::object(), "panda")),
+      decisionExchange("r7", "", callWith("press_button", {{"id", "sw1"}}, "arm9")),
+      decisionExchange("r8", "", callWith("press_button", {{"id", "sw1"}, {"force", 1}}, "panda")),
+      a2aExchange(R"({"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}})",
+                  R"({"jsonrpc":"2.0","id":"1","error":{"code":"oops","message":"no"}})"),  // 9
+  });
+  int status = -1;
+  Json report = lintJson(status);
+  EXPECT_EQ(status, kExitFailure);
+
+  const std::vector<Seeded> seeded = {
+      {"json_invalid", 1, "request", ""},
+      {"extra_forbidden", 2, "request", "/inputs/0/bogus"},
+      {"candidate_order", 3, "response", "/0"},
+      {"say_with_tool_calls", 5, "response", "/0/output/say"},
+      {"undeclared_tool", 6, "response", "/0/output/tool_calls/0/name"},
+      {"unknown_robot", 7, "response", "/0/output/tool_calls/0/target_robot_name"},
+      {"unknown_argument", 8, "response", "/0/output/tool_calls/0/arguments/force"},
+      {"a2a_id_mismatch", 9, "response", "/id"},
+      {"a2a_error_code", 9, "response", "/error/code"},
+  };
+  for (const Seeded& want : seeded) {
+    bool found = false;
+    for (const Json& v : report["violations"]) {
+      found = found || (v["rule"] == want.rule && v["exchange_id"] == want.exchange_id &&
+                        v["side"] == want.side && v["path"] == want.path);
+    }
+    EXPECT_TRUE(found) << want.rule << " at exchange " << want.exchange_id << " " << want.path
+                       << "\n"
+                       << report.dump(2);
+  }
+  // The non-finite number is refused where the response is read, whatever the finding's type.
+  bool non_finite = false;
+  for (const Json& v : report["violations"]) {
+    non_finite = non_finite || (v["exchange_id"] == 4 && v["side"] == "response");
+  }
+  EXPECT_TRUE(non_finite) << report.dump(2);
+
+  std::ostringstream text;
+  EXPECT_EQ(runLint({path_, {}, "text"}, text), kExitFailure);
+  EXPECT_NE(text.str().find("exchange 7 response /0/output/tool_calls/0/target_robot_name: "
+                            "unknown_robot:"),
+            std::string::npos)
+      << text.str();
+}
+
+TEST_F(LintStatsCliTest, CleanArchivePassesWithExitZero) {
+  record({
+      magmaExchange(request("c1", {input(1, "user", "hello", memoryOf("c1", 0))}),
+                    Json::array({sayOutput("c1", 1, 0, memoryOf("c1", 1), "Hello!")})),
+      magmaExchange(request("c2", {input(1, "user", "press", memoryOf("c2", 0))}),
+                    Json::array({callOutput("c2", 1, 0, memoryOf("c2", 1), "sw1")})),
+      a2aExchange(R"({"jsonrpc":"2.0","id":"a","method":"tasks/get","params":{"id":"t"}})",
+                  R"({"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"gone"}})"),
+  });
+  int status = -1;
+  Json report = lintJson(status);
+  EXPECT_EQ(status, kExitOk);
+  EXPECT_EQ(report["count"], 0) << report.dump(2);
+  std::ostringstream text;
+  EXPECT_EQ(runLint({path_, {}, "text"}, text), kExitOk);
+  EXPECT_EQ(text.str(), "0 violations\n");
+}
+
+TEST_F(LintStatsCliTest, StatsReportsEachSessionAsTablesOrJson) {
+  record({magmaExchange(request("s1", {input(1, "user", "press", memoryOf("s1", 0))}),
+                        Json::array({callOutput("s1", 1, 0, memoryOf("s1", 1), "sw1")}))});
+  std::ostringstream json_out;
+  EXPECT_EQ(runStats({path_, {}, "json"}, json_out), kExitOk);
+  Json stats = Json::parse(json_out.str());
+  ASSERT_EQ(stats["sessions"].size(), 1u);
+  EXPECT_EQ(stats["sessions"][0]["exchanges"], 1);
+  EXPECT_EQ(stats["sessions"][0]["tools_by_robot"]["panda"]["press_button"], 1);
+  EXPECT_EQ(stats["sessions"][0]["http_statuses"]["200"], 1);
+
+  std::ostringstream text;
+  EXPECT_EQ(runStats({path_, {}, "text"}, text), kExitOk);
+  EXPECT_NE(text.str().find("tools used by panda"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("p50"), std::string::npos) << text.str();
+}
+
+}  // namespace
+}  // namespace agentvcr::cli
