@@ -7,11 +7,14 @@
 #include <QClipboard>
 #include <QLabel>
 #include <QLineEdit>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTreeView>
 #include <QtTest>
 
+#include "agentvcr/proxy/evaluator.hpp"
 #include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/proxy/replay_service.hpp"
 #include "agentvcr/proxy/url.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
@@ -102,6 +105,50 @@ class GuiSmokeTest : public QObject {
     QVERIFY(!diff->summary()->text().isEmpty());
     QVERIFY(diff->table()->currentIndex().isValid());  // the first divergence is selected
     QVERIFY(window_->openDiff(sw1, 99999) == nullptr);
+    diff->close();
+  }
+
+  void diffWithEvaluationPairsTheRecordingAndItsRerun() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw1")));
+    QVERIFY(window_->diffWithEvaluation() == nullptr);  // this archive was never evaluated
+    QVERIFY(window_->statusBar()->currentMessage().contains("no evaluation"));
+
+    // Evaluate a copy of the demo against its own replay, then open the window over it.
+    const std::string evaluated = temp_.file("evaluated.sqlite");
+    avt::recordDemoInto(evaluated, "demo");
+    proxy::ReplayServiceConfig replay;
+    replay.db_path = evaluated;
+    replay.server.port = 0;
+    proxy::ReplayService service(replay);
+    service.start();
+    proxy::EvalConfig eval;
+    eval.db_path = evaluated;
+    eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
+    const proxy::EvalRun run = proxy::runEvaluation(eval);
+    service.stop();
+    QVERIFY(run.eval_session_id > 1);
+
+    viewer::MainWindow window(QString::fromStdString(evaluated));
+    const auto sw1 = avt::conversationTitled(evaluated, "Please press sw1");
+    QVERIFY(window.selectSession(1));
+    QVERIFY(window.selectConversation(sw1));
+    viewer::DiffWindow* diff = window.diffWithEvaluation();
+    QVERIFY(diff != nullptr);
+    QVERIFY(diff->windowTitle().contains(QString("conversation %1 ").arg(sw1)));
+    QVERIFY(diff->summary()->text().startsWith("identical"));
+    const int rows = diff->model()->rowCount();
+    QVERIFY(rows >= 2);
+    diff->close();
+
+    // From the evaluation's side, the same pair opens: recorded left, evaluated right.
+    const auto evaluated_conversation =
+        store::ArchiveReader(evaluated).evaluationPairs(sw1).back().evaluated_conversation_id;
+    QVERIFY(window.selectSession(run.eval_session_id));
+    QVERIFY(window.selectConversation(evaluated_conversation));
+    diff = window.diffWithEvaluation();
+    QVERIFY(diff != nullptr);
+    QVERIFY(diff->windowTitle().contains(QString("conversation %1 ").arg(sw1)));
+    QCOMPARE(diff->model()->rowCount(), rows);
     diff->close();
   }
 

@@ -215,6 +215,8 @@ void MainWindow::buildMenus() {
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->addAction(tr("Diff selected conversation with…"), this, &MainWindow::askForDiff);
+  tools->addAction(tr("Diff selected conversation with its evaluation"), QKeySequence(tr("Ctrl+E")),
+                   this, [this] { diffWithEvaluation(); });
   tools->addAction(tr("Start replay of the selection"), this, [this] { replay_->start(); });
   tools->addAction(tr("Stop replay"), this, [this] { replay_->stop(); });
 }
@@ -399,6 +401,30 @@ DiffWindow* MainWindow::openDiff(std::int64_t left, std::int64_t right, const QS
     statusBar()->showMessage(tr("Diff failed: %1").arg(QString::fromStdString(error.what())));
     return nullptr;
   }
+}
+
+DiffWindow* MainWindow::diffWithEvaluation() {
+  const auto selected = selectedConversations();
+  if (selected.empty()) {
+    statusBar()->showMessage(tr("Select a conversation first"));
+    return nullptr;
+  }
+  std::vector<store::EvaluationPair> pairs;
+  try {
+    pairs = reader_->evaluationPairs(selected[0]);
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(tr("Diff failed: %1").arg(QString::fromStdString(error.what())));
+    return nullptr;
+  }
+  if (pairs.empty()) {
+    statusBar()->showMessage(
+        tr("Conversation %1 has no evaluation: run agentvcr eval on this archive")
+            .arg(selected[0]));
+    return nullptr;
+  }
+  // The latest evaluation of a recorded conversation, or what an evaluated one re-asked.
+  const store::EvaluationPair& pair = pairs.back();
+  return openDiff(pair.recorded_conversation_id, pair.evaluated_conversation_id);
 }
 
 void MainWindow::askForDiff() {

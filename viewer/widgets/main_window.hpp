@@ -48,6 +48,11 @@ class MainWindow : public QMainWindow {
   /// Opens a diff of `left` (this archive) against `right` in `right_db` (this archive when
   /// empty). Returns the window, owned by this one; nullptr (and a message) on failure.
   DiffWindow* openDiff(std::int64_t left, std::int64_t right, const QString& right_db = {});
+  /// Opens a diff of the selected conversation as recorded (left) against its latest
+  /// `agentvcr eval` run (right), found through the evaluation's step links; for a
+  /// conversation of an evaluation, the recorded one it re-asked is on the left. nullptr (and
+  /// a message) when the conversation was never evaluated.
+  DiffWindow* diffWithEvaluation();
   /// Writes the selected conversations' exchanges (or the session's) as JSONL; returns lines.
   std::size_t exportSelection(const QString& path);
   /// The selected step's (or A2A call's) request as a curl command (also put on the
