@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <stdexcept>
@@ -46,9 +47,11 @@ class Recorder::Impl {
 
   std::int64_t sessionId() const { return session_id_; }
 
-  bool trySubmit(protocol::Exchange& exchange) { return tryEnqueue(exchange, true); }
+  bool trySubmit(protocol::Exchange& exchange, std::function<void()> on_committed) {
+    return tryEnqueue(exchange, true, std::move(on_committed));
+  }
 
-  bool tryRecordReplayMiss(ReplayMissRow& miss) { return tryEnqueue(miss, false); }
+  bool tryRecordReplayMiss(ReplayMissRow& miss) { return tryEnqueue(miss, false, {}); }
 
   void recordAgentIdentity(std::string health_body, std::string info_body) {
     {
@@ -106,7 +109,7 @@ class Recorder::Impl {
   /// Moves `item` into the queue unless it is full or closing (then counts the refusal and
   /// leaves `item` intact). `is_exchange` counts it in `submitted`.
   template <class Item>
-  bool tryEnqueue(Item& item, bool is_exchange) {
+  bool tryEnqueue(Item& item, bool is_exchange, std::function<void()> on_committed) {
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -121,8 +124,13 @@ class Recorder::Impl {
       queue_.emplace_back(std::move(item));
       ++accepted_;
       submitted_ += is_exchange ? 1U : 0U;
-      // Wake the writer only when it may be waiting: on the first item, or a full batch.
+      // Wake the writer only when it may be waiting: on the first item, a full batch, or
+      // someone waiting for this commit (the writer then skips the batch window).
       wake = queue_.size() == 1 || queue_.size() == options_.max_batch;
+      if (on_committed) {
+        commit_waiters_.emplace_back(accepted_, std::move(on_committed));
+        wake = true;
+      }
     }
     if (wake) {
       writer_cv_.notify_one();
@@ -151,10 +159,11 @@ class Recorder::Impl {
           break;  // closing and drained
         }
         // Let a batch gather, unless it is already full or someone waits for it.
-        if (queue_.size() < options_.max_batch && !closing_ && flush_waiters_ == 0 &&
+        auto someone_waits = [&] { return flush_waiters_ > 0 || !commit_waiters_.empty(); };
+        if (queue_.size() < options_.max_batch && !closing_ && !someone_waits() &&
             options_.batch_window.count() > 0) {
           writer_cv_.wait_for(lock, options_.batch_window, [&] {
-            return queue_.size() >= options_.max_batch || closing_ || flush_waiters_ > 0;
+            return queue_.size() >= options_.max_batch || closing_ || someone_waits();
           });
         }
         const std::size_t n = std::min(queue_.size(), options_.max_batch);
@@ -166,26 +175,40 @@ class Recorder::Impl {
       const std::size_t n = batch.size();
       const detail::BatchOutcome outcome = writer->writeBatch(batch);
       batch.clear();
+      std::vector<std::function<void()>> committed;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         done_ += n;
         written_ += outcome.written;
         write_errors_ += outcome.errors;
         batches_ += outcome.committed ? 1 : 0;
+        while (!commit_waiters_.empty() && commit_waiters_.front().first <= done_) {
+          committed.push_back(std::move(commit_waiters_.front().second));
+          commit_waiters_.pop_front();
+        }
       }
       done_cv_.notify_all();
+      for (auto& notify : committed) {
+        notify();
+      }
     }
     writer->endSession();
     writer.reset();  // closes the connection (checkpoints the WAL when it is the last one)
     markExited();
   }
 
+  /// Also releases whoever still waits for a commit: nothing more will be written.
   void markExited() noexcept {
+    std::deque<std::pair<std::uint64_t, std::function<void()>>> abandoned;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       writer_exited_ = true;
+      abandoned.swap(commit_waiters_);
     }
     done_cv_.notify_all();
+    for (auto& waiter : abandoned) {
+      waiter.second();
+    }
   }
 
   RecorderOptions options_;
@@ -200,6 +223,8 @@ class Recorder::Impl {
   bool closed_ = false;
   bool writer_exited_ = false;
   std::size_t flush_waiters_ = 0;
+  // (accepted_ just after the item was queued, what to call once done_ reaches it), in order.
+  std::deque<std::pair<std::uint64_t, std::function<void()>>> commit_waiters_;
   std::uint64_t accepted_ = 0;   // items ever queued (exchanges, identities, misses)
   std::uint64_t done_ = 0;       // items the writer finished (written or failed)
   std::uint64_t submitted_ = 0;  // exchanges only
@@ -222,7 +247,11 @@ std::int64_t Recorder::sessionId() const {
 }
 
 bool Recorder::trySubmit(protocol::Exchange& exchange) {
-  return impl_->trySubmit(exchange);
+  return impl_->trySubmit(exchange, {});
+}
+
+bool Recorder::trySubmit(protocol::Exchange& exchange, std::function<void()> on_committed) {
+  return impl_->trySubmit(exchange, std::move(on_committed));
 }
 
 void Recorder::recordAgentIdentity(std::string health_body, std::string info_body) {

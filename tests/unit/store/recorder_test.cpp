@@ -1,8 +1,11 @@
 #include "agentvcr/store/recorder.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -384,6 +387,40 @@ TEST_F(RecorderTest, FullDurabilityRecordsToo) {
   submit(recorder, httpExchange("GET", "/durable"));
   recorder.flush();
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 1);
+}
+
+TEST_F(RecorderTest, CommitCallbackRunsOnceTheExchangeIsReadableAndSkipsTheBatchWindow) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds(60'000);  // only a waiter can cut it short
+  Recorder recorder(path_, testSession(), options);
+  std::promise<std::int64_t> seen;
+  auto exchange = httpExchange("GET", "/committed");
+  const auto submitted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(recorder.trySubmit(exchange, [&] {
+    seen.set_value(queryInt(path_, "SELECT count(*) FROM exchanges WHERE target = '/committed'"));
+  }));
+  auto future = seen.get_future();
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(future.get(), 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - submitted, std::chrono::seconds(10));
+}
+
+TEST_F(RecorderTest, CommitCallbacksRunInSubmissionOrder) {
+  Recorder recorder(path_, testSession(), testOptions());
+  std::mutex mutex;
+  std::vector<int> order;
+  for (int i = 0; i < 50; ++i) {
+    auto exchange = httpExchange("GET", "/n" + std::to_string(i));
+    while (!recorder.trySubmit(exchange, [&, i] {
+      std::lock_guard<std::mutex> lock(mutex);
+      order.push_back(i);
+    })) {
+      recorder.flush();
+    }
+  }
+  recorder.close();
+  ASSERT_EQ(order.size(), 50u);
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
 }
 
 ReplayMissRow missOf(const std::string& request_id, std::int64_t position) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,6 +80,13 @@ class Recorder {
   /// Queues `exchange` for writing and moves from it. Returns false, leaving `exchange` intact,
   /// when the queue is full or the recorder is closed; the caller decides how to wait.
   bool trySubmit(protocol::Exchange& exchange);
+
+  /// trySubmit() that also calls `on_committed` once the exchange's batch has committed (or
+  /// its write failed and was logged), from the writer thread, or from close() if the writer
+  /// stopped first. The writer does not wait out the batch window while such a call is
+  /// pending: what commits is what arrived meanwhile (group commit). This is what
+  /// `--durability full` holds a response back for. `on_committed` must not block.
+  bool trySubmit(protocol::Exchange& exchange, std::function<void()> on_committed);
 
   /// Records what the upstream answered on /health and /v1/info at startup (raw bodies,
   /// empty when it did not answer). Queued like an exchange; never blocks. It is always
