@@ -21,6 +21,7 @@ std::string listenText(const ServerOptions& server) {
 RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(config)) {
   // Bind first, so the session row names the port actually taken (port 0 picks one); the
   // relay handlers are made at start(), when the recorder exists.
+  config_.relay.commit_before_answer = config_.recorder.durability == store::Durability::Full;
   auto relay_options = std::make_shared<const RelayOptions>(config_.relay);
   server_ = std::make_unique<Server>(config_.server, [this, relay_options](asio::io_context& io) {
     return makeRelayFactory(relay_options, *recorder_, counters_)(io);

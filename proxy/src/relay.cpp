@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
+#include <memory>
+#include <tuple>
 #include <vector>
 
 #include <boost/algorithm/string/predicate.hpp>
@@ -17,6 +20,7 @@ using protocol::ExchangeOutcome;
 using Request = http::request<http::string_body>;
 
 constexpr std::size_t kRelayChunkBytes = 64 * 1024;
+constexpr std::size_t kFirstReadBytes = 16 * 1024;
 // Short: a connection waiting on a full queue should resume soon after the writer catches up.
 constexpr std::chrono::milliseconds kBackPressureMaxDelay{5};
 
@@ -36,6 +40,21 @@ bool isStaleConnectionError(const beast::error_code& ec) {
   return ec == http::error::end_of_stream || ec == asio::error::eof ||
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
 }
+
+/// An exchange on its way through the relay. `committed`: already handed to the recorder and
+/// committed before the client got its answer (RelayOptions::commit_before_answer).
+struct RelayedExchange : protocol::Exchange {
+  bool committed = false;
+};
+
+/// Set from the recorder's writer thread, read on the worker's: the commit a response waits
+/// for. The timer never fires on its own; cancelling it wakes the waiting coroutine.
+struct CommitSignal {
+  explicit CommitSignal(asio::io_context& io) : timer(io, asio::steady_timer::time_point::max()) {}
+
+  asio::steady_timer timer;
+  bool done = false;  ///< touched only on the worker's thread
+};
 
 /// Counts an exchange as unrecorded for as long as it lives.
 class UnrecordedMark {
@@ -89,13 +108,22 @@ class RelayHandler final : public ConnectionHandler {
     parser.header_limit(options_->max_header_bytes);
     parser.body_limit(options_->max_request_body);
 
-    client.stream.expires_after(options_->client_idle_timeout);
-    auto [header_ec, header_bytes] =
-        co_await http::async_read_header(client.stream, buffer, parser, kUseTuple);
+    if (buffer.size() == 0) {
+      // Between requests a client may stay silent up to the idle timeout; once its next
+      // request has begun, the header must arrive within the (shorter) header timeout.
+      client.stream.expires_after(options_->client_idle_timeout);
+      auto [first_ec, first_bytes] =
+          co_await client.stream.async_read_some(buffer.prepare(kFirstReadBytes), kUseTuple);
+      buffer.commit(first_bytes);
+      if (first_ec) {
+        co_return false;  // closed, reset or idle: nothing happened worth a record
+      }
+    }
+    auto [header_ec, header_bytes] = co_await readHeader(client, buffer, parser);
     // From here until record() returns, a client may already hold an answer whose exchange
     // is not yet queued.
     UnrecordedMark unrecorded(counters_.unrecorded);
-    protocol::Exchange exchange;
+    RelayedExchange exchange;
     exchange.client_address = client_address;
     exchange.started_ns = nowNs();
     if (header_ec) {
@@ -140,6 +168,9 @@ class RelayHandler final : public ConnectionHandler {
       request.prepare_payload();
     }
 
+    if (options_->commit_before_answer) {
+      exchange.request_body = request.body();  // the record is written before forward returns
+    }
     bool keep_open = co_await forward(client, request, client_version, client_keep_alive, exchange);
     exchange.request_body = std::move(request.body());
     exchange.ended_ns = nowNs();
@@ -147,11 +178,49 @@ class RelayHandler final : public ConnectionHandler {
     co_return keep_open&& client_keep_alive;
   }
 
+  /// Reads the request header within the header timeout. Not the stream's own timeout: that
+  /// one closes the socket, and a client too slow with its header is owed a 408. On expiry
+  /// the read is cancelled instead and reported as beast::error::timeout.
+  asio::awaitable<std::tuple<beast::error_code, std::size_t>> readHeader(
+      Connection& client, beast::flat_buffer& buffer,
+      http::request_parser<http::string_body>& parser) {
+    struct Deadline {
+      bool reading = true;
+      bool expired = false;
+    };
+
+    auto state = std::make_shared<Deadline>();
+    asio::steady_timer deadline(io_, options_->client_header_timeout);
+    deadline.async_wait([state, &client](beast::error_code ec) {
+      // Only while the read is pending is `client` sure to be alive (one thread: `reading`
+      // is cleared before any later handler runs).
+      if (!ec && state->reading) {
+        state->expired = true;
+        beast::error_code ignored;
+        client.stream.socket().cancel(ignored);
+      }
+    });
+    client.stream.expires_never();
+    auto [ec, bytes] = co_await http::async_read_header(client.stream, buffer, parser, kUseTuple);
+    state->reading = false;
+    deadline.cancel();
+    if (ec && state->expired) {
+      ec = beast::error::timeout;
+    }
+    co_return std::tuple{ec, bytes};
+  }
+
   /// The request header could not be read: a closed or idle connection ends quietly; an
   /// oversized or malformed header gets its status and is recorded.
   asio::awaitable<void> rejectUnreadableRequest(Connection& client, beast::error_code ec,
-                                                protocol::Exchange exchange) {
-    if (ec == http::error::header_limit) {
+                                                RelayedExchange exchange) {
+    if (ec == beast::error::timeout) {
+      co_await answerLocally(client, exchange, http::status::request_timeout,
+                             "proxy.request.header_timeout",
+                             "request header not complete within " +
+                                 std::to_string(options_->client_header_timeout.count()) + " ms",
+                             11, false, ExchangeOutcome::RequestRejected);
+    } else if (ec == http::error::header_limit) {
       co_await answerLocally(client, exchange, http::status::request_header_fields_too_large,
                              "proxy.request.header_too_large", "request header too large", 11,
                              false, ExchangeOutcome::RequestRejected);
@@ -173,7 +242,7 @@ class RelayHandler final : public ConnectionHandler {
 
   /// The body did not arrive whole: too large (413), or the client vanished or stalled.
   asio::awaitable<void> rejectIncompleteBody(Connection& client, beast::error_code ec,
-                                             unsigned version, protocol::Exchange exchange) {
+                                             unsigned version, RelayedExchange exchange) {
     if (ec == http::error::body_limit) {
       co_await answerLocally(
           client, exchange, http::status::payload_too_large, "proxy.request.body_too_large",
@@ -190,7 +259,7 @@ class RelayHandler final : public ConnectionHandler {
   /// Sends `request` upstream and relays the answer. Returns whether the client connection
   /// can carry another request.
   asio::awaitable<bool> forward(Connection& client, Request& request, unsigned client_version,
-                                bool client_keep_alive, protocol::Exchange& exchange) {
+                                bool client_keep_alive, RelayedExchange& exchange) {
     for (int attempt = 0;; ++attempt) {
       bool reused = false;
       ConnectFailure failure;
@@ -250,7 +319,7 @@ class RelayHandler final : public ConnectionHandler {
   /// and its length is known, chunk by chunk otherwise.
   asio::awaitable<bool> relayResponse(Connection& client, std::unique_ptr<Upstream> upstream,
                                       bool head_request, unsigned client_version,
-                                      bool client_keep_alive, protocol::Exchange& exchange) {
+                                      bool client_keep_alive, RelayedExchange& exchange) {
     http::response_parser<http::empty_body> header_parser;
     header_parser.header_limit(options_->max_header_bytes);
     header_parser.body_limit(boost::none);
@@ -278,7 +347,7 @@ class RelayHandler final : public ConnectionHandler {
   asio::awaitable<bool> relayBuffered(Connection& client, std::unique_ptr<Upstream> upstream,
                                       http::response_parser<http::empty_body>&& header_parser,
                                       unsigned client_version, bool client_keep_alive,
-                                      protocol::Exchange& exchange) {
+                                      RelayedExchange& exchange) {
     http::response_parser<http::string_body> parser{std::move(header_parser)};
     if (!parser.is_done()) {
       auto [ec, read] =
@@ -296,6 +365,10 @@ class RelayHandler final : public ConnectionHandler {
     stripHopByHop(response.base());
     response.version(client_version);
     response.keep_alive(client_keep_alive);
+    if (options_->commit_before_answer) {
+      exchange.response_body = response.body();
+      co_await commitBeforeAnswer(exchange);
+    }
 
     client.stream.expires_after(options_->client_io_timeout);
     auto [write_ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
@@ -314,7 +387,7 @@ class RelayHandler final : public ConnectionHandler {
   asio::awaitable<bool> relayStreaming(Connection& client, std::unique_ptr<Upstream> upstream,
                                        http::response_parser<http::empty_body>&& header_parser,
                                        unsigned client_version, bool client_keep_alive,
-                                       protocol::Exchange& exchange) {
+                                       RelayedExchange& exchange) {
     http::response_parser<http::buffer_body> parser{std::move(header_parser)};
     http::response<http::buffer_body> out;
     out.base() = parser.get().base();
@@ -367,6 +440,9 @@ class RelayHandler final : public ConnectionHandler {
         out.body().size = 0;
         out.body().more = false;
       }
+      if (!out.body().more) {
+        co_await commitBeforeAnswer(exchange);  // the end of the message waits for the archive
+      }
       client.stream.expires_after(options_->client_io_timeout);
       auto [write_ec, written] = co_await http::async_write(client.stream, serializer, kUseTuple);
       if (write_ec && write_ec != http::error::need_buffer) {
@@ -382,7 +458,7 @@ class RelayHandler final : public ConnectionHandler {
     co_return keep_alive;
   }
 
-  void keepForRecord(protocol::Exchange& exchange, std::string_view bytes) {
+  void keepForRecord(RelayedExchange& exchange, std::string_view bytes) {
     const std::uint64_t room = options_->max_recorded_response_body -
                                std::min<std::uint64_t>(options_->max_recorded_response_body,
                                                        exchange.response_body.size());
@@ -395,7 +471,7 @@ class RelayHandler final : public ConnectionHandler {
 
   asio::awaitable<bool> upstreamFailedBeforeHeader(Connection& client, beast::error_code ec,
                                                    unsigned client_version, bool client_keep_alive,
-                                                   protocol::Exchange& exchange) {
+                                                   RelayedExchange& exchange) {
     if (ec == beast::error::timeout) {
       co_return co_await answerLocally(
           client, exchange, http::status::gateway_timeout, "proxy.upstream.timeout",
@@ -409,7 +485,7 @@ class RelayHandler final : public ConnectionHandler {
   }
 
   /// Answers the client without the upstream and notes why in the exchange.
-  asio::awaitable<bool> answerLocally(Connection& client, protocol::Exchange& exchange,
+  asio::awaitable<bool> answerLocally(Connection& client, RelayedExchange& exchange,
                                       http::status status, std::string_view id,
                                       const std::string& message, unsigned version, bool keep_alive,
                                       ExchangeOutcome outcome) {
@@ -420,18 +496,54 @@ class RelayHandler final : public ConnectionHandler {
     exchange.response_from_upstream = false;
     exchange.outcome = outcome;
     exchange.error = "[" + std::string(id) + "] " + message;
+    co_await commitBeforeAnswer(exchange);
     client.stream.expires_after(options_->client_io_timeout);
     auto [ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
     co_return !ec && keep_alive;
   }
 
-  /// Hands the exchange to the recorder. When its queue is full this connection waits
-  /// (without blocking the worker) before it reads its next request: back-pressure, never a
-  /// silent drop.
-  asio::awaitable<void> record(protocol::Exchange exchange) {
+  /// Hands the exchange to the recorder, unless it was committed before the answer. When the
+  /// queue is full this connection waits (without blocking the worker) before it reads its
+  /// next request: back-pressure, never a silent drop.
+  asio::awaitable<void> record(RelayedExchange exchange) {
+    if (!exchange.committed) {
+      co_await submitWaiting(exchange, nullptr);
+    }
+  }
+
+  /// With commit_before_answer: hands a copy of the exchange as it stands (the answer
+  /// complete; request body, status, headers and timings known) to the recorder and waits for
+  /// its commit, so that the client's last bytes go out only once the archive holds them. If
+  /// the client then vanishes, the record still says the exchange completed.
+  asio::awaitable<void> commitBeforeAnswer(RelayedExchange& exchange) {
+    if (!options_->commit_before_answer || exchange.committed) {
+      co_return;
+    }
+    exchange.ended_ns = nowNs();
+    auto signal = std::make_shared<CommitSignal>(io_);
+    protocol::Exchange copy = exchange;
+    // Named, not a temporary in the co_await expression: GCC 12 may destroy such temporaries
+    // while the coroutine is suspended.
+    std::function<void()> notify = [signal, &io = io_] {
+      asio::post(io, [signal] {
+        signal->done = true;
+        signal->timer.cancel();
+      });
+    };
+    co_await submitWaiting(copy, notify);
+    while (!signal->done) {
+      co_await signal->timer.async_wait(kUseTuple);
+    }
+    exchange.committed = true;
+  }
+
+  /// trySubmit() until the queue takes the exchange, pausing this connection between tries.
+  asio::awaitable<void> submitWaiting(protocol::Exchange& exchange,
+                                      std::function<void()> on_committed) {
     std::chrono::milliseconds delay{1};
     asio::steady_timer timer(io_);
-    while (!recorder_.trySubmit(exchange)) {
+    while (on_committed ? !recorder_.trySubmit(exchange, on_committed)
+                        : !recorder_.trySubmit(exchange)) {
       timer.expires_after(delay);
       co_await timer.async_wait(kUseTuple);
       delay = std::min(delay * 2, kBackPressureMaxDelay);

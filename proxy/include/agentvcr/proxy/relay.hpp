@@ -34,10 +34,17 @@ struct RelayOptions {
   std::chrono::milliseconds upstream_timeout{600'000};
   /// A client connection with no request in progress is closed after this.
   std::chrono::milliseconds client_idle_timeout{300'000};
+  /// Once a request's first byte has arrived, its whole header must arrive within this; a
+  /// client trickling it (slowloris) gets 408 and the connection is closed.
+  std::chrono::milliseconds client_header_timeout{10'000};
   /// Reading one request (header and body) or writing one response chunk to the client.
   std::chrono::milliseconds client_io_timeout{60'000};
   /// Idle upstream connections kept per worker for reuse.
   std::size_t max_idle_upstream_connections = 256;
+  /// Hold each response's last bytes back until its exchange is committed to the archive
+  /// (`--durability full`): whatever response a client has received whole is in the archive,
+  /// even if the proxy is killed the next instant. Costs one commit wait per exchange.
+  bool commit_before_answer = false;
   /// Verify the upstream's TLS certificate and host name (https upstreams).
   bool verify_tls = true;
   /// Extra certificate authorities (PEM file) trusted besides the system's, for agents
