@@ -81,7 +81,7 @@ std::vector<LintFinding> lintSingleOrBatch(const Json& body, LintOne lint_one) {
   std::vector<LintFinding> out;
   if (body.is_array()) {
     for (std::size_t i = 0; i < body.size(); ++i) {
-      lint_one(body[i], JsonPath{static_cast<std::int64_t>(i)}, out);
+      lint_one(body[i], JsonPath{PathElement{static_cast<std::int64_t>(i)}}, out);
     }
   } else {
     lint_one(body, JsonPath{}, out);
