@@ -1,0 +1,148 @@
+// Recorder ingest: exchanges per second that store::Recorder takes from the network threads and
+// commits to SQLite, and what the archive costs on disk per byte of traffic. Google Benchmark;
+// each iteration records a fresh archive of `range(0)` exchanges and waits for the last commit.
+//
+//   magma/const  : bench/request.json and bench/response.json (2 KB each, re-serialised),
+//                  each with its own request_id: memory, tools and attributes repeat every step
+//   magma/grow   : the same with a history that grows by one entry per step, as an episode's
+//                  memory does (every memory distinct: blobs cannot be shared)
+//   http         : 2 KB bodies on a path that is not MAGMA: the raw recording alone
+//
+// Counters: exchanges/s, and archive bytes (main file + WAL after close) per byte of request
+// and response bodies.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/recorder.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace protocol = agentvcr::protocol;
+namespace store = agentvcr::store;
+using Ordered = nlohmann::ordered_json;
+
+enum class Traffic { MagmaConstantMemory, MagmaGrowingMemory, PlainHttp };
+
+std::string readFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+std::vector<protocol::Exchange> makeTraffic(Traffic traffic, std::size_t count) {
+  const Ordered request = Ordered::parse(readFile(AGENTVCR_BENCH_DIR "/request.json"));
+  const Ordered response = Ordered::parse(readFile(AGENTVCR_BENCH_DIR "/response.json"));
+  std::vector<protocol::Exchange> exchanges;
+  exchanges.reserve(count);
+  Ordered history = request["inputs"][0]["memory"]["history"];
+  for (std::size_t i = 0; i < count; ++i) {
+    protocol::Exchange ex;
+    ex.client_address = "127.0.0.1:50000";
+    ex.method = "POST";
+    ex.http_version = 11;
+    ex.status = 200;
+    ex.request_headers = {{"Host", "agent:8000"},
+                          {"Content-Type", "application/json"},
+                          {"User-Agent", "python-requests/2.31.0"}};
+    ex.response_headers = {{"content-type", "application/json"}, {"server", "uvicorn"}};
+    ex.response_from_upstream = true;
+    ex.started_ns = 1'700'000'000'000'000'000 + static_cast<std::int64_t>(i) * 1'000'000;
+    ex.upstream_first_byte_ns = ex.started_ns + 200'000;
+    ex.ended_ns = ex.started_ns + 300'000;
+    ex.outcome = protocol::ExchangeOutcome::Complete;
+    const std::string id = "bench-" + std::to_string(i);
+    if (traffic == Traffic::PlainHttp) {
+      ex.target = "/other/" + std::to_string(i);
+      ex.request_body = std::string(2048, 'q') + id;
+      ex.response_body = std::string(2048, 'a') + id;
+    } else {
+      Ordered body = request;
+      body["request_id"] = id;
+      if (traffic == Traffic::MagmaGrowingMemory) {
+        history.push_back({{"author", "USER"}, {"content", "step " + std::to_string(i)}});
+        body["inputs"][0]["memory"]["history"] = history;
+      }
+      Ordered answer = response;
+      answer[0]["request_id"] = id;
+      ex.target = "/v1/responses";
+      ex.request_body = body.dump(-1, ' ', true);
+      ex.response_body = answer.dump();
+    }
+    exchanges.push_back(std::move(ex));
+  }
+  return exchanges;
+}
+
+void recordTraffic(benchmark::State& state, Traffic traffic) {
+  const auto count = static_cast<std::size_t>(state.range(0));
+  const std::vector<protocol::Exchange> traffic_template = makeTraffic(traffic, count);
+  std::size_t body_bytes = 0;
+  for (const auto& ex : traffic_template) {
+    body_bytes += ex.request_body.size() + ex.response_body.size();
+  }
+  const fs::path dir = fs::temp_directory_path() / "agentvcr-ingest-bench";
+  double archive_bytes = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string db = (dir / "archive.sqlite").string();
+    std::vector<protocol::Exchange> exchanges = traffic_template;
+    store::SessionInfo session;
+    session.name = "ingest";
+    session.mode = "record";
+    session.upstream = "http://agent:8000";
+    session.listen = "127.0.0.1:0";
+    state.ResumeTiming();
+
+    store::Recorder recorder(db, session);
+    for (auto& ex : exchanges) {
+      while (!recorder.trySubmit(ex)) {
+        std::this_thread::yield();  // the queue is full: the writer is the bottleneck
+      }
+    }
+    recorder.close();
+
+    state.PauseTiming();
+    archive_bytes = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      archive_bytes += static_cast<double>(entry.file_size());
+    }
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * count));
+  state.counters["archive_per_body_byte"] = archive_bytes / static_cast<double>(body_bytes);
+  state.counters["body_bytes_per_exchange"] =
+      static_cast<double>(body_bytes) / static_cast<double>(count);
+  fs::remove_all(dir);
+}
+
+void BM_IngestMagmaConstantMemory(benchmark::State& state) {
+  recordTraffic(state, Traffic::MagmaConstantMemory);
+}
+
+void BM_IngestMagmaGrowingMemory(benchmark::State& state) {
+  recordTraffic(state, Traffic::MagmaGrowingMemory);
+}
+
+void BM_IngestPlainHttp(benchmark::State& state) {
+  recordTraffic(state, Traffic::PlainHttp);
+}
+
+}  // namespace
+
+BENCHMARK(BM_IngestMagmaConstantMemory)->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_IngestMagmaGrowingMemory)->Arg(2000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_IngestPlainHttp)->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_MAIN();
