@@ -44,6 +44,19 @@ class FaultInjectionTest : public ProxyTest {
     return {};
   }
 
+  /// POSTs `body` to `target`: the agent must get it byte for byte, the caller the agent's
+  /// answer, and the archive the body verbatim, flagged as not JSON the contract accepts.
+  void expectRelayedVerbatimAndFlagged(const FakeUpstream& agent, const std::string& target,
+                                       const std::string& body) {
+    EXPECT_THAT(postRaw(target, body), StartsWith("HTTP/1.1 200"));
+    ASSERT_FALSE(agent.requests().empty());
+    EXPECT_EQ(agent.requests().back().body, body);
+    auto recorded = recordedFor(target);
+    EXPECT_EQ(recorded.request_body, body);
+    EXPECT_EQ(recorded.request_valid, false);
+    EXPECT_THAT(recorded.findings.value_or(""), HasSubstr("json_invalid"));
+  }
+
   /// POSTs `body` byte for byte (no client library in between) and returns the raw answer.
   std::string postRaw(const std::string& target, const std::string& body) {
     RawClient raw(proxyPort());
@@ -155,13 +168,7 @@ TEST_F(FaultInjectionTest, InvalidUtf8IsRelayedByteForByteAndFlagged) {
   const std::string body =
       "{\"request_id\": \"r\xff\xfe\", \"inputs\": [{\"id\": 0, \"instruction\": "
       "{\"type\": \"user\", \"content\": \"caf\xc3\"}}]}";
-  EXPECT_THAT(postRaw("/v1/responses", body), StartsWith("HTTP/1.1 200"));
-  ASSERT_EQ(agent.requests().size(), 1u);
-  EXPECT_EQ(agent.requests()[0].body, body);
-  auto recorded = recordedFor("/v1/responses");
-  EXPECT_EQ(recorded.request_body, body);
-  EXPECT_EQ(recorded.request_valid, false);
-  EXPECT_THAT(recorded.findings.value_or(""), HasSubstr("json_invalid"));
+  expectRelayedVerbatimAndFlagged(agent, "/v1/responses", body);
   expectOthersServed();
 }
 
@@ -169,13 +176,7 @@ TEST_F(FaultInjectionTest, HundredThousandNestingLevelsAreRelayedAndFlaggedWitho
   FakeUpstream agent(emptyAnswer);
   startProxy(agent.url());
   const std::string body = std::string(100'000, '[') + std::string(100'000, ']');
-  EXPECT_THAT(postRaw("/v1/responses", body), StartsWith("HTTP/1.1 200"));
-  ASSERT_EQ(agent.requests().size(), 1u);
-  EXPECT_EQ(agent.requests()[0].body, body);
-  auto recorded = recordedFor("/v1/responses");
-  EXPECT_EQ(recorded.request_body, body);
-  EXPECT_EQ(recorded.request_valid, false);
-  EXPECT_THAT(recorded.findings.value_or(""), HasSubstr("json_invalid"));
+  expectRelayedVerbatimAndFlagged(agent, "/v1/responses", body);
   EXPECT_EQ(archive().counts().steps, 0);
   expectOthersServed();
 }
@@ -186,11 +187,7 @@ TEST_F(FaultInjectionTest, NanAndInfinityLiteralsAreRelayedAndFlagged) {
   for (const char* literal : {"NaN", "Infinity", "-Infinity"}) {
     SCOPED_TRACE(literal);
     const std::string body = std::string(R"({"request_id": "r", "x": )") + literal + "}";
-    EXPECT_THAT(postRaw(std::string("/v1/responses?") + literal, body), StartsWith("HTTP/1.1 200"));
-    auto recorded = recordedFor(std::string("/v1/responses?") + literal);
-    EXPECT_EQ(recorded.request_body, body);
-    EXPECT_EQ(recorded.request_valid, false);
-    EXPECT_THAT(recorded.findings.value_or(""), HasSubstr("json_invalid"));
+    expectRelayedVerbatimAndFlagged(agent, std::string("/v1/responses?") + literal, body);
   }
   expectOthersServed();
 }

@@ -28,27 +28,6 @@ using testing::TempDir;
 using testing::testOptions;
 using testing::testSession;
 
-/// Decodes padded base64 independently of the code under test.
-std::string decodeBase64(const std::string& text) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string bytes;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    if (c == '=') {
-      break;
-    }
-    bits = bits << 6 | static_cast<std::uint32_t>(kAlphabet.find(c));
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      bytes.push_back(static_cast<char>(bits >> count & 0xFF));
-    }
-  }
-  return bytes;
-}
-
 void expectField(const Json& object, const std::string& key, Json::value_t type) {
   ASSERT_TRUE(object.contains(key)) << key << " missing in " << object.dump().substr(0, 200);
   const Json& value = object[key];
@@ -137,9 +116,9 @@ TEST(ExportFormatsTest, HarBase64BodiesDecodeToTheRecordedBytes) {
   recordSample(path, "har");
   const Json binary = harOf(path)["log"]["entries"][4];
   EXPECT_EQ(binary["response"]["content"]["encoding"], "base64");
-  EXPECT_EQ(decodeBase64(binary["response"]["content"]["text"]), binaryBytes());
+  EXPECT_EQ(testing::decodeBase64(binary["response"]["content"]["text"]), binaryBytes());
   EXPECT_EQ(binary["request"]["postData"]["_encoding"], "base64");
-  EXPECT_EQ(decodeBase64(binary["request"]["postData"]["text"]), binaryBytes());
+  EXPECT_EQ(testing::decodeBase64(binary["request"]["postData"]["text"]), binaryBytes());
   EXPECT_EQ(binary["request"]["queryString"],
             Json::parse(R"([{"name":"x","value":"1"},{"name":"y","value":"two"}])"));
   EXPECT_EQ(binary["response"]["statusText"], "Created");

@@ -41,25 +41,9 @@ std::string bodyBytes(const Json& body) {
   if (body.is_string()) {
     return body.get<std::string>();
   }
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const std::string text = body.at("base64").get<std::string>();
   EXPECT_EQ(text.size() % 4, 0u);
-  std::string bytes;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : text) {
-    if (c == '=') {
-      break;
-    }
-    bits = bits << 6 | static_cast<std::uint32_t>(kAlphabet.find(c));
-    count += 6;
-    if (count >= 8) {
-      count -= 8;
-      bytes.push_back(static_cast<char>(bits >> count & 0xFF));
-    }
-  }
-  return bytes;
+  return testing::decodeBase64(text);
 }
 
 class ExportTest : public ::testing::Test {

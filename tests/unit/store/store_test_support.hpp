@@ -220,4 +220,25 @@ inline std::string queryText(const std::string& path, const std::string& sql) {
   return q.getColumn(0).getString();
 }
 
+/// Decodes padded base64 independently of the code under test.
+inline std::string decodeBase64(const std::string& text) {
+  static const std::string kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string bytes;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (char c : text) {
+    if (c == '=') {
+      break;
+    }
+    bits = bits << 6 | static_cast<std::uint32_t>(kAlphabet.find(c));
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      bytes.push_back(static_cast<char>(bits >> count & 0xFF));
+    }
+  }
+  return bytes;
+}
+
 }  // namespace agentvcr::store::testing
