@@ -53,6 +53,8 @@ void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream
   record->add_option("--durability", durability, "normal or full")
       ->check(CLI::IsMember({"normal", "full"}))
       ->capture_default_str();
+  record->add_flag("!--plain-bodies", command.config.recorder.compress_bodies,
+                   "Store bodies verbatim (readable with plain SQL), not zstd-compressed");
   record->add_option("--ready-file", command.ready_file, "Write the listening URL here once ready");
   record->add_flag("--insecure", insecure, "Do not verify an https upstream's certificate");
   record

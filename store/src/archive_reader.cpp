@@ -14,6 +14,7 @@
 #include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/schema.hpp"
+#include "body_compression.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "search.hpp"
@@ -60,9 +61,24 @@ constexpr const char* kCandidateColumns = R"sql(
 
 constexpr const char* kExchangeColumns = R"sql(
   SELECT id, session_id, seq, client_address, method, target, http_version, status,
-         request_body_redacted, length(request_body), length(response_body),
+         request_body_redacted, coalesce(request_body_size, length(request_body)),
+         coalesce(response_body_size, length(response_body)),
          response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns, outcome, error,
          protocol, route, magma_request_id, request_valid, response_valid, findings)sql";
+
+/// Follows kExchangeColumns when a row's bodies and headers are wanted (readExchange's columns
+/// 23 to 28).
+constexpr const char* kExchangePayloadColumns =
+    ", request_headers, request_body, response_headers, response_body, request_body_codec, "
+    "response_body_codec";
+
+/// The body in column `body` as it was on the wire, decompressed per column `codec`.
+std::string storedBody(const SQLite::Statement& q, int body, int codec) {
+  const SQLite::Column column = q.getColumn(body);
+  const std::string_view stored(static_cast<const char*>(column.getBlob()),
+                                static_cast<std::size_t>(column.getBytes()));
+  return detail::unpackBody(stored, optText(q, codec));
+}
 
 std::int64_t sqlLimit(std::size_t limit) {
   if (limit > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -198,9 +214,9 @@ ExchangeRow readExchange(const SQLite::Statement& q, bool with_payload) {
   if (with_payload) {
     r.has_payload = true;
     r.request_headers = detail::headersFromJson(q.getColumn(23).getString());
-    r.request_body = q.getColumn(24).getString();
+    r.request_body = storedBody(q, 24, 27);
     r.response_headers = detail::headersFromJson(q.getColumn(25).getString());
-    r.response_body = q.getColumn(26).getString();
+    r.response_body = storedBody(q, 26, 28);
   }
   return r;
 }
@@ -501,10 +517,10 @@ std::vector<ExchangeRow> ArchiveReader::exchanges(std::int64_t session_id, std::
 
 std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(
-        std::string(kExchangeColumns) +
-        ", request_headers, request_body, response_headers, response_body FROM exchanges "
-        "WHERE id = ?1");
+    SQLite::Statement q =
+        impl_->prepare(std::string(kExchangeColumns) + std::string(kExchangePayloadColumns) +
+                       " FROM exchanges "
+                       "WHERE id = ?1");
     bindInt(q, 1, id);
     return readOne<ExchangeRow>(q,
                                 [](const SQLite::Statement& s) { return readExchange(s, true); });
@@ -624,9 +640,8 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
                                                          const std::string& route) const {
   return guarded([&] {
     // exchanges_route (route, session_id) finds the rows without reading the others' bodies.
-    std::string sql = std::string(kExchangeColumns) +
-                      ", request_headers, request_body, response_headers, response_body "
-                      "FROM exchanges WHERE route = ?1";
+    std::string sql = std::string(kExchangeColumns) + kExchangePayloadColumns +
+                      " FROM exchanges WHERE route = ?1";
     if (!selection.all()) {
       sql += R"sql(
   AND session_id IN (SELECT value FROM json_each(?2)
@@ -648,7 +663,8 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
 std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
   return guarded([&]() -> std::optional<RecordedResponse> {
     SQLite::Statement q = impl_->prepare(
-        "SELECT status, response_headers, response_body FROM exchanges WHERE id = ?1");
+        "SELECT status, response_headers, response_body, response_body_codec FROM exchanges "
+        "WHERE id = ?1");
     bindInt(q, 1, exchange_id);
     if (!q.executeStep()) {
       return std::nullopt;
@@ -656,7 +672,7 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
     RecordedResponse r;
     r.status = q.getColumn(0).getInt();
     r.headers = detail::headersFromJson(q.getColumn(1).getString());
-    r.body = q.getColumn(2).getString();
+    r.body = storedBody(q, 2, 3);
     return r;
   });
 }

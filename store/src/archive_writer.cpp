@@ -27,6 +27,8 @@ const std::string kUser = "user";
 const std::string kEnv = "env";
 const std::string kCompleted = "completed";
 const std::string kError = "error";
+const std::optional<std::string> kZstd{std::string(kZstdCodec)};
+const std::optional<std::string> kVerbatim;
 
 std::optional<std::string> nonEmpty(const std::string& s) {
   if (s.empty()) {
@@ -88,9 +90,10 @@ struct ArchiveWriter::Statements {
             status, request_headers, request_body, request_body_redacted, response_headers,
             response_body, response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
             outcome, error, protocol, route, magma_request_id, request_valid, response_valid,
-            findings, decoder_version)
+            findings, decoder_version, request_body_codec, response_body_codec, request_body_size,
+            response_body_size)
           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25))sql"),
+                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29))sql"),
         conversation(db, R"sql(
           INSERT INTO conversations (session_id, first_ns, last_ns) VALUES (?1, ?2, ?2))sql"),
         step(db, R"sql(
@@ -295,6 +298,12 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     const std::string response_headers = headersToJson(ex.response_headers);
     const std::optional<std::string> error = nonEmpty(ex.error);
     const std::string outcome = protocol::outcomeName(ex.outcome);
+    std::optional<std::string> request_frame;
+    std::optional<std::string> response_frame;
+    if (options_.compress_bodies) {
+      request_frame = compressor_.pack(ex.request_body);
+      response_frame = compressor_.pack(ex.response_body);
+    }
     SQLite::Statement& e = st.exchange;
     bindInt(e, 1, session_id_);
     bindInt(e, 2, next_seq_);
@@ -304,10 +313,10 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     bindInt(e, 6, static_cast<std::int64_t>(ex.http_version));
     bindInt(e, 7, ex.status);
     bindText(e, 8, request_headers);
-    bindBlob(e, 9, ex.request_body);
+    bindBlob(e, 9, request_frame ? *request_frame : ex.request_body);
     bindInt(e, 10, d.request_body_redacted ? 1 : 0);
     bindText(e, 11, response_headers);
-    bindBlob(e, 12, ex.response_body);
+    bindBlob(e, 12, response_frame ? *response_frame : ex.response_body);
     bindInt(e, 13, ex.response_from_upstream ? 1 : 0);
     bindInt(e, 14, ex.started_ns);
     bindOptInt(e, 15, nonZero(ex.upstream_first_byte_ns));
@@ -321,6 +330,10 @@ bool ArchiveWriter::writeExchange(DecodedExchange& d, SessionDelta& delta) {
     bindOptBool(e, 23, d.response_valid);
     bindOptText(e, 24, d.findings);
     bindInt(e, 25, kDecoderVersion);
+    bindOptText(e, 26, request_frame ? kZstd : kVerbatim);
+    bindOptText(e, 27, response_frame ? kZstd : kVerbatim);
+    bindInt(e, 28, static_cast<std::int64_t>(ex.request_body.size()));
+    bindInt(e, 29, static_cast<std::int64_t>(ex.response_body.size()));
     execOnce(e);
     const std::int64_t exchange_id = db_.getLastInsertRowid();
 

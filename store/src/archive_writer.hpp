@@ -15,6 +15,7 @@
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "body_compression.hpp"
 #include "threading.hpp"
 
 namespace agentvcr::store::detail {
@@ -107,6 +108,7 @@ class ArchiveWriter {
   std::unique_ptr<A2aStatements> a2a_st_;
   ThreadingIndex index_;
   std::unordered_set<std::uint64_t> blob_cache_;
+  BodyCompressor compressor_;
   std::vector<SearchRow> search_rows_;  ///< of the current batch
   std::int64_t next_seq_ = 0;
 };

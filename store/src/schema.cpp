@@ -290,6 +290,17 @@ CREATE TABLE step_links (
 CREATE INDEX step_links_recorded ON step_links(recorded_step_id);
 )sql";
 
+// Version 7: compressed bodies (body_compression.hpp). A body of 256 bytes or more is kept as a
+// zstd frame when that saves an eighth; the codec columns say which, and the size columns keep
+// the length on the wire. Rows written before are verbatim with NULL sizes (readers fall back on
+// length()).
+constexpr const char* kSchemaV7 = R"sql(
+ALTER TABLE exchanges ADD COLUMN request_body_codec TEXT;
+ALTER TABLE exchanges ADD COLUMN response_body_codec TEXT;
+ALTER TABLE exchanges ADD COLUMN request_body_size INTEGER;
+ALTER TABLE exchanges ADD COLUMN response_body_size INTEGER;
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -322,6 +333,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
       {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
+      {7, kSchemaV7, nullptr},
   };
   return list;
 }
@@ -341,7 +353,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 6, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 7, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

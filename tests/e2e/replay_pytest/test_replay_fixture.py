@@ -2,9 +2,12 @@
 the way BENCH asks an agent."""
 
 import json
-import sqlite3
+import os
+import subprocess
 import urllib.error
 import urllib.request
+
+AGENTVCR = os.environ.get("AGENTVCR", "agentvcr")
 
 
 def call(url, path, body=None):
@@ -19,10 +22,14 @@ def call(url, path, body=None):
 
 
 def recorded_calls(archive):
-    with sqlite3.connect(f"file:{archive}?mode=ro", uri=True) as db:
-        return db.execute(
-            "SELECT request_body, response_body FROM exchanges"
-            " WHERE route = 'responses' ORDER BY id").fetchall()
+    """(request, response) bodies of the recorded /v1/responses calls, as bytes.
+
+    Read through `agentvcr export`: the archive keeps large bodies zstd-compressed."""
+    out = subprocess.run([AGENTVCR, "export", "--db", str(archive), "--format", "jsonl"],
+                         check=True, capture_output=True).stdout
+    lines = [json.loads(line) for line in out.splitlines() if line]  # session lines too
+    return [(line["request_body"].encode(), line["response_body"].encode())
+            for line in lines if line.get("route") == "responses"]
 
 
 def test_the_agent_is_ready(replay_agent):

@@ -27,6 +27,7 @@ using ::testing::HasSubstr;
 using testing::queryInt;
 using testing::queryText;
 using testing::TempDir;
+using testing::thrownMessage;
 
 /// The v1 archive exactly as the first release created it (frozen; never edit).
 constexpr const char* kV1Schema = R"sql(
@@ -328,16 +329,6 @@ void setUserVersion(const std::string& path, int version) {
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
-template <class F>
-std::string thrownMessage(F&& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "<nothing thrown>";
-}
-
 TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   TempDir dir;
   const std::string path = dir.file("a.sqlite");
@@ -547,18 +538,30 @@ TEST(Schema, MigratesAVersion3ArchiveAndIndexesItsText) {
 TEST(Schema, MigratesAVersion5ArchiveAndLinksItsSteps) {
   TempDir dir;
   const std::string path = dir.file("v5.sqlite");
+  const Json body = testing::request(
+      "r1", {testing::input(1, "user", "Press the red button", testing::memoryOf("r", 0))});
   {
-    Recorder recorder(path, testing::testSession("recorded"), testing::testOptions());
-    const Json body = testing::request(
-        "r1", {testing::input(1, "user", "Press the red button", testing::memoryOf("r", 0))});
+    RecorderOptions options = testing::testOptions();
+    options.compress_bodies = false;  // version 5 stored bodies verbatim
+    Recorder recorder(path, testing::testSession("recorded"), options);
     testing::submit(recorder, testing::magmaExchange(
                                   body, Json::array({testing::sayOutput(
                                             "r1", 1, 0, testing::memoryOf("r", 1), "Pressed")})));
   }
-  // Shape the file as version 5 wrote it: no step_links.
+  // Shape the file as version 5 wrote it: no step_links, bodies verbatim without sizes.
   {
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec("DROP TABLE step_links; PRAGMA user_version = 5");
+    ASSERT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE request_body_codec IS NOT NULL "
+                            "OR response_body_codec IS NOT NULL")
+                  .getInt(),
+              0);
+    db.exec(R"sql(
+      DROP TABLE step_links;
+      ALTER TABLE exchanges DROP COLUMN request_body_codec;
+      ALTER TABLE exchanges DROP COLUMN response_body_codec;
+      ALTER TABLE exchanges DROP COLUMN request_body_size;
+      ALTER TABLE exchanges DROP COLUMN response_body_size;
+      PRAGMA user_version = 5)sql");
   }
   EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(path); }), HasSubstr("[store.schema.old]"));
 
@@ -568,6 +571,11 @@ TEST(Schema, MigratesAVersion5ArchiveAndLinksItsSteps) {
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM step_links"), 0);
   writeStepLinks(path, {{1, 1}});
   EXPECT_EQ(ArchiveReader(path).stepLinksOfSession(1).size(), 1u);
+  // Rows from before version 7: verbatim bodies, sizes from their length.
+  const std::optional<ExchangeRow> row = ArchiveReader(path).exchange(1);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->request_body, body.dump());
+  EXPECT_EQ(row->request_body_size, static_cast<std::int64_t>(body.dump().size()));
 }
 
 TEST(Schema, RefusesAnArchiveFromANewerVersion) {

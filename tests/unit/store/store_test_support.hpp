@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,17 @@ inline protocol::Exchange magmaExchange(const Json& request_body, const Json& re
 /// Submits or fails the test.
 inline void submit(Recorder& recorder, protocol::Exchange exchange) {
   ASSERT_TRUE(recorder.trySubmit(exchange));
+}
+
+/// The message of the std::runtime_error `f` throws, or "<nothing thrown>".
+template <class F>
+std::string thrownMessage(F&& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "<nothing thrown>";
 }
 
 // --- raw SQL probes ---

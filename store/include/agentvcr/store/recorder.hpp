@@ -33,6 +33,9 @@ struct RecorderOptions {
   /// Candidate memories the writer remembers for conversation threading (oldest forgotten
   /// first; a step whose parent was forgotten starts a new conversation).
   std::size_t threading_index_limit = 1u << 18;
+  /// Keep bodies of 256 bytes or more as zstd frames when that saves an eighth (schema v7);
+  /// false stores every body verbatim, readable with plain SQL.
+  bool compress_bodies = true;
 };
 
 /// What one proxy run records about itself; becomes one row of `sessions`.

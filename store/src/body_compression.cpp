@@ -1,0 +1,71 @@
+#include "body_compression.hpp"
+
+#include <new>
+#include <stdexcept>
+
+#include <zstd.h>
+
+namespace agentvcr::store::detail {
+namespace {
+
+/// Above the relay's largest recorded body (256 MiB by default, configurable): a frame that
+/// claims more is damaged, and allocating for it would be the damage spreading.
+constexpr unsigned long long kLargestBody = 4ULL << 30;
+
+}  // namespace
+
+struct BodyCompressor::Context {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+
+  ~Context() { ZSTD_freeCCtx(cctx); }
+};
+
+BodyCompressor::BodyCompressor(int level) : context_(std::make_unique<Context>()), level_(level) {
+  if (context_->cctx == nullptr) {
+    throw std::bad_alloc();
+  }
+}
+
+BodyCompressor::~BodyCompressor() = default;
+
+std::optional<std::string> BodyCompressor::pack(std::string_view body) {
+  if (body.size() < kCompressFrom) {
+    return std::nullopt;
+  }
+  std::string frame(ZSTD_compressBound(body.size()), '\0');
+  const std::size_t size = ZSTD_compressCCtx(context_->cctx, frame.data(), frame.size(),
+                                             body.data(), body.size(), level_);
+  // Worth it only when it saves at least an eighth; a failure keeps the body verbatim too.
+  if (ZSTD_isError(size) != 0 || size > body.size() - body.size() / 8) {
+    return std::nullopt;
+  }
+  frame.resize(size);
+  return frame;
+}
+
+std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec) {
+  if (!codec) {
+    return std::string(stored);
+  }
+  if (*codec != kZstdCodec) {
+    throw std::runtime_error("[store.body.codec] body stored with codec '" + *codec +
+                             "', which this agentvcr does not know");
+  }
+  const unsigned long long size = ZSTD_getFrameContentSize(stored.data(), stored.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
+    throw std::runtime_error("[store.body.corrupt] stored body is not a zstd frame");
+  }
+  if (size > kLargestBody) {  // the writer never stores one this big: the header is damaged
+    throw std::runtime_error("[store.body.corrupt] stored body claims " + std::to_string(size) +
+                             " bytes");
+  }
+  std::string body(static_cast<std::size_t>(size), '\0');
+  const std::size_t got = ZSTD_decompress(body.data(), body.size(), stored.data(), stored.size());
+  if (ZSTD_isError(got) != 0 || got != body.size()) {
+    throw std::runtime_error(std::string("[store.body.corrupt] stored body does not decode: ") +
+                             (ZSTD_isError(got) != 0 ? ZSTD_getErrorName(got) : "short frame"));
+  }
+  return body;
+}
+
+}  // namespace agentvcr::store::detail
