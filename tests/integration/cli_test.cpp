@@ -8,7 +8,7 @@
 
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
-#include "temp_dir.hpp"
+#include "demo_archive_fixture.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -16,22 +16,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    cli::DemoCommand demo;
-    demo.fixtures_dir = AGENTVCR_FIXTURES_DIR;
-    demo.db_path = db_path_;
-    std::ostringstream out;
-    demo_status_ = cli::runDemo(demo, out);
-    demo_output_ = out.str();
-  }
-
-  TempDir temp_;
-  std::string db_path_ = temp_.file("demo.sqlite");
-  int demo_status_ = -1;
-  std::string demo_output_;
-};
+using CliTest = DemoArchiveTest;
 
 TEST_F(CliTest, DemoRecordsEveryFixtureEpisodeAsExpected) {
   EXPECT_EQ(demo_status_, cli::kExitOk) << demo_output_;

@@ -9,21 +9,18 @@
 
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
-#include "temp_dir.hpp"
+#include "demo_archive_fixture.hpp"
 
 namespace agentvcr::testing {
 namespace {
 
 using ::testing::HasSubstr;
 
-class ExportCliTest : public ::testing::Test {
+class ExportCliTest : public DemoArchiveTest {
  protected:
   void SetUp() override {
-    cli::DemoCommand demo;
-    demo.fixtures_dir = AGENTVCR_FIXTURES_DIR;
-    demo.db_path = db_path_;
-    std::ostringstream out;
-    ASSERT_EQ(cli::runDemo(demo, out), cli::kExitOk) << out.str();
+    DemoArchiveTest::SetUp();
+    ASSERT_EQ(demo_status_, cli::kExitOk) << demo_output_;
   }
 
   std::string exportTo(const std::string& db, const std::string& format) {
@@ -34,9 +31,6 @@ class ExportCliTest : public ::testing::Test {
     EXPECT_EQ(cli::runExport(command, out), cli::kExitOk);
     return out.str();
   }
-
-  TempDir temp_;
-  std::string db_path_ = temp_.file("demo.sqlite");
 };
 
 TEST_F(ExportCliTest, ExportImportExportGivesTheSameJsonl) {
