@@ -331,6 +331,11 @@ int main(int argc, char** argv) {
   show_app->add_option("--exchange", show.exchange, "Exchange id")->excludes(conversation_option);
   show_app->add_flag("--bodies", show.bodies, "With --exchange: print the bodies");
 
+  std::string migrate_db = "agentvcr.sqlite";
+  auto* migrate_app =
+      app.add_subcommand("migrate", "Bring an archive from an older agentvcr to this schema");
+  migrate_app->add_option("--db", migrate_db, "Archive")->capture_default_str();
+
   cli::ExportCommand export_command;
   export_command.db_path = "agentvcr.sqlite";
   auto* export_app = app.add_subcommand("export", "Write exchanges as JSONL, HAR 1.2 or curl");
@@ -449,6 +454,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("ls")) {
       return cli::runLs(ls_db, ls_session, std::cout);
+    }
+    if (migrate_app->parsed()) {
+      return cli::runMigrate(migrate_db, std::cout);
     }
     if (export_app->parsed()) {
       return cli::runExport(export_command, std::cout);

@@ -360,8 +360,9 @@ class ArchiveReader::Impl {
     }
     if (version < kSchemaVersion) {
       throw std::runtime_error("[store.schema.old] " + path + " has archive schema version " +
-                               std::to_string(version) + "; migrate it first (version " +
-                               std::to_string(kSchemaVersion) + ")");
+                               std::to_string(version) + "; this agentvcr reads version " +
+                               std::to_string(kSchemaVersion) + ": run `agentvcr migrate --db " +
+                               path + "` first");
     }
   }
 

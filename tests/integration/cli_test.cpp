@@ -1,13 +1,17 @@
 // The commands a person types, run in-process: the demo records the bundled episodes, and
 // ls/show print what the archive holds.
 
+#include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
+#include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/schema.hpp"
 #include "demo_archive_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -82,6 +86,46 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
   ASSERT_EQ(cli::runShow(show, exchange), cli::kExitOk);
   EXPECT_THAT(exchange.str(), HasSubstr("GET /health -> 200"));
   EXPECT_THAT(exchange.str(), HasSubstr(R"({"status":"ready"})"));
+}
+
+TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
+  TempDir temp;
+  const std::string path = temp.file("old.sqlite");
+  store::migrateArchive(path);
+  {  // shaped as version 6 wrote it
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec(R"sql(
+      ALTER TABLE exchanges DROP COLUMN request_body_codec;
+      ALTER TABLE exchanges DROP COLUMN response_body_codec;
+      ALTER TABLE exchanges DROP COLUMN request_body_size;
+      ALTER TABLE exchanges DROP COLUMN response_body_size;
+      PRAGMA user_version = 6)sql");
+  }
+  std::string refusal;
+  try {
+    store::ArchiveReader reader(path);
+  } catch (const std::runtime_error& e) {
+    refusal = e.what();
+  }
+  EXPECT_THAT(refusal, HasSubstr("run `agentvcr migrate --db " + path + "` first"));
+
+  std::ostringstream out;
+  ASSERT_EQ(cli::runMigrate(path, out), cli::kExitOk);
+  EXPECT_EQ(out.str(),
+            path + ": archive schema version 6 -> " + std::to_string(store::kSchemaVersion) + "\n");
+  EXPECT_NO_THROW(store::ArchiveReader reader(path));
+
+  std::ostringstream again;
+  ASSERT_EQ(cli::runMigrate(path, again), cli::kExitOk);
+  EXPECT_THAT(again.str(), HasSubstr("already at archive schema version"));
+}
+
+TEST(MigrateCli, AMissingArchiveIsAnErrorNotANewFile) {
+  TempDir temp;
+  const std::string path = temp.file("typo.sqlite");
+  std::ostringstream out;
+  EXPECT_THROW(cli::runMigrate(path, out), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace

@@ -136,6 +136,10 @@ struct StatsCommand {
 
 int runStats(const StatsCommand& command, std::ostream& out);
 
+/// `agentvcr migrate`: applies the pending schema migrations to the archive at `db_path` (which
+/// must exist) and says from which version to which. Throws std::runtime_error on failure.
+int runMigrate(const std::string& db_path, std::ostream& out);
+
 /// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
 void writeReadyFile(const std::string& path, const std::string& text);
 

@@ -1,0 +1,28 @@
+// `agentvcr migrate`: brings an archive written by an older agentvcr to this build's schema,
+// so that the read-only commands (replay, ls, show, export, the viewer) can open it.
+
+#include <filesystem>
+#include <ostream>
+#include <stdexcept>
+
+#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/store/schema.hpp"
+
+namespace agentvcr::cli {
+
+int runMigrate(const std::string& db_path, std::ostream& out) {
+  // migrateArchive() creates a missing file; a typo must not become an empty archive.
+  if (!std::filesystem::is_regular_file(db_path)) {
+    throw std::runtime_error("[store.open] no archive at " + db_path);
+  }
+  const int before = store::migrateArchive(db_path);
+  if (before == store::kSchemaVersion) {
+    out << db_path << ": already at archive schema version " << store::kSchemaVersion << "\n";
+  } else {
+    out << db_path << ": archive schema version " << before << " -> " << store::kSchemaVersion
+        << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace agentvcr::cli
