@@ -6,6 +6,12 @@
                            POST REQ to URL/v1/responses until it answers (S seconds at most,
                            less if process PID dies); require 200, application/json and a
                            body identical to RESP
+  check-lines URL PATH CORPUS EXPECTED [S [PID]]
+                           POST every line of CORPUS to URL+PATH over one keep-alive connection
+                           (the first one retried for S seconds at most, less if process PID
+                           dies); require 200, application/json and a body identical to the
+                           line of EXPECTED; print the number of requests answered
+  count-flows FILE         print the number of flows in a mitmdump -w file (tnetstring records)
   cpu PID...               print the summed utime+stime of the PIDs, in seconds
   rss PID...               print the summed VmHWM (peak RSS) of the PIDs, in KiB
   mem PID                  print VmRSS and VmHWM of PID, in KiB
@@ -14,9 +20,11 @@
   count DB                 print the archive's exchange count, then "outcome status count" rows
   parse WRK_OUTPUT         print the BENCH_RESULT line of one wrk run as key=value pairs
   report RESULTS_TSV META_JSON OUT_MD
-                           print the results table (markdown) and write OUT_MD
+                           print the results table (markdown) and write OUT_MD; RESULTS_TSV rows
+                           are "workload target conc wrk_output cpu_seconds"
   meta OUT_JSON            write the report's metadata (machine, versions) and the STATUS,
-                           COMMAND, REV, SETTINGS and NOTES (a file) of the environment
+                           COMMAND, REV, SETTINGS and NOTES (a file) of the environment; with
+                           MITMDUMP set (its path), mitmdump's version too
 bench/replay only:
   static EXPECTED OUT      write to OUT the median-sized answer of EXPECTED (one per line)
                            that nginx can `return` (no ' and no $), print its size
@@ -86,6 +94,67 @@ def cmd_check(url, req_path, resp_path, seconds="10", pid=None):
                      f"to the expected {len(expected)} bytes")
         return
     sys.exit(f"check {url}: no answer within {seconds}s ({last})")
+
+
+def cmd_check_lines(url, path, corpus_path, expected_path, seconds="10", pid=None):
+    requests, answers = _lines(corpus_path), _lines(expected_path)
+    if len(requests) != len(answers) or not requests:
+        sys.exit(f"{corpus_path} and {expected_path}: {len(requests)} requests for "
+                 f"{len(answers)} answers")
+    deadline = time.monotonic() + float(seconds)
+    pid = pid or None
+    conn = None
+    answered = 0
+    for n, (body, expected) in enumerate(zip(requests, answers), 1):
+        while True:
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection(*_split_url(url), timeout=10)
+                conn.request("POST", path, body=body,
+                             headers={"Content-Type": "application/json"})
+                r = conn.getresponse()
+                got, ctype = r.read(), r.getheader("Content-Type", "")
+                break
+            except (ConnectionError, OSError, http.client.HTTPException) as e:
+                if conn is not None:
+                    conn.close()
+                conn = None
+                # Only the first request may wait for the target to come up.
+                if answered or time.monotonic() >= deadline:
+                    sys.exit(f"check {url}{path}: request {n}: {e!r}")
+                if pid is not None and not _alive(pid):
+                    sys.exit(f"check {url}{path}: process {pid} died ({e!r})")
+                time.sleep(0.1)
+        answered += 1
+        if r.status != 200 or not ctype.startswith("application/json") or got != expected:
+            sys.exit(f"check {url}{path}: request {n} of {corpus_path}: status {r.status}, "
+                     f"content-type {ctype!r}, body {len(got)} bytes "
+                     f"({'identical' if got == expected else 'DIFFERENT'}) to the expected "
+                     f"{len(expected)} bytes:\n  got      {got[:300]!r}\n  expected "
+                     f"{expected[:300]!r}")
+    conn.close()
+    print(answered)
+
+
+def cmd_count_flows(path):
+    # mitmproxy's flow file: a sequence of tnetstrings, "LENGTH:PAYLOAD" then a type byte.
+    count = 0
+    with open(path, "rb") as f:
+        while True:
+            digits = b""
+            while (c := f.read(1)) not in (b":", b""):
+                if not c.isdigit() or len(digits) > 12:
+                    sys.exit(f"{path}: not a tnetstring at offset {f.tell() - 1}")
+                digits += c
+            if not c:
+                if digits:
+                    sys.exit(f"{path}: truncated record at the end")
+                break
+            f.seek(int(digits), os.SEEK_CUR)
+            if not f.read(1):
+                sys.exit(f"{path}: truncated record at the end")
+            count += 1
+    print(count)
 
 
 def _stat_fields(pid):
@@ -185,13 +254,16 @@ def fmt_added(us):
 
 
 def read_runs(tsv):
-    """One row per measured run: target, connections, wrk's figures, req/s, errors, CPU/req."""
+    """One row per measured run: workload (None in 4-column rows), target, connections, wrk's
+    figures, req/s, errors, CPU/req."""
     rows = []
     with open(tsv) as f:
         for line in f:
-            target, conc, wrk_out, cpu_s = line.rstrip("\n").split("\t")
+            fields = line.rstrip("\n").split("\t")
+            workload = fields.pop(0) if len(fields) == 5 else None
+            target, conc, wrk_out, cpu_s = fields
             r = parse_wrk(wrk_out)
-            r["target"], r["conc"] = target, int(conc)
+            r["workload"], r["target"], r["conc"] = workload, target, int(conc)
             r["rps"] = r["requests"] / (r["duration_us"] / 1e6)
             r["errors"] = int(r["connect"] + r["read"] + r["write"] + r["timeout"] + r["status"])
             r["cpu_us_per_req"] = (float(cpu_s) * 1e6 / r["requests"]
@@ -200,15 +272,22 @@ def read_runs(tsv):
     return rows
 
 
+def _ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "n/a"
+
+
 def cmd_report(tsv, meta_path, out_md):
     meta = json.load(open(meta_path))
     rows = read_runs(tsv)
-    by = {(r["target"], r["conc"]): r for r in rows}
+    by = {(r["workload"], r["target"], r["conc"]): r for r in rows}
+    with_workload = any(r["workload"] for r in rows)
+    wl_head, wl_rule = ("| workload ", "|---") if with_workload else ("", "")
 
-    lines = ["| target | conc | req/s | p50 | p99 | added p50 | added p99 | proxy CPU/req | errors |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [wl_head + "| target | conc | req/s | p50 | p99 | added p50 | added p99 | "
+             "proxy CPU/req | errors |",
+             wl_rule + "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        d = by.get(("direct", r["conc"]))
+        d = by.get((r["workload"], "direct", r["conc"]))
         add50 = add99 = None
         if d is not None and r["target"] != "direct":
             add50, add99 = r["p50_us"] - d["p50_us"], r["p99_us"] - d["p99_us"]
@@ -217,27 +296,52 @@ def cmd_report(tsv, meta_path, out_md):
             err = (f"{r['errors']} (non-2xx {int(r['status'])}, connect {int(r['connect'])}, "
                    f"read {int(r['read'])}, write {int(r['write'])}, "
                    f"timeout {int(r['timeout'])})")
-        lines.append(f"| {r['target']} | {r['conc']} | {r['rps']:,.0f} | {fmt_us(r['p50_us'])} | "
-                     f"{fmt_us(r['p99_us'])} | {fmt_added(add50)} | {fmt_added(add99)} | "
-                     f"{fmt_us(r['cpu_us_per_req'])} | {err} |")
+        wl = f"| {r['workload']} " if with_workload else ""
+        lines.append(f"{wl}| {r['target']} | {r['conc']} | {r['rps']:,.0f} | "
+                     f"{fmt_us(r['p50_us'])} | {fmt_us(r['p99_us'])} | {fmt_added(add50)} | "
+                     f"{fmt_added(add99)} | {fmt_us(r['cpu_us_per_req'])} | {err} |")
 
+    # agentvcr against each other relay that ran: nginx (no recording), mitmdump (recording).
+    targets = {r["target"] for r in rows}
+    others = [t for t in ("nginx", "mitmdump") if t in targets and "agentvcr" in targets]
     ratio_lines = []
-    concs = sorted({r["conc"] for r in rows})
-    if any(t == "agentvcr" for t, _ in by) and any(t == "nginx" for t, _ in by):
-        ratio_lines = ["| conc | req/s agentvcr/nginx | added p50 agentvcr/nginx | "
-                       "CPU/req agentvcr/nginx |", "|---:|---:|---:|---:|"]
-        for c in concs:
-            a, n, d = by.get(("agentvcr", c)), by.get(("nginx", c)), by.get(("direct", c))
-            if not a or not n:
+    if others:
+        head, rule = wl_head + "| conc |", wl_rule + "|---:|"
+        for o in others:
+            head += f" req/s agentvcr/{o} |"
+            rule += "---:|"
+            if o == "nginx":
+                head += f" added p50 agentvcr/{o} |"
+                rule += "---:|"
+            head += f" CPU/req agentvcr/{o} |"
+            rule += "---:|"
+        ratio_lines = [head, rule]
+        groups = []
+        for r in rows:
+            if (r["workload"], r["conc"]) not in groups:
+                groups.append((r["workload"], r["conc"]))
+        for w, c in groups:
+            a, d = by.get((w, "agentvcr", c)), by.get((w, "direct", c))
+            if not a:
                 continue
-            tput = f"{a['rps'] / n['rps']:.2f}"
-            added = "n/a"
-            if d is not None:
-                a50, n50 = a["p50_us"] - d["p50_us"], n["p50_us"] - d["p50_us"]
-                added = f"{a50 / n50:.2f}" if n50 > 0 else f"n/a (nginx adds {fmt_us(n50)})"
-            cpu = (f"{a['cpu_us_per_req'] / n['cpu_us_per_req']:.2f}"
-                   if a["cpu_us_per_req"] and n["cpu_us_per_req"] else "n/a")
-            ratio_lines.append(f"| {c} | {tput} | {added} | {cpu} |")
+            line = (f"| {w} " if with_workload else "") + f"| {c} |"
+            for o in others:
+                n = by.get((w, o, c))
+                if not n:
+                    line += " — |" + (" — |" if o == "nginx" else "") + " — |"
+                    continue
+                line += f" {_ratio(a['rps'], n['rps'])} |"
+                if o == "nginx":
+                    added = "n/a"
+                    if d is not None:
+                        a50, n50 = a["p50_us"] - d["p50_us"], n["p50_us"] - d["p50_us"]
+                        added = (f"{a50 / n50:.2f}" if n50 > 0
+                                 else f"n/a (nginx adds {fmt_us(n50)})")
+                    line += f" {added} |"
+                line += f" {_ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |"
+            ratio_lines.append(line)
+        if len(ratio_lines) == 2:
+            ratio_lines = []
 
     table = "\n".join(lines)
     ratios = "\n".join(ratio_lines)
@@ -254,7 +358,8 @@ def cmd_report(tsv, meta_path, out_md):
           f"- status: **{meta['status']}**",
           f"- date: {meta['date']}",
           f"- machine: {meta['nproc']} CPUs, {meta['cpu']}, {meta['kernel']}",
-          f"- software: agentvcr {meta['agentvcr_rev']}, {meta['nginx']}, {meta['wrk']}",
+          f"- software: agentvcr {meta['agentvcr_rev']}, {meta['nginx']}, {meta['wrk']}"
+          + (f", {meta['mitmdump']}" if meta.get("mitmdump") else ""),
           f"- command: `{meta['command']}`",
           f"- settings: {meta['settings']}",
           "",
@@ -263,8 +368,8 @@ def cmd_report(tsv, meta_path, out_md):
         md += [ratios, ""]
     md += [f"- {n}" for n in meta["notes"]]
     md += ["", "Latencies are wrk's (client-side, per request); added = target minus direct at "
-           "the same concurrency. Proxy CPU/req = user+system CPU of the proxy process(es) "
-           "during the run divided by completed requests. See bench/README.md."]
+           "the same workload and concurrency. Proxy CPU/req = user+system CPU of the proxy "
+           "process(es) during the run divided by completed requests. See bench/README.md."]
     os.makedirs(os.path.dirname(out_md), exist_ok=True)
     with open(out_md, "w") as f:
         f.write("\n".join(md) + "\n")
@@ -294,6 +399,8 @@ def cmd_meta(out_json):
             "agentvcr_rev": os.environ["REV"],
             "nginx": first_line(nginx, "-v").replace("nginx version: ", ""),
             "wrk": first_line("wrk", "-v").split(" [")[0],
+            "mitmdump": (first_line(os.environ["MITMDUMP"], "--version").replace(":", "")
+                         if os.environ.get("MITMDUMP") else ""),
             "command": os.environ["COMMAND"], "settings": os.environ["SETTINGS"],
             "notes": notes,
         }, f)
@@ -418,6 +525,7 @@ if __name__ == "__main__":
     commands = {"ports": cmd_ports, "check": cmd_check, "cpu": cmd_cpu, "rss": cmd_rss,
                 "mem": cmd_mem, "threads": cmd_threads, "children": cmd_children,
                 "count": cmd_count, "parse": cmd_parse, "report": cmd_report, "meta": cmd_meta,
+                "check-lines": cmd_check_lines, "count-flows": cmd_count_flows,
                 "static": cmd_static, "check-corpus": cmd_check_corpus, "status": cmd_status,
                 "report-replay": cmd_report_replay}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:

@@ -9,11 +9,14 @@ lua=$here/magma_post.lua
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-require_tools() {  # name... (nginx may live in /usr/sbin, outside a user's PATH)
+have_tool() {  # name: in PATH or in /usr/sbin (nginx may live there, outside a user's PATH)
+  command -v "$1" >/dev/null || [[ -x /usr/sbin/$1 ]]
+}
+
+require_tools() {  # name...
   local name
   for name in "$@"; do
-    command -v "$name" >/dev/null || [[ -x /usr/sbin/$name ]] ||
-      die "$name not found (scripts/bootstrap installs nginx-light and wrk)"
+    have_tool "$name" || die "$name not found (scripts/bootstrap installs nginx-light and wrk)"
   done
   nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 }

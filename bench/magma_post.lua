@@ -1,18 +1,24 @@
--- wrk script: POST /v1/responses over keep-alive connections (wrk's default, HTTP/1.1), with
--- headers that mimic BENCH's python-requests client (magma-protocol.md §16). The body is
+-- wrk script: POST to BENCH_PATH (default /v1/responses; bench/run's a2a workload posts to /)
+-- over keep-alive connections (wrk's default, HTTP/1.1), with headers that mimic BENCH's
+-- python-requests client (magma-protocol.md §16). The body is
 --
 -- * bench/request.json, or the file named by BENCH_BODY (bench/run): one fixed body. Only
 --   wrk.method/body/headers are set and no request()/response() callbacks are defined, so wrk
 --   keeps its precomputed-request fast path: the client costs the same for every target;
--- * or, when BENCH_CORPUS names a file (bench/replay), each of its lines in turn: a request()
---   callback cycles through requests formatted once in init(), each thread starting at its own
---   offset. It costs the client a Lua call per request, the same for every target.
+-- * or, when BENCH_CORPUS names a file (bench/replay; bench/run's grow and a2a workloads),
+--   each of its lines in turn: a request() callback cycles through requests formatted once in
+--   init(), each thread starting at its own offset. It costs the client a Lua call per
+--   request, the same for every target.
 --
 -- done() prints one machine-readable line for bench/run and bench/replay.
 
 local corpus_path = os.getenv("BENCH_CORPUS")
 local path = os.getenv("BENCH_BODY") or "bench/request.json"
 local body = ""
+local request_path = os.getenv("BENCH_PATH")
+if not request_path or request_path == "" then
+  request_path = "/v1/responses"
+end
 if not corpus_path or corpus_path == "" then
   local file = assert(io.open(path, "rb"))
   body = file:read("*a")
@@ -20,7 +26,7 @@ if not corpus_path or corpus_path == "" then
 end
 
 wrk.method = "POST"
-wrk.path = "/v1/responses"
+wrk.path = request_path
 wrk.body = body
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["User-Agent"] = "python-requests/2.31.0"
@@ -47,7 +53,7 @@ if corpus_path and corpus_path ~= "" then
     end
     assert(#bodies > 0, corpus_path .. ": no request bodies")
     for i, line in ipairs(bodies) do
-      requests[i] = wrk.format("POST", "/v1/responses", wrk.headers, line)
+      requests[i] = wrk.format("POST", request_path, wrk.headers, line)
     end
     -- Threads start spread over the corpus (thread_number is set before init runs).
     next_index = ((thread_number or 0) * 7919) % #requests
