@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "archive_writer.hpp"
@@ -18,6 +19,26 @@
 namespace agentvcr::store {
 
 using detail::QueueItem;
+
+namespace {
+
+/// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
+/// misses are small and always count as nothing (pushed and popped alike).
+std::size_t bodyBytes(const protocol::Exchange& exchange) {
+  return exchange.request_body.size() + exchange.response_body.size();
+}
+
+template <class Item>
+std::size_t bodyBytes(const Item& /*small*/) {
+  return 0;
+}
+
+std::size_t bodyBytes(const QueueItem& item) {
+  const auto* exchange = std::get_if<protocol::Exchange>(&item);
+  return exchange != nullptr ? bodyBytes(*exchange) : 0;
+}
+
+}  // namespace
 
 /// The queue is a mutex-protected deque: producers and the writer only move items in and out
 /// under the lock; all decoding and SQLite work happens outside it, in the writer thread.
@@ -117,10 +138,13 @@ class Recorder::Impl {
         ++refused_closed_;
         return false;
       }
-      if (queue_.size() >= options_.queue_capacity) {
+      const std::size_t bytes = bodyBytes(item);
+      if (queue_.size() >= options_.queue_capacity ||
+          (!queue_.empty() && queued_bytes_ + bytes > options_.queue_byte_limit)) {
         ++refused_full_;
         return false;
       }
+      queued_bytes_ += bytes;
       queue_.emplace_back(std::move(item));
       ++accepted_;
       submitted_ += is_exchange ? 1U : 0U;
@@ -168,6 +192,7 @@ class Recorder::Impl {
         }
         const std::size_t n = std::min(queue_.size(), options_.max_batch);
         for (std::size_t i = 0; i < n; ++i) {
+          queued_bytes_ -= bodyBytes(queue_.front());
           batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
         }
@@ -230,6 +255,7 @@ class Recorder::Impl {
   std::uint64_t submitted_ = 0;  // exchanges only
   std::uint64_t written_ = 0;
   std::uint64_t refused_full_ = 0;
+  std::size_t queued_bytes_ = 0;  // bodies of the queued exchanges (queue_byte_limit)
   std::uint64_t refused_closed_ = 0;
   std::uint64_t write_errors_ = 0;
   std::uint64_t batches_ = 0;

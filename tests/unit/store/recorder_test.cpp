@@ -224,6 +224,47 @@ TEST_F(RecorderTest, FullQueueRefusesWithoutLosingAnything) {
   EXPECT_EQ(recorder.stats().write_errors, 0u);
 }
 
+TEST_F(RecorderTest, QueuedBodiesAreBoundedInBytesToo) {
+  RecorderOptions options = testOptions();
+  options.queue_byte_limit = 100'000;
+  options.max_batch = 1;
+  options.batch_window = std::chrono::seconds(30);
+  Recorder recorder(path_, testSession(), options);
+  WriteLock lock(path_);  // the writer stalls on its first exchange
+
+  protocol::Exchange first = httpExchange("POST", "/big/0", std::string(30'000, 'a'));
+  ASSERT_TRUE(recorder.trySubmit(first));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (recorder.stats().queued > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(recorder.stats().queued, 0u);  // the writer holds it, blocked on the lock
+
+  // 30 KB each: three fit under 100 KB, the fourth would not (far below queue_capacity).
+  int accepted = 1;
+  protocol::Exchange next;
+  for (int i = 1; i < 10; ++i) {
+    next = httpExchange("POST", "/big/" + std::to_string(i), std::string(30'000, 'b'));
+    if (!recorder.trySubmit(next)) {
+      break;
+    }
+    ++accepted;
+  }
+  EXPECT_EQ(accepted, 4);
+  EXPECT_EQ(recorder.stats().refused_full, 1u);
+  EXPECT_EQ(next.request_body.size(), 30'000u);  // left intact for a retry
+
+  lock.release();
+  recorder.flush();
+  // Taken by the writer, the bytes are free again; one exchange alone may exceed the limit.
+  protocol::Exchange huge = httpExchange("POST", "/huge", std::string(200'000, 'c'));
+  ASSERT_TRUE(recorder.trySubmit(next));
+  recorder.flush();
+  ASSERT_TRUE(recorder.trySubmit(huge));
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().written, 6u);
+}
+
 TEST_F(RecorderTest, ConcurrentProducersLoseNothing) {
   RecorderOptions options = testOptions();
   options.queue_capacity = 16;

@@ -21,6 +21,10 @@ struct RecorderOptions {
   /// Exchanges waiting for the writer. When the queue is full, trySubmit() refuses and the
   /// caller waits (back-pressure); nothing is dropped silently.
   std::size_t queue_capacity = 8192;
+  /// The queue is also full once the bodies it holds reach this many bytes (one exchange is
+  /// always taken into an empty queue, however large): with 20 KB MAGMA bodies the count alone
+  /// would let it hold 300 MiB.
+  std::size_t queue_byte_limit = 64u << 20;
   /// Upper bound of exchanges written in one transaction.
   std::size_t max_batch = 1024;
   /// How long the writer lets a batch gather before committing it.
