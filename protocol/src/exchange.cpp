@@ -18,4 +18,15 @@ const char* outcomeName(ExchangeOutcome outcome) {
   return "unknown";
 }
 
+std::optional<ExchangeOutcome> outcomeFromName(std::string_view name) {
+  for (auto outcome :
+       {ExchangeOutcome::Complete, ExchangeOutcome::UpstreamError, ExchangeOutcome::UpstreamTimeout,
+        ExchangeOutcome::RequestRejected, ExchangeOutcome::ClientAborted}) {
+    if (name == outcomeName(outcome)) {
+      return outcome;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace agentvcr::protocol

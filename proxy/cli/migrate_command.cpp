@@ -1,5 +1,6 @@
 // `agentvcr migrate`: brings an archive written by an older agentvcr to this build's schema,
-// so that the read-only commands (replay, ls, show, export, the viewer) can open it.
+// so that the read-only commands (replay, ls, show, export, the viewer) can open it, and
+// indexes what a killed recorder captured but did not index.
 
 #include <filesystem>
 #include <ostream>
@@ -21,6 +22,9 @@ int runMigrate(const std::string& db_path, std::ostream& out) {
   } else {
     out << db_path << ": archive schema version " << before << " -> " << store::kSchemaVersion
         << "\n";
+  }
+  if (const std::uint64_t indexed = store::indexPendingExchanges(db_path); indexed > 0) {
+    out << db_path << ": indexed " << indexed << " exchanges a recorder left unindexed\n";
   }
   return kExitOk;
 }

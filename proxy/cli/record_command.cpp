@@ -38,7 +38,7 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   recording.stop();
   auto stats = recording.recorder().stats();
   out << "agentvcr record: " << stats.written << " exchanges written in " << stats.batches
-      << " batches";
+      << " batches, " << stats.indexed << " indexed";
   if (stats.refused_full > 0) {
     out << ", queue full " << stats.refused_full << " times (callers waited)";
   }

@@ -28,6 +28,7 @@ using detail::fromDb;
 using detail::optBool;
 using detail::optInt;
 using detail::optText;
+using detail::storedBody;
 using protocol::Json;
 
 namespace {
@@ -71,14 +72,6 @@ constexpr const char* kExchangeColumns = R"sql(
 constexpr const char* kExchangePayloadColumns =
     ", request_headers, request_body, response_headers, response_body, request_body_codec, "
     "response_body_codec";
-
-/// The body in column `body` as it was on the wire, decompressed per column `codec`.
-std::string storedBody(const SQLite::Statement& q, int body, int codec) {
-  const SQLite::Column column = q.getColumn(body);
-  const std::string_view stored(static_cast<const char*>(column.getBlob()),
-                                static_cast<std::size_t>(column.getBytes()));
-  return detail::unpackBody(stored, optText(q, codec));
-}
 
 std::int64_t sqlLimit(std::size_t limit) {
   if (limit > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {

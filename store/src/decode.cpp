@@ -35,7 +35,7 @@ Json locToJson(const protocol::JsonPath& path) {
 /// The findings column: {"side","type","loc","msg"} objects, bounded per side.
 class FindingList {
  public:
-  void add(const char* side, const std::string& type, Json loc, const std::string& msg) {
+  void add(const std::string& side, const std::string& type, Json loc, const std::string& msg) {
     std::size_t& n = counts_[side];
     ++n;
     if (n <= kMaxFindingsPerSide) {
@@ -46,6 +46,25 @@ class FindingList {
   void addAll(const char* side, const std::vector<protocol::Finding>& findings) {
     for (const protocol::Finding& f : findings) {
       add(side, f.type, locToJson(f.loc), f.msg);
+    }
+  }
+
+  /// Takes back findings written earlier by toText() (those redaction raised when the exchange
+  /// was captured); text that does not read as such is ignored.
+  void addText(const std::optional<std::string>& text) {
+    if (!text) {
+      return;
+    }
+    protocol::JsonParseResult parsed = protocol::parseJson(*text);
+    if (!parsed.value || !parsed.value->is_array()) {
+      return;
+    }
+    for (Json& item : *parsed.value) {
+      if (item.is_object() && item.value("side", Json()).is_string() &&
+          item.value("type", Json()).is_string() && item.value("msg", Json()).is_string()) {
+        add(item["side"].get<std::string>(), item["type"].get<std::string>(),
+            std::move(item["loc"]), item["msg"].get<std::string>());
+      }
     }
   }
 
@@ -315,8 +334,8 @@ void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,
   }
 }
 
-void redactSecrets(DecodedExchange& d, magma::Route route, FindingList& findings) {
-  protocol::Exchange& ex = d.exchange;
+void redactSecrets(RedactedExchange& r, magma::Route route, FindingList& findings) {
+  protocol::Exchange& ex = r.exchange;
   try {
     protocol::redactHeaders(ex.request_headers);
     protocol::redactHeaders(ex.response_headers);
@@ -336,12 +355,22 @@ void redactSecrets(DecodedExchange& d, magma::Route route, FindingList& findings
     if (std::optional<std::string> redacted =
             protocol::redactCoachingSessionBody(ex.request_body)) {
       ex.request_body = std::move(*redacted);
-      d.request_body_redacted = true;
+      r.request_body_redacted = true;
     }
   } catch (const std::exception& e) {
     ex.request_body.clear();  // a body that may hold credentials is dropped, not stored
-    d.request_body_redacted = true;
+    r.request_body_redacted = true;
     findings.add("request", "redaction_error", Json::array(), e.what());
+  }
+}
+
+/// The MAGMA route of an exchange; a target that cannot be read is a finding, not an error.
+magma::Route routeOrFinding(const protocol::Exchange& ex, FindingList& findings) {
+  try {
+    return magma::routeOf(ex.method, ex.target);
+  } catch (const std::exception& e) {
+    findings.add("exchange", "decode_error", Json::array(), e.what());
+    return magma::Route::None;
   }
 }
 
@@ -363,19 +392,37 @@ bool DecodedExchange::invalid() const {
   return (request_valid && !*request_valid) || (response_valid && !*response_valid);
 }
 
-DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOptions& options) {
-  DecodedExchange d;
-  d.exchange = std::move(exchange);
+RedactedExchange redactExchange(protocol::Exchange&& exchange) {
+  RedactedExchange r;
+  r.exchange = std::move(exchange);
   FindingList findings;
-  magma::Route route = magma::Route::None;
+  const magma::Route route = routeOrFinding(r.exchange, findings);
+  r.protocol = route == magma::Route::None ? "http" : "magma";
+  r.route = magma::routeName(route);
+  redactSecrets(r, route, findings);
   try {
-    route = magma::routeOf(d.exchange.method, d.exchange.target);
+    r.findings = findings.toText();
+  } catch (const std::exception&) {
+    r.findings = R"([{"side":"exchange","type":"redaction_error","loc":[],"msg":"findings"}])";
+  }
+  return r;
+}
+
+DecodedExchange decodeExchange(RedactedExchange&& redacted, const DecodeOptions& options) {
+  DecodedExchange d;
+  d.exchange = std::move(redacted.exchange);
+  d.request_body_redacted = redacted.request_body_redacted;
+  FindingList findings;
+  try {
+    findings.addText(redacted.findings);
   } catch (const std::exception& e) {
     findings.add("exchange", "decode_error", Json::array(), e.what());
   }
+  // Redaction already recorded a target it could not read.
+  FindingList ignored;
+  const magma::Route route = routeOrFinding(d.exchange, ignored);
   d.protocol = route == magma::Route::None ? "http" : "magma";
   d.route = magma::routeName(route);
-  redactSecrets(d, route, findings);
   try {
     decodeMagma(route, d, findings, options);
     decodeStreamEvents(d);
@@ -462,6 +509,35 @@ protocol::Headers headersFromJson(const std::string& text) {
     }
   }
   return headers;
+}
+
+std::optional<std::string> arrivalsToJson(const std::vector<protocol::BodyArrival>& arrivals) {
+  if (arrivals.empty()) {
+    return std::nullopt;
+  }
+  Json array = Json::array();
+  for (const protocol::BodyArrival& arrival : arrivals) {
+    array.push_back(Json::array({arrival.end, arrival.at_ns}));
+  }
+  return protocol::dumpCompact(array);
+}
+
+std::vector<protocol::BodyArrival> arrivalsFromJson(const std::optional<std::string>& text) {
+  std::vector<protocol::BodyArrival> arrivals;
+  if (!text) {
+    return arrivals;
+  }
+  protocol::JsonParseResult parsed = protocol::parseJson(*text);
+  if (!parsed.value || !parsed.value->is_array()) {
+    return arrivals;
+  }
+  for (const Json& pair : *parsed.value) {
+    if (pair.is_array() && pair.size() == 2 && pair[0].is_number_unsigned() &&
+        pair[1].is_number_integer()) {
+      arrivals.push_back({pair[0].get<std::size_t>(), pair[1].get<std::int64_t>()});
+    }
+  }
+  return arrivals;
 }
 
 }  // namespace agentvcr::store::detail

@@ -1,7 +1,8 @@
 #pragma once
 
-// Decoding of one exchange into archive rows, without SQLite: redaction, route, validation,
-// MAGMA steps and candidates, env feedback, content-addressed blobs. Runs in the writer thread.
+// What the writer makes of one exchange, without SQLite. Redaction first, when the exchange is
+// captured; decoding later, when it is indexed: route, validation, MAGMA steps and candidates,
+// env feedback, A2A calls, stream events, content-addressed blobs.
 
 #include <cstddef>
 #include <cstdint>
@@ -76,7 +77,7 @@ struct DecodedStreamEvent {
 };
 
 struct DecodedExchange {
-  protocol::Exchange exchange;  ///< headers redacted; coaching session body redacted
+  protocol::Exchange exchange;  ///< as captured: redacted
   bool request_body_redacted = false;
   std::string protocol;  ///< "magma" or "http"
   std::string route;
@@ -94,13 +95,28 @@ struct DecodedExchange {
   bool invalid() const;  ///< request or response failed validation
 };
 
+/// An exchange as it is captured, before anything is decoded: every header redacted, and a
+/// coaching session's body (which carries backend credentials).
+struct RedactedExchange {
+  protocol::Exchange exchange;
+  bool request_body_redacted = false;
+  std::string protocol;  ///< "magma" or "http" by the route; A2A is recognised when decoded
+  std::string route;
+  std::optional<std::string> findings;  ///< what redaction ran into (JSON array text)
+};
+
+/// Redacts `exchange` (moved in). Never throws for anything the network controls: a header it
+/// cannot vet is replaced, a coaching body it cannot read is dropped, each with a finding.
+RedactedExchange redactExchange(protocol::Exchange&& exchange);
+
 struct DecodeOptions {
   std::size_t max_decode_bytes = 64u << 20;
 };
 
-/// Decodes `exchange` (moved in). Never throws for anything the network controls: a decoding
-/// surprise becomes a "decode_error" finding and the raw exchange is still returned.
-DecodedExchange decodeExchange(protocol::Exchange&& exchange, const DecodeOptions& options);
+/// Decodes a captured exchange (moved in), keeping the findings redaction raised. Never throws
+/// for anything the network controls: a decoding surprise becomes a "decode_error" finding and
+/// the raw exchange is still returned.
+DecodedExchange decodeExchange(RedactedExchange&& redacted, const DecodeOptions& options);
 
 /// Splits an event-stream response into events timed by the exchange's body arrivals (an
 /// event that arrived with no recorded time gets the time the exchange ended).
@@ -118,5 +134,10 @@ std::string conversationTitle(const std::string& content);
 /// Headers as a JSON array of [name, value] pairs, and back (lenient: bad input gives {}).
 std::string headersToJson(const protocol::Headers& headers);
 protocol::Headers headersFromJson(const std::string& text);
+
+/// An event stream's piece times as a JSON array of [end, at_ns] pairs (nullopt when there are
+/// none), and back (lenient: bad input gives none).
+std::optional<std::string> arrivalsToJson(const std::vector<protocol::BodyArrival>& arrivals);
+std::vector<protocol::BodyArrival> arrivalsFromJson(const std::optional<std::string>& text);
 
 }  // namespace agentvcr::store::detail

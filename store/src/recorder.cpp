@@ -6,7 +6,6 @@
 #include <deque>
 #include <exception>
 #include <functional>
-#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -14,6 +13,10 @@
 #include <variant>
 #include <vector>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "archive_indexer.hpp"
 #include "archive_writer.hpp"
 
 namespace agentvcr::store {
@@ -21,6 +24,18 @@ namespace agentvcr::store {
 using detail::QueueItem;
 
 namespace {
+
+/// Exchanges the indexer decodes and writes per transaction: the connection is held while it
+/// writes them, so the capture waits at most this many exchanges' index rows.
+constexpr std::size_t kIndexChunk = 64;
+
+/// Lowers the calling thread's priority (Linux nice values are per thread). Best effort: a
+/// refusal leaves the thread as it was.
+void lowerThreadPriority(int niceness) {
+  if (niceness > 0) {
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), niceness);
+  }
+}
 
 /// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
 /// misses are small and always count as nothing (pushed and popped alike).
@@ -40,25 +55,23 @@ std::size_t bodyBytes(const QueueItem& item) {
 
 }  // namespace
 
-/// The queue is a mutex-protected deque: producers and the writer only move items in and out
-/// under the lock; all decoding and SQLite work happens outside it, in the writer thread.
+/// Two threads share one connection, taking turns under `db_mutex_`. The capture thread takes
+/// exchanges off a mutex-protected deque and commits them as relayed (redacted, compressed):
+/// that commit is what `on_committed` and `--durability full` wait for. The index thread follows
+/// it in id order, loading captured rows, decoding them without the connection, and writing
+/// their steps, calls and search rows (docs/schema.md, "Capture first, index behind").
 class Recorder::Impl {
  public:
   Impl(const std::string& path, const SessionInfo& session, RecorderOptions options)
       : options_(std::move(options)) {
     options_.max_batch = std::max<std::size_t>(options_.max_batch, 1);
     options_.queue_capacity = std::max<std::size_t>(options_.queue_capacity, 1);
-    std::promise<std::int64_t> ready;
-    std::future<std::int64_t> started = ready.get_future();
-    // The promise lives in the writer thread, so it outlives its own set_value().
-    writer_ = std::thread(
-        [this, path, session, ready = std::move(ready)]() mutable { run(path, session, ready); });
-    try {
-      session_id_ = started.get();
-    } catch (...) {
-      writer_.join();
-      throw;
-    }
+    db_ = std::make_unique<SQLite::Database>(detail::openWriterConnection(path, options_));
+    writer_ = std::make_unique<detail::ArchiveWriter>(*db_, path, session, options_);
+    session_id_ = writer_->sessionId();
+    indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
+    capture_thread_ = std::thread([this] { runCapture(); });
+    index_thread_ = std::thread([this] { runIndexer(); });
   }
 
   ~Impl() { close(); }
@@ -89,13 +102,14 @@ class Recorder::Impl {
   void flush() {
     std::unique_lock<std::mutex> lock(mutex_);
     const std::uint64_t target = accepted_;
-    if (done_ >= target || writer_exited_) {
-      return;
+    if (done_ < target && !capture_exited_) {
+      ++flush_waiters_;
+      writer_cv_.notify_one();
+      done_cv_.wait(lock, [&] { return done_ >= target || capture_exited_; });
+      --flush_waiters_;
     }
-    ++flush_waiters_;
-    writer_cv_.notify_one();
-    done_cv_.wait(lock, [&] { return done_ >= target || writer_exited_; });
-    --flush_waiters_;
+    const std::int64_t captured = captured_through_;
+    done_cv_.wait(lock, [&] { return indexed_through_ >= captured || index_exited_; });
   }
 
   void close() {
@@ -108,9 +122,16 @@ class Recorder::Impl {
       closing_ = true;
     }
     writer_cv_.notify_one();
-    if (writer_.joinable()) {
-      writer_.join();
+    if (capture_thread_.joinable()) {
+      capture_thread_.join();
     }
+    if (index_thread_.joinable()) {
+      index_thread_.join();
+    }
+    writer_->endSession();
+    indexer_.reset();
+    writer_.reset();
+    db_.reset();  // checkpoints the WAL when it is the last connection
   }
 
   RecorderStats stats() const {
@@ -123,6 +144,7 @@ class Recorder::Impl {
     s.queued = queue_.size();
     s.write_errors = write_errors_;
     s.batches = batches_;
+    s.indexed = indexed_;
     return s;
   }
 
@@ -162,17 +184,7 @@ class Recorder::Impl {
     return true;
   }
 
-  void run(const std::string& path, const SessionInfo& session,
-           std::promise<std::int64_t>& ready) noexcept {
-    std::unique_ptr<detail::ArchiveWriter> writer;
-    try {
-      writer = std::make_unique<detail::ArchiveWriter>(path, session, options_);
-      ready.set_value(writer->sessionId());
-    } catch (...) {
-      markExited();
-      ready.set_exception(std::current_exception());
-      return;
-    }
+  void runCapture() noexcept {
     std::vector<QueueItem> batch;
     batch.reserve(std::min<std::size_t>(options_.max_batch, 4096));
     for (;;) {
@@ -198,7 +210,11 @@ class Recorder::Impl {
         }
       }
       const std::size_t n = batch.size();
-      const detail::BatchOutcome outcome = writer->writeBatch(batch);
+      detail::BatchOutcome outcome;
+      {
+        std::lock_guard<std::mutex> db_lock(db_mutex_);
+        outcome = writer_->writeBatch(batch);
+      }
       batch.clear();
       std::vector<std::function<void()>> committed;
       {
@@ -207,30 +223,106 @@ class Recorder::Impl {
         written_ += outcome.written;
         write_errors_ += outcome.errors;
         batches_ += outcome.committed ? 1 : 0;
+        if (outcome.last_exchange_id != 0) {
+          captured_through_ = outcome.last_exchange_id;
+          index_wanted_ = true;
+        }
         while (!commit_waiters_.empty() && commit_waiters_.front().first <= done_) {
           committed.push_back(std::move(commit_waiters_.front().second));
           commit_waiters_.pop_front();
         }
       }
       done_cv_.notify_all();
+      index_cv_.notify_one();
       for (auto& notify : committed) {
         notify();
       }
     }
-    writer->endSession();
-    writer.reset();  // closes the connection (checkpoints the WAL when it is the last one)
-    markExited();
+    markCaptureExited();
   }
 
-  /// Also releases whoever still waits for a commit: nothing more will be written.
-  void markExited() noexcept {
+  /// Indexes whatever is captured and not indexed yet, then waits for the next capture. Starts
+  /// with the rows an earlier run left unindexed (a crash), and drains everything before it
+  /// exits, after the capture thread.
+  void runIndexer() noexcept {
+    lowerThreadPriority(options_.index_niceness);
+    detail::DecodeOptions decode_options;
+    decode_options.max_decode_bytes = options_.max_decode_bytes;
+    for (;;) {
+      std::int64_t captured = 0;
+      bool last_round = false;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        index_cv_.wait(lock, [&] { return index_wanted_ || capture_exited_; });
+        index_wanted_ = false;
+        captured = captured_through_;
+        last_round = capture_exited_;
+      }
+      // Every row up to `captured` was committed before this drain began, so the drain sees it
+      // (or gives up on it after an error, logged): flush() may count it as indexed either way.
+      drainIndex(decode_options);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        indexed_through_ = std::max(indexed_through_, captured);
+      }
+      done_cv_.notify_all();
+      if (last_round) {
+        break;
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      index_exited_ = true;
+    }
+    done_cv_.notify_all();
+  }
+
+  void drainIndex(const detail::DecodeOptions& decode_options) noexcept {
+    for (;;) {
+      std::vector<detail::PendingExchange> rows;
+      try {
+        std::lock_guard<std::mutex> db_lock(db_mutex_);
+        rows = indexer_->loadPending(kIndexChunk);
+      } catch (const std::exception& e) {
+        detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
+                        e.what());
+        return;
+      }
+      if (rows.empty()) {
+        return;
+      }
+      std::vector<detail::DecodedRow> decoded;
+      try {
+        decoded = detail::decodePending(std::move(rows), decode_options);
+      } catch (const std::exception& e) {
+        detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
+        continue;  // out of memory or alike: they stay unindexed on disk
+      }
+      const std::int64_t last_id = decoded.back().id;
+      detail::IndexOutcome outcome;
+      {
+        std::lock_guard<std::mutex> db_lock(db_mutex_);
+        outcome = indexer_->writeIndex(decoded);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        indexed_ += outcome.indexed;
+        indexed_through_ = std::max(indexed_through_, last_id);
+      }
+      done_cv_.notify_all();
+    }
+  }
+
+  /// Also releases whoever still waits for a commit, and lets the indexer finish.
+  void markCaptureExited() noexcept {
     std::deque<std::pair<std::uint64_t, std::function<void()>>> abandoned;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      writer_exited_ = true;
+      capture_exited_ = true;
       abandoned.swap(commit_waiters_);
     }
     done_cv_.notify_all();
+    index_cv_.notify_one();
     for (auto& waiter : abandoned) {
       waiter.second();
     }
@@ -238,22 +330,34 @@ class Recorder::Impl {
 
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
-  std::thread writer_;
+  // Declared before the threads' state they serve; close() resets them in reverse order.
+  std::unique_ptr<SQLite::Database> db_;
+  std::unique_ptr<detail::ArchiveWriter> writer_;
+  std::unique_ptr<detail::ArchiveIndexer> indexer_;
+  std::mutex db_mutex_;  // whoever uses the connection holds it
+  std::thread capture_thread_;
+  std::thread index_thread_;
 
   mutable std::mutex mutex_;
   std::condition_variable writer_cv_;  // queue not empty, full batch, flush or close
-  std::condition_variable done_cv_;    // a batch finished
+  std::condition_variable done_cv_;    // a batch captured, or indexed
+  std::condition_variable index_cv_;   // something captured, or the capture ended
   std::deque<QueueItem> queue_;
   bool closing_ = false;
   bool closed_ = false;
-  bool writer_exited_ = false;
+  bool capture_exited_ = false;
+  bool index_exited_ = false;
+  bool index_wanted_ = true;  // the first round picks up what an earlier run left unindexed
   std::size_t flush_waiters_ = 0;
   // (accepted_ just after the item was queued, what to call once done_ reaches it), in order.
   std::deque<std::pair<std::uint64_t, std::function<void()>>> commit_waiters_;
   std::uint64_t accepted_ = 0;   // items ever queued (exchanges, identities, misses)
-  std::uint64_t done_ = 0;       // items the writer finished (written or failed)
+  std::uint64_t done_ = 0;       // items the capture finished (written or failed)
   std::uint64_t submitted_ = 0;  // exchanges only
   std::uint64_t written_ = 0;
+  std::uint64_t indexed_ = 0;
+  std::int64_t captured_through_ = 0;  // id of the last exchange captured
+  std::int64_t indexed_through_ = 0;   // every captured id up to this one is indexed (or given up)
   std::uint64_t refused_full_ = 0;
   std::size_t queued_bytes_ = 0;  // bodies of the queued exchanges (queue_byte_limit)
   std::uint64_t refused_closed_ = 0;

@@ -301,6 +301,16 @@ ALTER TABLE exchanges ADD COLUMN request_body_size INTEGER;
 ALTER TABLE exchanges ADD COLUMN response_body_size INTEGER;
 )sql";
 
+// Version 8: capture first, index behind. The recorder commits each exchange as it was relayed
+// (redacted, compressed) with indexed = 0, and decodes it into steps, calls and search rows
+// afterwards; `response_arrivals` keeps an event stream's piece times until then. A row still at
+// 0 after a crash is indexed the next time a recorder or `agentvcr migrate` opens the archive.
+constexpr const char* kSchemaV8 = R"sql(
+ALTER TABLE exchanges ADD COLUMN indexed INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE exchanges ADD COLUMN response_arrivals TEXT;
+CREATE INDEX exchanges_unindexed ON exchanges(id) WHERE indexed = 0;
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -333,7 +343,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
       {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
-      {7, kSchemaV7, nullptr},
+      {7, kSchemaV7, nullptr}, {8, kSchemaV8, nullptr},
   };
   return list;
 }
@@ -353,7 +363,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 7, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 8, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -9,14 +9,9 @@
 namespace agentvcr::store::detail {
 namespace {
 
-protocol::ExchangeOutcome outcomeFromName(const std::string& name) {
-  for (auto outcome :
-       {protocol::ExchangeOutcome::Complete, protocol::ExchangeOutcome::UpstreamError,
-        protocol::ExchangeOutcome::UpstreamTimeout, protocol::ExchangeOutcome::RequestRejected,
-        protocol::ExchangeOutcome::ClientAborted}) {
-    if (name == protocol::outcomeName(outcome)) {
-      return outcome;
-    }
+protocol::ExchangeOutcome knownOutcome(const std::string& name) {
+  if (std::optional<protocol::ExchangeOutcome> outcome = protocol::outcomeFromName(name)) {
+    return *outcome;
   }
   throw std::runtime_error("unknown outcome '" + name + "'");
 }
@@ -39,7 +34,7 @@ protocol::Exchange exchangeFromRow(const ExchangeRow& row,
   ex.started_ns = row.started_ns;
   ex.upstream_first_byte_ns = row.upstream_first_byte_ns.value_or(0);
   ex.ended_ns = row.ended_ns.value_or(0);
-  ex.outcome = outcomeFromName(row.outcome);
+  ex.outcome = knownOutcome(row.outcome);
   ex.error = row.error.value_or("");
   if (!event_at_ns.empty()) {
     const std::vector<protocol::SseEvent> events = protocol::parseEventStream(ex.response_body);

@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+
+#include "body_compression.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -139,5 +142,14 @@ inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
 
 /// Nanoseconds since the Unix epoch, now.
 std::int64_t nowNs();
+
+/// The body in column `body` as it was on the wire, decompressed per column `codec`. Throws
+/// std::runtime_error "[store.body.*]" (body_compression.hpp).
+inline std::string storedBody(const SQLite::Statement& q, int body, int codec) {
+  const SQLite::Column column = q.getColumn(body);
+  const std::string_view stored(static_cast<const char*>(column.getBlob()),
+                                static_cast<std::size_t>(column.getBytes()));
+  return unpackBody(stored, optText(q, codec));
+}
 
 }  // namespace agentvcr::store::detail

@@ -95,6 +95,9 @@ TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
   {  // shaped as version 6 wrote it
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
     db.exec(R"sql(
+      DROP INDEX exchanges_unindexed;
+      ALTER TABLE exchanges DROP COLUMN indexed;
+      ALTER TABLE exchanges DROP COLUMN response_arrivals;
       ALTER TABLE exchanges DROP COLUMN request_body_codec;
       ALTER TABLE exchanges DROP COLUMN response_body_codec;
       ALTER TABLE exchanges DROP COLUMN request_body_size;
@@ -118,6 +121,26 @@ TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
   std::ostringstream again;
   ASSERT_EQ(cli::runMigrate(path, again), cli::kExitOk);
   EXPECT_THAT(again.str(), HasSubstr("already at archive schema version"));
+}
+
+TEST_F(CliTest, MigrateIndexesWhatAKilledRecorderLeftUnindexed) {
+  // Exchanges nothing was derived from (probes, plain HTTP): marked unindexed, they look as a
+  // killed recorder leaves them, and indexing them again cannot duplicate rows.
+  const std::string underived =
+      " FROM exchanges WHERE id NOT IN (SELECT exchange_id FROM steps) AND id NOT IN (SELECT "
+      "exchange_id FROM a2a_calls)";
+  {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE);
+    ASSERT_GT(db.execAndGet("SELECT count(*)" + underived).getInt(), 0);
+    db.exec("UPDATE exchanges SET indexed = 0, decoder_version = 0 WHERE id IN (SELECT id" +
+            underived + ")");
+  }
+  std::ostringstream out;
+  ASSERT_EQ(cli::runMigrate(db_path_, out), cli::kExitOk);
+  EXPECT_THAT(out.str(), HasSubstr("exchanges a recorder left unindexed"));
+  SQLite::Database db(db_path_, SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE indexed = 0").getInt(), 0);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE decoder_version = 0").getInt(), 0);
 }
 
 TEST(MigrateCli, AMissingArchiveIsAnErrorNotANewFile) {

@@ -162,6 +162,12 @@ class CrashSafetyTest : public ::testing::Test {
     return db.execAndGet("PRAGMA integrity_check").getString();
   }
 
+  /// Exchanges captured but not indexed (schema v8).
+  int unindexedCount() {
+    SQLite::Database db(db_, SQLite::OPEN_READONLY);
+    return db.execAndGet("SELECT count(*) FROM exchanges WHERE indexed = 0").getInt();
+  }
+
   /// request_ids of the recorded exchanges of `session` (0: every session).
   std::set<std::string> recordedIds(std::int64_t session = 0) {
     SQLite::Database db(db_, SQLite::OPEN_READONLY);
@@ -209,9 +215,16 @@ TEST_F(CrashSafetyTest, SigkillUnderLoadWithFullDurabilityLosesNoAnsweredExchang
   ASSERT_GT(answered.size(), 20u);
   EXPECT_EQ(integrity(), "ok");
   EXPECT_EQ(missing(answered), 0u) << "of " << answered.size() << " answered";
+  const int unindexed = unindexedCount();
   std::cout << "[ figures  ] durability full: " << answered.size()
-            << " answered before SIGKILL, 0 missing\n";
+            << " answered before SIGKILL, 0 missing, " << unindexed << " not indexed yet\n";
   expectNoSecretOnDisk();
+
+  // The next recorder on the archive indexes what the killed one captured.
+  EXPECT_EQ(start()->stop(SIGTERM), 0);
+  EXPECT_EQ(unindexedCount(), 0);
+  SQLite::Database db(db_, SQLite::OPEN_READONLY);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE decoder_version = 0").getInt(), 0);
 }
 
 TEST_F(CrashSafetyTest, SigkillUnderLoadWithNormalDurabilityLosesAtMostTheLastBatches) {

@@ -17,14 +17,21 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/schema.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
 namespace {
 
+using protocol::Json;
 using ::testing::HasSubstr;
 using testing::httpExchange;
+using testing::input;
+using testing::magmaExchange;
+using testing::memoryOf;
 using testing::queryInt;
+using testing::request;
+using testing::sayOutput;
 using testing::submit;
 using testing::TempDir;
 using testing::testOptions;
@@ -622,6 +629,106 @@ TEST_F(RecorderTest, TwoRecordersShareOneArchive) {
   EXPECT_EQ(reader.exchanges(a.sessionId(), 0, 100).size(), 20u);
   EXPECT_EQ(reader.exchanges(b.sessionId(), 0, 100).size(), 20u);
   EXPECT_EQ(a.stats().write_errors + b.stats().write_errors, 0u);
+}
+
+/// What the index holds for an archive, independent of row ids: per step its exchange, depth,
+/// parent step and conversation's first exchange; then the first session's counters and a
+/// search.
+std::string indexShape(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  std::string shape;
+  SQLite::Statement steps(db, R"sql(
+    SELECT s.exchange_id, s.depth, coalesce(p.exchange_id, 0),
+      (SELECT min(r.exchange_id) FROM steps r WHERE r.conversation_id = s.conversation_id),
+      c.say, c.internal_step_count
+    FROM steps s JOIN candidates c ON c.step_id = s.id
+    LEFT JOIN candidates pc ON pc.id = s.parent_candidate_id
+    LEFT JOIN steps p ON p.id = pc.step_id
+    ORDER BY s.exchange_id, s.position)sql");
+  while (steps.executeStep()) {
+    for (int i = 0; i < steps.getColumnCount(); ++i) {
+      shape += steps.getColumn(i).getString() + " ";
+    }
+    shape += "\n";
+  }
+  SQLite::Statement sessions(db, R"sql(
+    SELECT id, exchange_count, step_count, candidate_count, internal_step_count,
+      conversation_count FROM sessions WHERE id = 1)sql");
+  while (sessions.executeStep()) {
+    for (int i = 0; i < sessions.getColumnCount(); ++i) {
+      shape += sessions.getColumn(i).getString() + " ";
+    }
+    shape += "\n";
+  }
+  shape += "search: " +
+           db.execAndGet("SELECT count(*) FROM search_steps WHERE search_steps MATCH 'turn'")
+               .getString();
+  return shape;
+}
+
+/// Leaves the archive as a recorder killed before indexing would: exchanges captured, nothing
+/// derived from them.
+void forgetTheIndex(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READWRITE);
+  db.exec(R"sql(
+    DELETE FROM search_steps; DELETE FROM search_candidates; DELETE FROM search_internal_steps;
+    DELETE FROM internal_steps; DELETE FROM candidates; DELETE FROM steps;
+    DELETE FROM conversations; DELETE FROM blobs;
+    UPDATE exchanges SET indexed = 0, magma_request_id = NULL, request_valid = NULL,
+      response_valid = NULL, findings = NULL, decoder_version = 0;
+    UPDATE sessions SET step_count = 0, candidate_count = 0, internal_step_count = 0,
+      conversation_count = 0)sql");
+}
+
+/// Records one conversation of three turns and a separate one.
+void recordConversations(const std::string& path) {
+  Recorder recorder(path, testSession("killed"), testOptions());
+  for (int turn = 0; turn < 3; ++turn) {
+    const std::string rid = "r" + std::to_string(turn);
+    submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn " + std::to_string(turn),
+                                                       memoryOf("a", 2 * turn))}),
+                                   Json::array({sayOutput(rid, 1, 0, memoryOf("a", 2 * turn + 1),
+                                                          "said " + std::to_string(turn))})));
+  }
+  submit(recorder, magmaExchange(request("other", {input(1, "user", "turn x", memoryOf("b", 0))}),
+                                 Json::array({sayOutput("other", 1, 0, memoryOf("b", 1), "x")})));
+}
+
+TEST_F(RecorderTest, TheNextRecorderIndexesWhatAKilledOneLeftUnindexed) {
+  recordConversations(path_);
+  const std::string indexed = indexShape(path_);
+  ASSERT_THAT(indexed, HasSubstr("search: 4"));
+  forgetTheIndex(path_);
+  ASSERT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 0);
+
+  Recorder next(path_, testSession("next"), testOptions());
+  next.close();
+  EXPECT_EQ(next.stats().indexed, 4u) << "what the killed recorder left";
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+  EXPECT_EQ(indexShape(path_), indexed);
+}
+
+TEST_F(RecorderTest, IndexPendingExchangesDoesWhatTheNextRecorderWould) {
+  recordConversations(path_);
+  const std::string indexed = indexShape(path_);
+  forgetTheIndex(path_);
+  EXPECT_EQ(indexPendingExchanges(path_), 4u);
+  EXPECT_EQ(indexShape(path_), indexed);
+  EXPECT_EQ(indexPendingExchanges(path_), 0u) << "nothing is indexed twice";
+}
+
+TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
+  recordConversations(path_);
+  const std::string indexed = indexShape(path_);
+  forgetTheIndex(path_);
+  {
+    // Both start while the killed session's rows are pending: each may claim any of them.
+    Recorder a(path_, testSession("a"), testOptions());
+    Recorder b(path_, testSession("b"), testOptions());
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 4);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+  EXPECT_EQ(queryInt(path_, "SELECT step_count FROM sessions WHERE id = 1"), 4);
 }
 
 }  // namespace

@@ -557,6 +557,9 @@ TEST(Schema, MigratesAVersion5ArchiveAndLinksItsSteps) {
               0);
     db.exec(R"sql(
       DROP TABLE step_links;
+      DROP INDEX exchanges_unindexed;
+      ALTER TABLE exchanges DROP COLUMN indexed;
+      ALTER TABLE exchanges DROP COLUMN response_arrivals;
       ALTER TABLE exchanges DROP COLUMN request_body_codec;
       ALTER TABLE exchanges DROP COLUMN response_body_codec;
       ALTER TABLE exchanges DROP COLUMN request_body_size;

@@ -645,7 +645,20 @@ TEST(SearchFailureTest, AnExchangeRolledBackLeavesNothingInTheIndex) {
   }
   recorder.flush();
   EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("boom refused"));
-  EXPECT_EQ(recorder.stats().written, 2u);
+  // Captured all three; the one whose index rows failed is indexed with the failure instead.
+  EXPECT_EQ(recorder.stats().written, 3u);
+  EXPECT_EQ(recorder.stats().indexed, 3u);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READONLY);
+    EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE indexed = 0").getInt(), 0);
+    const std::string findings =
+        db.execAndGet(
+              "SELECT findings FROM exchanges WHERE magma_request_id IS NULL AND "
+              "session_id = 2")
+            .getString();
+    EXPECT_THAT(findings, HasSubstr("\"type\":\"index_error\""));
+    EXPECT_THAT(findings, HasSubstr("boom refused"));
+  }
 
   ArchiveReader reader(path);
   SearchQuery q;

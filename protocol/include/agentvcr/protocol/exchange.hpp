@@ -2,7 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentvcr::protocol {
@@ -29,6 +31,9 @@ enum class ExchangeOutcome {
 /// Stable snake_case name: "complete", "upstream_error", "upstream_timeout", "request_rejected",
 /// "client_aborted".
 const char* outcomeName(ExchangeOutcome outcome);
+
+/// The outcome outcomeName() names; nullopt for any other text.
+std::optional<ExchangeOutcome> outcomeFromName(std::string_view name);
 
 /// When a piece of a streamed response body arrived from the upstream.
 struct BodyArrival {

@@ -40,6 +40,10 @@ struct RecorderOptions {
   /// Keep bodies of 256 bytes or more as zstd frames when that saves an eighth (schema v7);
   /// false stores every body verbatim, readable with plain SQL.
   bool compress_bodies = true;
+  /// Nice value added to the index thread (0: as the caller's threads). A proxy under full
+  /// load then spends its CPU relaying and capturing, and the index catches up when the load
+  /// drops; flush() and close() still wait for it.
+  int index_niceness = 0;
 };
 
 /// What one proxy run records about itself; becomes one row of `sessions`.
@@ -56,7 +60,8 @@ struct SessionInfo {
 
 struct RecorderStats {
   std::uint64_t submitted = 0;  ///< exchanges accepted into the queue
-  std::uint64_t written = 0;    ///< exchanges committed to disk
+  std::uint64_t written = 0;    ///< exchanges committed to disk (captured)
+  std::uint64_t indexed = 0;    ///< exchanges decoded into steps, calls and search rows
   /// trySubmit() and tryRecordReplayMiss() calls refused because the queue was full
   std::uint64_t refused_full = 0;
   /// trySubmit() and tryRecordReplayMiss() calls refused because close() had begun
@@ -66,9 +71,11 @@ struct RecorderStats {
   std::uint64_t queued = 0;        ///< waiting in the queue now (not yet taken by the writer)
 };
 
-/// Records one session into an archive. Owns one writer thread with its own SQLite connection;
-/// the network threads only hand exchanges over by move. Redaction, MAGMA decoding and
-/// conversation threading happen in the writer thread (docs/schema.md).
+/// Records one session into an archive. Owns a capture thread and an index thread sharing one
+/// SQLite connection; the network threads only hand exchanges over by move. The capture thread
+/// redacts each exchange and commits it as relayed; the index thread then decodes it into MAGMA
+/// steps, A2A calls, conversations and search rows (docs/schema.md, "Capture first, index
+/// behind"). A reader may see an exchange before its steps; flush() and close() wait for both.
 ///
 /// Thread-safety: trySubmit(), tryRecordReplayMiss(), recordAgentIdentity(), stats() and flush()
 /// may be called from any thread concurrently.
@@ -107,10 +114,11 @@ class Recorder {
   /// its insert fails, one "[store.write]" line is logged and the rest of the batch commits.
   bool tryRecordReplayMiss(ReplayMissRow miss);
 
-  /// Blocks until everything submitted before the call is committed.
+  /// Blocks until everything submitted before the call is committed and indexed.
   void flush();
 
-  /// Drains the queue, marks the session ended (sessions.ended_ns) and joins the writer.
+  /// Drains the queue and the index, marks the session ended (sessions.ended_ns) and joins the
+  /// threads.
   /// Idempotent. After close(), trySubmit() refuses and flush() returns at once.
   void close();
 

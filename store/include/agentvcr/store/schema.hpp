@@ -1,12 +1,13 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace agentvcr::store {
 
 /// The archive schema this build writes and reads (PRAGMA user_version; docs/schema.md).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 /// Creates the archive at `path` if needed and applies every pending migration in one
 /// transaction. Returns the version the file had before (0 for a new file). Throws
@@ -15,5 +16,12 @@ inline constexpr int kSchemaVersion = 7;
 /// "[store.open]" when it cannot be opened.
 int migrateArchive(const std::string& path,
                    std::chrono::milliseconds busy_timeout = std::chrono::milliseconds{5000});
+
+/// Indexes the exchanges a recorder captured but did not get to index (it was killed), as the
+/// next recorder on the archive would: steps, calls, conversations and search rows. Migrates
+/// the archive first. Returns how many exchanges it indexed. Throws like migrateArchive().
+std::uint64_t indexPendingExchanges(
+    const std::string& path,
+    std::chrono::milliseconds busy_timeout = std::chrono::milliseconds{5000});
 
 }  // namespace agentvcr::store

@@ -1,6 +1,6 @@
-// The A2A half of the writer: a2a_calls rows, conversations by contextId, stream events.
+// The A2A half of the indexer: a2a_calls rows, conversations by contextId, stream events.
 
-#include "archive_writer_a2a.hpp"
+#include "archive_indexer_a2a.hpp"
 
 #include "decode.hpp"
 #include "sqlite_support.hpp"
@@ -18,7 +18,7 @@ std::optional<std::string> endedIn(const protocol::a2a::Call& call) {
 
 }  // namespace
 
-ArchiveWriter::A2aStatements::A2aStatements(SQLite::Database& db)
+ArchiveIndexer::A2aStatements::A2aStatements(SQLite::Database& db)
     : call(db, R"sql(
         INSERT INTO a2a_calls (exchange_id, session_id, position, wire_version, method, rpc_id,
           task_id, context_id, skill_id, message_id, task_state, result_kind, artifacts,
@@ -48,8 +48,8 @@ ArchiveWriter::A2aStatements::A2aStatements(SQLite::Database& db)
         INSERT INTO stream_events (exchange_id, position, at_ns, event, event_id, data)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql") {}
 
-void ArchiveWriter::writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
-                                      SessionDelta& delta) {
+void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
+                                       std::int64_t session_id, SessionDelta& delta) {
   A2aStatements& st = *a2a_st_;
   const protocol::Exchange& ex = d.exchange;
   const std::int64_t end_ns = ex.ended_ns != 0 ? ex.ended_ns : ex.started_ns;
@@ -57,11 +57,11 @@ void ArchiveWriter::writeA2aAndStream(const DecodedExchange& d, std::int64_t exc
   for (const protocol::a2a::Call& call : d.a2a_calls) {
     std::optional<std::int64_t> conversation_id;
     if (call.context_id) {
-      bindInt(st.conversation_by_context, 1, session_id_);
+      bindInt(st.conversation_by_context, 1, session_id);
       bindText(st.conversation_by_context, 2, *call.context_id);
       conversation_id = queryOptInt(st.conversation_by_context);
       if (!conversation_id) {
-        bindInt(st.new_conversation, 1, session_id_);
+        bindInt(st.new_conversation, 1, session_id);
         bindInt(st.new_conversation, 2, ex.started_ns);
         bindText(st.new_conversation, 3, *call.context_id);
         execOnce(st.new_conversation);
@@ -69,7 +69,7 @@ void ArchiveWriter::writeA2aAndStream(const DecodedExchange& d, std::int64_t exc
         ++delta.conversations;
       }
     } else if (call.task_id) {
-      bindInt(st.conversation_by_task, 1, session_id_);
+      bindInt(st.conversation_by_task, 1, session_id);
       bindText(st.conversation_by_task, 2, *call.task_id);
       conversation_id = queryOptInt(st.conversation_by_task);
     }
@@ -77,7 +77,7 @@ void ArchiveWriter::writeA2aAndStream(const DecodedExchange& d, std::int64_t exc
     const std::string wire_version = protocol::a2a::wireVersionName(call.wire_version);
     SQLite::Statement& s = st.call;
     bindInt(s, 1, exchange_id);
-    bindInt(s, 2, session_id_);
+    bindInt(s, 2, session_id);
     bindInt(s, 3, static_cast<std::int64_t>(call.position));
     bindText(s, 4, wire_version);
     bindOptText(s, 5, call.method);

@@ -3,12 +3,12 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
-#include "archive_writer.hpp"
+#include "archive_indexer.hpp"
 
 namespace agentvcr::store::detail {
 
-/// The writer's prepared statements for A2A calls, their conversations and stream events.
-struct ArchiveWriter::A2aStatements {
+/// The indexer's prepared statements for A2A calls, their conversations and stream events.
+struct ArchiveIndexer::A2aStatements {
   explicit A2aStatements(SQLite::Database& db);
 
   SQLite::Statement call;

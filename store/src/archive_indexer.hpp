@@ -1,0 +1,135 @@
+#pragma once
+
+// The index side of an archive: decodes captured exchanges (indexed = 0) into steps, candidates,
+// internal steps, conversations, A2A calls, stream events, blobs and search rows, in id order,
+// and marks them indexed. Runs behind the capture (archive_writer.hpp) on the same connection;
+// the caller holds the connection while loading and writing, and decodes without it.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "agentvcr/store/recorder.hpp"
+#include "decode.hpp"
+#include "threading.hpp"
+
+namespace agentvcr::store::detail {
+
+/// A captured exchange read back for indexing.
+struct PendingExchange {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;
+  RedactedExchange redacted;
+  /// Why the row could not be read back (a damaged body frame); it is then marked indexed with
+  /// this as its only finding.
+  std::optional<std::string> load_error;
+};
+
+/// A pending exchange after decoding; `decoded` is empty when it could not be loaded.
+struct DecodedRow {
+  std::int64_t id = 0;
+  std::int64_t session_id = 0;
+  std::optional<DecodedExchange> decoded;
+  std::optional<std::string> load_error;
+};
+
+/// Decodes what loadPending() returned. Pure CPU: needs no connection.
+std::vector<DecodedRow> decodePending(std::vector<PendingExchange>&& rows,
+                                      const DecodeOptions& options);
+
+struct IndexOutcome {
+  std::uint64_t indexed = 0;  ///< exchanges marked indexed (some with an index_error finding)
+  bool committed = false;
+};
+
+/// Blob hashes known to be on disk; cleared when it grows past this.
+inline constexpr std::size_t kBlobCacheLimit = 1u << 18;
+
+/// Not thread-safe: whoever calls loadPending() or writeIndex() holds the connection alone.
+class ArchiveIndexer {
+ public:
+  /// Indexes the exchanges of `own_session_id` (0: none), and those of other sessions that were
+  /// captured before it started: what a killed recorder left. Two recorders may share an
+  /// archive; each claims a row before indexing it, so none is indexed twice.
+  ArchiveIndexer(SQLite::Database& db, const RecorderOptions& options, std::int64_t own_session_id);
+  ~ArchiveIndexer();
+  ArchiveIndexer(const ArchiveIndexer&) = delete;
+  ArchiveIndexer& operator=(const ArchiveIndexer&) = delete;
+
+  /// Up to `limit` unindexed exchanges (see the constructor) after the last one loaded, oldest
+  /// first. Each row is
+  /// loaded once per indexer: one whose index write fails stays unindexed on disk until the next
+  /// indexer (the next recorder, or `agentvcr migrate`). Throws on SQLite errors.
+  std::vector<PendingExchange> loadPending(std::size_t limit);
+
+  /// Writes the index rows of `rows` (moved from) in one transaction and marks them indexed.
+  /// An exchange whose rows fail is rolled back alone (a savepoint), logged, and marked indexed
+  /// with an "index_error" finding. Never throws.
+  IndexOutcome writeIndex(std::vector<DecodedRow>& rows) noexcept;
+
+ private:
+  struct Statements;
+  struct A2aStatements;
+
+  /// What a batch adds to one session's counters.
+  struct SessionDelta {
+    std::int64_t steps = 0;
+    std::int64_t candidates = 0;
+    std::int64_t internal_steps = 0;
+    std::int64_t conversations = 0;
+    std::int64_t error_candidates = 0;
+    std::int64_t invalid_exchanges = 0;
+  };
+
+  /// Text of one row for the full-text indexes (schema version 4): a step's instruction, a
+  /// candidate's say and error message, an internal step's full_prompt and output_raw.
+  struct SearchRow {
+    enum class Table { Steps, Candidates, InternalSteps };
+    Table table = Table::Steps;
+    std::int64_t rowid = 0;
+    std::optional<std::string> first;   ///< instruction_content, say, full_prompt
+    std::optional<std::string> second;  ///< error_message, output_raw
+  };
+
+  /// Writes one exchange's rows and marks it indexed, inside its savepoint; the in-memory state
+  /// (threading, blob cache, search rows, `delta`) learns from it only once every row is in.
+  /// False when another recorder indexed it first (nothing written).
+  bool indexExchange(DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
+                     SessionDelta& delta);
+  /// Writes the exchange's A2A calls, threaded into conversations by contextId (else by the
+  /// task id an earlier call of the session tied to one), and its stream events. Runs inside
+  /// the exchange's savepoint. Defined in archive_indexer_a2a.cpp.
+  void writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
+                         std::int64_t session_id, SessionDelta& delta);
+  /// Marks a row indexed with what decoding said about it.
+  void markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
+                   const std::optional<std::string>& findings);
+  /// Indexes the text of the batch's rows, at the end of the batch: FTS5 flushes its pending
+  /// terms at every savepoint, so indexing inside each exchange's savepoint would write one
+  /// small segment per exchange. A failure is logged and leaves the rows unsearchable; the
+  /// batch still commits.
+  void writeSearchRows();
+  /// Conversation threading is per session; a recorder normally indexes only its own.
+  ThreadingIndex& threadingOf(std::int64_t session_id);
+  void forgetAfterFailure();
+
+  SQLite::Database& db_;
+  RecorderOptions options_;
+  std::unique_ptr<Statements> st_;
+  std::unique_ptr<A2aStatements> a2a_st_;
+  std::map<std::int64_t, ThreadingIndex> threading_;
+  std::unordered_set<std::uint64_t> blob_cache_;
+  std::vector<SearchRow> search_rows_;  ///< of the current batch
+  std::int64_t own_session_id_ = 0;
+  std::int64_t others_through_ = 0;  ///< other sessions' rows are indexed up to this id
+  std::int64_t loaded_through_ = 0;  ///< highest exchange id loaded so far
+};
+
+}  // namespace agentvcr::store::detail
