@@ -55,13 +55,13 @@ void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream
       ->capture_default_str();
   record->add_flag("!--plain-bodies", command.config.recorder.compress_bodies,
                    "Store bodies verbatim (readable with plain SQL), not zstd-compressed");
-  // A proxy relays first: its index thread yields to the network threads by default.
-  command.config.recorder.index_niceness = 10;
+  // A proxy relays first: under load its index thread takes a quarter of a core by default.
+  command.config.recorder.index_share_under_load = 0.25;
   record
-      ->add_option("--index-nice", command.config.recorder.index_niceness,
-                   "Nice value of the thread that indexes captured exchanges (0 to 19): under "
-                   "full load relaying comes first and the index catches up after")
-      ->check(CLI::Range(0, 19))
+      ->add_option("--index-share", command.config.recorder.index_share_under_load,
+                   "Share of one core the indexing of captured exchanges takes while traffic "
+                   "keeps arriving (1: all it needs); the index catches up when the load drops")
+      ->check(CLI::Range(0.05, 1.0))
       ->capture_default_str();
   record->add_option("--ready-file", command.ready_file, "Write the listening URL here once ready");
   record->add_flag("--insecure", insecure, "Do not verify an https upstream's certificate");

@@ -1,6 +1,7 @@
 #include "archive_indexer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <map>
 #include <optional>
@@ -208,13 +209,19 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
   return rows;
 }
 
-IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows) noexcept {
+IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
+                                        const std::atomic<bool>& yield) noexcept {
   IndexOutcome out;
   search_rows_.clear();
+  std::size_t taken = 0;
   try {
     std::map<std::int64_t, SessionDelta> deltas;
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
-    for (DecodedRow& row : rows) {
+    for (; taken < rows.size(); ++taken) {
+      if (taken > 0 && yield.load(std::memory_order_relaxed)) {
+        break;  // the capture waits for the connection: commit what is written
+      }
+      DecodedRow& row = rows[taken];
       if (!row.decoded) {
         markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error));
         ++out.indexed;
@@ -261,14 +268,17 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows) noexcept 
             "writing): " +
             e.what());
     out.indexed = 0;
+    taken = rows.size();
     forgetAfterFailure();
   } catch (...) {
     logLine("[store.index] batch of " + std::to_string(rows.size()) +
             " exchanges not indexed: unknown exception");
     out.indexed = 0;
+    taken = rows.size();
     forgetAfterFailure();
   }
-  rows.clear();
+  // A failed batch is not retried in this run: its rows stay unindexed on disk.
+  rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(taken));
   search_rows_.clear();
   return out;
 }
@@ -556,7 +566,10 @@ std::uint64_t indexPendingExchanges(const std::string& path,
     }
     std::vector<detail::DecodedRow> decoded =
         detail::decodePending(std::move(rows), decode_options);
-    indexed += indexer.writeIndex(decoded).indexed;
+    const std::atomic<bool> never{false};
+    while (!decoded.empty()) {
+      indexed += indexer.writeIndex(decoded, never).indexed;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 // and marks them indexed. Runs behind the capture (archive_writer.hpp) on the same connection;
 // the caller holds the connection while loading and writing, and decodes without it.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -69,10 +70,13 @@ class ArchiveIndexer {
   /// indexer (the next recorder, or `agentvcr migrate`). Throws on SQLite errors.
   std::vector<PendingExchange> loadPending(std::size_t limit);
 
-  /// Writes the index rows of `rows` (moved from) in one transaction and marks them indexed.
-  /// An exchange whose rows fail is rolled back alone (a savepoint), logged, and marked indexed
-  /// with an "index_error" finding. Never throws.
-  IndexOutcome writeIndex(std::vector<DecodedRow>& rows) noexcept;
+  /// Writes the index rows of `rows` in one transaction, marks them indexed and erases them
+  /// from `rows`. Once `yield` is set it commits early, after at least one row, leaving the
+  /// rest in `rows`: the capture is waiting for the connection. An exchange whose rows fail is
+  /// rolled back alone (a savepoint), logged, and marked indexed with an "index_error" finding.
+  /// If the whole transaction fails, every row is erased and stays unindexed on disk.
+  /// Never throws.
+  IndexOutcome writeIndex(std::vector<DecodedRow>& rows, const std::atomic<bool>& yield) noexcept;
 
  private:
   struct Statements;

@@ -84,9 +84,9 @@ struct ArchiveWriter::Statements {
             status, request_headers, request_body, request_body_redacted, response_headers,
             response_body, response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
-            request_body_size, response_body_size, response_arrivals, indexed)
+            request_body_size, response_body_size, response_arrivals, indexed, decoder_version)
           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, 0))sql"),
+                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + ?1,
@@ -138,13 +138,10 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
   const std::int64_t seq_at_start = next_seq_;
   try {
     std::int64_t failed_exchanges = 0;
-    std::int64_t last_exchange_id = 0;
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     for (QueueItem& item : items) {
       if (auto* ex = std::get_if<protocol::Exchange>(&item)) {
-        if (writeExchange(std::move(*ex), failed_exchanges, last_exchange_id)) {
-          ++out.written;
-        } else {
+        if (!writeExchange(std::move(*ex), out, failed_exchanges)) {
           ++out.errors;
         }
       } else if (auto* identity = std::get_if<AgentIdentity>(&item)) {
@@ -160,28 +157,27 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     execOnce(s);
     tx.commit();
     out.committed = true;
-    out.last_exchange_id = last_exchange_id;
   } catch (const std::exception& e) {
     // BEGIN, an insert that lost the transaction, the counters or COMMIT failed: nothing of
     // this batch is on disk.
     logLine("[store.write] batch of " + std::to_string(exchange_items) +
             " exchanges not committed: " + e.what());
+    out = BatchOutcome{};
     out.errors = exchange_items;
-    out.written = 0;
     next_seq_ = seq_at_start;
   } catch (...) {
     logLine("[store.write] batch of " + std::to_string(exchange_items) +
             " exchanges not committed: unknown exception");
+    out = BatchOutcome{};
     out.errors = exchange_items;
-    out.written = 0;
     next_seq_ = seq_at_start;
   }
   items.clear();
   return out;
 }
 
-bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, std::int64_t& failed_exchanges,
-                                  std::int64_t& exchange_id) {
+bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& out,
+                                  std::int64_t& failed_exchanges) {
   const std::string what = exchange.method + " " + exchange.target;
   try {
     RedactedExchange r = redactExchange(std::move(exchange));
@@ -224,8 +220,14 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, std::int64_t& f
     bindInt(e, 24, static_cast<std::int64_t>(ex.request_body.size()));
     bindInt(e, 25, static_cast<std::int64_t>(ex.response_body.size()));
     bindOptText(e, 26, arrivals);
+    // Plain HTTP has nothing to index: it is complete as captured.
+    const bool complete = derivesNothing(r);
+    bindInt(e, 27, complete ? 1 : 0);
+    bindInt(e, 28, complete ? kDecoderVersion : 0);
     execOnce(e);
-    exchange_id = db_.getLastInsertRowid();
+    out.last_exchange_id = db_.getLastInsertRowid();
+    ++out.written;
+    out.complete += complete ? 1 : 0;
     ++next_seq_;
     failed_exchanges += failedExchange(ex) ? 1 : 0;
     return true;

@@ -29,8 +29,9 @@ struct AgentIdentity {
 using QueueItem = std::variant<protocol::Exchange, AgentIdentity, ReplayMissRow>;
 
 struct BatchOutcome {
-  std::uint64_t written = 0;  ///< exchanges committed
-  std::uint64_t errors = 0;   ///< exchanges not written (logged)
+  std::uint64_t written = 0;   ///< exchanges committed
+  std::uint64_t complete = 0;  ///< of which complete as captured (nothing to index)
+  std::uint64_t errors = 0;    ///< exchanges not written (logged)
   bool committed = false;
   std::int64_t last_exchange_id = 0;  ///< of the last exchange committed (0: none)
 };
@@ -74,8 +75,8 @@ class ArchiveWriter {
   struct Statements;
 
   /// Inserts one redacted exchange row; false (logged) when it failed alone.
-  bool writeExchange(protocol::Exchange&& exchange, std::int64_t& failed_exchanges,
-                     std::int64_t& exchange_id);
+  bool writeExchange(protocol::Exchange&& exchange, BatchOutcome& out,
+                     std::int64_t& failed_exchanges);
   void writeIdentity(const AgentIdentity& identity);
   void writeReplayMiss(const ReplayMissRow& miss);
 

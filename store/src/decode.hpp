@@ -113,6 +113,10 @@ struct DecodeOptions {
   std::size_t max_decode_bytes = 64u << 20;
 };
 
+/// True when decodeExchange() would derive nothing from `r` (plain HTTP that is neither A2A nor
+/// an event stream): the capture then marks it indexed itself, with the findings it has.
+bool derivesNothing(const RedactedExchange& r);
+
 /// Decodes a captured exchange (moved in), keeping the findings redaction raised. Never throws
 /// for anything the network controls: a decoding surprise becomes a "decode_error" finding and
 /// the raw exchange is still returned.

@@ -56,6 +56,17 @@ void decodeStreamEvents(DecodedExchange& d) {
   }
 }
 
+bool derivesNothing(const RedactedExchange& r) {
+  const protocol::Exchange& ex = r.exchange;
+  // What decodeExchange() looks at, tested the cheap way: no MAGMA route, no event stream, no
+  // agent card, no body that could be JSON-RPC.
+  return r.protocol == "http" &&
+         !(ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) &&
+         !protocol::isEventStreamType(headerValue(ex.response_headers, "Content-Type")) &&
+         ex.request_body.find("\"jsonrpc\"") == std::string::npos &&
+         ex.response_body.find("\"jsonrpc\"") == std::string::npos;
+}
+
 void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
   const protocol::Exchange& ex = d.exchange;
   if (ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) {

@@ -13,9 +13,6 @@
 #include <variant>
 #include <vector>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
 
@@ -28,14 +25,6 @@ namespace {
 /// Exchanges the indexer decodes and writes per transaction: the connection is held while it
 /// writes them, so the capture waits at most this many exchanges' index rows.
 constexpr std::size_t kIndexChunk = 64;
-
-/// Lowers the calling thread's priority (Linux nice values are per thread). Best effort: a
-/// refusal leaves the thread as it was.
-void lowerThreadPriority(int niceness) {
-  if (niceness > 0) {
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), niceness);
-  }
-}
 
 /// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
 /// misses are small and always count as nothing (pushed and popped alike).
@@ -212,7 +201,10 @@ class Recorder::Impl {
       const std::size_t n = batch.size();
       detail::BatchOutcome outcome;
       {
+        // Relaying waits on the capture, not on the index: ask the indexer to commit early.
+        capture_waiting_.store(true, std::memory_order_relaxed);
         std::lock_guard<std::mutex> db_lock(db_mutex_);
+        capture_waiting_.store(false, std::memory_order_relaxed);
         outcome = writer_->writeBatch(batch);
       }
       batch.clear();
@@ -221,6 +213,7 @@ class Recorder::Impl {
         std::lock_guard<std::mutex> lock(mutex_);
         done_ += n;
         written_ += outcome.written;
+        indexed_ += outcome.complete;
         write_errors_ += outcome.errors;
         batches_ += outcome.committed ? 1 : 0;
         if (outcome.last_exchange_id != 0) {
@@ -245,7 +238,6 @@ class Recorder::Impl {
   /// with the rows an earlier run left unindexed (a crash), and drains everything before it
   /// exits, after the capture thread.
   void runIndexer() noexcept {
-    lowerThreadPriority(options_.index_niceness);
     detail::DecodeOptions decode_options;
     decode_options.max_decode_bytes = options_.max_decode_bytes;
     for (;;) {
@@ -279,6 +271,8 @@ class Recorder::Impl {
 
   void drainIndex(const detail::DecodeOptions& decode_options) noexcept {
     for (;;) {
+      const auto started = std::chrono::steady_clock::now();
+      const std::uint64_t batches_before = batchesSoFar();
       std::vector<detail::PendingExchange> rows;
       try {
         std::lock_guard<std::mutex> db_lock(db_mutex_);
@@ -298,19 +292,48 @@ class Recorder::Impl {
         detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
         continue;  // out of memory or alike: they stay unindexed on disk
       }
-      const std::int64_t last_id = decoded.back().id;
-      detail::IndexOutcome outcome;
-      {
-        std::lock_guard<std::mutex> db_lock(db_mutex_);
-        outcome = indexer_->writeIndex(decoded);
+      while (!decoded.empty()) {
+        const std::int64_t last_id = decoded.back().id;
+        detail::IndexOutcome outcome;
+        {
+          std::lock_guard<std::mutex> db_lock(db_mutex_);
+          outcome = indexer_->writeIndex(decoded, capture_waiting_);
+        }
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          indexed_ += outcome.indexed;
+          if (decoded.empty()) {
+            indexed_through_ = std::max(indexed_through_, last_id);
+          }
+        }
+        done_cv_.notify_all();
       }
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        indexed_ += outcome.indexed;
-        indexed_through_ = std::max(indexed_through_, last_id);
-      }
-      done_cv_.notify_all();
+      yieldWhileUnderLoad(std::chrono::steady_clock::now() - started, batches_before);
     }
+  }
+
+  std::uint64_t batchesSoFar() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return batches_;
+  }
+
+  /// Keeps the index thread to `index_share_under_load` of a core while exchanges keep being
+  /// captured (a batch committed during the chunk just indexed): it sleeps for the rest of its
+  /// share. The sleep is cooperative rather than a lower OS priority, so the thread never sits
+  /// preempted while holding the connection the capture needs. Close ends it at once.
+  void yieldWhileUnderLoad(std::chrono::steady_clock::duration worked,
+                           std::uint64_t batches_before) {
+    const double share = options_.index_share_under_load;
+    if (share >= 1.0 || share <= 0.0) {
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (batches_ == batches_before || capture_exited_ || closing_) {
+      return;  // no load, or draining for close: index at full speed
+    }
+    const auto rest = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        worked * ((1.0 - share) / share));
+    index_cv_.wait_for(lock, rest, [&] { return capture_exited_ || closing_; });
   }
 
   /// Also releases whoever still waits for a commit, and lets the indexer finish.
@@ -334,7 +357,8 @@ class Recorder::Impl {
   std::unique_ptr<SQLite::Database> db_;
   std::unique_ptr<detail::ArchiveWriter> writer_;
   std::unique_ptr<detail::ArchiveIndexer> indexer_;
-  std::mutex db_mutex_;  // whoever uses the connection holds it
+  std::mutex db_mutex_;                       // whoever uses the connection holds it
+  std::atomic<bool> capture_waiting_{false};  // the capture wants db_mutex_
   std::thread capture_thread_;
   std::thread index_thread_;
 

@@ -731,5 +731,26 @@ TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
   EXPECT_EQ(queryInt(path_, "SELECT step_count FROM sessions WHERE id = 1"), 4);
 }
 
+TEST_F(RecorderTest, AnIndexHeldToAShareUnderLoadStillIndexesEverything) {
+  RecorderOptions options = testOptions();
+  options.index_share_under_load = 0.1;
+  options.batch_window = std::chrono::milliseconds{1};
+  Recorder recorder(path_, testSession(), options);
+  // Batches keep committing while the index works: it sleeps between its chunks.
+  for (int i = 0; i < 300; ++i) {
+    const std::string rid = "load-" + std::to_string(i);
+    submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn", memoryOf(rid, 0))}),
+                                   Json::array({sayOutput(rid, 1, 0, memoryOf(rid, 1), "ok")})));
+    if (i % 50 == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds{2});
+    }
+  }
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().indexed, 300u);
+  recorder.close();
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 300);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+}
+
 }  // namespace
 }  // namespace agentvcr::store

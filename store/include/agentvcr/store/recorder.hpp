@@ -40,10 +40,10 @@ struct RecorderOptions {
   /// Keep bodies of 256 bytes or more as zstd frames when that saves an eighth (schema v7);
   /// false stores every body verbatim, readable with plain SQL.
   bool compress_bodies = true;
-  /// Nice value added to the index thread (0: as the caller's threads). A proxy under full
-  /// load then spends its CPU relaying and capturing, and the index catches up when the load
-  /// drops; flush() and close() still wait for it.
-  int index_niceness = 0;
+  /// Share of one core the index thread takes while exchanges keep arriving (1: as much as it
+  /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
+  /// index catches up when the load drops; flush() and close() still wait for it.
+  double index_share_under_load = 1.0;
 };
 
 /// What one proxy run records about itself; becomes one row of `sessions`.
@@ -61,7 +61,9 @@ struct SessionInfo {
 struct RecorderStats {
   std::uint64_t submitted = 0;  ///< exchanges accepted into the queue
   std::uint64_t written = 0;    ///< exchanges committed to disk (captured)
-  std::uint64_t indexed = 0;    ///< exchanges decoded into steps, calls and search rows
+  /// Exchanges decoded into steps, calls and search rows (plain HTTP, which has none, counts
+  /// once captured).
+  std::uint64_t indexed = 0;
   /// trySubmit() and tryRecordReplayMiss() calls refused because the queue was full
   std::uint64_t refused_full = 0;
   /// trySubmit() and tryRecordReplayMiss() calls refused because close() had begun
