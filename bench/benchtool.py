@@ -229,6 +229,28 @@ def cmd_count(db):
         print(outcome, status, n)
 
 
+def cmd_wait_indexed(db, timeout="600"):
+    """Waits until agentvcr's index thread has caught up with what it captured (schema 8:
+    exchanges.indexed); prints the backlog found and the seconds it took."""
+    start = time.monotonic()
+    backlog = None
+    while True:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+        try:
+            pending = con.execute("SELECT COUNT(*) FROM exchanges WHERE indexed = 0").fetchone()[0]
+        finally:
+            con.close()
+        if backlog is None:
+            backlog = pending
+        waited = time.monotonic() - start
+        if pending == 0:
+            print(f"backlog={backlog} seconds={waited:.2f}")
+            return
+        if waited > float(timeout):
+            raise SystemExit(f"{db}: {pending} exchanges still not indexed after {timeout}s")
+        time.sleep(0.1)
+
+
 def parse_wrk(path):
     with open(path) as f:
         for line in f:
@@ -524,7 +546,7 @@ def cmd_report_replay(tsv, meta_path, out_md):
 if __name__ == "__main__":
     commands = {"ports": cmd_ports, "check": cmd_check, "cpu": cmd_cpu, "rss": cmd_rss,
                 "mem": cmd_mem, "threads": cmd_threads, "children": cmd_children,
-                "count": cmd_count, "parse": cmd_parse, "report": cmd_report, "meta": cmd_meta,
+                "count": cmd_count, "wait-indexed": cmd_wait_indexed, "parse": cmd_parse, "report": cmd_report, "meta": cmd_meta,
                 "check-lines": cmd_check_lines, "count-flows": cmd_count_flows,
                 "static": cmd_static, "check-corpus": cmd_check_corpus, "status": cmd_status,
                 "report-replay": cmd_report_replay}
