@@ -15,6 +15,7 @@
 
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
+#include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
 
@@ -56,6 +57,7 @@ class Recorder::Impl {
     options_.max_batch = std::max<std::size_t>(options_.max_batch, 1);
     options_.queue_capacity = std::max<std::size_t>(options_.queue_capacity, 1);
     db_ = std::make_unique<SQLite::Database>(detail::openWriterConnection(path, options_));
+    checkpointer_ = std::make_unique<detail::WalCheckpointer>(path, *db_, options_.busy_timeout);
     writer_ = std::make_unique<detail::ArchiveWriter>(*db_, path, session, options_);
     session_id_ = writer_->sessionId();
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
@@ -120,6 +122,7 @@ class Recorder::Impl {
     writer_->endSession();
     indexer_.reset();
     writer_.reset();
+    checkpointer_.reset();
     db_.reset();  // checkpoints the WAL when it is the last connection
   }
 
@@ -355,6 +358,7 @@ class Recorder::Impl {
   std::int64_t session_id_ = 0;
   // Declared before the threads' state they serve; close() resets them in reverse order.
   std::unique_ptr<SQLite::Database> db_;
+  std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
   std::unique_ptr<detail::ArchiveWriter> writer_;
   std::unique_ptr<detail::ArchiveIndexer> indexer_;
   std::mutex db_mutex_;                       // whoever uses the connection holds it

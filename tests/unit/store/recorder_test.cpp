@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -750,6 +751,42 @@ TEST_F(RecorderTest, AnIndexHeldToAShareUnderLoadStillIndexesEverything) {
   recorder.close();
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 300);
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+}
+
+TEST_F(RecorderTest, TheWalIsCheckpointedWhileRecording) {
+  RecorderOptions options = testOptions();
+  options.compress_bodies = false;
+  Recorder recorder(path_, testSession(), options);
+  // 48 MB of bodies: without checkpoints the WAL would hold all of it.
+  const std::string body(24 * 1024, 'x');
+  for (int i = 0; i < 2000; ++i) {
+    submit(recorder, httpExchange("POST", "/bulk/" + std::to_string(i), body));
+    if (i % 100 == 99) {
+      recorder.flush();  // commits, so the checkpointer can catch up and the WAL restart
+    }
+  }
+  recorder.flush();
+  const auto wal_bytes = std::filesystem::file_size(path_ + "-wal");
+  EXPECT_LT(wal_bytes, 24u << 20) << "the WAL grew with everything recorded";
+  EXPECT_GT(std::filesystem::file_size(path_), 24u << 20) << "pages reached the database file";
+}
+
+TEST_F(RecorderTest, AWalPastTheThresholdIsCheckpointedInTheBackground) {
+  RecorderOptions options = testOptions();
+  options.compress_bodies = false;
+  Recorder recorder(path_, testSession(), options);
+  // About 1,800 pages in one commit: past the background threshold, below the inline one.
+  const std::string body(24 * 1024, 'x');
+  for (int i = 0; i < 300; ++i) {
+    submit(recorder, httpExchange("POST", "/bulk/" + std::to_string(i), body));
+  }
+  recorder.flush();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::filesystem::file_size(path_) < (6u << 20) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(std::filesystem::file_size(path_), 6u << 20) << "nothing was checkpointed";
 }
 
 }  // namespace
