@@ -301,9 +301,14 @@ ThreadingIndex& ArchiveIndexer::threadingOf(std::int64_t session_id) {
 void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                                  const std::optional<std::string>& findings) {
   SQLite::Statement& s = st_->mark_indexed;
+  // Named: the statement binds text without copying it, until it has run.
   const std::optional<std::string> none;
-  bindOptText(s, 1, d != nullptr ? std::optional<std::string>(d->protocol) : none);
-  bindOptText(s, 2, d != nullptr ? std::optional<std::string>(d->route) : none);
+  const std::optional<std::string> protocol =
+      d != nullptr ? std::optional<std::string>(d->protocol) : none;
+  const std::optional<std::string> route =
+      d != nullptr ? std::optional<std::string>(d->route) : none;
+  bindOptText(s, 1, protocol);
+  bindOptText(s, 2, route);
   bindOptText(s, 3, d != nullptr ? d->magma_request_id : none);
   bindOptBool(s, 4, d != nullptr ? d->request_valid : std::nullopt);
   bindOptBool(s, 5, d != nullptr ? d->response_valid : std::nullopt);
