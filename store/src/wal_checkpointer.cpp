@@ -45,22 +45,34 @@ int WalCheckpointer::onCommit(void* self, sqlite3* db, const char* schema, int w
 }
 
 void WalCheckpointer::run() noexcept {
+  bool behind = false;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return wanted_ || stopping_; });
+      auto due = [&] { return wanted_ || stopping_; };
+      if (behind) {
+        wake_.wait_for(lock, kRetryAfter, due);  // retry on its own, sooner if woken
+      } else {
+        wake_.wait(lock, due);
+      }
       if (stopping_) {
         return;
       }
       wanted_ = false;
     }
+    int wal_frames = 0;
+    int copied_frames = 0;
     const int rc = sqlite3_wal_checkpoint_v2(own_.getHandle(), nullptr, SQLITE_CHECKPOINT_PASSIVE,
-                                             nullptr, nullptr);
+                                             &wal_frames, &copied_frames);
     if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
       // The WAL keeps growing until a later checkpoint (or the last close) succeeds.
       logLine(std::string("[store.checkpoint] WAL checkpoint failed: ") +
               sqlite3_errmsg(own_.getHandle()));
     }
+    // A reader's snapshot (the index thread loading rows) stops a PASSIVE checkpoint short;
+    // no commit may come to ask again, so try again shortly while a large WAL is left behind.
+    behind = rc == SQLITE_BUSY ||
+             (wal_frames >= kCheckpointPages && copied_frames >= 0 && copied_frames < wal_frames);
   }
 }
 

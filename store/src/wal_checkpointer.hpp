@@ -26,6 +26,9 @@ inline constexpr int kCheckpointPages = 1000;
 /// over: this one has little left to copy, since the background ones did most of it.
 inline constexpr int kInlineCheckpointPages = 4 * kCheckpointPages;
 
+/// How soon a checkpoint stopped short is tried again.
+inline constexpr std::chrono::milliseconds kRetryAfter{20};
+
 class WalCheckpointer {
  public:
   /// Opens its own connection to `path` and takes over `writer`'s checkpoints (its automatic
