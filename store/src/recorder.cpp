@@ -15,6 +15,7 @@
 
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
+#include "thread_name.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
@@ -177,6 +178,7 @@ class Recorder::Impl {
   }
 
   void runCapture() noexcept {
+    detail::nameThisThread("avcr-capture");
     std::vector<QueueItem> batch;
     batch.reserve(std::min<std::size_t>(options_.max_batch, 4096));
     for (;;) {
@@ -241,6 +243,7 @@ class Recorder::Impl {
   /// with the rows an earlier run left unindexed (a crash), and drains everything before it
   /// exits, after the capture thread.
   void runIndexer() noexcept {
+    detail::nameThisThread("avcr-index");
     detail::DecodeOptions decode_options;
     decode_options.max_decode_bytes = options_.max_decode_bytes;
     for (;;) {

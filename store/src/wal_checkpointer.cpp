@@ -6,6 +6,7 @@
 
 #include "archive_writer.hpp"
 #include "sqlite_support.hpp"
+#include "thread_name.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -45,6 +46,7 @@ int WalCheckpointer::onCommit(void* self, sqlite3* db, const char* schema, int w
 }
 
 void WalCheckpointer::run() noexcept {
+  nameThisThread("avcr-checkpoint");
   bool behind = false;
   for (;;) {
     {
