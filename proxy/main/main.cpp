@@ -53,8 +53,9 @@ void addRecord(CLI::App& app, cli::RecordCommand& command, std::string& upstream
   record->add_option("--durability", durability, "normal or full")
       ->check(CLI::IsMember({"normal", "full"}))
       ->capture_default_str();
-  record->add_flag("!--plain-bodies", command.config.recorder.compress_bodies,
-                   "Store bodies verbatim (readable with plain SQL), not zstd-compressed");
+  record->add_flag(
+      "!--plain-bodies", command.config.recorder.compress_bodies,
+      "Store bodies and memories verbatim (readable with plain SQL), not zstd-compressed");
   // A proxy relays first: under load its index thread takes a quarter of a core by default.
   command.config.recorder.index_share_under_load = 0.25;
   record

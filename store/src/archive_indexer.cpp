@@ -25,6 +25,8 @@ const std::string kUser = "user";
 const std::string kEnv = "env";
 const std::string kCompleted = "completed";
 const std::string kError = "error";
+const std::optional<std::string> kZstdCodecName{std::string(kZstdCodec)};
+const std::optional<std::string> kNoCodec;
 
 /// What one exchange changes in one conversation row.
 struct ConversationDelta {
@@ -48,19 +50,31 @@ std::string indexErrorFindings(const std::string& type, const std::string& messa
 
 }  // namespace
 
-std::vector<DecodedRow> decodePending(std::vector<PendingExchange>&& rows,
-                                      const DecodeOptions& options) {
+std::vector<DecodedRow> ArchiveIndexer::decode(std::vector<PendingExchange>&& rows,
+                                               const DecodeOptions& options) {
   std::vector<DecodedRow> decoded;
   decoded.reserve(rows.size());
   for (PendingExchange& row : rows) {
     DecodedRow out{row.id, row.session_id, std::nullopt, std::move(row.load_error)};
     if (!out.load_error) {
       out.decoded = decodeExchange(std::move(row.redacted), options);
+      if (options_.compress_bodies) {
+        packNewMemories(*out.decoded);
+      }
     }
     decoded.push_back(std::move(out));
   }
   rows.clear();
   return decoded;
+}
+
+void ArchiveIndexer::packNewMemories(DecodedExchange& d) {
+  for (BlobText& blob : d.blobs) {
+    // A blob already on disk is not written again; compressing it would be wasted.
+    if (blob.is_memory && blob_cache_.count(blob.hash) == 0) {
+      blob.packed = memory_compressor_.pack(blob.text);
+    }
+  }
 }
 
 struct ArchiveIndexer::Statements {
@@ -77,7 +91,7 @@ struct ArchiveIndexer::Statements {
         claim(db, "UPDATE exchanges SET indexed = 1 WHERE id = ?1 AND indexed = 0"),
         savepoint(db, "SAVEPOINT exchange"),
         release(db, "RELEASE exchange"),
-        blob(db, "INSERT OR IGNORE INTO blobs (hash, text) VALUES (?1, ?2)"),
+        blob(db, "INSERT OR IGNORE INTO blobs (hash, text, codec) VALUES (?1, ?2, ?3)"),
         mark_indexed(db, R"sql(
           UPDATE exchanges SET protocol = coalesce(?1, protocol), route = coalesce(?2, route),
             magma_request_id = ?3, request_valid = ?4, response_valid = ?5, findings = ?6,
@@ -334,7 +348,13 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
       continue;
     }
     bindInt(st.blob, 1, toDb(blob.hash));
-    bindText(st.blob, 2, blob.text);
+    if (blob.packed) {
+      bindBlob(st.blob, 2, *blob.packed);
+      bindOptText(st.blob, 3, kZstdCodecName);
+    } else {
+      bindText(st.blob, 2, blob.text);
+      bindOptText(st.blob, 3, kNoCodec);
+    }
     execOnce(st.blob);
   }
 
@@ -569,8 +589,7 @@ std::uint64_t indexPendingExchanges(const std::string& path,
     if (rows.empty()) {
       return indexed;
     }
-    std::vector<detail::DecodedRow> decoded =
-        detail::decodePending(std::move(rows), decode_options);
+    std::vector<detail::DecodedRow> decoded = indexer.decode(std::move(rows), decode_options);
     const std::atomic<bool> never{false};
     while (!decoded.empty()) {
       indexed += indexer.writeIndex(decoded, never).indexed;

@@ -18,6 +18,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include "agentvcr/store/recorder.hpp"
+#include "body_compression.hpp"
 #include "decode.hpp"
 #include "threading.hpp"
 
@@ -40,10 +41,6 @@ struct DecodedRow {
   std::optional<DecodedExchange> decoded;
   std::optional<std::string> load_error;
 };
-
-/// Decodes what loadPending() returned. Pure CPU: needs no connection.
-std::vector<DecodedRow> decodePending(std::vector<PendingExchange>&& rows,
-                                      const DecodeOptions& options);
 
 struct IndexOutcome {
   std::uint64_t indexed = 0;  ///< exchanges marked indexed (some with an index_error finding)
@@ -69,6 +66,11 @@ class ArchiveIndexer {
   /// loaded once per indexer: one whose index write fails stays unindexed on disk until the next
   /// indexer (the next recorder, or `agentvcr migrate`). Throws on SQLite errors.
   std::vector<PendingExchange> loadPending(std::size_t limit);
+
+  /// Decodes what loadPending() returned, and compresses the memories not yet on disk (schema
+  /// v9) unless the options keep bodies verbatim. Pure CPU: needs no connection, so the caller
+  /// runs it without holding one.
+  std::vector<DecodedRow> decode(std::vector<PendingExchange>&& rows, const DecodeOptions& options);
 
   /// Writes the index rows of `rows` in one transaction, marks them indexed and erases them
   /// from `rows`. Once `yield` is set it commits early, after at least one row, leaving the
@@ -123,6 +125,8 @@ class ArchiveIndexer {
   /// Conversation threading is per session; a recorder normally indexes only its own.
   ThreadingIndex& threadingOf(std::int64_t session_id);
   void forgetAfterFailure();
+  /// Compresses `d`'s memories that are not on disk yet.
+  void packNewMemories(DecodedExchange& d);
 
   SQLite::Database& db_;
   RecorderOptions options_;
@@ -130,6 +134,7 @@ class ArchiveIndexer {
   std::unique_ptr<A2aStatements> a2a_st_;
   std::map<std::int64_t, ThreadingIndex> threading_;
   std::unordered_set<std::uint64_t> blob_cache_;
+  BodyCompressor memory_compressor_;
   std::vector<SearchRow> search_rows_;  ///< of the current batch
   std::int64_t own_session_id_ = 0;
   std::int64_t others_through_ = 0;  ///< other sessions' rows are indexed up to this id

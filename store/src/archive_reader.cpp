@@ -523,12 +523,12 @@ std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
 
 std::optional<std::string> ArchiveReader::blob(std::uint64_t hash) const {
   return guarded([&]() -> std::optional<std::string> {
-    SQLite::Statement q = impl_->prepare("SELECT text FROM blobs WHERE hash = ?1");
+    SQLite::Statement q = impl_->prepare("SELECT text, codec FROM blobs WHERE hash = ?1");
     bindInt(q, 1, detail::toDb(hash));
     if (!q.executeStep()) {
       return std::nullopt;
     }
-    return q.getColumn(0).getString();
+    return storedBody(q, 0, 1);
   });
 }
 
@@ -536,7 +536,7 @@ std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
   return guarded([&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT s.source_id, s.instruction_type, s.instruction_content, s.num_outputs,
-             t.text, a.text, m.text, x.text
+             t.text, a.text, m.text, x.text, m.codec
       FROM steps s
       JOIN blobs t ON t.hash = s.tools_hash
       JOIN blobs a ON a.hash = s.attributes_hash
@@ -554,7 +554,7 @@ std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
     input["num_outputs"] = q.getColumn(3).getInt64();
     input["tools"] = parseStored(q.getColumn(4).getString(), "tools");
     input["attributes"] = parseStored(q.getColumn(5).getString(), "attributes");
-    input["memory"] = parseStored(q.getColumn(6).getString(), "memory");
+    input["memory"] = parseStored(storedBody(q, 6, 8), "memory");
     input["extra_keys"] = parseStored(q.getColumn(7).getString(), "extra_keys");
     return input;
   });
@@ -564,7 +564,7 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
   std::optional<Json> output = guarded([&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT e.magma_request_id, s.source_id, c.candidate_index, c.status, c.say, c.tool_calls,
-             c.error_code, c.error_message, c.error_component, m.text
+             c.error_code, c.error_message, c.error_component, m.text, m.codec
       FROM candidates c
       JOIN steps s ON s.id = c.step_id
       JOIN exchanges e ON e.id = s.exchange_id
@@ -580,7 +580,7 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
     out["candidate_index"] = q.getColumn(2).getInt64();
     const std::string status = q.getColumn(3).getString();
     out["status"] = status;
-    out["memory"] = parseStored(q.getColumn(9).getString(), "memory");
+    out["memory"] = parseStored(storedBody(q, 9, 10), "memory");
     out["output"] = nullptr;
     out["error"] = nullptr;
     if (std::optional<std::string> calls = optText(q, 5)) {

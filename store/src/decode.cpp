@@ -146,13 +146,15 @@ class BlobCollector {
  public:
   explicit BlobCollector(std::vector<BlobText>& out) : out_(out) {}
 
-  std::uint64_t add(const Json& value) { return add(protocol::canonicalJson(value)); }
+  std::uint64_t addMemory(const Json& value) {
+    return add(protocol::canonicalJson(value), /*is_memory=*/true);
+  }
 
   /// Adds a blob given its canonical text.
-  std::uint64_t add(std::string text) {
+  std::uint64_t add(std::string text, bool is_memory = false) {
     std::uint64_t hash = protocol::stableHash(text);
     if (seen_.insert(hash).second) {
-      out_.push_back(BlobText{hash, std::move(text)});
+      out_.push_back(BlobText{hash, std::move(text), is_memory, std::nullopt});
     }
     return hash;
   }
@@ -215,7 +217,7 @@ void decodeSteps(magma::AgentRequest& request, DecodedExchange& d, BlobCollector
       step.env_failure = feedback.anyFailure();
     }
     step.content = std::move(input.instruction.content);
-    step.memory_hash = blobs.add(std::move(memory_text));
+    step.memory_hash = blobs.add(std::move(memory_text), /*is_memory=*/true);
     step.tools_hash = blobs.add(std::move(tools_text));
     step.attributes_hash = blobs.add(std::move(attributes_text));
     step.extra_keys_hash = blobs.add(std::move(extra_keys_text));
@@ -259,7 +261,7 @@ void decodeCandidates(magma::AgentResponse& response, DecodedExchange& d, BlobCo
       c.error_message = output.error->message;
       c.error_component = output.error->component;
     }
-    c.memory_hash = blobs.add(output.memory);
+    c.memory_hash = blobs.addMemory(output.memory);
     if (output.internal_steps.is_array()) {
       c.internal_steps.reserve(output.internal_steps.size());
       for (Json& entry : output.internal_steps) {

@@ -25,6 +25,11 @@ inline constexpr std::size_t kMaxFindingsPerSide = 50;
 struct BlobText {
   std::uint64_t hash = 0;
   std::string text;  ///< canonical JSON
+  /// A memory: distinct on nearly every step of an episode, so worth compressing. Tools,
+  /// attributes and extra keys repeat and are stored once, verbatim, for plain SQL.
+  bool is_memory = false;
+  /// `text` as a zstd frame, when the indexer chose to store it so (schema v9).
+  std::optional<std::string> packed;
 };
 
 struct DecodedStep {

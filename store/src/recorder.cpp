@@ -293,7 +293,7 @@ class Recorder::Impl {
       }
       std::vector<detail::DecodedRow> decoded;
       try {
-        decoded = detail::decodePending(std::move(rows), decode_options);
+        decoded = indexer_->decode(std::move(rows), decode_options);
       } catch (const std::exception& e) {
         detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
         continue;  // out of memory or alike: they stay unindexed on disk

@@ -311,6 +311,30 @@ ALTER TABLE exchanges ADD COLUMN response_arrivals TEXT;
 CREATE INDEX exchanges_unindexed ON exchanges(id) WHERE indexed = 0;
 )sql";
 
+// Version 9: memories compressed. A step's input memory and a candidate's returned memory are
+// distinct on nearly every step of an episode, so the indexer keeps them as zstd frames like
+// bodies; `blobs.codec` says which ('zstd' or NULL). Tools, attributes and extra keys stay
+// verbatim. step_inputs cannot decompress: it gives a compressed memory as null and says so in
+// `memory_compressed`.
+constexpr const char* kSchemaV9 = R"sql(
+ALTER TABLE blobs ADD COLUMN codec TEXT;
+DROP VIEW step_inputs;
+CREATE VIEW step_inputs AS
+SELECT s.id AS step_id,
+       json_object('id', s.source_id,
+                   'instruction', json_object('type', s.instruction_type,
+                                              'content', s.instruction_content),
+                   'tools', json(t.text), 'attributes', json(a.text),
+                   'memory', json(CASE WHEN m.codec IS NULL THEN m.text END),
+                   'num_outputs', s.num_outputs, 'extra_keys', json(x.text)) AS input,
+       m.codec IS NOT NULL AS memory_compressed
+FROM steps s
+JOIN blobs t ON t.hash = s.tools_hash
+JOIN blobs a ON a.hash = s.attributes_hash
+JOIN blobs m ON m.hash = s.memory_hash
+JOIN blobs x ON x.hash = s.extra_keys_hash;
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -343,7 +367,7 @@ const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
       {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
       {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
-      {7, kSchemaV7, nullptr}, {8, kSchemaV8, nullptr},
+      {7, kSchemaV7, nullptr}, {8, kSchemaV8, nullptr},  {9, kSchemaV9, nullptr},
   };
   return list;
 }
@@ -363,7 +387,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 8, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 9, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -143,7 +143,7 @@ inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
 /// Nanoseconds since the Unix epoch, now.
 std::int64_t nowNs();
 
-/// The body in column `body` as it was on the wire, decompressed per column `codec`. Throws
+/// The body (or blob) in column `body` as it was written, decompressed per column `codec`. Throws
 /// std::runtime_error "[store.body.*]" (body_compression.hpp).
 inline std::string storedBody(const SQLite::Statement& q, int body, int codec) {
   const SQLite::Column column = q.getColumn(body);

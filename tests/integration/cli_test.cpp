@@ -13,6 +13,7 @@
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "demo_archive_fixture.hpp"
+#include "older_schema.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -94,15 +95,7 @@ TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
   store::migrateArchive(path);
   {  // shaped as version 6 wrote it
     SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.exec(R"sql(
-      DROP INDEX exchanges_unindexed;
-      ALTER TABLE exchanges DROP COLUMN indexed;
-      ALTER TABLE exchanges DROP COLUMN response_arrivals;
-      ALTER TABLE exchanges DROP COLUMN request_body_codec;
-      ALTER TABLE exchanges DROP COLUMN response_body_codec;
-      ALTER TABLE exchanges DROP COLUMN request_body_size;
-      ALTER TABLE exchanges DROP COLUMN response_body_size;
-      PRAGMA user_version = 6)sql");
+    testing::shapeAsVersion(db, 6);
   }
   std::string refusal;
   try {

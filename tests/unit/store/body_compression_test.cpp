@@ -1,6 +1,6 @@
 // Bodies in the archive (schema v7): compressed with zstd when that pays, verbatim otherwise,
-// and always read back byte for byte at their wire size. Checked through the Recorder and the
-// ArchiveReader, with raw SQL probes for what is actually on disk.
+// and always read back byte for byte at their wire size. Memories (schema v9) likewise. Checked
+// through the Recorder and the ArchiveReader, with raw SQL probes for what is actually on disk.
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +23,7 @@ using testing::httpExchange;
 using testing::queryInt;
 using testing::queryText;
 using testing::TempDir;
+using Json = protocol::Json;
 
 class BodyCompressionTest : public ::testing::Test {
  protected:
@@ -148,6 +149,77 @@ TEST_F(BodyCompressionTest, AnUnknownCodecIsNamed) {
   }
   EXPECT_THAT(testing::thrownMessage([&] { ArchiveReader(path_).exchange(id); }),
               HasSubstr("[store.body.codec] body stored with codec 'brotli'"));
+}
+
+/// One MAGMA step whose input memory is `memory` and whose candidate returns `returned`.
+protocol::Exchange stepWithMemories(const Json& memory, const Json& returned) {
+  return testing::magmaExchange(
+      testing::request("r1", {testing::input(1, "user", "Press sw3", memory)}),
+      Json::array({testing::sayOutput("r1", 1, 0, returned, "Pressed")}));
+}
+
+TEST_F(BodyCompressionTest, LargeMemoriesAreStoredCompressedAndReadBackExactly) {
+  const Json memory = testing::memoryOf("episode", 60);
+  const Json returned = testing::memoryOf("episode", 61);
+  record(stepWithMemories(memory, returned));
+
+  // Both memories are compressed; tools and attributes stay verbatim for plain SQL.
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec = 'zstd'"), 2);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec IS NULL"), 3);
+  EXPECT_LT(queryInt(path_, "SELECT max(length(text)) FROM blobs WHERE codec = 'zstd'"),
+            static_cast<std::int64_t>(memory.dump().size()) / 3);
+
+  ArchiveReader reader(path_);
+  const std::int64_t step_id = queryInt(path_, "SELECT id FROM steps");
+  const std::int64_t candidate_id = queryInt(path_, "SELECT id FROM candidates");
+  const std::optional<Json> input = reader.inputJson(step_id);
+  ASSERT_TRUE(input);
+  EXPECT_EQ((*input)["memory"], memory);
+  EXPECT_EQ((*input)["tools"], testing::benchTools());
+  const std::optional<Json> output = reader.outputJson(candidate_id);
+  ASSERT_TRUE(output);
+  EXPECT_EQ((*output)["memory"], returned);
+  const std::uint64_t hash = static_cast<std::uint64_t>(
+      queryInt(path_, "SELECT memory_hash FROM steps WHERE id = " + std::to_string(step_id)));
+  ASSERT_TRUE(reader.blob(hash));
+  EXPECT_EQ(Json::parse(*reader.blob(hash)), memory);
+}
+
+TEST_F(BodyCompressionTest, StepInputsViewSaysWhenItCannotShowACompressedMemory) {
+  record(stepWithMemories(testing::memoryOf("episode", 60), testing::memoryOf("episode", 61)));
+  EXPECT_EQ(queryInt(path_, "SELECT memory_compressed FROM step_inputs"), 1);
+  EXPECT_EQ(queryText(path_, "SELECT json_type(input, '$.memory') FROM step_inputs"), "null");
+  EXPECT_EQ(queryText(path_, "SELECT json_type(input, '$.tools') FROM step_inputs"), "array");
+}
+
+TEST_F(BodyCompressionTest, PlainBodiesOptionKeepsMemoriesReadableInTheView) {
+  const Json memory = testing::memoryOf("episode", 60);
+  RecorderOptions options = testing::testOptions();
+  options.compress_bodies = false;
+  {
+    Recorder recorder(path_, testing::testSession(), options);
+    testing::submit(recorder, stepWithMemories(memory, testing::memoryOf("episode", 61)));
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec IS NOT NULL"), 0);
+  EXPECT_EQ(queryInt(path_, "SELECT memory_compressed FROM step_inputs"), 0);
+  EXPECT_EQ(
+      Json::parse(queryText(path_, "SELECT json_extract(input, '$.memory') FROM step_inputs")),
+      memory);
+}
+
+TEST_F(BodyCompressionTest, ARepeatedMemoryIsStoredOnceAndReadBack) {
+  // The second step carries the memory the first step's candidate returned.
+  const Json first = testing::memoryOf("episode", 60);
+  const Json second = testing::memoryOf("episode", 61);
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    testing::submit(recorder, stepWithMemories(first, second));
+    testing::submit(recorder, stepWithMemories(second, testing::memoryOf("episode", 62)));
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec = 'zstd'"), 3);
+  ArchiveReader reader(path_);
+  const std::int64_t second_step = queryInt(path_, "SELECT max(id) FROM steps");
+  EXPECT_EQ((*reader.inputJson(second_step))["memory"], second);
 }
 
 }  // namespace

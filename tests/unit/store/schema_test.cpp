@@ -17,6 +17,7 @@
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/step_links.hpp"
+#include "older_schema.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -555,16 +556,7 @@ TEST(Schema, MigratesAVersion5ArchiveAndLinksItsSteps) {
                             "OR response_body_codec IS NOT NULL")
                   .getInt(),
               0);
-    db.exec(R"sql(
-      DROP TABLE step_links;
-      DROP INDEX exchanges_unindexed;
-      ALTER TABLE exchanges DROP COLUMN indexed;
-      ALTER TABLE exchanges DROP COLUMN response_arrivals;
-      ALTER TABLE exchanges DROP COLUMN request_body_codec;
-      ALTER TABLE exchanges DROP COLUMN response_body_codec;
-      ALTER TABLE exchanges DROP COLUMN request_body_size;
-      ALTER TABLE exchanges DROP COLUMN response_body_size;
-      PRAGMA user_version = 5)sql");
+    agentvcr::testing::shapeAsVersion(db, 5);
   }
   EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(path); }), HasSubstr("[store.schema.old]"));
 

@@ -37,8 +37,8 @@ struct RecorderOptions {
   /// Candidate memories the writer remembers for conversation threading (oldest forgotten
   /// first; a step whose parent was forgotten starts a new conversation).
   std::size_t threading_index_limit = 1u << 18;
-  /// Keep bodies of 256 bytes or more as zstd frames when that saves an eighth (schema v7);
-  /// false stores every body verbatim, readable with plain SQL.
+  /// Keep bodies (schema v7) and memories (v9) of 256 bytes or more as zstd frames when that
+  /// saves an eighth; false stores every body and memory verbatim, readable with plain SQL.
   bool compress_bodies = true;
   /// Share of one core the index thread takes while exchanges keep arriving (1: as much as it
   /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
