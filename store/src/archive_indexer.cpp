@@ -84,7 +84,7 @@ struct ArchiveIndexer::Statements {
             request_headers, request_body, request_body_codec, request_body_redacted,
             response_headers, response_body, response_body_codec, response_from_upstream,
             started_ns, upstream_first_byte_ns, ended_ns, outcome, error, protocol, route,
-            findings, response_arrivals
+            findings, response_arrivals, request_body_dictionary, response_body_dictionary
           FROM exchanges
           WHERE indexed = 0 AND id > ?1 AND (session_id = ?3 OR id <= ?4)
           ORDER BY id LIMIT ?2)sql"),
@@ -169,6 +169,7 @@ ArchiveIndexer::ArchiveIndexer(SQLite::Database& db, const RecorderOptions& opti
     : db_(db),
       options_(options),
       st_(std::make_unique<Statements>(db)),
+      bodies_(db),
       a2a_st_(std::make_unique<A2aStatements>(db)),
       own_session_id_(own_session_id),
       others_through_(db.execAndGet("SELECT coalesce(max(id), 0) FROM exchanges").getInt64()) {}
@@ -196,8 +197,8 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
     ex.request_headers = headersFromJson(q.getColumn(7).getString());
     ex.response_headers = headersFromJson(q.getColumn(11).getString());
     try {
-      ex.request_body = storedBody(q, 8, 9);
-      ex.response_body = storedBody(q, 12, 13);
+      ex.request_body = bodies_.unpackColumns(q, 8, 9, 24);
+      ex.response_body = bodies_.unpackColumns(q, 12, 13, 25);
     } catch (const std::exception& e) {
       row.load_error = e.what();
     }

@@ -14,7 +14,7 @@
 #include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/schema.hpp"
-#include "body_compression.hpp"
+#include "body_dictionaries.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "search.hpp"
@@ -67,11 +67,11 @@ constexpr const char* kExchangeColumns = R"sql(
          response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns, outcome, error,
          protocol, route, magma_request_id, request_valid, response_valid, findings)sql";
 
-/// Follows kExchangeColumns when a row's bodies and headers are wanted (readExchange's columns
-/// 23 to 28).
+/// Follows kExchangeColumns when a row's bodies and headers are wanted
+/// (readExchangeWithPayload's columns 23 to 30).
 constexpr const char* kExchangePayloadColumns =
     ", request_headers, request_body, response_headers, response_body, request_body_codec, "
-    "response_body_codec";
+    "response_body_codec, request_body_dictionary, response_body_dictionary";
 
 std::int64_t sqlLimit(std::size_t limit) {
   if (limit > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -178,8 +178,8 @@ CandidateRow readCandidate(const SQLite::Statement& q) {
   return r;
 }
 
-/// Columns of kExchangeColumns; headers and bodies, when selected, follow at index 23.
-ExchangeRow readExchange(const SQLite::Statement& q, bool with_payload) {
+/// Columns of kExchangeColumns.
+ExchangeRow readExchange(const SQLite::Statement& q) {
   ExchangeRow r;
   r.id = q.getColumn(0).getInt64();
   r.session_id = q.getColumn(1).getInt64();
@@ -204,13 +204,17 @@ ExchangeRow readExchange(const SQLite::Statement& q, bool with_payload) {
   r.request_valid = optBool(q, 20);
   r.response_valid = optBool(q, 21);
   r.findings = optText(q, 22);
-  if (with_payload) {
-    r.has_payload = true;
-    r.request_headers = detail::headersFromJson(q.getColumn(23).getString());
-    r.request_body = storedBody(q, 24, 27);
-    r.response_headers = detail::headersFromJson(q.getColumn(25).getString());
-    r.response_body = storedBody(q, 26, 28);
-  }
+  return r;
+}
+
+/// Columns of kExchangeColumns, then kExchangePayloadColumns from index 23.
+ExchangeRow readExchangeWithPayload(const SQLite::Statement& q, detail::DictionaryShelf& bodies) {
+  ExchangeRow r = readExchange(q);
+  r.has_payload = true;
+  r.request_headers = detail::headersFromJson(q.getColumn(23).getString());
+  r.request_body = bodies.unpackColumns(q, 24, 27, 29);
+  r.response_headers = detail::headersFromJson(q.getColumn(25).getString());
+  r.response_body = bodies.unpackColumns(q, 26, 28, 30);
   return r;
 }
 
@@ -369,6 +373,7 @@ class ArchiveReader::Impl {
 
   SQLite::Database db;
   int version = 0;
+  detail::DictionaryShelf bodies{db};
 };
 
 namespace {
@@ -504,8 +509,7 @@ std::vector<ExchangeRow> ArchiveReader::exchanges(std::int64_t session_id, std::
     bindInt(q, 1, session_id);
     bindInt(q, 2, offset);
     bindInt(q, 3, sqlLimit(limit));
-    return readAll<ExchangeRow>(q,
-                                [](const SQLite::Statement& s) { return readExchange(s, false); });
+    return readAll<ExchangeRow>(q, [](const SQLite::Statement& s) { return readExchange(s); });
   });
 }
 
@@ -516,8 +520,8 @@ std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
                        " FROM exchanges "
                        "WHERE id = ?1");
     bindInt(q, 1, id);
-    return readOne<ExchangeRow>(q,
-                                [](const SQLite::Statement& s) { return readExchange(s, true); });
+    return readOne<ExchangeRow>(
+        q, [&](const SQLite::Statement& s) { return readExchangeWithPayload(s, impl_->bodies); });
   });
 }
 
@@ -649,15 +653,16 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
       q.bind(2, detail::idList(selection.sessions));
       q.bind(3, detail::idList(selection.conversations));
     }
-    return readAll<ExchangeRow>(q,
-                                [](const SQLite::Statement& s) { return readExchange(s, true); });
+    return readAll<ExchangeRow>(
+        q, [&](const SQLite::Statement& s) { return readExchangeWithPayload(s, impl_->bodies); });
   });
 }
 
 std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
   return guarded([&]() -> std::optional<RecordedResponse> {
     SQLite::Statement q = impl_->prepare(
-        "SELECT status, response_headers, response_body, response_body_codec FROM exchanges "
+        "SELECT status, response_headers, response_body, response_body_codec, "
+        "response_body_dictionary FROM exchanges "
         "WHERE id = ?1");
     bindInt(q, 1, exchange_id);
     if (!q.executeStep()) {
@@ -666,7 +671,7 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
     RecordedResponse r;
     r.status = q.getColumn(0).getInt();
     r.headers = detail::headersFromJson(q.getColumn(1).getString());
-    r.body = storedBody(q, 2, 3);
+    r.body = impl_->bodies.unpackColumns(q, 2, 3, 4);
     return r;
   });
 }

@@ -84,9 +84,10 @@ struct ArchiveWriter::Statements {
             status, request_headers, request_body, request_body_redacted, response_headers,
             response_body, response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
-            request_body_size, response_body_size, response_arrivals, indexed, decoder_version)
+            request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
+            request_body_dictionary, response_body_dictionary)
           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28))sql"),
+                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + ?1,
@@ -122,6 +123,7 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     session_id_ = db_.getLastInsertRowid();
     ended_ns_ = session.ended_ns;
     st_ = std::make_unique<Statements>(db_);
+    packer_ = std::make_unique<DictionaryPacker>(db_);
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error("[store.open] cannot prepare archive " + path + ": " + e.what());
   }
@@ -156,6 +158,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     bindInt(s, 3, session_id_);
     execOnce(s);
     tx.commit();
+    packer_->committed();
     out.committed = true;
   } catch (const std::exception& e) {
     // BEGIN, an insert that lost the transaction, the counters or COMMIT failed: nothing of
@@ -165,12 +168,14 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
     out = BatchOutcome{};
     out.errors = exchange_items;
     next_seq_ = seq_at_start;
+    packer_->rolledBack();
   } catch (...) {
     logLine("[store.write] batch of " + std::to_string(exchange_items) +
             " exchanges not committed: unknown exception");
     out = BatchOutcome{};
     out.errors = exchange_items;
     next_seq_ = seq_at_start;
+    packer_->rolledBack();
   }
   items.clear();
   return out;
@@ -187,12 +192,16 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const std::optional<std::string> arrivals = arrivalsToJson(ex.response_arrivals);
     const std::optional<std::string> error = nonEmpty(ex.error);
     const std::string outcome = protocol::outcomeName(ex.outcome);
-    std::optional<std::string> request_frame;
-    std::optional<std::string> response_frame;
+    PackedBody request;
+    PackedBody response;
     if (options_.compress_bodies) {
-      request_frame = compressor_.pack(ex.request_body);
-      response_frame = compressor_.pack(ex.response_body);
+      // MAGMA bodies repeat from step to step: each route and side is a dictionary stream.
+      const bool repeats = r.protocol == "magma";
+      request = packer_->pack(ex.request_body, repeats ? r.route + "/request" : std::string());
+      response = packer_->pack(ex.response_body, repeats ? r.route + "/response" : std::string());
     }
+    const std::optional<std::string>& request_frame = request.frame;
+    const std::optional<std::string>& response_frame = response.frame;
     SQLite::Statement& e = st_->exchange;
     bindInt(e, 1, session_id_);
     bindInt(e, 2, next_seq_);
@@ -224,6 +233,8 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const bool complete = derivesNothing(r);
     bindInt(e, 27, complete ? 1 : 0);
     bindInt(e, 28, complete ? kDecoderVersion : 0);
+    bindOptInt(e, 29, request.dictionary);
+    bindOptInt(e, 30, response.dictionary);
     execOnce(e);
     out.last_exchange_id = db_.getLastInsertRowid();
     ++out.written;

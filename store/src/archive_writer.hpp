@@ -16,7 +16,7 @@
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/store/recorder.hpp"
-#include "body_compression.hpp"
+#include "body_dictionaries.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -85,7 +85,7 @@ class ArchiveWriter {
   std::int64_t session_id_ = 0;
   std::optional<std::int64_t> ended_ns_;  // SessionInfo::ended_ns: a copied session's end
   std::unique_ptr<Statements> st_;
-  BodyCompressor compressor_;
+  std::unique_ptr<DictionaryPacker> packer_;
   std::int64_t next_seq_ = 0;
 };
 

@@ -59,6 +59,11 @@ std::optional<std::string> BodyCompressor::pack(std::string_view body) {
 }
 
 std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec) {
+  return unpackBody(stored, codec, nullptr);
+}
+
+std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec,
+                       const ZSTD_DDict* dictionary) {
   if (!codec) {
     return std::string(stored);
   }
@@ -75,8 +80,12 @@ std::string unpackBody(std::string_view stored, const std::optional<std::string>
                              " bytes");
   }
   std::string body(static_cast<std::size_t>(size), '\0');
-  const std::size_t got = ZSTD_decompressDCtx(&threadDecompressor(), body.data(), body.size(),
-                                              stored.data(), stored.size());
+  const std::size_t got =
+      dictionary != nullptr
+          ? ZSTD_decompress_usingDDict(&threadDecompressor(), body.data(), body.size(),
+                                       stored.data(), stored.size(), dictionary)
+          : ZSTD_decompressDCtx(&threadDecompressor(), body.data(), body.size(), stored.data(),
+                                stored.size());
   if (ZSTD_isError(got) != 0 || got != body.size()) {
     throw std::runtime_error(std::string("[store.body.corrupt] stored body does not decode: ") +
                              (ZSTD_isError(got) != 0 ? ZSTD_getErrorName(got) : "short frame"));

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+struct ZSTD_DDict_s;  // zstd's prepared decompression dictionary (body_dictionaries.hpp)
+
 namespace agentvcr::store::detail {
 
 /// The codec name stored in the *_body_codec columns.
@@ -42,5 +44,9 @@ class BodyCompressor {
 /// "[store.body.corrupt] ..." when a zstd frame does not decode, and "[store.body.codec] ..." for
 /// a codec this agentvcr does not know.
 std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec);
+
+/// The same for a frame compressed against `dictionary` (body_dictionaries.hpp).
+std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec,
+                       const ZSTD_DDict_s* dictionary);
 
 }  // namespace agentvcr::store::detail

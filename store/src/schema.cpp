@@ -311,12 +311,23 @@ ALTER TABLE exchanges ADD COLUMN response_arrivals TEXT;
 CREATE INDEX exchanges_unindexed ON exchanges(id) WHERE indexed = 0;
 )sql";
 
-// Version 9: memories compressed. A step's input memory and a candidate's returned memory are
-// distinct on nearly every step of an episode, so the indexer keeps them as zstd frames like
-// bodies; `blobs.codec` says which ('zstd' or NULL). Tools, attributes and extra keys stay
-// verbatim. step_inputs cannot decompress: it gives a compressed memory as null and says so in
-// `memory_compressed`.
+// Version 9: smaller archives. MAGMA bodies are compressed against an earlier body of their
+// stream, kept in `body_dictionaries` (body_dictionaries.hpp); the *_body_dictionary columns
+// name it. A step's input memory and a candidate's returned memory are distinct on nearly every
+// step of an episode, so the indexer keeps them as zstd frames like bodies; `blobs.codec` says
+// which ('zstd' or NULL). Tools, attributes and extra keys stay verbatim. step_inputs cannot
+// decompress: it gives a compressed memory as null and says so in `memory_compressed`.
 constexpr const char* kSchemaV9 = R"sql(
+CREATE TABLE body_dictionaries (
+  id      INTEGER PRIMARY KEY,
+  content BLOB    NOT NULL,
+  codec   TEXT,
+  size    INTEGER NOT NULL
+);
+ALTER TABLE exchanges ADD COLUMN request_body_dictionary INTEGER
+  REFERENCES body_dictionaries(id);
+ALTER TABLE exchanges ADD COLUMN response_body_dictionary INTEGER
+  REFERENCES body_dictionaries(id);
 ALTER TABLE blobs ADD COLUMN codec TEXT;
 DROP VIEW step_inputs;
 CREATE VIEW step_inputs AS

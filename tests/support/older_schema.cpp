@@ -9,8 +9,12 @@ void shapeAsVersion(SQLite::Database& db, int version) {
   if (version < 5 || version > 8) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 9: compressed memories. The view before it read every blob as text.
+  // Version 9: body dictionaries and compressed memories. The view before it read every blob as
+  // text.
   db.exec(R"sql(
+    ALTER TABLE exchanges DROP COLUMN request_body_dictionary;
+    ALTER TABLE exchanges DROP COLUMN response_body_dictionary;
+    DROP TABLE body_dictionaries;
     DROP VIEW step_inputs;
     ALTER TABLE blobs DROP COLUMN codec;
     CREATE VIEW step_inputs AS

@@ -1,11 +1,13 @@
 // Bodies in the archive (schema v7): compressed with zstd when that pays, verbatim otherwise,
-// and always read back byte for byte at their wire size. Memories (schema v9) likewise. Checked
-// through the Recorder and the ArchiveReader, with raw SQL probes for what is actually on disk.
+// and always read back byte for byte at their wire size. MAGMA bodies against a dictionary, and
+// memories, likewise (schema v9). Checked through the Recorder and the ArchiveReader, with raw
+// SQL probes for what is actually on disk.
 
 #include <cstdint>
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
@@ -130,8 +132,10 @@ TEST_F(BodyCompressionTest, ADamagedFrameIsAClearErrorNotGarbage) {
       record(httpExchange("POST", "/v1/responses", repetitiveJson(4096), 200, repetitiveJson(999)));
   {
     SQLite::Database db(path_, SQLite::OPEN_READWRITE);
-    db.exec("UPDATE exchanges SET request_body = substr(request_body, 1, 20) WHERE id = " +
-            std::to_string(id));
+    db.exec(
+        "UPDATE exchanges SET request_body = substr(request_body, 1, length(request_body) / 2) "
+        "WHERE id = " +
+        std::to_string(id));
   }
   ArchiveReader reader(path_);
   EXPECT_THAT(testing::thrownMessage([&] { reader.exchange(id); }),
@@ -220,6 +224,143 @@ TEST_F(BodyCompressionTest, ARepeatedMemoryIsStoredOnceAndReadBack) {
   ArchiveReader reader(path_);
   const std::int64_t second_step = queryInt(path_, "SELECT max(id) FROM steps");
   EXPECT_EQ((*reader.inputJson(second_step))["memory"], second);
+}
+
+/// The MAGMA step of one episode at turn `turn`: its memory holds `turn` entries.
+protocol::Exchange episodeStep(const std::string& episode, int turn) {
+  return stepWithMemories(testing::memoryOf(episode, turn), testing::memoryOf(episode, turn + 1));
+}
+
+/// A step whose memory is `turns` entries of noise drawn from `seed`: nothing in it repeats
+/// another seed's step, though each turn only appends to the previous one.
+protocol::Exchange noisyStep(std::uint64_t seed, int turns) {
+  std::mt19937_64 random(seed);
+  Json history = Json::array();
+  for (int i = 0; i <= turns; ++i) {
+    history.push_back({{"author", "USER"}, {"content", std::to_string(random())}});
+  }
+  Json memory = {{"history", history}};
+  Json returned = memory;
+  returned["history"].push_back({{"author", "MODEL"}, {"content", "ok"}});
+  return stepWithMemories(memory, returned);
+}
+
+TEST_F(BodyCompressionTest, ConsecutiveMagmaBodiesShareADictionaryAndReadBackExactly) {
+  std::vector<protocol::Exchange> sent;
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    for (int turn = 10; turn < 30; ++turn) {
+      sent.push_back(episodeStep("episode", turn));
+      testing::submit(recorder, sent.back());
+    }
+  }
+  // One dictionary per side, made from the first step; every later body compresses against it.
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM body_dictionaries"), 2);
+  EXPECT_EQ(queryInt(path_,
+                     "SELECT count(*) FROM exchanges WHERE request_body_dictionary IS NULL "
+                     "OR response_body_dictionary IS NULL"),
+            0);
+  const std::int64_t stored =
+      queryInt(path_, "SELECT max(length(request_body)) FROM exchanges WHERE seq > 0");
+  EXPECT_LT(stored, static_cast<std::int64_t>(sent.back().request_body.size()) / 8);
+
+  ArchiveReader reader(path_);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const std::int64_t id =
+        queryInt(path_, "SELECT id FROM exchanges WHERE seq = " + std::to_string(i));
+    const std::optional<ExchangeRow> row = reader.exchange(id);
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->request_body, sent[i].request_body);
+    EXPECT_EQ(row->response_body, sent[i].response_body);
+    EXPECT_EQ(reader.recordedResponse(id)->body, sent[i].response_body);
+  }
+  // The indexer reads them back too: every step decoded.
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 20);
+}
+
+TEST_F(BodyCompressionTest, ABodyThatNoLongerCompressesWellBecomesTheNextDictionary) {
+  std::vector<protocol::Exchange> sent;
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    sent.push_back(noisyStep(1, 100));
+    sent.push_back(noisyStep(1, 101));
+    sent.push_back(noisyStep(2, 100));
+    sent.push_back(noisyStep(2, 101));
+    for (const protocol::Exchange& ex : sent) {
+      testing::submit(recorder, ex);
+    }
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(DISTINCT request_body_dictionary) FROM exchanges"), 2);
+  EXPECT_EQ(queryInt(path_,
+                     "SELECT count(*) FROM exchanges WHERE request_body_dictionary = "
+                     "(SELECT request_body_dictionary FROM exchanges WHERE seq = 3)"),
+            2);
+  ArchiveReader reader(path_);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const std::optional<ExchangeRow> row = reader.exchange(
+        queryInt(path_, "SELECT id FROM exchanges WHERE seq = " + std::to_string(i)));
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->request_body, sent[i].request_body);
+  }
+}
+
+TEST_F(BodyCompressionTest, PlainHttpBodiesAreCompressedAlone) {
+  const std::string body = repetitiveJson(4096);
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    testing::submit(recorder, httpExchange("POST", "/other", body, 200, body));
+    testing::submit(recorder, httpExchange("POST", "/other", body, 200, body));
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM body_dictionaries"), 0);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE request_body_codec = 'zstd'"), 2);
+}
+
+TEST_F(BodyCompressionTest, AMissingDictionaryIsNamedAndTheRestStaysReadable) {
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    testing::submit(recorder, episodeStep("episode", 20));
+    testing::submit(recorder, httpExchange("GET", "/health", "", 200, R"({"status":"ready"})"));
+  }
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec("DELETE FROM body_dictionaries");
+  }
+  ArchiveReader reader(path_);
+  EXPECT_THAT(testing::thrownMessage([&] { reader.exchange(1); }),
+              HasSubstr("[store.body.dictionary] body dictionary"));
+  ASSERT_TRUE(reader.exchange(2));
+  EXPECT_EQ(reader.exchange(2)->response_body, R"({"status":"ready"})");
+}
+
+TEST_F(BodyCompressionTest, ADictionaryOfARolledBackBatchIsNeverNamedLater) {
+  RecorderOptions options = testing::testOptions();
+  Recorder recorder(path_, testing::testSession(), options);
+  testing::submit(recorder, noisyStep(1, 100));
+  recorder.flush();
+  {  // the next batch fails as a whole, at its session counters
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE, 60000);
+    db.exec(
+        "CREATE TRIGGER refuse_counters BEFORE UPDATE OF exchange_count ON sessions "
+        "BEGIN SELECT RAISE(ABORT, 'counters refused'); END");
+  }
+  ::testing::internal::CaptureStderr();
+  testing::submit(recorder, noisyStep(2, 100));
+  recorder.flush();
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("not committed"));
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE, 60000);
+    db.exec("DROP TRIGGER refuse_counters");
+  }
+  const protocol::Exchange later = noisyStep(2, 101);
+  testing::submit(recorder, later);
+  recorder.close();
+
+  EXPECT_EQ(recorder.stats().write_errors, 1u);
+  ArchiveReader reader(path_);
+  const std::optional<ExchangeRow> row =
+      reader.exchange(queryInt(path_, "SELECT max(id) FROM exchanges"));
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->request_body, later.request_body);
 }
 
 }  // namespace
