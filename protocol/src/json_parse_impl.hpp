@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "json_fast_parse.hpp"
 
 namespace agentvcr::protocol::detail {
 
@@ -23,6 +24,11 @@ std::size_t tooDeepOffset(std::string_view text, std::size_t max_depth);
 /// Turns an nlohmann parse error ("[json.exception.parse_error.101] parse error at line 1, ...")
 /// into our message and a 0-based byte offset.
 JsonSyntaxError syntaxError(std::size_t position, const std::string& what);
+
+/// The exact parser: nlohmann's, through DomBuilder.
+template <class JsonT>
+std::optional<JsonT> parseJsonExactly(std::string_view text, std::size_t max_depth,
+                                      JsonSyntaxError& error);
 
 /// SAX handler that builds the DOM with an explicit stack (no recursion) and refuses to open a
 /// container deeper than `max_depth` before anything of it is built.
@@ -120,10 +126,19 @@ class DomBuilder {
   std::optional<JsonSyntaxError> error_;
 };
 
-/// parseJson() for any nlohmann JSON type.
+/// parseJson() for Json or OrderedJson: the fast parser when it can, else the exact one.
 template <class JsonT>
 std::optional<JsonT> parseJsonAs(std::string_view text, std::size_t max_depth,
                                  JsonSyntaxError& error) {
+  if (std::optional<JsonT> fast = parseJsonFast<JsonT>(text, max_depth)) {
+    return fast;
+  }
+  return parseJsonExactly<JsonT>(text, max_depth, error);
+}
+
+template <class JsonT>
+std::optional<JsonT> parseJsonExactly(std::string_view text, std::size_t max_depth,
+                                      JsonSyntaxError& error) {
   DomBuilder<JsonT> builder(max_depth);
   bool ok = JsonT::sax_parse(text.data(), text.data() + text.size(), &builder,
                              nlohmann::json::input_format_t::json, /*strict=*/true);

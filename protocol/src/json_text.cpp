@@ -54,6 +54,16 @@ JsonParseResult parseJson(std::string_view text, std::size_t max_depth) {
   return result;
 }
 
+JsonParseResult parseJsonExact(std::string_view text, std::size_t max_depth) {
+  JsonParseResult result;
+  if (text.empty()) {
+    result.error = JsonSyntaxError{0, "empty input"};
+    return result;
+  }
+  result.value = detail::parseJsonExactly<Json>(text, max_depth, result.error);
+  return result;
+}
+
 std::optional<OrderedJson> parseOrderedJson(std::string_view text, std::size_t max_depth) {
   if (text.empty()) {
     return std::nullopt;
