@@ -44,24 +44,28 @@ JsonSyntaxError syntaxError(std::size_t position, const std::string& what) {
 
 }  // namespace detail
 
-JsonParseResult parseJson(std::string_view text, std::size_t max_depth) {
+namespace {
+
+/// A JsonParseResult from `parse` (parseJsonAs or parseJsonExactly), refusing empty input.
+template <class Parse>
+JsonParseResult parseWith(std::string_view text, std::size_t max_depth, Parse&& parse) {
   JsonParseResult result;
   if (text.empty()) {
     result.error = JsonSyntaxError{0, "empty input"};
     return result;
   }
-  result.value = detail::parseJsonAs<Json>(text, max_depth, result.error);
+  result.value = parse(text, max_depth, result.error);
   return result;
 }
 
+}  // namespace
+
+JsonParseResult parseJson(std::string_view text, std::size_t max_depth) {
+  return parseWith(text, max_depth, &detail::parseJsonAs<Json>);
+}
+
 JsonParseResult parseJsonExact(std::string_view text, std::size_t max_depth) {
-  JsonParseResult result;
-  if (text.empty()) {
-    result.error = JsonSyntaxError{0, "empty input"};
-    return result;
-  }
-  result.value = detail::parseJsonExactly<Json>(text, max_depth, result.error);
-  return result;
+  return parseWith(text, max_depth, &detail::parseJsonExactly<Json>);
 }
 
 std::optional<OrderedJson> parseOrderedJson(std::string_view text, std::size_t max_depth) {
