@@ -15,7 +15,7 @@
 
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
-#include "thread_name.hpp"
+#include "background_thread.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
@@ -244,6 +244,7 @@ class Recorder::Impl {
   /// exits, after the capture thread.
   void runIndexer() noexcept {
     detail::nameThisThread("avcr-index");
+    detail::lowerThisThreadsPriority();
     detail::DecodeOptions decode_options;
     decode_options.max_decode_bytes = options_.max_decode_bytes;
     for (;;) {
@@ -325,8 +326,9 @@ class Recorder::Impl {
 
   /// Keeps the index thread to `index_share_under_load` of a core while exchanges keep being
   /// captured (a batch committed during the chunk just indexed): it sleeps for the rest of its
-  /// share. The sleep is cooperative rather than a lower OS priority, so the thread never sits
-  /// preempted while holding the connection the capture needs. Close ends it at once.
+  /// share. Its lower OS priority alone would not do: a starved index thread could sit
+  /// preempted while holding the connection the capture needs. The sleep is cooperative and
+  /// happens with nothing held. Close ends it at once.
   void yieldWhileUnderLoad(std::chrono::steady_clock::duration worked,
                            std::uint64_t batches_before) {
     const double share = options_.index_share_under_load;

@@ -5,8 +5,8 @@
 #include <sqlite3.h>
 
 #include "archive_writer.hpp"
+#include "background_thread.hpp"
 #include "sqlite_support.hpp"
-#include "thread_name.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -47,6 +47,7 @@ int WalCheckpointer::onCommit(void* self, sqlite3* db, const char* schema, int w
 
 void WalCheckpointer::run() noexcept {
   nameThisThread("avcr-checkpoint");
+  lowerThisThreadsPriority();
   bool behind = false;
   for (;;) {
     {

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +19,7 @@
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
@@ -64,6 +68,32 @@ class WriteLock {
   SQLite::Database db_;
   bool held_ = true;
 };
+
+/// The nice value of each of this process's threads, by thread name (/proc/self/task).
+std::multimap<std::string, int> threadNicenessByName() {
+  std::multimap<std::string, int> niceness;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    std::string stat;
+    std::getline(std::ifstream(task.path() / "stat"), stat);
+    // After "pid (comm) ", the nice value is the 17th field.
+    const auto fields = stat.rfind(')');
+    if (name.empty() || fields == std::string::npos) {
+      continue;  // the thread ended while we looked
+    }
+    std::istringstream rest(stat.substr(fields + 2));
+    std::string field;
+    for (int i = 0; i < 16; ++i) {
+      rest >> field;
+    }
+    int nice = 0;
+    if (rest >> nice) {
+      niceness.emplace(name, nice);
+    }
+  }
+  return niceness;
+}
 
 class RecorderTest : public ::testing::Test {
  protected:
@@ -789,6 +819,28 @@ TEST_F(RecorderTest, AWalPastTheThresholdIsCheckpointedInTheBackground) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_GE(std::filesystem::file_size(path_), 6u << 20) << "nothing was checkpointed";
+}
+
+TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {
+  const int process_nice = getpriority(PRIO_PROCESS, 0);
+  Recorder recorder(path_, testSession(), testOptions());
+  submit(recorder, httpExchange("GET", "/nice"));
+  recorder.flush();
+  // Each thread names itself when it starts; the checkpointer may not have yet.
+  auto niceness = threadNicenessByName();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (niceness.count("avcr-checkpoint") == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    niceness = threadNicenessByName();
+  }
+  const int background_nice = std::min(process_nice + 10, 19);
+  for (const char* name : {"avcr-index", "avcr-checkpoint", "avcr-capture"}) {
+    ASSERT_EQ(niceness.count(name), 1u) << name;
+  }
+  EXPECT_EQ(niceness.find("avcr-index")->second, background_nice);
+  EXPECT_EQ(niceness.find("avcr-checkpoint")->second, background_nice);
+  // The relays wait on the capture (a full queue, --durability full): it keeps their priority.
+  EXPECT_EQ(niceness.find("avcr-capture")->second, process_nice);
 }
 
 }  // namespace

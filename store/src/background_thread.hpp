@@ -1,0 +1,37 @@
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace agentvcr::store::detail {
+
+/// Names the calling thread so `top -H`, `perf` and debuggers tell the recorder's threads
+/// apart. Linux keeps at most 15 characters; a longer name is left unset.
+inline void nameThisThread(const char* name) noexcept {
+  pthread_setname_np(pthread_self(), name);
+}
+
+/// How much nicer than the process the threads whose work can wait run: the index catch-up
+/// and the WAL checkpointer. Relaying threads preempt them as soon as they wake, so on a
+/// saturated machine a request no longer waits out their time slice. Not the full 19: the
+/// index thread holds the connection the capture needs while it writes, and at this weight it
+/// still gets about a tenth of a contended core, which bounds how long it can hold it.
+inline constexpr int kBackgroundNiceIncrement = 10;
+
+/// Lowers the calling thread's scheduling priority by kBackgroundNiceIncrement (Linux nice
+/// values are per thread). Lowering needs no privilege; should it fail, the thread keeps the
+/// process's priority, which is only slower.
+inline void lowerThisThreadsPriority() noexcept {
+  const auto thread = static_cast<id_t>(gettid());
+  errno = 0;
+  const int nice = getpriority(PRIO_PROCESS, thread);
+  if (errno == 0) {
+    setpriority(PRIO_PROCESS, thread, std::min(nice + kBackgroundNiceIncrement, 19));
+  }
+}
+
+}  // namespace agentvcr::store::detail
