@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -374,6 +375,7 @@ class ArchiveReader::Impl {
   SQLite::Database db;
   int version = 0;
   detail::DictionaryShelf bodies{db};
+  std::optional<SQLite::Statement> recorded_response;  // for recordedResponse()
 };
 
 namespace {
@@ -660,10 +662,11 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
 
 std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
   return guarded([&]() -> std::optional<RecordedResponse> {
-    SQLite::Statement q = impl_->prepare(
-        "SELECT status, response_headers, response_body, response_body_codec, "
-        "response_body_dictionary FROM exchanges "
-        "WHERE id = ?1");
+    const detail::StatementLease lease(impl_->recorded_response, impl_->db,
+                                       "SELECT status, response_headers, response_body, "
+                                       "response_body_codec, response_body_dictionary "
+                                       "FROM exchanges WHERE id = ?1");
+    SQLite::Statement& q = *lease;
     bindInt(q, 1, exchange_id);
     if (!q.executeStep()) {
       return std::nullopt;

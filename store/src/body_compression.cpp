@@ -58,12 +58,11 @@ std::optional<std::string> BodyCompressor::pack(std::string_view body) {
   return frame;
 }
 
-std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec) {
-  return unpackBody(stored, codec, nullptr);
-}
+namespace {
 
-std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec,
-                       const ZSTD_DDict* dictionary) {
+/// Decodes `stored`; `dictionary` null: a frame compressed alone.
+std::string decode(std::string_view stored, const std::optional<std::string>& codec,
+                   const std::string_view* dictionary) {
   if (!codec) {
     return std::string(stored);
   }
@@ -80,17 +79,30 @@ std::string unpackBody(std::string_view stored, const std::optional<std::string>
                              " bytes");
   }
   std::string body(static_cast<std::size_t>(size), '\0');
-  const std::size_t got =
-      dictionary != nullptr
-          ? ZSTD_decompress_usingDDict(&threadDecompressor(), body.data(), body.size(),
-                                       stored.data(), stored.size(), dictionary)
-          : ZSTD_decompressDCtx(&threadDecompressor(), body.data(), body.size(), stored.data(),
-                                stored.size());
+  // A raw-content dictionary only primes the window: referencing it costs nothing, where
+  // preparing a ZSTD_DDict from it costs more than the decode and keeps tens of KB.
+  const std::size_t got = dictionary != nullptr
+                              ? ZSTD_decompress_usingDict(&threadDecompressor(), body.data(),
+                                                          body.size(), stored.data(), stored.size(),
+                                                          dictionary->data(), dictionary->size())
+                              : ZSTD_decompressDCtx(&threadDecompressor(), body.data(), body.size(),
+                                                    stored.data(), stored.size());
   if (ZSTD_isError(got) != 0 || got != body.size()) {
     throw std::runtime_error(std::string("[store.body.corrupt] stored body does not decode: ") +
                              (ZSTD_isError(got) != 0 ? ZSTD_getErrorName(got) : "short frame"));
   }
   return body;
+}
+
+}  // namespace
+
+std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec) {
+  return decode(stored, codec, nullptr);
+}
+
+std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec,
+                       std::string_view dictionary) {
+  return decode(stored, codec, &dictionary);
 }
 
 }  // namespace agentvcr::store::detail

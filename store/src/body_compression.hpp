@@ -12,8 +12,6 @@
 #include <string>
 #include <string_view>
 
-struct ZSTD_DDict_s;  // zstd's prepared decompression dictionary (body_dictionaries.hpp)
-
 namespace agentvcr::store::detail {
 
 /// The codec name stored in the *_body_codec columns.
@@ -45,8 +43,9 @@ class BodyCompressor {
 /// a codec this agentvcr does not know.
 std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec);
 
-/// The same for a frame compressed against `dictionary` (body_dictionaries.hpp).
+/// The same for a frame compressed against the raw-content `dictionary`, an earlier body
+/// (body_dictionaries.hpp).
 std::string unpackBody(std::string_view stored, const std::optional<std::string>& codec,
-                       const ZSTD_DDict_s* dictionary);
+                       std::string_view dictionary);
 
 }  // namespace agentvcr::store::detail

@@ -1,6 +1,7 @@
 #include "body_dictionaries.hpp"
 
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -114,22 +115,6 @@ void DictionaryPacker::rolledBack() {
   std::erase_if(current_, [](const auto& entry) { return !entry.second.committed; });
 }
 
-struct DictionaryShelf::Loaded {
-  ZSTD_DDict* ddict = nullptr;
-
-  explicit Loaded(std::string_view content)
-      : ddict(ZSTD_createDDict(content.data(), content.size())) {
-    if (ddict == nullptr) {
-      throw std::bad_alloc();
-    }
-  }
-
-  ~Loaded() { ZSTD_freeDDict(ddict); }
-
-  Loaded(const Loaded&) = delete;
-  Loaded& operator=(const Loaded&) = delete;
-};
-
 DictionaryShelf::DictionaryShelf(SQLite::Database& db) : db_(db) {}
 
 DictionaryShelf::~DictionaryShelf() = default;
@@ -140,8 +125,8 @@ std::string DictionaryShelf::unpack(std::string_view stored,
   if (!dictionary) {
     return unpackBody(stored, codec);
   }
-  const std::shared_ptr<const Loaded> loaded = load(*dictionary);
-  return unpackBody(stored, codec, loaded->ddict);
+  const Content content = load(*dictionary);
+  return unpackBody(stored, codec, *content);
 }
 
 std::string DictionaryShelf::unpackColumns(const SQLite::Statement& q, int body, int codec,
@@ -152,26 +137,35 @@ std::string DictionaryShelf::unpackColumns(const SQLite::Statement& q, int body,
   return unpack(stored, optText(q, codec), optInt(q, dictionary));
 }
 
-std::shared_ptr<const DictionaryShelf::Loaded> DictionaryShelf::load(std::int64_t id) {
+DictionaryShelf::Content DictionaryShelf::load(std::int64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto found = loaded_.find(id); found != loaded_.end()) {
-    return found->second;
+  if (auto found = kept_.find(id); found != kept_.end()) {
+    recency_.splice(recency_.begin(), recency_, found->second.recency);
+    return found->second.content;
   }
-  SQLite::Statement q(db_, "SELECT content, codec FROM body_dictionaries WHERE id = ?1");
+  Content content = read(id);
+  recency_.push_front(id);
+  kept_.emplace(id, Kept{content, recency_.begin()});
+  kept_bytes_ += content->size();
+  while (kept_bytes_ > kKeptBytes && recency_.size() > 1) {
+    const auto oldest = kept_.find(recency_.back());
+    kept_bytes_ -= oldest->second.content->size();
+    kept_.erase(oldest);
+    recency_.pop_back();
+  }
+  return content;
+}
+
+DictionaryShelf::Content DictionaryShelf::read(std::int64_t id) {
+  const StatementLease lease(select_, db_,
+                             "SELECT content, codec FROM body_dictionaries WHERE id = ?1");
+  SQLite::Statement& q = *lease;
   bindInt(q, 1, id);
   if (!q.executeStep()) {
     throw std::runtime_error("[store.body.dictionary] body dictionary " + std::to_string(id) +
                              " is missing from the archive");
   }
-  const std::string content = storedBody(q, 0, 1);
-  // A reader of a long run meets a new dictionary every few hundred steps: keep the latest.
-  constexpr std::size_t kKeptDictionaries = 64;
-  if (loaded_.size() >= kKeptDictionaries) {
-    loaded_.clear();
-  }
-  auto loaded = std::make_shared<const Loaded>(content);
-  loaded_.emplace(id, loaded);
-  return loaded;
+  return std::make_shared<const std::string>(storedBody(q, 0, 1));
 }
 
 }  // namespace agentvcr::store::detail

@@ -20,6 +20,27 @@ namespace agentvcr::store::detail {
 SQLite::Database openDatabase(const std::string& path, int flags,
                               std::chrono::milliseconds busy_timeout);
 
+/// A statement prepared once and used again, for reads made on every request or body
+/// (preparing costs as much as the read). The lease resets it when the use ends, so no read
+/// transaction outlives the call and the next use sees what was committed since. Every use
+/// binds all its parameters.
+class StatementLease {
+ public:
+  /// Prepares `sql` into `kept` on the first lease. Throws SQLite::Exception.
+  StatementLease(std::optional<SQLite::Statement>& kept, SQLite::Database& db, const char* sql)
+      : statement_(kept ? *kept : kept.emplace(db, sql)) {}
+
+  ~StatementLease() { statement_.tryReset(); }
+
+  StatementLease(const StatementLease&) = delete;
+  StatementLease& operator=(const StatementLease&) = delete;
+
+  SQLite::Statement& operator*() const { return statement_; }
+
+ private:
+  SQLite::Statement& statement_;
+};
+
 /// Hashes are unsigned 64-bit; SQLite integers are signed: stored as the same bits.
 inline std::int64_t toDb(std::uint64_t hash) {
   return static_cast<std::int64_t>(hash);

@@ -304,6 +304,37 @@ TEST_F(BodyCompressionTest, ABodyThatNoLongerCompressesWellBecomesTheNextDiction
   }
 }
 
+TEST_F(BodyCompressionTest, MoreDictionariesThanAReaderKeepsAllReadBackExactly) {
+  // 36 unrelated steps of about 250 KB a side: 72 dictionaries, more than the 16 MiB a reader
+  // keeps, so reading them back and forth evicts and reloads.
+  std::vector<protocol::Exchange> sent;
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    for (std::uint64_t seed = 1; seed <= 36; ++seed) {
+      sent.push_back(noisyStep(seed, 5000));
+      testing::submit(recorder, sent.back());
+    }
+  }
+  ASSERT_EQ(queryInt(path_, "SELECT count(*) FROM body_dictionaries"), 72);
+  ASSERT_GT(queryInt(path_, "SELECT sum(size) FROM body_dictionaries"), 16 << 20);
+  ArchiveReader reader(path_);
+  auto check = [&](std::size_t i) {
+    const std::int64_t id =
+        queryInt(path_, "SELECT id FROM exchanges WHERE seq = " + std::to_string(i));
+    const std::optional<ExchangeRow> row = reader.exchange(id);
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->request_body, sent[i].request_body) << "step " << i;
+    EXPECT_EQ(row->response_body, sent[i].response_body) << "step " << i;
+  };
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    check(i);
+  }
+  for (std::size_t i = sent.size(); i-- > 0;) {
+    check(i);
+  }
+  check(0);
+}
+
 TEST_F(BodyCompressionTest, PlainHttpBodiesAreCompressedAlone) {
   const std::string body = repetitiveJson(4096);
   {
