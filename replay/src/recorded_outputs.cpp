@@ -26,8 +26,48 @@ void ReaderPool::release(std::unique_ptr<store::ArchiveReader> reader) {
   idle_.push_back(std::move(reader));
 }
 
-RecordedAnswers::RecordedAnswers(ReaderPool& readers, std::size_t capacity)
-    : readers_(readers), capacity_(std::max<std::size_t>(capacity, 1)) {}
+std::shared_ptr<const RecordedAnswer> RecordedAnswer::parse(std::string_view body,
+                                                            protocol::Headers headers) {
+  const auto outputs = protocol::parseOrderedJson(body);
+  if (!outputs || !outputs->is_array()) {
+    return nullptr;
+  }
+  auto answer = std::make_shared<RecordedAnswer>();
+  answer->style = protocol::detectPythonJsonStyle(body);
+  answer->headers = std::move(headers);
+  for (const auto& output : *outputs) {
+    // Only objects with an integer source_id can answer an input.
+    const auto id = output.is_object() ? output.find("source_id") : output.end();
+    if (id != output.end() && id->is_number_integer()) {
+      answer->outputs.emplace_back(output, answer->style);
+    }
+  }
+  return answer;
+}
+
+std::vector<const StampedOutput*> RecordedAnswer::outputsOf(std::int64_t source_id) const {
+  std::vector<const StampedOutput*> found;
+  for (const StampedOutput& output : outputs) {
+    if (output.recordedSourceId() == source_id) {
+      found.push_back(&output);
+    }
+  }
+  return found;
+}
+
+std::size_t RecordedAnswer::bytes() const {
+  std::size_t total = sizeof(RecordedAnswer);
+  for (const StampedOutput& output : outputs) {
+    total += sizeof(StampedOutput) + output.bytes();
+  }
+  for (const auto& header : headers) {
+    total += header.name.size() + header.value.size();
+  }
+  return total;
+}
+
+RecordedAnswers::RecordedAnswers(ReaderPool& readers, std::size_t kept_bytes)
+    : readers_(readers), kept_bytes_limit_(kept_bytes) {}
 
 std::shared_ptr<const RecordedAnswer> RecordedAnswers::of(std::int64_t exchange_id) {
   {
@@ -37,45 +77,30 @@ std::shared_ptr<const RecordedAnswer> RecordedAnswers::of(std::int64_t exchange_
       return found->second.answer;
     }
   }
-  // Read and parse outside the lock; two threads racing on one exchange parse it twice, which
-  // is harmless.
+  // Read and prepare outside the lock; two threads racing on one exchange prepare it twice,
+  // which is harmless.
   auto response = readers_.with(
       [&](const store::ArchiveReader& reader) { return reader.recordedResponse(exchange_id); });
   if (!response) {
     return nullptr;
   }
-  auto outputs = protocol::parseOrderedJson(response->body);
-  if (!outputs || !outputs->is_array()) {
+  auto answer = RecordedAnswer::parse(response->body, std::move(response->headers));
+  if (!answer) {
     return nullptr;
   }
-  auto answer = std::make_shared<const RecordedAnswer>(
-      RecordedAnswer{std::move(*outputs), protocol::detectPythonJsonStyle(response->body),
-                     std::move(response->headers)});
-
   std::lock_guard<std::mutex> lock(mutex_);
   if (entries_.count(exchange_id) == 0) {
     recency_.push_front(exchange_id);
     entries_.emplace(exchange_id, Entry{answer, recency_.begin()});
-    if (entries_.size() > capacity_) {
-      entries_.erase(recency_.back());
+    kept_bytes_ += answer->bytes();
+    while (kept_bytes_ > kept_bytes_limit_ && recency_.size() > 1) {
+      const auto oldest = entries_.find(recency_.back());
+      kept_bytes_ -= oldest->second.answer->bytes();
+      entries_.erase(oldest);
       recency_.pop_back();
     }
   }
   return answer;
-}
-
-std::vector<nlohmann::ordered_json> RecordedAnswers::outputsOf(const RecordedAnswer& answer,
-                                                               std::int64_t source_id) {
-  // A valid recorded response lists each input's candidates together, in candidate order
-  // (the candidate-order rule), and input ids are unique within a request.
-  std::vector<nlohmann::ordered_json> outputs;
-  for (const auto& output : answer.outputs) {
-    const auto id = output.is_object() ? output.find("source_id") : output.end();
-    if (id != output.end() && id->is_number_integer() && id->get<std::int64_t>() == source_id) {
-      outputs.push_back(output);
-    }
-  }
-  return outputs;
 }
 
 }  // namespace agentvcr::replay

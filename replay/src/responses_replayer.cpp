@@ -13,12 +13,14 @@ using protocol::Json;
 using protocol::OrderedJson;
 namespace magma = protocol::magma;
 
-/// What one live input gets: its recorded step, then the outputs it will answer with.
+/// What one live input gets: its recorded step, then the outputs it will answer with: recorded
+/// ones (from `answer`, or a forwarded live answer) or, for a miss, error candidates.
 struct ResponsesReplayer::Slot {
   std::uint64_t key = 0;
   std::optional<RecordedStep> step;
-  std::shared_ptr<const RecordedAnswer> answer;  ///< where `outputs` came from, when recorded
-  std::vector<OrderedJson> outputs;
+  std::shared_ptr<const RecordedAnswer> answer;  ///< where `recorded` points into
+  std::vector<const StampedOutput*> recorded;
+  std::vector<OrderedJson> made;  ///< error candidates, already stamped
   bool missed = false;
   std::string shortfall;  ///< why a matched step still cannot answer
 };
@@ -30,11 +32,6 @@ struct LoadedStep {
   RecordedStep step;
   InputFeatures features;
 };
-
-void restamp(OrderedJson& output, const std::string& request_id, std::int64_t source_id) {
-  output["request_id"] = request_id;
-  output["source_id"] = source_id;
-}
 
 /// An error candidate in the reference agents' field order, keeping the input memory as the
 /// contract asks of error candidates (magma-protocol.md §8).
@@ -133,22 +130,20 @@ ReplayOutcome ResponsesReplayer::respond(const ReplayRequest& request, const For
     }
     slot.answer = answers_.of(slot.step->exchange_id);
     if (slot.answer) {
-      slot.outputs = RecordedAnswers::outputsOf(*slot.answer, slot.step->source_id);
+      slot.recorded = slot.answer->outputsOf(slot.step->source_id);
     }
     const auto wanted = static_cast<std::size_t>(input.num_outputs);
-    if (slot.outputs.size() < wanted) {
+    if (slot.recorded.size() < wanted) {
       --outcome.hits;
       slot.missed = true;
       slot.shortfall = "input: step " + std::to_string(slot.step->step_id) + " was answered with " +
-                       std::to_string(slot.outputs.size()) + " candidates and " +
+                       std::to_string(slot.recorded.size()) + " candidates and " +
                        std::to_string(wanted) + " are asked for";
-      slot.outputs.clear();
+      slot.answer = nullptr;
+      slot.recorded.clear();
       continue;
     }
-    slot.outputs.resize(wanted);
-    for (OrderedJson& output : slot.outputs) {
-      restamp(output, request_id, input.id);
-    }
+    slot.recorded.resize(wanted);
   }
 
   bool any_miss = false;
@@ -191,15 +186,45 @@ ReplayOutcome ResponsesReplayer::respond(const ReplayRequest& request, const For
       break;
     }
   }
-  OrderedJson body = OrderedJson::array();
-  for (Slot& slot : slots) {
-    for (OrderedJson& output : slot.outputs) {
-      body.push_back(std::move(output));
-    }
-  }
-  outcome.reply = jsonReply(200, protocol::pythonJsonDumps(body, style));
+  outcome.reply = jsonReply(200, writeOutputs(slots, parsed->inputs, request_id, style));
   outcome.reply.headers = std::move(headers);
   return outcome;
+}
+
+std::string ResponsesReplayer::writeOutputs(const std::vector<Slot>& slots,
+                                            const std::vector<magma::AgentInput>& inputs,
+                                            const std::string& request_id,
+                                            protocol::PythonJsonStyle style) {
+  const std::string request_id_json = protocol::pythonJsonDumps(OrderedJson(request_id), style);
+  const std::string_view separator = style.spaced ? ", " : ",";
+  std::string body = "[";
+  auto separate = [&] {
+    if (body.size() > 1) {
+      body += separator;
+    }
+  };
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const Slot& slot = slots[i];
+    for (const StampedOutput* output : slot.recorded) {
+      separate();
+      if (slot.answer->style == style) {
+        output->appendTo(body, request_id_json, inputs[i].id);
+      } else {
+        // Another recorded exchange, written in another style: write it in this one.
+        std::string own;
+        output->appendTo(own,
+                         protocol::pythonJsonDumps(OrderedJson(request_id), slot.answer->style),
+                         inputs[i].id);
+        body += protocol::pythonJsonDumps(*protocol::parseOrderedJson(own), style);
+      }
+    }
+    for (const OrderedJson& output : slot.made) {
+      separate();
+      body += protocol::pythonJsonDumps(output, style);
+    }
+  }
+  body += ']';
+  return body;
 }
 
 MissReport ResponsesReplayer::reportMiss(const magma::AgentInput& input, std::size_t position,
@@ -256,7 +281,7 @@ std::optional<Reply> ResponsesReplayer::answerMisses(const ReplayRequest& reques
       }
       const magma::AgentInput& input = parsed.inputs[i];
       for (std::int64_t k = 0; k < input.num_outputs; ++k) {
-        slots[i].outputs.push_back(
+        slots[i].made.push_back(
             missCandidate(parsed.request_id, input, k, outcome.misses[reported].reason));
       }
       ++reported;
@@ -289,12 +314,10 @@ std::optional<Reply> ResponsesReplayer::answerMisses(const ReplayRequest& reques
     // The live agent's own refusal or broken answer is the answer.
     return recordedReply(store::RecordedResponse{answer.status, answer.headers, answer.body});
   }
-  auto live_answer = std::make_shared<const RecordedAnswer>(
-      RecordedAnswer{*protocol::parseOrderedJson(answer.body),
-                     protocol::detectPythonJsonStyle(answer.body), answer.headers});
+  auto live_answer = RecordedAnswer::parse(answer.body, answer.headers);
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (slots[i].missed) {
-      slots[i].outputs = RecordedAnswers::outputsOf(*live_answer, parsed.inputs[i].id);
+      slots[i].recorded = live_answer->outputsOf(parsed.inputs[i].id);
       slots[i].answer = live_answer;
     }
   }

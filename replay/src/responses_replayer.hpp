@@ -37,6 +37,11 @@ class ResponsesReplayer {
                                     std::vector<Slot>& slots, ReplayOutcome& outcome,
                                     const Forwarder* forward);
 
+  /// The reply body: every slot's outputs, stamped with `request_id` and their input's id.
+  static std::string writeOutputs(const std::vector<Slot>& slots,
+                                  const std::vector<protocol::magma::AgentInput>& inputs,
+                                  const std::string& request_id, protocol::PythonJsonStyle style);
+
   ReaderPool& readers_;
   const ReplayOptions& options_;
   RecordedAnswers answers_;

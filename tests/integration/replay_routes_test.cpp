@@ -65,6 +65,8 @@ FakeReply countingAgent(const proxy::LocalRequest& request, std::atomic<int>& co
   if (body["inputs"][0]["instruction"]["content"] == "fail") {
     return FakeReply::http(500, R"({"detail":"the model server is down"})");
   }
+  // "python" inputs get json.dumps()'s own style and a non-ASCII answer.
+  const bool python_style = body["inputs"][0]["instruction"]["content"] == "python";
   ordered_json outputs = ordered_json::array();
   for (const auto& input : body["inputs"]) {
     ordered_json output;
@@ -74,13 +76,17 @@ FakeReply countingAgent(const proxy::LocalRequest& request, std::atomic<int>& co
     output["status"] = "completed";
     output["memory"] = {{"n", ++counter}};
     output["internal_steps"] = ordered_json::array();
-    output["output"] = {{"say", "answer " + std::to_string(counter.load())},
-                        {"tool_calls", ordered_json::array()}};
+    output["output"] = {
+        {"say", (python_style ? "r\u00e9ponse " : "answer ") + std::to_string(counter.load())},
+        {"tool_calls", ordered_json::array()}};
     output["error"] = nullptr;
     outputs.push_back(output);
   }
-  return FakeReply::http(200, protocol::pythonJsonDumps(outputs), "application/json",
-                         "server: uvicorn\r\n");
+  return FakeReply::http(
+      200,
+      protocol::pythonJsonDumps(
+          outputs, python_style ? protocol::kPythonDefaultStyle : protocol::PythonJsonStyle{}),
+      "application/json", "server: uvicorn\r\n");
 }
 
 std::string requestBody(const std::string& request_id, const std::vector<std::int64_t>& ids,
@@ -153,6 +159,36 @@ TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
             R"([{"request_id":"live","source_id":12,"candidate_index":0,"status":"completed",)"
             R"("memory":{"n":1},"internal_steps":[],"output":{"say":"answer 1","tool_calls":[]},)"
             R"("error":null}])");
+}
+
+TEST_F(ReplayRoutesTest, AnswersFromTwoStylesAreWrittenInTheFirstOnesStyle) {
+  recordFromFake([](proxy::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}, "hello"));
+    client.postJson("/v1/responses", requestBody("r2", {0}, "python"));
+  });
+  auto twoInputs = [](const std::string& first, const std::string& second) {
+    ordered_json body = ordered_json::parse(requestBody("live", {7, 8}));
+    body["inputs"][0]["instruction"]["content"] = first;
+    body["inputs"][1]["instruction"]["content"] = second;
+    return protocol::pythonJsonDumps(body, protocol::kPythonDefaultStyle);
+  };
+  startReplay();
+  EXPECT_EQ(replayClient().postJson("/v1/responses", twoInputs("hello", "python")).body,
+            R"([{"request_id":"live","source_id":7,"candidate_index":0,"status":"completed",)"
+            R"("memory":{"n":1},"internal_steps":[],"output":{"say":"answer 1","tool_calls":[]},)"
+            R"("error":null},{"request_id":"live","source_id":8,"candidate_index":0,)"
+            R"("status":"completed","memory":{"n":2},"internal_steps":[],)"
+            "\"output\":{\"say\":\"r\u00e9ponse 2\",\"tool_calls\":[]},\"error\":null}]");
+  replay_->stop();
+
+  startReplay();
+  EXPECT_EQ(replayClient().postJson("/v1/responses", twoInputs("python", "hello")).body,
+            R"([{"request_id": "live", "source_id": 7, "candidate_index": 0, )"
+            R"("status": "completed", "memory": {"n": 2}, "internal_steps": [], )"
+            R"("output": {"say": "r\u00e9ponse 2", "tool_calls": []}, "error": null}, )"
+            R"({"request_id": "live", "source_id": 8, "candidate_index": 0, )"
+            R"("status": "completed", "memory": {"n": 1}, "internal_steps": [], )"
+            R"("output": {"say": "answer 1", "tool_calls": []}, "error": null}])");
 }
 
 TEST_F(ReplayRoutesTest, RecordedFailureIsReplayedAsItWas) {

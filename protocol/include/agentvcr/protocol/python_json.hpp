@@ -20,6 +20,8 @@ struct PythonJsonStyle {
   /// Python does by default. When false they are written as `null` (where Python would raise
   /// ValueError), so the text stays valid JSON. Parsed JSON never holds them.
   bool allow_nan = false;
+
+  bool operator==(const PythonJsonStyle&) const = default;
 };
 
 /// Python's own defaults, `json.dumps(value)`: how BENCH writes request bodies and env

@@ -7,12 +7,14 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/stamped_output.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/rows.hpp"
 
@@ -50,31 +52,45 @@ class ReaderPool {
   std::vector<std::unique_ptr<store::ArchiveReader>> idle_;
 };
 
-/// A recorded /v1/responses answer, parsed once with the agent's own key order.
+/// A recorded /v1/responses answer, made ready to replay once: each output object written out
+/// in the agent's own key order and style (StampedOutput).
 struct RecordedAnswer {
-  nlohmann::ordered_json outputs;   ///< the bare JSON array the agent sent
-  protocol::PythonJsonStyle style;  ///< how the agent wrote it (spacing, escaping)
-  protocol::Headers headers;        ///< response headers as recorded
+  std::vector<StampedOutput> outputs;  ///< the object outputs, in the order the agent sent them
+  protocol::PythonJsonStyle style;     ///< how the agent wrote it (spacing, escaping)
+  protocol::Headers headers;           ///< response headers as recorded
+
+  /// The answer in `body`; nullptr when it is no JSON array.
+  static std::shared_ptr<const RecordedAnswer> parse(std::string_view body,
+                                                     protocol::Headers headers);
+
+  /// The outputs of one recorded input (`source_id`) in candidate order. A valid recorded
+  /// response lists each input's candidates together, in candidate order (the candidate-order
+  /// rule), and input ids are unique within a request.
+  std::vector<const StampedOutput*> outputsOf(std::int64_t source_id) const;
+
+  /// Bytes held, for the cache's budget.
+  std::size_t bytes() const;
 };
 
-/// Recorded answers by exchange, parsed on first use and kept in a small LRU cache, so a GEN
-/// request whose inputs come from one recorded exchange parses it once. Thread-safe.
+/// Recorded answers by exchange, read on first use and kept in an LRU cache bounded in bytes,
+/// so a GEN request whose inputs come from one recorded exchange reads it once, and a test
+/// suite replayed again reads nothing. Thread-safe.
 class RecordedAnswers {
  public:
-  RecordedAnswers(ReaderPool& readers, std::size_t capacity = 256);
+  /// Answer bytes kept: 64 MiB holds about 25,000 answers of 2 KB.
+  static constexpr std::size_t kDefaultKeptBytes = 64u << 20;
 
-  /// The parsed answer of exchange `exchange_id`; empty when its body is no JSON array.
+  explicit RecordedAnswers(ReaderPool& readers, std::size_t kept_bytes = kDefaultKeptBytes);
+
+  /// The answer of exchange `exchange_id`; empty when its body is no JSON array.
   std::shared_ptr<const RecordedAnswer> of(std::int64_t exchange_id);
-
-  /// The outputs of one recorded input (`source_id`) in candidate order.
-  static std::vector<nlohmann::ordered_json> outputsOf(const RecordedAnswer& answer,
-                                                       std::int64_t source_id);
 
  private:
   ReaderPool& readers_;
-  std::size_t capacity_;
+  std::size_t kept_bytes_limit_;
   std::mutex mutex_;
   std::list<std::int64_t> recency_;  ///< most recent first
+  std::size_t kept_bytes_ = 0;
 
   struct Entry {
     std::shared_ptr<const RecordedAnswer> answer;
