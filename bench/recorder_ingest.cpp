@@ -61,8 +61,11 @@ std::vector<protocol::Exchange> makeTraffic(Traffic traffic, std::size_t count) 
     ex.response_headers = {{"content-type", "application/json"}, {"server", "uvicorn"}};
     ex.response_from_upstream = true;
     ex.started_ns = 1'700'000'000'000'000'000 + static_cast<std::int64_t>(i) * 1'000'000;
-    ex.upstream_first_byte_ns = ex.started_ns + 200'000;
-    ex.ended_ns = ex.started_ns + 300'000;
+    // Latencies spread as a live agent's do (0.1 to 5 ms), so indexes over them see inserts
+    // in any order rather than one key appended to.
+    const auto spread = static_cast<std::int64_t>((i * 2'654'435'761ULL) % 4'900'000);
+    ex.upstream_first_byte_ns = ex.started_ns + 50'000 + spread;
+    ex.ended_ns = ex.upstream_first_byte_ns + 50'000;
     ex.outcome = protocol::ExchangeOutcome::Complete;
     const std::string id = "bench-" + std::to_string(i);
     if (traffic == Traffic::PlainHttp) {
