@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -143,7 +144,10 @@ struct ArchiveIndexer::Statements {
             db, "INSERT INTO search_candidates (rowid, say, error_message) VALUES (?1, ?2, ?3)"),
         search_internal_steps(db, R"sql(
           INSERT INTO search_internal_steps (rowid, full_prompt, output_raw)
-          VALUES (?1, ?2, ?3))sql") {}
+          VALUES (?1, ?2, ?3))sql"),
+        search_a2a_calls(db, R"sql(
+          INSERT INTO search_a2a_calls (rowid, request_text, response_text, error_message)
+          VALUES (?1, ?2, ?3, ?4))sql") {}
 
   SQLite::Statement pending;
   SQLite::Statement claim;
@@ -162,6 +166,22 @@ struct ArchiveIndexer::Statements {
   SQLite::Statement search_steps;
   SQLite::Statement search_candidates;
   SQLite::Statement search_internal_steps;
+  SQLite::Statement search_a2a_calls;
+
+  /// The insert into the full-text table of `table`'s rows.
+  SQLite::Statement& searchInto(SearchRow::Table table) {
+    switch (table) {
+      case SearchRow::Table::Steps:
+        return search_steps;
+      case SearchRow::Table::Candidates:
+        return search_candidates;
+      case SearchRow::Table::InternalSteps:
+        return search_internal_steps;
+      case SearchRow::Table::A2aCalls:
+        break;
+    }
+    return search_a2a_calls;
+  }
 };
 
 ArchiveIndexer::ArchiveIndexer(SQLite::Database& db, const RecorderOptions& options,
@@ -499,7 +519,8 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
     execOnce(u);
   }
 
-  writeA2aAndStream(d, exchange_id, session_id, delta);
+  std::vector<SearchRow> a2a_search_rows;
+  writeA2aAndStream(d, exchange_id, session_id, delta, a2a_search_rows);
 
   markIndexed(exchange_id, &d, d.findings);
 
@@ -507,19 +528,21 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   // not needed here any more (the statements rebind before each use).
   for (std::size_t k = 0; k < d.steps.size(); ++k) {
     search_rows_.push_back(SearchRow{SearchRow::Table::Steps, written_steps[k].step_id,
-                                     std::move(d.steps[k].content), std::nullopt});
+                                     std::move(d.steps[k].content), std::nullopt, std::nullopt});
   }
   std::size_t next_internal = 0;
   for (std::size_t k = 0; k < d.candidates.size(); ++k) {
     DecodedCandidate& cand = d.candidates[k];
     search_rows_.push_back(SearchRow{SearchRow::Table::Candidates, candidate_ids[k],
-                                     std::move(cand.say), std::move(cand.error_message)});
+                                     std::move(cand.say), std::move(cand.error_message),
+                                     std::nullopt});
     for (DecodedInternalStep& is : cand.internal_steps) {
-      search_rows_.push_back(SearchRow{SearchRow::Table::InternalSteps,
-                                       internal_step_ids[next_internal++],
-                                       std::move(is.full_prompt), std::move(is.output_raw)});
+      search_rows_.push_back(
+          SearchRow{SearchRow::Table::InternalSteps, internal_step_ids[next_internal++],
+                    std::move(is.full_prompt), std::move(is.output_raw), std::nullopt});
     }
   }
+  std::move(a2a_search_rows.begin(), a2a_search_rows.end(), std::back_inserter(search_rows_));
 
   // Every row is in: now the in-memory state may learn from this exchange.
   if (blob_cache_.size() + d.blobs.size() > kBlobCacheLimit) {
@@ -551,13 +574,14 @@ void ArchiveIndexer::writeSearchRows() {
   execOnce(st.search_savepoint);
   try {
     for (const SearchRow& row : search_rows_) {
-      SQLite::Statement& s = row.table == SearchRow::Table::Steps        ? st.search_steps
-                             : row.table == SearchRow::Table::Candidates ? st.search_candidates
-                                                                         : st.search_internal_steps;
+      SQLite::Statement& s = st.searchInto(row.table);
       bindInt(s, 1, row.rowid);
       bindOptText(s, 2, row.first);
       if (row.table != SearchRow::Table::Steps) {
         bindOptText(s, 3, row.second);
+      }
+      if (row.table == SearchRow::Table::A2aCalls) {
+        bindOptText(s, 4, row.third);
       }
       execOnce(s);
     }

@@ -95,14 +95,16 @@ class ArchiveIndexer {
     std::int64_t invalid_exchanges = 0;
   };
 
-  /// Text of one row for the full-text indexes (schema version 4): a step's instruction, a
-  /// candidate's say and error message, an internal step's full_prompt and output_raw.
+  /// Text of one row for the full-text indexes (schema versions 4 and 10): a step's
+  /// instruction, a candidate's say and error message, an internal step's full_prompt and
+  /// output_raw, an A2A call's request, response and error texts.
   struct SearchRow {
-    enum class Table { Steps, Candidates, InternalSteps };
+    enum class Table { Steps, Candidates, InternalSteps, A2aCalls };
     Table table = Table::Steps;
     std::int64_t rowid = 0;
-    std::optional<std::string> first;   ///< instruction_content, say, full_prompt
-    std::optional<std::string> second;  ///< error_message, output_raw
+    std::optional<std::string> first;   ///< instruction_content, say, full_prompt, request_text
+    std::optional<std::string> second;  ///< error_message, output_raw, response_text
+    std::optional<std::string> third;   ///< error_message of an A2A call
   };
 
   /// Writes one exchange's rows and marks it indexed, inside its savepoint; the in-memory state
@@ -112,9 +114,11 @@ class ArchiveIndexer {
                      SessionDelta& delta);
   /// Writes the exchange's A2A calls, threaded into conversations by contextId (else by the
   /// task id an earlier call of the session tied to one), and its stream events. Runs inside
-  /// the exchange's savepoint. Defined in archive_indexer_a2a.cpp.
+  /// the exchange's savepoint. Adds the calls' text to `search_rows`, for the caller to keep
+  /// once the exchange is in. Defined in archive_indexer_a2a.cpp.
   void writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
-                         std::int64_t session_id, SessionDelta& delta);
+                         std::int64_t session_id, SessionDelta& delta,
+                         std::vector<SearchRow>& search_rows);
   /// Marks a row indexed with what decoding said about it.
   void markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                    const std::optional<std::string>& findings);

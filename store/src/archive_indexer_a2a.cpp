@@ -49,7 +49,8 @@ ArchiveIndexer::A2aStatements::A2aStatements(SQLite::Database& db)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql") {}
 
 void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
-                                       std::int64_t session_id, SessionDelta& delta) {
+                                       std::int64_t session_id, SessionDelta& delta,
+                                       std::vector<SearchRow>& search_rows) {
   A2aStatements& st = *a2a_st_;
   const protocol::Exchange& ex = d.exchange;
   const std::int64_t end_ns = ex.ended_ns != 0 ? ex.ended_ns : ex.started_ns;
@@ -99,6 +100,10 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
     bindInt(s, 21, toDb(call.replay_key));
     bindOptInt(s, 22, conversation_id);
     execOnce(s);
+    if (call.request_text || call.response_text || call.error_message) {
+      search_rows.push_back(SearchRow{SearchRow::Table::A2aCalls, db_.getLastInsertRowid(),
+                                      call.request_text, call.response_text, call.error_message});
+    }
 
     if (conversation_id) {
       std::optional<std::string> title;

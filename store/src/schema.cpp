@@ -346,6 +346,22 @@ JOIN blobs m ON m.hash = s.memory_hash
 JOIN blobs x ON x.hash = s.extra_keys_hash;
 )sql";
 
+// Version 10: A2A calls searchable, and less for the capture to write. `search_a2a_calls`
+// indexes the text of each call (what was asked, what came back, the error) like the MAGMA
+// tables; 'rebuild' indexes the calls written before this step. `exchanges_latency` now holds
+// indexed exchanges only: a capture commit adds rows whose latencies fall anywhere in the
+// index, so it dirtied a page of it per exchange (and the checkpoint copied each one); the index
+// thread, which sets `indexed`, adds them instead, behind the capture. Search only looks at
+// indexed exchanges anyway: steps and calls exist only for those.
+constexpr const char* kSchemaV10 = R"sql(
+DROP INDEX exchanges_latency;
+CREATE INDEX exchanges_latency ON exchanges(ended_ns - started_ns) WHERE indexed = 1;
+CREATE VIRTUAL TABLE search_a2a_calls USING fts5(
+  request_text, response_text, error_message, content='a2a_calls', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+INSERT INTO search_a2a_calls(search_a2a_calls) VALUES ('rebuild');
+)sql";
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -376,9 +392,10 @@ struct Migration {
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, kSchemaV1, nullptr}, {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
-      {4, kSchemaV4, nullptr}, {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
-      {7, kSchemaV7, nullptr}, {8, kSchemaV8, nullptr},  {9, kSchemaV9, nullptr},
+      {1, kSchemaV1, nullptr},   {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
+      {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
+      {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},  {9, kSchemaV9, nullptr},
+      {10, kSchemaV10, nullptr},
   };
   return list;
 }
@@ -398,7 +415,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 9, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 10, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -200,6 +201,7 @@ class StepCheck {
         (!plan_.slow_exchanges || plan_.slow_exchanges->count(st_.getColumn(3).getInt64()) != 0)) {
       hit.emplace();
       hit->step_id = step_id;
+      hit->exchange_id = st_.getColumn(3).getInt64();
       hit->conversation_id = st_.getColumn(0).getInt64();
       hit->session_id = st_.getColumn(1).getInt64();
       is_env = st_.getColumn(2).getString() == "env";
@@ -667,20 +669,12 @@ std::string ftsQueryOf(const std::string& text, bool* prefix_query) {
   return out;
 }
 
-std::vector<SearchHit> searchArchive(SQLite::Database& db, const SearchQuery& query) {
-  if (query.limit == 0) {
-    return {};
-  }
-  bool has_text = false;
-  for (char c : query.text) {
-    has_text = has_text || !isSpace(c);
-  }
-  bool prefix = false;
-  const std::string words = ftsQueryOf(query.text, &prefix);
-  if (has_text && words.empty()) {
-    return {};  // only stars: no word to look for
-  }
+namespace {
 
+/// The first `query.limit` steps, by id, that match `words` (ftsQueryOf the text; empty: no text
+/// condition) and pass the filters.
+std::vector<SearchHit> searchSteps(SQLite::Database& db, const SearchQuery& query,
+                                   const std::string& words, bool prefix) {
   SearchPlan plan;
   if (query.session_id) {
     SQLite::Statement range(db, R"sql(
@@ -713,9 +707,11 @@ std::vector<SearchHit> searchArchive(SQLite::Database& db, const SearchQuery& qu
     }
   }
   if (query.min_latency_ns) {
-    // exchanges_latency: an index range, stopped after kFewSlowExchanges + 1 rows.
+    // exchanges_latency (indexed exchanges only, as the condition must say for SQLite to use
+    // it): an index range, stopped after kFewSlowExchanges + 1 rows.
     SQLite::Statement slow(db, R"sql(
-      SELECT id FROM exchanges WHERE ended_ns - started_ns >= :min_latency LIMIT :limit)sql");
+      SELECT id FROM exchanges WHERE ended_ns - started_ns >= :min_latency AND indexed = 1
+      LIMIT :limit)sql");
     slow.bind(":min_latency", static_cast<std::int64_t>(*query.min_latency_ns));
     slow.bind(":limit", static_cast<std::int64_t>(kFewSlowExchanges + 1));
     std::unordered_set<std::int64_t> ids;
@@ -740,10 +736,48 @@ std::vector<SearchHit> searchArchive(SQLite::Database& db, const SearchQuery& qu
       plan.slow_exchanges = std::move(ids);
     }
   }
-  if (!has_text) {
+  if (words.empty()) {
     return searchFiltersOnly(db, query, plan);
   }
   return searchText(db, query, words, prefix, plan);
+}
+
+/// Steps and calls in the order of their exchanges (each list keeps its own order), the first
+/// `limit` of them.
+std::vector<SearchHit> mergedByExchange(std::vector<SearchHit> steps, std::vector<SearchHit> calls,
+                                        std::size_t limit) {
+  if (calls.empty()) {
+    return steps;
+  }
+  std::vector<SearchHit> hits;
+  hits.reserve(steps.size() + calls.size());
+  std::merge(std::make_move_iterator(steps.begin()), std::make_move_iterator(steps.end()),
+             std::make_move_iterator(calls.begin()), std::make_move_iterator(calls.end()),
+             std::back_inserter(hits),
+             [](const SearchHit& a, const SearchHit& b) { return a.exchange_id < b.exchange_id; });
+  if (hits.size() > limit) {
+    hits.resize(limit);
+  }
+  return hits;
+}
+
+}  // namespace
+
+std::vector<SearchHit> searchArchive(SQLite::Database& db, const SearchQuery& query) {
+  if (query.limit == 0) {
+    return {};
+  }
+  bool has_text = false;
+  for (char c : query.text) {
+    has_text = has_text || !isSpace(c);
+  }
+  bool prefix = false;
+  const std::string words = ftsQueryOf(query.text, &prefix);
+  if (has_text && words.empty()) {
+    return {};  // only stars: no word to look for
+  }
+  return mergedByExchange(searchSteps(db, query, words, prefix), searchA2aCalls(db, query, words),
+                          query.limit);
 }
 
 }  // namespace agentvcr::store::detail

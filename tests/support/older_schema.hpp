@@ -7,7 +7,7 @@
 
 namespace agentvcr::testing {
 
-/// Removes what versions after `version` (5 to 8) added and sets user_version to it. Version 5
+/// Removes what versions after `version` (5 to 9) added and sets user_version to it. Version 5
 /// and 6 archives stored bodies verbatim: record the file with compression off for those.
 void shapeAsVersion(SQLite::Database& db, int version);
 

@@ -13,6 +13,8 @@
 namespace agentvcr::store {
 namespace {
 
+using testing::a2aSend;
+using testing::a2aTask;
 using ::testing::HasSubstr;
 using testing::httpExchange;
 using ::testing::Not;
@@ -22,23 +24,6 @@ using testing::submit;
 using testing::TempDir;
 using testing::testOptions;
 using testing::testSession;
-
-std::string send(int id, const std::string& message_id, const std::string& text,
-                 const std::string& context = "") {
-  std::string context_member = context.empty() ? "" : R"(,"contextId":")" + context + "\"";
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
-         R"(,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":")" +
-         message_id + "\"" + context_member + R"(,"parts":[{"kind":"text","text":")" + text +
-         R"("}],"metadata":{"skillId":"catholic_qa"}}}})";
-}
-
-std::string task(int id, const std::string& task_id, const std::string& context,
-                 const std::string& state, const std::string& answer) {
-  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{"kind":"task","id":")" +
-         task_id + R"(","contextId":")" + context + R"(","status":{"state":")" + state +
-         R"("},"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":")" + answer +
-         R"("}]}]}})";
-}
 
 class A2aDecodingTest : public ::testing::Test {
  protected:
@@ -55,8 +40,8 @@ class A2aDecodingTest : public ::testing::Test {
 };
 
 TEST_F(A2aDecodingTest, RecordsEachCallWithItsFieldsAndRoute) {
-  auto ex = httpExchange("POST", "/api/v1/a2a", send(1, "m-1", "What is grace?"), 200,
-                         task(1, "t-1", "c-1", "completed", "A gift."));
+  auto ex = httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "What is grace?"), 200,
+                         a2aTask(1, "t-1", "c-1", "completed", "A gift."));
   ex.request_headers.push_back({"Authorization", "Bearer tok-secret-123"});
   record({ex});
   EXPECT_EQ(queryText(path_, "SELECT protocol || ' ' || route FROM exchanges"), "a2a a2a.jsonrpc");
@@ -72,12 +57,12 @@ TEST_F(A2aDecodingTest, RecordsEachCallWithItsFieldsAndRoute) {
 
 TEST_F(A2aDecodingTest, ThreadsCallsByContextIdAndTasksGetByTaskId) {
   record({
-      httpExchange("POST", "/api/v1/a2a", send(1, "m-1", "first question"), 200,
-                   task(1, "t-1", "c-1", "completed", "one")),
-      httpExchange("POST", "/api/v1/a2a", send(2, "m-2", "other topic"), 200,
-                   task(2, "t-2", "c-2", "failed", "")),
-      httpExchange("POST", "/api/v1/a2a", send(3, "m-3", "follow-up", "c-1"), 200,
-                   task(3, "t-3", "c-1", "completed", "three")),
+      httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first question"), 200,
+                   a2aTask(1, "t-1", "c-1", "completed", "one")),
+      httpExchange("POST", "/api/v1/a2a", a2aSend(2, "m-2", "other topic"), 200,
+                   a2aTask(2, "t-2", "c-2", "failed", "")),
+      httpExchange("POST", "/api/v1/a2a", a2aSend(3, "m-3", "follow-up", "c-1"), 200,
+                   a2aTask(3, "t-3", "c-1", "completed", "three")),
       httpExchange(
           "POST", "/api/v1/a2a",
           R"({"jsonrpc":"2.0","id":4,"method":"tasks/cancel","params":{"id":"t-1"}})", 200,
@@ -98,7 +83,7 @@ TEST_F(A2aDecodingTest, ThreadsCallsByContextIdAndTasksGetByTaskId) {
 TEST_F(A2aDecodingTest, KeepsErrorsWithRetryAfterAndAgentCards) {
   record({
       httpExchange(
-          "POST", "/api/v1/a2a", send(1, "m-1", "q"), 429,
+          "POST", "/api/v1/a2a", a2aSend(1, "m-1", "q"), 429,
           R"({"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"Rate limit exceeded","data":{"retryAfter":42}}})"),
       httpExchange("GET", "/.well-known/agent.json", "", 200, R"({"name":"mock"})"),
       httpExchange(
@@ -155,13 +140,13 @@ TEST_F(A2aDecodingTest, RecordsEveryCallOfABatch) {
 }
 
 TEST_F(A2aDecodingTest, TheReaderListsCallsOfAConversationAndEventsOfAnExchange) {
-  auto stream = httpExchange("POST", "/", send(2, "m-2", "more", "c-1"), 200,
+  auto stream = httpExchange("POST", "/", a2aSend(2, "m-2", "more", "c-1"), 200,
                              "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"kind\":"
                              "\"status-update\",\"taskId\":\"t-2\",\"contextId\":\"c-1\","
                              "\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n");
   stream.response_headers = {{"Content-Type", "text/event-stream"}};
-  record({httpExchange("POST", "/api/v1/a2a", send(1, "m-1", "first"), 200,
-                       task(1, "t-1", "c-1", "completed", "one")),
+  record({httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first"), 200,
+                       a2aTask(1, "t-1", "c-1", "completed", "one")),
           stream});
   ArchiveReader reader(path_);
   auto conversations = reader.conversations(1);

@@ -102,6 +102,27 @@ inline protocol::Exchange httpExchange(const std::string& method, const std::str
   return ex;
 }
 
+// --- A2A builders (shapes of a2a-protocol.md) ---
+
+/// A message/send request with one text part, in context `context` when given.
+inline std::string a2aSend(int id, const std::string& message_id, const std::string& text,
+                           const std::string& context = "") {
+  std::string context_member = context.empty() ? "" : R"(,"contextId":")" + context + "\"";
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+         R"(,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":")" +
+         message_id + "\"" + context_member + R"(,"parts":[{"kind":"text","text":")" + text +
+         R"("}],"metadata":{"skillId":"catholic_qa"}}}})";
+}
+
+/// A task result in `state` with one text artifact.
+inline std::string a2aTask(int id, const std::string& task_id, const std::string& context,
+                           const std::string& state, const std::string& answer) {
+  return R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"result":{"kind":"task","id":")" +
+         task_id + R"(","contextId":")" + context + R"(","status":{"state":")" + state +
+         R"("},"artifacts":[{"artifactId":"a","parts":[{"kind":"text","text":")" + answer +
+         R"("}]}]}})";
+}
+
 // --- MAGMA builders (shapes of magma-protocol.md §4, §5, §19) ---
 
 inline Json benchTools() {

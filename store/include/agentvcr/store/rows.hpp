@@ -240,7 +240,9 @@ struct RecordedResponse {
 
 /// What the viewer's search box and filters ask for (ArchiveReader::search). Every set condition
 /// must hold. Each candidate condition holds when some candidate of the step satisfies it (not
-/// necessarily the same candidate for two conditions).
+/// necessarily the same candidate for two conditions). A2A calls are found by their text,
+/// session and latency; a query with a candidate condition (tool, robot, status, error code)
+/// finds MAGMA steps only.
 struct SearchQuery {
   /// Words to find (all of them, any order, in one field; a trailing * matches a prefix).
   /// Words are split on whitespace and each is searched as a quoted FTS5 string, so nothing in
@@ -252,16 +254,18 @@ struct SearchQuery {
   std::optional<std::string> status;           ///< ... has this status ("completed", "error")
   std::optional<std::string> error_code;       ///< ... failed with this error code
   std::optional<std::int64_t> min_latency_ns;  ///< the step's exchange took at least this long
-  std::size_t limit = 200;
+  std::size_t limit = 200;                     ///< steps and calls together
 };
 
-/// One step that matches, with where and how the text matched.
+/// One step (or A2A call) that matches, with where and how the text matched.
 struct SearchHit {
-  std::int64_t step_id = 0;
-  std::int64_t conversation_id = 0;
+  std::int64_t step_id = 0;          ///< 0 for an A2A call
+  std::int64_t a2a_call_id = 0;      ///< the call's id (a2a_calls); 0 for a step
+  std::int64_t exchange_id = 0;      ///< the exchange the step or call is part of
+  std::int64_t conversation_id = 0;  ///< 0 for an A2A call no conversation holds
   std::int64_t session_id = 0;
-  /// "instruction", "env_feedback", "say", "error", "full_prompt", "output_raw"; empty when only
-  /// filters were given.
+  /// "instruction", "env_feedback", "say", "error", "full_prompt", "output_raw"; for an A2A
+  /// call "a2a_request", "a2a_response", "a2a_error". Empty when only filters were given.
   std::string field;
   /// A short excerpt of that field with the matched words between [ and ] (FTS5 snippet(), "…"
   /// where the text was cut); empty without text.
