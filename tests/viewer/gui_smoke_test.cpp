@@ -264,6 +264,42 @@ class GuiSmokeTest : public QObject {
     QVERIFY(paneOf(window, StepDetails::StepTab).contains("Please press sw1"));
   }
 
+  void searchFindsAndOpensAnA2aCall() {
+    const std::string db = temp_.file("mixed-search.sqlite");
+    const avt::MixedArchive mixed = avt::recordMagmaAndA2a(db);
+    viewer::MainWindow window(QString::fromStdString(db));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.selectConversation(mixed.magma_conversation));
+
+    auto* search = window.searchPanel();
+    search->textField()->setText("mercy");
+    search->run();
+    QCOMPARE(search->model()->rowCount(), 1);
+    const store::SearchHit hit = search->model()->hit(0);
+    QVERIFY(hit.a2a_call_id != 0);
+    QCOMPARE(hit.conversation_id, mixed.a2a_conversation);
+    QCOMPARE(hit.field, std::string("a2a_request"));
+    const QModelIndex step_cell = search->model()->index(0, viewer::SearchModel::Step);
+    QCOMPARE(step_cell.data().toString(), QString("call %1").arg(hit.a2a_call_id));
+    QVERIFY(search->model()
+                ->index(0, viewer::SearchModel::Excerpt)
+                .data()
+                .toString()
+                .contains("[mercy]"));
+
+    emit search->results()->activated(step_cell);
+    QVERIFY(window.showingCalls());
+    QCOMPARE(window.selectedConversations(), std::vector<std::int64_t>{mixed.a2a_conversation});
+    const QModelIndex current = window.callsView()->currentIndex();
+    QVERIFY(current.isValid());
+    QCOMPARE(window.callsModel()->at(current.row()).id, hit.a2a_call_id);
+    QVERIFY(window.callDetails()
+                ->pane(A2aCallDetails::CallTab)
+                ->toPlainText()
+                .contains("code -32003: Rate limit exceeded"));
+  }
+
   void cleanupTestCase() { window_.reset(); }
 };
 

@@ -49,6 +49,8 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue<qlonglong>(h.conversation_id);
     case SessionIdRole:
       return QVariant::fromValue<qlonglong>(h.session_id);
+    case A2aCallIdRole:
+      return QVariant::fromValue<qlonglong>(h.a2a_call_id);
     case Qt::DisplayRole:
       break;
     default:
@@ -58,9 +60,11 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     case Session:
       return QVariant::fromValue<qlonglong>(h.session_id);
     case Conversation:
-      return QVariant::fromValue<qlonglong>(h.conversation_id);
+      return h.conversation_id != 0 ? QVariant::fromValue<qlonglong>(h.conversation_id)
+                                    : QVariant();
     case Step:
-      return QVariant::fromValue<qlonglong>(h.step_id);
+      return h.a2a_call_id != 0 ? QVariant(tr("call %1").arg(h.a2a_call_id))
+                                : QVariant::fromValue<qlonglong>(h.step_id);
     case Field:
       return QString::fromStdString(h.field);
     case Excerpt:

@@ -9,17 +9,20 @@
 
 namespace agentvcr::viewer {
 
-/// The steps a search (free text over instructions, says, env feedback, prompts; filters by
-/// tool, robot, status, error code, latency) found, one row each.
+/// The steps and A2A calls a search (free text over instructions, says, env feedback, prompts,
+/// A2A questions, answers and errors; filters by tool, robot, status, error code, latency)
+/// found, one row each.
 class SearchModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
+  /// `Step` shows a step's id, or "call N" for an A2A call.
   enum Column { Session, Conversation, Step, Field, Excerpt, ColumnCount };
 
   static constexpr int StepIdRole = Qt::UserRole + 1;
   static constexpr int ConversationIdRole = Qt::UserRole + 2;
   static constexpr int SessionIdRole = Qt::UserRole + 3;
+  static constexpr int A2aCallIdRole = Qt::UserRole + 4;  ///< 0 for a step
 
   explicit SearchModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
 

@@ -176,6 +176,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
           [this](qlonglong session, qlonglong conversation, qlonglong step) {
             selectSession(session) && selectConversation(conversation) && selectStep(step);
           });
+  connect(search_, &SearchPanel::callActivated, this,
+          [this](qlonglong session, qlonglong conversation, qlonglong call) {
+            selectSession(session) && selectConversation(conversation) && selectCall(call);
+          });
 
   buildMenus();
   live_timer_->setInterval(1000);

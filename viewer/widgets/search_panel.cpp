@@ -37,7 +37,8 @@ SearchPanel::SearchPanel(std::shared_ptr<store::ArchiveReader> reader, QWidget* 
       this_session_(new QCheckBox(tr("this session only"), this)),
       message_(new QLabel(this)),
       results_(new QTableView(this)) {
-  text_->setPlaceholderText(tr("words in instructions, says, env feedback, prompts (prefix*)"));
+  text_->setPlaceholderText(
+      tr("words in instructions, says, env feedback, prompts, A2A messages (prefix*)"));
   tool_->setPlaceholderText(tr("tool name"));
   robot_->setPlaceholderText(tr("robot"));
   status_->addItems({tr("any status"), QStringLiteral("completed"), QStringLiteral("error")});
@@ -68,9 +69,13 @@ SearchPanel::SearchPanel(std::shared_ptr<store::ArchiveReader> reader, QWidget* 
   connect(model_, &SearchModel::failed, this,
           [this](const QString& error) { last_error_ = error; });
   connect(results_, &QTableView::activated, this, [this](const QModelIndex& index) {
-    emit stepActivated(index.data(SearchModel::SessionIdRole).toLongLong(),
-                       index.data(SearchModel::ConversationIdRole).toLongLong(),
-                       index.data(SearchModel::StepIdRole).toLongLong());
+    const qlonglong session = index.data(SearchModel::SessionIdRole).toLongLong();
+    const qlonglong conversation = index.data(SearchModel::ConversationIdRole).toLongLong();
+    if (const qlonglong call = index.data(SearchModel::A2aCallIdRole).toLongLong(); call != 0) {
+      emit callActivated(session, conversation, call);
+    } else {
+      emit stepActivated(session, conversation, index.data(SearchModel::StepIdRole).toLongLong());
+    }
   });
 }
 
@@ -107,7 +112,7 @@ void SearchPanel::run() {
     return;
   }
   const bool capped = model_->rowCount() >= static_cast<int>(q.limit);
-  message_->setText(tr("%1 steps%2 in %3 ms")
+  message_->setText(tr("%1 steps and calls%2 in %3 ms")
                         .arg(model_->rowCount())
                         .arg(capped ? tr(" (the first %1)").arg(q.limit) : QString())
                         .arg(timer.elapsed()));

@@ -53,6 +53,7 @@ class SearchPanel : public QWidget {
 
  signals:
   void stepActivated(qlonglong session_id, qlonglong conversation_id, qlonglong step_id);
+  void callActivated(qlonglong session_id, qlonglong conversation_id, qlonglong call_id);
 
  private:
   store::SearchQuery query() const;
