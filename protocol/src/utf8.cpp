@@ -85,12 +85,28 @@ void appendAsciiEscape(std::string& out, char32_t code) {
   appendUnicodeEscape(out, 0xDC00 + (offset & 0x3FFU));
 }
 
+/// Whether `c` is written as itself: printable ASCII other than the quote and the backslash.
+bool isPlainAscii(std::uint8_t c, bool ensure_ascii) {
+  return c >= 0x20 && c < (ensure_ascii ? 0x7F : 0x80) && c != '"' && c != '\\';
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text, bool ensure_ascii) {
   out += '"';
   std::size_t i = 0;
   while (i < text.size()) {
+    // Most of a prompt or memory is plain ASCII: copy each run of it at once.
+    std::size_t plain_end = i;
+    while (plain_end < text.size() &&
+           isPlainAscii(static_cast<std::uint8_t>(text[plain_end]), ensure_ascii)) {
+      ++plain_end;
+    }
+    if (plain_end != i) {
+      out.append(text, i, plain_end - i);
+      i = plain_end;
+      continue;
+    }
     auto c = static_cast<std::uint8_t>(text[i]);
     if (c >= 0x80) {
       std::size_t length = sequenceLength(text, i);
@@ -133,12 +149,8 @@ void appendJsonString(std::string& out, std::string_view text, bool ensure_ascii
       case '\t':
         out += "\\t";
         break;
-      default:
-        if (c < 0x20 || (ensure_ascii && c == 0x7F)) {
-          appendUnicodeEscape(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
+      default:  // another control character, or DEL under ensure_ascii
+        appendUnicodeEscape(out, c);
     }
     ++i;
   }
