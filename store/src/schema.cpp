@@ -9,6 +9,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/magma.hpp"
@@ -456,6 +457,12 @@ int prepareArchive(SQLite::Database& db, const std::string& path) {
 
 SQLite::Database openDatabase(const std::string& path, int flags,
                               std::chrono::milliseconds busy_timeout) {
+  // SQLite counts every allocation under one process-wide mutex, for sqlite3_memory_used(),
+  // which agentvcr never asks; the recorder's threads allocate constantly. The count can only
+  // be turned off before SQLite initializes: on the first connection (later, SQLite refuses
+  // and nothing changes).
+  static const int memory_statistics_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)memory_statistics_off;
   try {
     return SQLite::Database(path, flags, static_cast<int>(busy_timeout.count()));
   } catch (const std::exception& e) {

@@ -12,6 +12,7 @@
 #include <SQLiteCpp/Transaction.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -330,6 +331,17 @@ void setUserVersion(const std::string& path, int version) {
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
+TEST(Schema, ConnectionsTurnOffSqlitesAllocationCount) {
+  // ctest runs each test in a process of its own: this archive is SQLite's first use here.
+  TempDir dir;
+  const std::string path = dir.file("a.sqlite");
+  migrateArchive(path);
+  ArchiveReader reader(path);
+  EXPECT_EQ(reader.sessions().size(), 0u);
+  EXPECT_EQ(sqlite3_memory_used(), 0)
+      << "SQLite still counts every allocation, under its process-wide mutex";
+}
+
 TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   TempDir dir;
   const std::string path = dir.file("a.sqlite");
@@ -338,8 +350,8 @@ TEST(Schema, CreatesAFreshArchiveAtTheCurrentVersion) {
   EXPECT_EQ(queryText(path, "PRAGMA journal_mode"), "wal");
   for (const char* table :
        {"sessions", "exchanges", "blobs", "conversations", "steps", "candidates", "internal_steps",
-        "replay_misses", "search_steps", "search_candidates", "search_internal_steps", "a2a_calls",
-        "stream_events", "step_links"}) {
+        "replay_misses", "search_steps", "search_candidates", "search_internal_steps",
+        "search_a2a_calls", "a2a_calls", "stream_events", "step_links"}) {
     EXPECT_EQ(queryInt(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = "
                                          "'table' AND name = '") +
                                  table + "'"),
