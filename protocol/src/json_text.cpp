@@ -1,6 +1,7 @@
 #include "agentvcr/protocol/json_text.hpp"
 
 #include "json_parse_impl.hpp"
+#include "utf8.hpp"
 
 namespace agentvcr::protocol {
 namespace detail {
@@ -78,6 +79,10 @@ std::optional<OrderedJson> parseOrderedJson(std::string_view text, std::size_t m
 
 std::string dumpCompact(const Json& value) {
   return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+}
+
+void appendJsonString(std::string& out, std::string_view text) {
+  detail::appendJsonString(out, text, /*ensure_ascii=*/false);
 }
 
 }  // namespace agentvcr::protocol

@@ -168,5 +168,27 @@ TEST(DumpCompact, ReplacesInvalidUtf8InsteadOfThrowing) {
             "b\"");
 }
 
+TEST(AppendJsonString, WritesWhatDumpCompactWritesForTheSameString) {
+  const std::string samples[] = {
+      "plain",
+      "quote \" and backslash \\",
+      "controls \b\f\n\r\t \x01 \x1f and DEL \x7f",
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+      "bad \xff, overlong \xc0\xaf, surrogate \xed\xa0\x80",
+      std::string("nul \0 inside", 13),
+  };
+  for (const std::string& text : samples) {
+    std::string out = "prefix:";
+    appendJsonString(out, text);
+    EXPECT_EQ(out, "prefix:" + dumpCompact(Json(text))) << text;
+  }
+}
+
+TEST(AppendJsonString, ReplacesEachByteOfACutShortSequence) {
+  std::string out;
+  appendJsonString(out, "cut \xe2\x82!");
+  EXPECT_EQ(out, "\"cut \xef\xbf\xbd\xef\xbf\xbd!\"");
+}
+
 }  // namespace
 }  // namespace agentvcr::protocol

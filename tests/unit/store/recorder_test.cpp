@@ -101,6 +101,27 @@ class RecorderTest : public ::testing::Test {
   std::string path_ = dir_.file("archive.sqlite");
 };
 
+TEST_F(RecorderTest, HeadersComeBackAsRelayedWhateverTheirCharacters) {
+  Recorder recorder(path_, testSession("headers"), testOptions());
+  protocol::Exchange ex = httpExchange("GET", "/h");
+  ex.request_headers = {{"X-Quote", "say \"hi\" \\ there"},
+                        {"X-Tab", "a\tb"},
+                        {"X-Utf8", "caf\xc3\xa9"},
+                        {"X-Empty", ""}};
+  ex.response_headers = {{"X-Latin1", "caf\xe9"}};  // obs-text, not UTF-8
+  submit(recorder, ex);
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 1u);
+  std::optional<ExchangeRow> row = reader.exchange(rows[0].id);
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->request_headers, ex.request_headers);
+  ASSERT_EQ(row->response_headers.size(), 1u);
+  EXPECT_EQ(row->response_headers[0].value, "caf\xef\xbf\xbd");  // stored as valid JSON text
+}
+
 TEST_F(RecorderTest, FlushMakesExchangesVisibleToAConcurrentReader) {
   Recorder recorder(path_, testSession("visible"), testOptions());
   ArchiveReader reader(path_);  // opened while the recorder runs

@@ -55,4 +55,10 @@ std::optional<OrderedJson> parseOrderedJson(std::string_view text,
 /// Compact dump that never throws: invalid UTF-8 in strings is replaced with U+FFFD.
 std::string dumpCompact(const Json& value);
 
+/// Appends `text` as a JSON string literal, as dumpCompact() writes a string: the few escapes
+/// JSON needs, the rest raw, each byte that is not valid UTF-8 as U+FFFD (dumpCompact() writes
+/// one U+FFFD for a whole cut-short sequence). For writers of small fixed shapes (header
+/// lists) that would otherwise build a Json tree only to dump it.
+void appendJsonString(std::string& out, std::string_view text);
+
 }  // namespace agentvcr::protocol
