@@ -41,6 +41,28 @@ bool isStaleConnectionError(const beast::error_code& ec) {
          ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
 }
 
+/// Feeds `parser` what `buffer` already holds: up to the end of the header while the header
+/// is not done, then the body. A small message usually arrives whole in one read; parsing it
+/// here spares the async reads that would hand it over a handler round trip later (and, for a
+/// request header, the deadline timer). Stopping short is not an error: the async reads go on
+/// from wherever this left the parser.
+template <bool isRequest, class Body>
+beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::flat_buffer& buffer) {
+  const bool header_done = parser.is_header_done();
+  beast::error_code ec;
+  while (buffer.size() > 0 && !parser.is_done() && parser.is_header_done() == header_done) {
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == http::error::need_more) {
+      return {};
+    }
+    if (ec || used == 0) {
+      break;
+    }
+  }
+  return ec;
+}
+
 /// An exchange on its way through the relay. `committed`: already handed to the recorder and
 /// committed before the client got its answer (RelayOptions::commit_before_answer).
 struct RelayedExchange : protocol::Exchange {
@@ -119,7 +141,11 @@ class RelayHandler final : public ConnectionHandler {
         co_return false;  // closed, reset or idle: nothing happened worth a record
       }
     }
-    auto [header_ec, header_bytes] = co_await readHeader(client, buffer, parser);
+    beast::error_code header_ec = parseBuffered(parser, buffer);
+    if (!header_ec && !parser.is_header_done()) {
+      auto [read_ec, read_bytes] = co_await readHeader(client, buffer, parser);
+      header_ec = read_ec;
+    }
     // From here until record() returns, a client may already hold an answer whose exchange
     // is not yet queued.
     UnrecordedMark unrecorded(counters_.unrecorded);
@@ -145,15 +171,17 @@ class RelayHandler final : public ConnectionHandler {
       http::response<http::empty_body> proceed{http::status::continue_, client_version};
       co_await http::async_write(client.stream, proceed, kUseTuple);
     }
-    if (!parser.is_done()) {
+    beast::error_code body_ec = parseBuffered(parser, buffer);
+    if (!body_ec && !parser.is_done()) {
       client.stream.expires_after(options_->client_io_timeout);
-      auto [body_ec, body_bytes] =
+      auto [read_ec, read_bytes] =
           co_await http::async_read(client.stream, buffer, parser, kUseTuple);
-      if (body_ec) {
-        exchange.request_body = std::move(parser.get().body());
-        co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
-        co_return false;
-      }
+      body_ec = read_ec;
+    }
+    if (body_ec) {
+      exchange.request_body = std::move(parser.get().body());
+      co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
+      co_return false;
     }
 
     Request request = parser.release();
@@ -326,8 +354,12 @@ class RelayHandler final : public ConnectionHandler {
     header_parser.skip(head_request);
     auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
     upstream_socket.expires_after(options_->upstream_timeout);
-    auto [ec, read] = co_await http::async_read_header(upstream->stream, upstream->buffer,
-                                                       header_parser, kUseTuple);
+    beast::error_code ec = parseBuffered(header_parser, upstream->buffer);
+    if (!ec && !header_parser.is_header_done()) {
+      auto [read_ec, read] = co_await http::async_read_header(upstream->stream, upstream->buffer,
+                                                              header_parser, kUseTuple);
+      ec = read_ec;
+    }
     if (ec) {
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
@@ -349,13 +381,15 @@ class RelayHandler final : public ConnectionHandler {
                                       unsigned client_version, bool client_keep_alive,
                                       RelayedExchange& exchange) {
     http::response_parser<http::string_body> parser{std::move(header_parser)};
-    if (!parser.is_done()) {
-      auto [ec, read] =
+    beast::error_code ec = parseBuffered(parser, upstream->buffer);
+    if (!ec && !parser.is_done()) {
+      auto [read_ec, read] =
           co_await http::async_read(upstream->stream, upstream->buffer, parser, kUseTuple);
-      if (ec) {
-        co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
-                                                      exchange);
-      }
+      ec = read_ec;
+    }
+    if (ec) {
+      co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
+                                                    exchange);
     }
     auto response = parser.release();
     const bool upstream_reusable = response.keep_alive();
@@ -540,14 +574,20 @@ class RelayHandler final : public ConnectionHandler {
   /// trySubmit() until the queue takes the exchange, pausing this connection between tries.
   asio::awaitable<void> submitWaiting(protocol::Exchange& exchange,
                                       std::function<void()> on_committed) {
+    auto submitted = [&] {
+      return on_committed ? recorder_.trySubmit(exchange, on_committed)
+                          : recorder_.trySubmit(exchange);
+    };
+    if (submitted()) {
+      co_return;  // the usual case: no timer to set up
+    }
     std::chrono::milliseconds delay{1};
     asio::steady_timer timer(io_);
-    while (on_committed ? !recorder_.trySubmit(exchange, on_committed)
-                        : !recorder_.trySubmit(exchange)) {
+    do {
       timer.expires_after(delay);
       co_await timer.async_wait(kUseTuple);
       delay = std::min(delay * 2, kBackPressureMaxDelay);
-    }
+    } while (!submitted());
   }
 
   asio::io_context& io_;
