@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@ namespace agentvcr::proxy {
 
 protocol::Headers toHeaders(const http::fields& fields) {
   protocol::Headers headers;
+  headers.reserve(static_cast<std::size_t>(std::distance(fields.begin(), fields.end())));
   for (const auto& field : fields) {
     headers.push_back({std::string(field.name_string()), std::string(field.value())});
   }
