@@ -100,6 +100,55 @@ TEST_F(RelayHttpTest, ChunkedRequestBodyIsForwardedWithItsLength) {
   EXPECT_EQ(recordedExchanges().at(0).request_body, "hello world");
 }
 
+TEST_F(RelayHttpTest, RequestsPipelinedInOneWriteAreEachRelayedInOrder) {
+  FakeUpstream agent([](const proxy::LocalRequest& request) {
+    return FakeReply::http(200, "got " + request.body);
+  });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send(
+      "POST /one HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+      "GET /two HTTP/1.1\r\nHost: x\r\n\r\n"
+      "POST /three HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+      "vwxyz");
+  const std::string received = raw.readAll();
+  const std::size_t first = received.find("got abc");
+  const std::size_t last = received.find("got vwxyz");
+  ASSERT_NE(first, std::string::npos) << received;
+  ASSERT_NE(last, std::string::npos) << received;
+  EXPECT_LT(first, last);
+  ASSERT_EQ(agent.requests().size(), 3u);
+  EXPECT_EQ(agent.requests()[0].target, "/one");
+  EXPECT_EQ(agent.requests()[1].target, "/two");
+  EXPECT_EQ(agent.requests()[1].body, "");
+  EXPECT_EQ(agent.requests()[2].body, "vwxyz");
+  auto exchanges = recordedExchanges();
+  ASSERT_EQ(exchanges.size(), 3u);
+  EXPECT_EQ(exchanges[0].request_body, "abc");
+  EXPECT_EQ(exchanges[1].target, "/two");
+  EXPECT_EQ(exchanges[2].response_body, "got vwxyz");
+}
+
+TEST_F(RelayHttpTest, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
+  FakeUpstream agent([](const proxy::LocalRequest& request) {
+    return FakeReply::http(200, "got " + request.body);
+  });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send(
+      "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n"
+      "Connection: close\r\n\r\n");
+  EXPECT_THAT(raw.readUntil("\r\n\r\n"), StartsWith("HTTP/1.1 100 Continue\r\n"));
+  raw.send("hello");
+  const std::string received = raw.readAll();
+  EXPECT_THAT(received, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(received, HasSubstr("got hello"));
+  ASSERT_EQ(agent.requests().size(), 1u);
+  EXPECT_EQ(agent.requests()[0].body, "hello");
+  EXPECT_EQ(headerOf(agent.requests()[0], "Expect"), "<absent>");
+  EXPECT_EQ(recordedExchanges().at(0).request_body, "hello");
+}
+
 TEST_F(RelayHttpTest, HopByHopHeadersStopAtTheProxy) {
   FakeUpstream agent([](const proxy::LocalRequest&) {
     return FakeReply::http(200, "ok", "text/plain", "Keep-Alive: timeout=5\r\nX-End: kept\r\n");
