@@ -817,10 +817,15 @@ TEST_F(RecorderTest, TheWalIsCheckpointedWhileRecording) {
     }
   }
   recorder.flush();
-  const auto wal_bytes = std::filesystem::file_size(path_ + "-wal");
-  // Unchecked the WAL would pass 48 MB; checkpoints beside a busy writer let it reach about
-  // half of that before it starts over.
-  EXPECT_LT(wal_bytes, 40u << 20) << "the WAL grew with everything recorded";
+  // Pages reach the database file while the recorder is open (closing would checkpoint
+  // anyway). How soon depends on how much CPU the nicer checkpointer gets: on an idle machine
+  // the WAL stays near half the bodies, on a machine busy with other tests it can hold them all
+  // for a while, hence the deadline rather than a bound on the WAL.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::filesystem::file_size(path_) <= (16u << 20) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   EXPECT_GT(std::filesystem::file_size(path_), 16u << 20) << "pages reached the database file";
 }
 
