@@ -18,6 +18,61 @@ protocol::Headers toHeaders(const http::fields& fields) {
   return headers;
 }
 
+namespace {
+
+/// The length of the fields and the blank line after them, to size the header once.
+std::size_t fieldsLength(const http::fields& fields) {
+  std::size_t length = 2;
+  for (const auto& field : fields) {
+    length += field.name_string().size() + 2 + field.value().size() + 2;
+  }
+  return length;
+}
+
+void appendVersion(std::string& out, unsigned version) {
+  out.append("HTTP/");
+  out.push_back(static_cast<char>('0' + version / 10));
+  out.push_back('.');
+  out.push_back(static_cast<char>('0' + version % 10));
+}
+
+void appendFields(std::string& out, const http::fields& fields) {
+  for (const auto& field : fields) {
+    out.append(field.name_string()).append(": ").append(field.value()).append("\r\n");
+  }
+  out.append("\r\n");
+}
+
+}  // namespace
+
+std::string wireHeader(const http::request_header<>& request) {
+  const std::string_view method = request.method_string();
+  const std::string_view target = request.target();
+  std::string out;
+  out.reserve(method.size() + 1 + target.size() + 11 + fieldsLength(request));
+  out.append(method).append(" ").append(target).append(" ");
+  appendVersion(out, request.version());
+  out.append("\r\n");
+  appendFields(out, request);
+  return out;
+}
+
+std::string wireHeader(const http::response_header<>& response) {
+  const unsigned code = response.result_int();
+  const std::string_view reason = response.reason();
+  std::string out;
+  out.reserve(13 + reason.size() + 2 + fieldsLength(response));
+  appendVersion(out, response.version());
+  out.push_back(' ');
+  out.push_back(static_cast<char>('0' + code / 100));
+  out.push_back(static_cast<char>('0' + code / 10 % 10));
+  out.push_back(static_cast<char>('0' + code % 10));
+  out.push_back(' ');
+  out.append(reason).append("\r\n");
+  appendFields(out, response);
+  return out;
+}
+
 void stripHopByHop(http::fields& fields) {
   // Headers that Connection names are hop-by-hop too ("Connection: close, X-Trace").
   std::vector<std::string> named;

@@ -19,6 +19,14 @@ inline std::int64_t nowNs() {
 /// The header lines of `fields` in their order and spelling.
 protocol::Headers toHeaders(const http::fields& fields);
 
+/// The header of `request` or `response` as it goes on the wire: start line, fields in their
+/// order and spelling, blank line. The same bytes as Beast's serializer writes, in one piece, so
+/// that a message held whole goes out as one gather write of [header, body] (see writeWhole in
+/// relay.cpp) rather than through the serializer's field-by-field buffer sequence, which Beast
+/// walks again on every write.
+std::string wireHeader(const http::request_header<>& request);
+std::string wireHeader(const http::response_header<>& response);
+
 /// Removes the hop-by-hop headers of RFC 9110 §7.6.1 (Connection, Keep-Alive,
 /// Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, and every header that
 /// Connection names) plus Expect, which the proxy answers itself.

@@ -129,6 +129,50 @@ TEST_F(RelayHttpTest, RequestsPipelinedInOneWriteAreEachRelayedInOrder) {
   EXPECT_EQ(exchanges[2].response_body, "got vwxyz");
 }
 
+TEST_F(RelayHttpTest, StartLinesAndFieldsGoOutExactlyAsTheyCame) {
+  // A status code and reason no table knows, repeated and odd-case fields, in an order no
+  // sorting would give: the caller gets them as the agent wrote them. (Repeated fields are kept
+  // together, each name's lines in their order, as RFC 9110 §5.3 asks; Beast files a repeated
+  // field after its earlier lines.)
+  FakeUpstream agent([](const proxy::LocalRequest&) {
+    FakeReply reply;
+    reply.segments.push_back(
+        {"HTTP/1.1 299 Quite Custom\r\nX-B: 1\r\nX-B: 3\r\nx-a: two\r\n"
+         "Content-Length: 2\r\n\r\nok"});
+    return reply;
+  });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send(
+      "REPORT /p?q=1 HTTP/1.1\r\nHost: x\r\nx-dup: 1\r\nX-Mixed-Case: V\r\nX-Dup: 2\r\n"
+      "Content-Length: 3\r\n\r\nabc");
+  EXPECT_EQ(raw.readUntil("ok"),
+            "HTTP/1.1 299 Quite Custom\r\nX-B: 1\r\nX-B: 3\r\nx-a: two\r\n"
+            "Content-Length: 2\r\n\r\nok");
+  // An HTTP/1.0 caller on the same connection gets the answer in its own version, told that
+  // the connection ends.
+  raw.send("GET /old HTTP/1.0\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(raw.readAll(),
+            "HTTP/1.0 299 Quite Custom\r\nX-B: 1\r\nX-B: 3\r\nx-a: two\r\n"
+            "Content-Length: 2\r\n\r\nok");
+
+  const std::vector<proxy::LocalRequest> requests = agent.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  const proxy::LocalRequest& seen = requests[0];
+  EXPECT_EQ(seen.method, "REPORT");
+  EXPECT_EQ(seen.target, "/p?q=1");
+  std::vector<std::string> fields;
+  for (const auto& field : seen.headers) {
+    fields.push_back(field.name + ": " + field.value);
+  }
+  // Host names the agent, and Content-Length is the proxy's own: both set anew, so last.
+  EXPECT_THAT(fields, ::testing::ElementsAre("x-dup: 1", "X-Dup: 2", "X-Mixed-Case: V",
+                                             "Host: 127.0.0.1:" + std::to_string(agent.port()),
+                                             "Content-Length: 3"));
+  EXPECT_EQ(seen.body, "abc");
+  EXPECT_EQ(requests[1].target, "/old");
+}
+
 TEST_F(RelayHttpTest, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
   FakeUpstream agent([](const proxy::LocalRequest& request) {
     return FakeReply::http(200, "got " + request.body);
