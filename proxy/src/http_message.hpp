@@ -1,8 +1,10 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/proxy/asio.hpp"
@@ -21,11 +23,25 @@ protocol::Headers toHeaders(const http::fields& fields);
 
 /// The header of `request` or `response` as it goes on the wire: start line, fields in their
 /// order and spelling, blank line. The same bytes as Beast's serializer writes, in one piece, so
-/// that a message held whole goes out as one gather write of [header, body] (see writeWhole in
-/// relay.cpp) rather than through the serializer's field-by-field buffer sequence, which Beast
-/// walks again on every write.
+/// that a message held whole goes out as one gather write of [header, body]
+/// (writeWholeMessage) rather than through the serializer's field-by-field buffer sequence,
+/// which Beast walks again on every write.
 std::string wireHeader(const http::request_header<>& request);
 std::string wireHeader(const http::response_header<>& response);
+
+/// Writes `message`, whose body is held whole, as http::async_write would: the same bytes, the
+/// header built by wireHeader and sent with the body in one gather write. A chunked message
+/// still goes through Beast's serializer, which encodes the chunks.
+template <class Stream, bool isRequest>
+asio::awaitable<std::tuple<beast::error_code, std::size_t>> writeWholeMessage(
+    Stream& stream, const http::message<isRequest, http::string_body>& message) {
+  if (message.chunked()) {
+    co_return co_await http::async_write(stream, message, kUseTuple);
+  }
+  const std::string header = wireHeader(message.base());
+  const std::array buffers{asio::buffer(header), asio::buffer(message.body())};
+  co_return co_await asio::async_write(stream, buffers, kUseTuple);
+}
 
 /// Removes the hop-by-hop headers of RFC 9110 §7.6.1 (Connection, Keep-Alive,
 /// Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, and every header that

@@ -62,7 +62,7 @@ class LocalServiceHandler final : public ConnectionHandler {
     setHeader(response, answer, keep_alive);
     response.body() = std::move(answer.body);
     response.prepare_payload();
-    auto [ec, written] = co_await http::async_write(connection.stream, response, kUseTuple);
+    auto [ec, written] = co_await writeWholeMessage(connection.stream, response);
     co_return !ec;
   }
 

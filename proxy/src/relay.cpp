@@ -1,7 +1,6 @@
 #include "agentvcr/proxy/relay.hpp"
 
 #include <algorithm>
-#include <array>
 #include <functional>
 #include <memory>
 #include <tuple>
@@ -61,20 +60,6 @@ beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::fl
     }
   }
   return ec;
-}
-
-/// Writes `message`, whose body is held whole, as http::async_write would: the same bytes, but
-/// the header built in one piece and sent with the body in one gather write (wireHeader). A
-/// chunked message still goes through Beast's serializer, which encodes the chunks.
-template <class Stream, bool isRequest>
-asio::awaitable<std::tuple<beast::error_code, std::size_t>> writeWhole(
-    Stream& stream, const http::message<isRequest, http::string_body>& message) {
-  if (message.chunked()) {
-    co_return co_await http::async_write(stream, message, kUseTuple);
-  }
-  const std::string header = wireHeader(message.base());
-  const std::array buffers{asio::buffer(header), asio::buffer(message.body())};
-  co_return co_await asio::async_write(stream, buffers, kUseTuple);
 }
 
 /// An exchange on its way through the relay. `committed`: already handed to the recorder and
@@ -327,7 +312,7 @@ class RelayHandler final : public ConnectionHandler {
 
       auto& upstream_socket = beast::get_lowest_layer(upstream->stream);
       upstream_socket.expires_after(options_->upstream_timeout);
-      auto [ec, written] = co_await writeWhole(upstream->stream, request);
+      auto [ec, written] = co_await writeWholeMessage(upstream->stream, request);
       if (!ec && upstream->buffer.size() == 0) {
         // Wait for the first response byte on its own to time it exactly.
         auto [read_ec, read] = co_await upstream->stream.async_read_some(
@@ -419,7 +404,7 @@ class RelayHandler final : public ConnectionHandler {
     }
 
     client.stream.expires_after(options_->client_io_timeout);
-    auto [write_ec, written] = co_await writeWhole(client.stream, response);
+    auto [write_ec, written] = co_await writeWholeMessage(client.stream, response);
     exchange.response_body = std::move(response.body());
     if (upstream_reusable) {
       pool_.release(std::move(upstream));
