@@ -833,18 +833,18 @@ TEST_F(RecorderTest, AWalPastTheThresholdIsCheckpointedInTheBackground) {
   RecorderOptions options = testOptions();
   options.compress_bodies = false;
   Recorder recorder(path_, testSession(), options);
-  // About 1,800 pages in one commit: past the background threshold, below the inline one.
+  // About 4,800 pages in one commit: past the background threshold, below the inline one.
   const std::string body(24 * 1024, 'x');
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 800; ++i) {
     submit(recorder, httpExchange("POST", "/bulk/" + std::to_string(i), body));
   }
   recorder.flush();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::filesystem::file_size(path_) < (6u << 20) &&
+  while (std::filesystem::file_size(path_) < (16u << 20) &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_GE(std::filesystem::file_size(path_), 6u << 20) << "nothing was checkpointed";
+  EXPECT_GE(std::filesystem::file_size(path_), 16u << 20) << "nothing was checkpointed";
 }
 
 TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {
