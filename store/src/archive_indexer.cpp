@@ -51,22 +51,30 @@ std::string indexErrorFindings(const std::string& type, const std::string& messa
 
 }  // namespace
 
-std::vector<DecodedRow> ArchiveIndexer::decode(std::vector<PendingExchange>&& rows,
-                                               const DecodeOptions& options) {
+std::vector<DecodedRow> decodeRows(std::vector<PendingExchange>&& rows,
+                                   const DecodeOptions& options) {
   std::vector<DecodedRow> decoded;
   decoded.reserve(rows.size());
   for (PendingExchange& row : rows) {
     DecodedRow out{row.id, row.session_id, std::nullopt, std::move(row.load_error)};
     if (!out.load_error) {
       out.decoded = decodeExchange(std::move(row.redacted), options);
-      if (options_.compress_bodies) {
-        packNewMemories(*out.decoded);
-      }
     }
     decoded.push_back(std::move(out));
   }
   rows.clear();
   return decoded;
+}
+
+void ArchiveIndexer::packNewMemories(std::vector<DecodedRow>& rows) {
+  if (!options_.compress_bodies) {
+    return;
+  }
+  for (DecodedRow& row : rows) {
+    if (row.decoded) {
+      packNewMemories(*row.decoded);
+    }
+  }
 }
 
 void ArchiveIndexer::packNewMemories(DecodedExchange& d) {
@@ -614,7 +622,8 @@ std::uint64_t indexPendingExchanges(const std::string& path,
     if (rows.empty()) {
       return indexed;
     }
-    std::vector<detail::DecodedRow> decoded = indexer.decode(std::move(rows), decode_options);
+    std::vector<detail::DecodedRow> decoded = detail::decodeRows(std::move(rows), decode_options);
+    indexer.packNewMemories(decoded);
     const std::atomic<bool> never{false};
     while (!decoded.empty()) {
       indexed += indexer.writeIndex(decoded, never).indexed;

@@ -51,6 +51,11 @@ struct IndexOutcome {
 /// Blob hashes known to be on disk; cleared when it grows past this.
 inline constexpr std::size_t kBlobCacheLimit = 1u << 18;
 
+/// Decodes what ArchiveIndexer::loadPending() returned. Pure CPU, touching no indexer: any
+/// thread may run it, without the connection.
+std::vector<DecodedRow> decodeRows(std::vector<PendingExchange>&& rows,
+                                   const DecodeOptions& options);
+
 /// Not thread-safe: whoever calls loadPending() or writeIndex() holds the connection alone.
 class ArchiveIndexer {
  public:
@@ -68,10 +73,10 @@ class ArchiveIndexer {
   /// indexer (the next recorder, or `agentvcr migrate`). Throws on SQLite errors.
   std::vector<PendingExchange> loadPending(std::size_t limit);
 
-  /// Decodes what loadPending() returned, and compresses the memories not yet on disk (schema
-  /// v9) unless the options keep bodies verbatim. Pure CPU: needs no connection, so the caller
-  /// runs it without holding one.
-  std::vector<DecodedRow> decode(std::vector<PendingExchange>&& rows, const DecodeOptions& options);
+  /// Compresses the memories of `rows` (decodeRows()) that are not on disk yet (schema v9),
+  /// unless the options keep bodies verbatim. Needs no connection, so the caller runs it
+  /// without holding one; it reads what writeIndex() learnt, so not beside it.
+  void packNewMemories(std::vector<DecodedRow>& rows);
 
   /// Writes the index rows of `rows` in one transaction, marks them indexed and erases them
   /// from `rows`. Once `yield` is set it commits early, after at least one row, leaving the

@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
 #include "background_thread.hpp"
+#include "decode_ahead.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
@@ -63,6 +65,8 @@ class Recorder::Impl {
     session_id_ = writer_->sessionId();
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
     capture_thread_ = std::thread([this] { runCapture(); });
+    decode_options_.max_decode_bytes = options_.max_decode_bytes;
+    decode_ahead_ = std::make_unique<detail::DecodeAhead>(decode_options_);
     index_thread_ = std::thread([this] { runIndexer(); });
   }
 
@@ -121,6 +125,7 @@ class Recorder::Impl {
       index_thread_.join();
     }
     writer_->endSession();
+    decode_ahead_.reset();
     indexer_.reset();
     writer_.reset();
     checkpointer_.reset();
@@ -245,8 +250,6 @@ class Recorder::Impl {
   void runIndexer() noexcept {
     detail::nameThisThread("avcr-index");
     detail::lowerThisThreadsPriority();
-    detail::DecodeOptions decode_options;
-    decode_options.max_decode_bytes = options_.max_decode_bytes;
     for (;;) {
       std::int64_t captured = 0;
       bool last_round = false;
@@ -259,7 +262,7 @@ class Recorder::Impl {
       }
       // Every row up to `captured` was committed before this drain began, so the drain sees it
       // (or gives up on it after an error, logged): flush() may count it as indexed either way.
-      drainIndex(decode_options);
+      drainIndex();
       {
         std::lock_guard<std::mutex> lock(mutex_);
         indexed_through_ = std::max(indexed_through_, captured);
@@ -276,46 +279,87 @@ class Recorder::Impl {
     done_cv_.notify_all();
   }
 
-  void drainIndex(const detail::DecodeOptions& decode_options) noexcept {
+  /// Indexes chunk after chunk until none is left. Once a chunk went by with no traffic, the
+  /// next one is loaded before this one is written, and decoded meanwhile on the decoding
+  /// thread (decode_ahead.hpp).
+  void drainIndex() noexcept {
+    bool at_full_speed = false;  // the first chunk is decoded here, as under load
     for (;;) {
       const auto started = std::chrono::steady_clock::now();
       const std::uint64_t batches_before = batchesSoFar();
-      std::vector<detail::PendingExchange> rows;
-      try {
-        std::lock_guard<std::mutex> db_lock(db_mutex_);
-        rows = indexer_->loadPending(kIndexChunk);
-      } catch (const std::exception& e) {
-        detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
-                        e.what());
+      std::optional<std::vector<detail::DecodedRow>> decoded = nextDecodedChunk();
+      if (!decoded) {
         return;
       }
-      if (rows.empty()) {
-        return;
+      if (at_full_speed) {
+        std::optional<std::vector<detail::PendingExchange>> next = loadChunk();
+        if (next && !next->empty()) {
+          decode_ahead_->start(std::move(*next));
+        }
       }
-      std::vector<detail::DecodedRow> decoded;
       try {
-        decoded = indexer_->decode(std::move(rows), decode_options);
+        indexer_->packNewMemories(*decoded);
       } catch (const std::exception& e) {
         detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
         continue;  // out of memory or alike: they stay unindexed on disk
       }
-      while (!decoded.empty()) {
-        const std::int64_t last_id = decoded.back().id;
-        detail::IndexOutcome outcome;
-        {
-          std::lock_guard<std::mutex> db_lock(db_mutex_);
-          outcome = indexer_->writeIndex(decoded, capture_waiting_);
+      writeChunk(*decoded);
+      at_full_speed =
+          yieldWhileUnderLoad(std::chrono::steady_clock::now() - started, batches_before);
+    }
+  }
+
+  /// The next kIndexChunk captured rows (an empty chunk when none is left), or nothing when
+  /// they cannot be read (logged).
+  std::optional<std::vector<detail::PendingExchange>> loadChunk() noexcept {
+    try {
+      std::lock_guard<std::mutex> db_lock(db_mutex_);
+      return indexer_->loadPending(kIndexChunk);
+    } catch (const std::exception& e) {
+      detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
+                      e.what());
+      return std::nullopt;
+    }
+  }
+
+  /// The chunk the decoding thread holds, else the next one loaded and decoded here; nothing
+  /// when none is left or it cannot be read. A chunk whose decoding threw is logged and
+  /// skipped: out of memory or alike, its rows stay unindexed on disk.
+  std::optional<std::vector<detail::DecodedRow>> nextDecodedChunk() noexcept {
+    for (;;) {
+      try {
+        if (decode_ahead_->pending()) {
+          return decode_ahead_->take();
         }
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          indexed_ += outcome.indexed;
-          if (decoded.empty()) {
-            indexed_through_ = std::max(indexed_through_, last_id);
-          }
+        std::optional<std::vector<detail::PendingExchange>> rows = loadChunk();
+        if (!rows || rows->empty()) {
+          return std::nullopt;
         }
-        done_cv_.notify_all();
+        return detail::decodeRows(std::move(*rows), decode_options_);
+      } catch (const std::exception& e) {
+        detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
       }
-      yieldWhileUnderLoad(std::chrono::steady_clock::now() - started, batches_before);
+    }
+  }
+
+  /// Writes `decoded` in as many transactions as the capture's turns at the connection cut it
+  /// into, counting what got indexed.
+  void writeChunk(std::vector<detail::DecodedRow>& decoded) {
+    while (!decoded.empty()) {
+      const std::int64_t last_id = decoded.back().id;
+      detail::IndexOutcome outcome;
+      {
+        std::lock_guard<std::mutex> db_lock(db_mutex_);
+        outcome = indexer_->writeIndex(decoded, capture_waiting_);
+      }
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        indexed_ += outcome.indexed;
+        if (decoded.empty()) {
+          indexed_through_ = std::max(indexed_through_, last_id);
+        }
+      }
+      done_cv_.notify_all();
     }
   }
 
@@ -328,20 +372,21 @@ class Recorder::Impl {
   /// captured (a batch committed during the chunk just indexed): it sleeps for the rest of its
   /// share. Its lower OS priority alone would not do: a starved index thread could sit
   /// preempted while holding the connection the capture needs. The sleep is cooperative and
-  /// happens with nothing held. Close ends it at once.
-  void yieldWhileUnderLoad(std::chrono::steady_clock::duration worked,
+  /// happens with nothing held. Close ends it at once. Returns whether the index may go at
+  /// full speed: no traffic came, or the recorder is closing.
+  bool yieldWhileUnderLoad(std::chrono::steady_clock::duration worked,
                            std::uint64_t batches_before) {
-    const double share = options_.index_share_under_load;
-    if (share >= 1.0 || share <= 0.0) {
-      return;
-    }
     std::unique_lock<std::mutex> lock(mutex_);
     if (batches_ == batches_before || capture_exited_ || closing_) {
-      return;  // no load, or draining for close: index at full speed
+      return true;
     }
-    const auto rest = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        worked * ((1.0 - share) / share));
-    index_cv_.wait_for(lock, rest, [&] { return capture_exited_ || closing_; });
+    const double share = options_.index_share_under_load;
+    if (share > 0.0 && share < 1.0) {
+      const auto rest = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          worked * ((1.0 - share) / share));
+      index_cv_.wait_for(lock, rest, [&] { return capture_exited_ || closing_; });
+    }
+    return false;
   }
 
   /// Also releases whoever still waits for a commit, and lets the indexer finish.
@@ -366,8 +411,10 @@ class Recorder::Impl {
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
   std::unique_ptr<detail::ArchiveWriter> writer_;
   std::unique_ptr<detail::ArchiveIndexer> indexer_;
-  std::mutex db_mutex_;                       // whoever uses the connection holds it
-  std::atomic<bool> capture_waiting_{false};  // the capture wants db_mutex_
+  detail::DecodeOptions decode_options_;
+  std::unique_ptr<detail::DecodeAhead> decode_ahead_;  // the index thread's alone
+  std::mutex db_mutex_;                                // whoever uses the connection holds it
+  std::atomic<bool> capture_waiting_{false};           // the capture wants db_mutex_
   std::thread capture_thread_;
   std::thread index_thread_;
 

@@ -95,6 +95,20 @@ std::multimap<std::string, int> threadNicenessByName() {
   return niceness;
 }
 
+/// CPU time each thread of this process has had so far, in nanoseconds, by thread name.
+std::multimap<std::string, std::uint64_t> threadRuntimeByName() {
+  std::multimap<std::string, std::uint64_t> runtime;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    std::uint64_t on_cpu_ns = 0;
+    if (!name.empty() && std::ifstream(task.path() / "schedstat") >> on_cpu_ns) {
+      runtime.emplace(name, on_cpu_ns);
+    }
+  }
+  return runtime;
+}
+
 class RecorderTest : public ::testing::Test {
  protected:
   TempDir dir_;
@@ -783,6 +797,38 @@ TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
   EXPECT_EQ(queryInt(path_, "SELECT step_count FROM sessions WHERE id = 1"), 4);
 }
 
+TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
+  // One conversation over several index chunks, each turn threaded to the one before by its
+  // memory: a chunk written before the one it follows would lose the links.
+  constexpr int kTurns = 300;
+  {
+    Recorder recorder(path_, testSession("killed"), testOptions());
+    for (int turn = 0; turn < kTurns; ++turn) {
+      const std::string rid = "r" + std::to_string(turn);
+      submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn", memoryOf("a", turn))}),
+                                     Json::array({sayOutput(rid, 1, 0, memoryOf("a", turn + 1),
+                                                            "said " + std::to_string(turn))})));
+    }
+  }
+  forgetTheIndex(path_);
+  ASSERT_EQ(indexPendingExchanges(path_), static_cast<std::uint64_t>(kTurns));
+  const std::string one_chunk_after_another = indexShape(path_);
+  ASSERT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), kTurns - 1);
+  forgetTheIndex(path_);
+
+  Recorder next(path_, testSession("next"), testOptions());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (next.stats().indexed < kTurns && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const auto runtime = threadRuntimeByName();
+  next.close();
+  EXPECT_EQ(indexShape(path_), one_chunk_after_another);
+  ASSERT_EQ(runtime.count("avcr-decode"), 1u);
+  // Decoding a chunk of 64 exchanges takes milliseconds; starting the thread, microseconds.
+  EXPECT_GT(runtime.find("avcr-decode")->second, 1'000'000u) << "no chunk was decoded ahead";
+}
+
 TEST_F(RecorderTest, AnIndexHeldToAShareUnderLoadStillIndexesEverything) {
   RecorderOptions options = testOptions();
   options.index_share_under_load = 0.1;
@@ -855,15 +901,17 @@ TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {
   // Each thread names itself when it starts; the checkpointer may not have yet.
   auto niceness = threadNicenessByName();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (niceness.count("avcr-checkpoint") == 0 && std::chrono::steady_clock::now() < deadline) {
+  while ((niceness.count("avcr-checkpoint") == 0 || niceness.count("avcr-decode") == 0) &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
     niceness = threadNicenessByName();
   }
   const int background_nice = std::min(process_nice + 10, 19);
-  for (const char* name : {"avcr-index", "avcr-checkpoint", "avcr-capture"}) {
+  for (const char* name : {"avcr-index", "avcr-decode", "avcr-checkpoint", "avcr-capture"}) {
     ASSERT_EQ(niceness.count(name), 1u) << name;
   }
   EXPECT_EQ(niceness.find("avcr-index")->second, background_nice);
+  EXPECT_EQ(niceness.find("avcr-decode")->second, background_nice);
   EXPECT_EQ(niceness.find("avcr-checkpoint")->second, background_nice);
   // The relays wait on the capture (a full queue, --durability full): it keeps their priority.
   EXPECT_EQ(niceness.find("avcr-capture")->second, process_nice);
