@@ -5,8 +5,6 @@
 #include <iterator>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace agentvcr::proxy {
 
 protocol::Headers toHeaders(const http::fields& fields) {
@@ -95,17 +93,12 @@ void stripHopByHop(http::fields& fields) {
   }
 }
 
-std::string errorBody(std::string_view id, std::string_view message) {
-  nlohmann::ordered_json body = {{"detail", message}, {"agentvcr_error", id}};
-  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 http::response<http::string_body> localResponse(http::status status, std::string_view id,
                                                 std::string_view message, unsigned version,
                                                 bool keep_alive) {
   http::response<http::string_body> response{status, version};
   response.set(http::field::content_type, "application/json");
-  response.body() = errorBody(id, message);
+  response.body() = protocol::errorBody(id, message);
   response.keep_alive(keep_alive);
   response.prepare_payload();
   return response;

@@ -6,17 +6,10 @@
 #include <string_view>
 #include <tuple>
 
-#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/proxy/asio.hpp"
 
 namespace agentvcr::proxy {
-
-/// Nanoseconds since the Unix epoch, the archive's time unit.
-inline std::int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 /// The header lines of `fields` in their order and spelling.
 protocol::Headers toHeaders(const http::fields& fields);
@@ -47,10 +40,6 @@ asio::awaitable<std::tuple<beast::error_code, std::size_t>> writeWholeMessage(
 /// Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade, and every header that
 /// Connection names) plus Expect, which the proxy answers itself.
 void stripHopByHop(http::fields& fields);
-
-/// The body of an answer the proxy gives by itself: {"detail": message, "agentvcr_error": id}.
-/// `id` is stable ("proxy.upstream.refused") so scripts can match it.
-std::string errorBody(std::string_view id, std::string_view message);
 
 /// A complete local answer, JSON, keep-alive as asked.
 http::response<http::string_body> localResponse(http::status status, std::string_view id,

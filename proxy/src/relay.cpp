@@ -150,7 +150,7 @@ class RelayHandler final : public ConnectionHandler {
     UnrecordedMark unrecorded(counters_.unrecorded);
     RelayedExchange exchange;
     exchange.client_address = client_address;
-    exchange.started_ns = nowNs();
+    exchange.started_ns = protocol::nowNs();
     if (header_ec) {
       co_await rejectUnreadableRequest(client, header_ec, std::move(exchange));
       co_return false;
@@ -200,7 +200,7 @@ class RelayHandler final : public ConnectionHandler {
     }
     bool keep_open = co_await forward(client, request, client_version, client_keep_alive, exchange);
     exchange.request_body = std::move(request.body());
-    exchange.ended_ns = nowNs();
+    exchange.ended_ns = protocol::nowNs();
     co_await record(std::move(exchange));
     co_return keep_open&& client_keep_alive;
   }
@@ -263,7 +263,7 @@ class RelayHandler final : public ConnectionHandler {
     } else {
       co_return;  // closed, reset or idle between requests: nothing happened worth a record
     }
-    exchange.ended_ns = nowNs();
+    exchange.ended_ns = protocol::nowNs();
     co_await record(std::move(exchange));
   }
 
@@ -279,7 +279,7 @@ class RelayHandler final : public ConnectionHandler {
       exchange.outcome = ExchangeOutcome::ClientAborted;
       exchange.error = "[proxy.client.incomplete_request] " + ec.message();
     }
-    exchange.ended_ns = nowNs();
+    exchange.ended_ns = protocol::nowNs();
     co_await record(std::move(exchange));
   }
 
@@ -335,7 +335,7 @@ class RelayHandler final : public ConnectionHandler {
             "upstream closed the connection before answering: " + ec.message(), client_version,
             client_keep_alive, ExchangeOutcome::UpstreamError);
       }
-      exchange.upstream_first_byte_ns = nowNs();
+      exchange.upstream_first_byte_ns = protocol::nowNs();
       co_return co_await relayResponse(client, std::move(upstream),
                                        request.method() == http::verb::head, client_version,
                                        client_keep_alive, exchange);
@@ -463,7 +463,7 @@ class RelayHandler final : public ConnectionHandler {
         const std::size_t got = chunk.size() - parser.get().body().size;
         keepForRecord(exchange, std::string_view(chunk.data(), got));
         if (event_stream && got > 0) {
-          exchange.response_arrivals.push_back({exchange.response_body.size(), nowNs()});
+          exchange.response_arrivals.push_back({exchange.response_body.size(), protocol::nowNs()});
         }
         out.body().data = got ? chunk.data() : nullptr;
         out.body().size = got;
@@ -552,7 +552,7 @@ class RelayHandler final : public ConnectionHandler {
     if (!options_->commit_before_answer || exchange.committed) {
       co_return;
     }
-    exchange.ended_ns = nowNs();
+    exchange.ended_ns = protocol::nowNs();
     auto signal = std::make_shared<CommitSignal>(io_);
     protocol::Exchange copy = exchange;
     // Named, not a temporary in the co_await expression: GCC 12 may destroy such temporaries

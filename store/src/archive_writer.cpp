@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Transaction.h>
 #include <sqlite3.h>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "decode.hpp"
@@ -118,7 +119,7 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     insert.bind(2, session.mode);
     insert.bind(3, session.upstream);
     insert.bind(4, session.listen);
-    bindInt(insert, 5, session.started_ns.value_or(nowNs()));
+    bindInt(insert, 5, session.started_ns.value_or(protocol::nowNs()));
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
     ended_ns_ = session.ended_ns;
@@ -304,7 +305,7 @@ void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
 void ArchiveWriter::endSession() noexcept {
   try {
     SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = ?1 WHERE id = ?2");
-    bindInt(s, 1, ended_ns_.value_or(nowNs()));
+    bindInt(s, 1, ended_ns_.value_or(protocol::nowNs()));
     bindInt(s, 2, session_id_);
     s.exec();
   } catch (const std::exception& e) {

@@ -470,12 +470,6 @@ SQLite::Database openDatabase(const std::string& path, int flags,
   }
 }
 
-std::int64_t nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 }  // namespace detail
 
 int migrateArchive(const std::string& path, std::chrono::milliseconds busy_timeout) {

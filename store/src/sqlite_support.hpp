@@ -161,9 +161,6 @@ inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
   return c.getInt64() != 0;
 }
 
-/// Nanoseconds since the Unix epoch, now.
-std::int64_t nowNs();
-
 /// The body (or blob) in column `body` as it was written, decompressed per column `codec`. Throws
 /// std::runtime_error "[store.body.*]" (body_compression.hpp).
 inline std::string storedBody(const SQLite::Statement& q, int body, int codec) {

@@ -15,31 +15,31 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agentvcr/a2a_mock/fixtures.hpp"
-#include "agentvcr/proxy/a2a_mock_service.hpp"
 #include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/services/a2a_mock_service.hpp"
+#include "agentvcr/sim/a2a/fixtures.hpp"
 #include "raw_client.hpp"
 
 namespace agentvcr::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using a2a_mock::Json;
+using sim::a2a::Json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-const a2a_mock::TimePoint kStart{std::chrono::seconds(1735689600)};
+const sim::a2a::TimePoint kStart{std::chrono::seconds(1735689600)};
 
-a2a_mock::MockConfig configFor(const std::string& profile) {
-  a2a_mock::MockConfig config;
-  config.profile = *a2a_mock::profileFromName(profile);
-  auto load = a2a_mock::loadFixturesDir(std::string(AGENTVCR_FIXTURES_DIR) + "/a2a/" + profile);
+sim::a2a::MockConfig configFor(const std::string& profile) {
+  sim::a2a::MockConfig config;
+  config.profile = *sim::a2a::profileFromName(profile);
+  auto load = sim::a2a::loadFixturesDir(std::string(AGENTVCR_FIXTURES_DIR) + "/a2a/" + profile);
   EXPECT_TRUE(load.fixtures) << load.error;
   if (load.fixtures) {
     config.fixtures = std::move(*load.fixtures);
   }
-  config.tokens.add("good", a2a_mock::Plan::Pro);
-  config.tokens.add("free", a2a_mock::Plan::Free);
+  config.tokens.add("good", sim::a2a::Plan::Pro);
+  config.tokens.add("free", sim::a2a::Plan::Free);
   return config;
 }
 
@@ -54,7 +54,7 @@ std::string sendBody(const std::string& text, const Json& id = 1,
   }
   Json body = {
       {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", {{"message", message}}}};
-  return a2a_mock::dumpJson(body);
+  return sim::a2a::dumpJson(body);
 }
 
 protocol::Headers bearer(const std::string& token) {
@@ -63,11 +63,11 @@ protocol::Headers bearer(const std::string& token) {
 
 class A2aMockHttpTest : public ::testing::Test {
  protected:
-  void start(a2a_mock::MockConfig config) {
+  void start(sim::a2a::MockConfig config) {
     proxy::ServerOptions server;
     server.threads = 2;
     server.drain_timeout = 2000ms;
-    mock_ = std::make_unique<proxy::A2aMockService>(std::move(config), clock_, server);
+    mock_ = std::make_unique<services::A2aMockService>(std::move(config), clock_, server);
     mock_->start();
   }
 
@@ -81,8 +81,8 @@ class A2aMockHttpTest : public ::testing::Test {
 
   proxy::HttpClient client() const { return proxy::HttpClient("127.0.0.1", port()); }
 
-  std::shared_ptr<a2a_mock::ManualClock> clock_ = std::make_shared<a2a_mock::ManualClock>(kStart);
-  std::unique_ptr<proxy::A2aMockService> mock_;
+  std::shared_ptr<sim::a2a::ManualClock> clock_ = std::make_shared<sim::a2a::ManualClock>(kStart);
+  std::unique_ptr<services::A2aMockService> mock_;
 };
 
 TEST_F(A2aMockHttpTest, CardPointsAtTheBoundAddress) {
@@ -92,7 +92,7 @@ TEST_F(A2aMockHttpTest, CardPointsAtTheBoundAddress) {
   EXPECT_EQ(card.header("Content-Type"), "application/json");
   EXPECT_EQ(card.header("Cache-Control"), "public, max-age=3600");
   EXPECT_EQ(card.header("Access-Control-Allow-Origin"), "*");
-  const Json parsed = *a2a_mock::parseJsonText(card.body);
+  const Json parsed = *sim::a2a::parseJsonText(card.body);
   EXPECT_EQ(parsed["url"], mock_->baseUrl() + "/api/v1/a2a");
   EXPECT_EQ(mock_->publicUrl(), mock_->baseUrl() + "/api/v1/a2a");
   EXPECT_EQ(client().get("/.well-known/agent-card.json").body, card.body);
@@ -127,7 +127,7 @@ TEST_F(A2aMockHttpTest, JsonRpcStatusesOverTheWire) {
   auto http = client();
   auto sent = http.send("POST", "/api/v1/a2a", sendBody("What is grace?", 1), bearer("good"));
   EXPECT_EQ(sent.status, 200);
-  const Json task = (*a2a_mock::parseJsonText(sent.body))["result"];
+  const Json task = (*sim::a2a::parseJsonText(sent.body))["result"];
   EXPECT_EQ(task["status"]["state"], "completed");
 
   auto unauthorized = http.send("POST", "/api/v1/a2a", sendBody("What is grace?", 2));
@@ -164,7 +164,7 @@ TEST_F(A2aMockHttpTest, ConcurrentClientsGetDistinctTasks) {
       std::vector<std::string> ids;
       for (int i = 0; i < 10; ++i) {
         auto reply = http.send("POST", "/api/v1/a2a", sendBody("hope", i), bearer("good"));
-        ids.push_back((*a2a_mock::parseJsonText(reply.body))["result"]["id"]);
+        ids.push_back((*sim::a2a::parseJsonText(reply.body))["result"]["id"]);
       }
       return ids;
     }));

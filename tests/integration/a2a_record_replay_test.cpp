@@ -8,7 +8,7 @@
 #include "a2a_fixture.hpp"
 #include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
-#include "agentvcr/proxy/replay_service.hpp"
+#include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "temp_dir.hpp"
 
@@ -66,15 +66,15 @@ class A2aRecordReplayTest : public ::testing::Test {
     return times;
   }
 
-  std::unique_ptr<proxy::ReplayService> startReplay(replay::StreamPace pace,
-                                                    bool ignore_message_id = false) {
-    proxy::ReplayServiceConfig config;
+  std::unique_ptr<services::ReplayService> startReplay(replay::StreamPace pace,
+                                                       bool ignore_message_id = false) {
+    services::ReplayServiceConfig config;
     config.db_path = db_path_;
     config.server.port = 0;
     config.replay.stream_pace = pace;
     config.replay.a2a_ignore_message_id = ignore_message_id;
     config.log_miss = [this](const std::string& line) { miss_lines_.push_back(line); };
-    auto service = std::make_unique<proxy::ReplayService>(config);
+    auto service = std::make_unique<services::ReplayService>(config);
     service->start();
     return service;
   }

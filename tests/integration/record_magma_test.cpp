@@ -4,10 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/scripted_service.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/services/scripted_service.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -62,9 +62,10 @@ class RecordMagmaTest : public ProxyTest {
  protected:
   void SetUp() override {
     auto agent =
-        cli::loadScriptedAgent(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json");
+        services::loadScriptedAgent(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json");
     agent_ = std::make_unique<proxy::Server>(
-        proxy::ServerOptions{}, proxy::makeLocalServiceFactory(cli::scriptedAgentRoutes(agent)));
+        proxy::ServerOptions{},
+        proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
     agent_->start();
     agent_url_ = "http://127.0.0.1:" + std::to_string(agent_->endpoint().port());
     startProxy(agent_url_,

@@ -11,11 +11,11 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/scripted_service.hpp"
 #include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
-#include "agentvcr/proxy/replay_service.hpp"
-#include "agentvcr/scripted/demo_driver.hpp"
+#include "agentvcr/services/replay_service.hpp"
+#include "agentvcr/services/scripted_service.hpp"
+#include "agentvcr/sim/magma/demo_driver.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "temp_dir.hpp"
 
@@ -26,8 +26,9 @@ class ScriptedAgentServer {
  public:
   ScriptedAgentServer()
       : server_(proxy::ServerOptions{},
-                proxy::makeLocalServiceFactory(cli::scriptedAgentRoutes(cli::loadScriptedAgent(
-                    std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json")))) {
+                proxy::makeLocalServiceFactory(
+                    services::scriptedAgentRoutes(services::loadScriptedAgent(
+                        std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json")))) {
     server_.start();
   }
 
@@ -39,15 +40,15 @@ class ScriptedAgentServer {
   proxy::Server server_;
 };
 
-inline scripted::DemoPlan demoPlan() {
-  auto load = scripted::loadDemoPlanText(
-      cli::readTextFile(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/episodes.json"));
+inline sim::magma::DemoPlan demoPlan() {
+  auto load = sim::magma::loadDemoPlanText(
+      services::readTextFile(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/episodes.json"));
   EXPECT_TRUE(load.plan) << load.error;
   return *load.plan;
 }
 
 /// Plays `driver` against the agent on `port`, one connection per call as BENCH does.
-inline scripted::Summary drive(scripted::DemoDriver& driver, std::uint16_t port) {
+inline sim::magma::Summary drive(sim::magma::DemoDriver& driver, std::uint16_t port) {
   while (!driver.done()) {
     const std::string body = driver.nextRequestBody();
     if (body.empty()) {
@@ -85,7 +86,7 @@ class ReplayTest : public ::testing::Test {
  protected:
   /// Records the demo plan (BENCH-like episodes in 2 slots, a GEN tree with 2 candidates)
   /// played against the scripted agent into the test archive.
-  scripted::Summary recordDemo(scripted::DemoPlan plan = demoPlan()) {
+  sim::magma::Summary recordDemo(sim::magma::DemoPlan plan = demoPlan()) {
     ScriptedAgentServer agent;
     auto recording = startRecording(agent.url(), db_path_, "recorded");
     {
@@ -94,15 +95,15 @@ class ReplayTest : public ::testing::Test {
       client.get("/health");
       client.get("/v1/info");
     }
-    scripted::DemoDriver driver(std::move(plan));
+    sim::magma::DemoDriver driver(std::move(plan));
     auto summary = drive(driver, recording->endpoint().port());
     recording->settle();
     recording->stop();
     return summary;
   }
 
-  void startReplay(const std::function<void(proxy::ReplayServiceConfig&)>& tune = {}) {
-    proxy::ReplayServiceConfig config;
+  void startReplay(const std::function<void(services::ReplayServiceConfig&)>& tune = {}) {
+    services::ReplayServiceConfig config;
     config.db_path = db_path_;
     config.server.host = "127.0.0.1";
     config.server.port = 0;
@@ -114,7 +115,7 @@ class ReplayTest : public ::testing::Test {
     if (tune) {
       tune(config);
     }
-    replay_ = std::make_unique<proxy::ReplayService>(std::move(config));
+    replay_ = std::make_unique<services::ReplayService>(std::move(config));
     replay_->start();
   }
 
@@ -137,7 +138,7 @@ class ReplayTest : public ::testing::Test {
 
   TempDir temp_;
   std::string db_path_ = temp_.file("archive.sqlite");
-  std::unique_ptr<proxy::ReplayService> replay_;
+  std::unique_ptr<services::ReplayService> replay_;
   std::mutex log_mutex_;
   std::vector<std::string> miss_log_;
 };

@@ -80,20 +80,20 @@ std::vector<RecordedCall> recordedCalls(const std::string& db_path) {
 }
 
 TEST_F(ReplayTest, DemoReplaysWithNewIdsAndAnotherBatching) {
-  const scripted::Summary recorded = recordDemo();
+  const sim::magma::Summary recorded = recordDemo();
   ASSERT_FALSE(recorded.abort_reason);
   startReplay();
 
   // New request ids (seed), other BENCH slots and GEN ids, one slot instead of two: the
   // inputs reach replay in other requests, batched otherwise.
-  scripted::DemoPlan plan = demoPlan();
+  sim::magma::DemoPlan plan = demoPlan();
   plan.seed += 1;
   plan.nb_env = 1;
   plan.gen_first_id = 900;
   const std::string replayed_db = temp_.file("replayed.sqlite");
   auto tap = startRecording(replayUrl(), replayed_db, "replayed");
-  scripted::DemoDriver driver(plan);
-  const scripted::Summary replayed = drive(driver, tap->endpoint().port());
+  sim::magma::DemoDriver driver(plan);
+  const sim::magma::Summary replayed = drive(driver, tap->endpoint().port());
   tap->settle();
   tap->stop();
 

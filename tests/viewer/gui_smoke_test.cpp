@@ -12,10 +12,10 @@
 #include <QTreeView>
 #include <QtTest>
 
-#include "agentvcr/proxy/evaluator.hpp"
 #include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/replay_service.hpp"
 #include "agentvcr/proxy/url.hpp"
+#include "agentvcr/services/evaluator.hpp"
+#include "agentvcr/services/replay_service.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
@@ -116,15 +116,15 @@ class GuiSmokeTest : public QObject {
     // Evaluate a copy of the demo against its own replay, then open the window over it.
     const std::string evaluated = temp_.file("evaluated.sqlite");
     avt::recordDemoInto(evaluated, "demo");
-    proxy::ReplayServiceConfig replay;
+    services::ReplayServiceConfig replay;
     replay.db_path = evaluated;
     replay.server.port = 0;
-    proxy::ReplayService service(replay);
+    services::ReplayService service(replay);
     service.start();
-    proxy::EvalConfig eval;
+    services::EvalConfig eval;
     eval.db_path = evaluated;
     eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
-    const proxy::EvalRun run = proxy::runEvaluation(eval);
+    const services::EvalRun run = services::runEvaluation(eval);
     service.stop();
     QVERIFY(run.eval_session_id > 1);
 

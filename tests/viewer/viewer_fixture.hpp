@@ -13,7 +13,7 @@
 namespace agentvcr::testing {
 
 /// Records the demo into `db_path` as one session named `name`.
-inline scripted::Summary recordDemoInto(const std::string& db_path, const std::string& name) {
+inline sim::magma::Summary recordDemoInto(const std::string& db_path, const std::string& name) {
   ScriptedAgentServer agent;
   auto recording = startRecording(agent.url(), db_path, name, /*probe_identity=*/true);
   {
@@ -21,7 +21,7 @@ inline scripted::Summary recordDemoInto(const std::string& db_path, const std::s
     client.get("/health");
     client.get("/v1/info");
   }
-  scripted::DemoDriver driver(demoPlan());
+  sim::magma::DemoDriver driver(demoPlan());
   auto summary = drive(driver, recording->endpoint().port());
   recording->settle();
   recording->stop();

@@ -1,0 +1,152 @@
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+
+#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/services/scripted_service.hpp"
+#include "agentvcr/sim/magma/demo_driver.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+
+namespace agentvcr::cli {
+namespace {
+
+/// The headers Python `requests` sends, as BENCH does (it uses no Session and no auth).
+const protocol::Headers kBenchHeaders = {
+    {"User-Agent", "python-requests/2.31.0"},
+    {"Accept-Encoding", "gzip, deflate"},
+    {"Accept", "*/*"},
+    {"Connection", "keep-alive"},
+    {"Content-Type", "application/json"},
+};
+
+void removeArchive(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::remove(path + suffix);
+  }
+}
+
+/// BENCH's start-up checks: /health must be exactly ready, /v1/info valid, protocol 2.0,
+/// inference capable.
+std::string checkAgentLikeBench(proxy::HttpClient& client) {
+  auto health = client.get("/health");
+  auto health_json = protocol::parseJson(health.body);
+  if (health.status != 200 || !health_json.value ||
+      !protocol::magma::parseAgentHealth(*health_json.value).ok()) {
+    return "/health did not answer {\"status\":\"ready\"}";
+  }
+  auto info = client.get("/v1/info");
+  auto info_json = protocol::parseJson(info.body);
+  if (info.status != 200 || !info_json.value) {
+    return "/v1/info did not answer JSON";
+  }
+  auto parsed = protocol::magma::parseAgentInfo(*info_json.value);
+  if (!parsed.ok() || parsed.value->protocol_version != protocol::magma::kProtocolVersion ||
+      !parsed.value->capabilities.contains("inference") ||
+      !parsed.value->capabilities.at("inference")) {
+    return "/v1/info is not a protocol 2.0 agent with inference";
+  }
+  return {};
+}
+
+/// Runs the plan through the proxy, one connection per call as BENCH does.
+sim::magma::Summary driveEpisodes(sim::magma::DemoDriver& driver, std::uint16_t port) {
+  while (!driver.done()) {
+    std::string body = driver.nextRequestBody();
+    if (body.empty()) {
+      break;
+    }
+    proxy::HttpClient client("127.0.0.1", port);
+    auto response = client.send("POST", "/v1/responses", body, kBenchHeaders);
+    if (auto error = driver.onResponse(response.status, response.body)) {
+      break;
+    }
+  }
+  return driver.summary();
+}
+
+void printSummary(const sim::magma::Summary& summary, const store::ArchiveReader& archive,
+                  std::int64_t session_id, std::ostream& out) {
+  out << "\nEpisodes (" << summary.requests << " batched /v1/responses calls):\n";
+  for (const auto& outcome : summary.outcomes) {
+    out << "  " << std::left << std::setw(24) << outcome.label
+        << (outcome.done ? "done  " : "failed") << "  " << outcome.agent_calls << " agent calls";
+    if (!outcome.last_say.empty()) {
+      out << ", said \"" << outcome.last_say << "\"";
+    }
+    if (!outcome.reason.empty()) {
+      out << " (" << outcome.reason << ")";
+    }
+    out << "\n";
+  }
+  if (auto session = archive.session(session_id)) {
+    out << "\nArchive: session " << session->id << " holds " << session->exchange_count
+        << " exchanges, " << session->step_count << " steps, " << session->candidate_count
+        << " candidates, " << session->internal_step_count << " internal steps in "
+        << session->conversation_count << " conversations\n";
+  }
+}
+
+}  // namespace
+
+int runDemo(const DemoCommand& command, std::ostream& out) {
+  const std::string demo_dir = command.fixtures_dir + "/demo";
+  auto agent = services::loadScriptedAgent(demo_dir + "/agent-script.json");
+  auto plan = sim::magma::loadDemoPlanText(services::readTextFile(demo_dir + "/episodes.json"));
+  if (!plan.plan) {
+    throw std::runtime_error(demo_dir + "/episodes.json: " + plan.error);
+  }
+
+  proxy::ServerOptions agent_server;
+  proxy::Server agent_service(agent_server,
+                              proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
+  agent_service.start();
+  const auto agent_port = agent_service.endpoint().port();
+  out << "agentvcr demo: scripted agent " << agent->script().info.agent_id
+      << " on http://127.0.0.1:" << agent_port << "\n";
+
+  removeArchive(command.db_path);
+  proxy::RecordingProxyConfig config;
+  config.relay.upstream = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(agent_port));
+  config.server.threads = command.threads;
+  config.db_path = command.db_path;
+  config.session.name = "demo";
+  config.session.mode = "demo";
+  proxy::RecordingProxy recording(config);
+  recording.start();
+  const auto proxy_port = recording.endpoint().port();
+  out << "agentvcr demo: recording proxy on http://127.0.0.1:" << proxy_port << " -> "
+      << command.db_path << "\n";
+
+  proxy::HttpClient probe("127.0.0.1", proxy_port);
+  if (auto problem = checkAgentLikeBench(probe); !problem.empty()) {
+    throw std::runtime_error("the agent failed BENCH's start-up checks: " + problem);
+  }
+  sim::magma::DemoDriver driver(*plan.plan);
+  auto summary = driveEpisodes(driver, proxy_port);
+  recording.stop();
+  agent_service.stop();
+
+  store::ArchiveReader archive(command.db_path);
+  printSummary(summary, archive, recording.sessionId(), out);
+  auto mismatches = sim::magma::checkExpectations(*plan.plan, summary);
+  if (summary.abort_reason) {
+    mismatches.push_back("run aborted: " + *summary.abort_reason);
+  }
+  for (const auto& mismatch : mismatches) {
+    out << "UNEXPECTED: " << mismatch << "\n";
+  }
+  out << "\nLook inside:\n"
+      << "  " << command.program << " ls --db " << command.db_path << " " << recording.sessionId()
+      << "\n"
+      << "  " << command.program << " show --db " << command.db_path << " 1\n"
+      << "  sqlite3 " << command.db_path << " 'SELECT * FROM conversations'\n"
+      << "  agentvcr-viewer " << command.db_path << "   (build/<preset>/viewer/agentvcr-viewer)\n"
+      << "Replay it as a mock agent:\n"
+      << "  " << command.program << " replay --db " << command.db_path
+      << " --listen 127.0.0.1:8000\n";
+  return mismatches.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace agentvcr::cli

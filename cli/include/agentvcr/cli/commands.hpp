@@ -1,0 +1,146 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentvcr/proxy/recording_proxy.hpp"
+#include "agentvcr/services/evaluator.hpp"
+#include "agentvcr/services/replay_service.hpp"
+#include "agentvcr/sim/a2a/config.hpp"
+
+/// The `agentvcr` subcommands. main() parses arguments into these option structs; each run
+/// function returns the process exit status and writes what a person reads to `out`.
+namespace agentvcr::cli {
+
+/// Exit statuses shared by every command.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct RecordCommand {
+  proxy::RecordingProxyConfig config;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+int runRecord(const RecordCommand& command, std::ostream& out);
+
+struct ReplayCommand {
+  services::ReplayServiceConfig config;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+int runReplay(const ReplayCommand& command, std::ostream& out);
+
+struct MockMagmaCommand {
+  std::string script_path;
+  proxy::ServerOptions server;
+  std::string ready_file;
+};
+
+int runMockMagma(const MockMagmaCommand& command, std::ostream& out);
+
+/// `agentvcr mock a2a`: the synthetic A2A server (docs/a2a-mock.md).
+struct MockA2aCommand {
+  /// Everything but the fixtures and tokens, which runMockA2a() reads from the files below.
+  sim::a2a::MockConfig config;
+  std::string fixtures_dir;         ///< holds card.json and skills.json
+  std::vector<std::string> tokens;  ///< accepted as Pro users
+  std::string tokens_file;          ///< more tokens, `TOKEN [PLAN]` per line
+  proxy::ServerOptions server;
+  std::string ready_file;  ///< written with "http://host:port" once listening
+};
+
+/// Serves the mock until SIGINT or SIGTERM. Throws std::runtime_error for unreadable
+/// fixtures or tokens.
+int runMockA2a(const MockA2aCommand& command, std::ostream& out);
+
+struct DemoCommand {
+  std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
+  std::string db_path = "agentvcr-demo.sqlite";
+  unsigned threads = 2;
+  std::string program = "agentvcr";  ///< how the user runs agentvcr, for the printed hints
+};
+
+int runDemo(const DemoCommand& command, std::ostream& out);
+
+int runLs(const std::string& db_path, std::optional<std::int64_t> session, std::ostream& out);
+
+struct ShowCommand {
+  std::string db_path;
+  std::optional<std::int64_t> conversation;
+  std::optional<std::int64_t> exchange;
+  bool bodies = false;  ///< with --exchange: print request and response bodies too
+};
+
+int runShow(const ShowCommand& command, std::ostream& out);
+
+/// `agentvcr export`: exchanges of an archive as JSONL, HAR 1.2 or curl commands.
+struct ExportCommand {
+  std::string db_path;
+  std::string format = "jsonl";  ///< "jsonl", "har" or "curl"
+  std::vector<std::int64_t> sessions;
+  std::vector<std::int64_t> conversations;
+  std::string out_path;  ///< empty: `out`
+};
+
+int runExport(const ExportCommand& command, std::ostream& out);
+
+/// `agentvcr import`: the JSONL of `agentvcr export` back into an archive as new sessions.
+struct ImportCommand {
+  std::string db_path;
+  std::string format = "jsonl";
+  std::string in_path;
+  std::string session_name;  ///< empty: the exported names
+};
+
+int runImport(const ImportCommand& command, std::ostream& out);
+
+/// `agentvcr merge`: every session of the inputs copied into `out_path`.
+struct MergeCommand {
+  std::string out_path;
+  std::vector<std::string> in_paths;
+};
+
+int runMerge(const MergeCommand& command, std::ostream& out);
+
+/// `agentvcr eval`: re-asks recorded inputs of a live agent and compares (docs/eval.md).
+struct EvalCommand {
+  services::EvalConfig config;
+  std::string report_path;           ///< --report: the JSON report is written here
+  std::optional<double> fail_under;  ///< --fail-under: lowest accepted match rate (0..1)
+  bool progress = false;             ///< print "done/total" as requests are answered
+};
+
+/// Exit 1 when the agent is refused, broke the contract or matched under fail_under.
+int runEval(const EvalCommand& command, std::ostream& out);
+
+/// `agentvcr lint`: contract violations in recorded traffic (docs/lint-and-stats.md).
+struct LintCommand {
+  std::string db_path;
+  std::vector<std::int64_t> sessions;  ///< empty: every session
+  std::string format = "text";         ///< "text" or "json"
+};
+
+/// kExitOk when no violation is found, kExitFailure otherwise (a CI gate).
+int runLint(const LintCommand& command, std::ostream& out);
+
+/// `agentvcr stats`: per-session aggregates of recorded traffic (docs/lint-and-stats.md).
+struct StatsCommand {
+  std::string db_path;
+  std::vector<std::int64_t> sessions;  ///< empty: every session
+  std::string format = "text";         ///< "text" or "json"
+};
+
+int runStats(const StatsCommand& command, std::ostream& out);
+
+/// `agentvcr migrate`: applies the pending schema migrations to the archive at `db_path` (which
+/// must exist) and says from which version to which. Throws std::runtime_error on failure.
+int runMigrate(const std::string& db_path, std::ostream& out);
+
+/// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
+void writeReadyFile(const std::string& path, const std::string& text);
+
+}  // namespace agentvcr::cli

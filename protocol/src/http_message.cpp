@@ -1,0 +1,36 @@
+#include "agentvcr/protocol/http_message.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace agentvcr::protocol {
+namespace {
+
+char lowerAscii(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+}  // namespace
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return std::ranges::equal(a, b, [](char x, char y) { return lowerAscii(x) == lowerAscii(y); });
+}
+
+const HeaderField* findHeader(const Headers& headers, std::string_view name) {
+  auto found = std::ranges::find_if(
+      headers, [&](const HeaderField& field) { return equalsIgnoreCase(field.name, name); });
+  return found == headers.end() ? nullptr : &*found;
+}
+
+std::string_view headerValue(const Headers& headers, std::string_view name) {
+  const HeaderField* field = findHeader(headers, name);
+  return field ? std::string_view(field->value) : std::string_view();
+}
+
+std::string errorBody(std::string_view id, std::string_view message) {
+  nlohmann::ordered_json body = {{"detail", message}, {"agentvcr_error", id}};
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace agentvcr::protocol

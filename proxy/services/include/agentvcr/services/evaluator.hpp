@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/replay/decision_compare.hpp"
+#include "agentvcr/store/rows.hpp"
+
+namespace agentvcr::services {
+
+/// Raised when the live agent is not one evaluation can ask (its /health or /v1/info is not
+/// what BENCH requires): nothing was sent to /v1/responses and nothing was stored.
+class EvalRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EvalConfig {
+  std::string db_path;
+  proxy::Url agent;  ///< plain http
+  /// What to re-ask. Empty: every session that is not itself an evaluation.
+  store::ReplaySelection selection;
+  unsigned jobs = 1;  ///< concurrent requests to the agent
+  /// Send each recorded input as its own request instead of in the recording's batches.
+  bool one_by_one = false;
+  std::chrono::milliseconds timeout{600'000};
+  /// Called after each answered request with (done, total), from the worker threads.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+/// One recorded step re-asked.
+struct EvalStep {
+  std::int64_t recorded_session_id = 0;
+  std::int64_t conversation_id = 0;  ///< the recorded conversation
+  std::int64_t step_number = 0;      ///< 1-based, in the conversation's tree order
+  std::int64_t recorded_step_id = 0;
+  std::int64_t recorded_exchange_id = 0;
+  /// The step of the evaluation session that re-asked it (linked in `step_links`); 0 when the
+  /// live request was not stored as steps.
+  std::int64_t eval_step_id = 0;
+  replay::StepComparison comparison;
+  /// Contract findings of the live answer ("http 500", "not JSON", "/0/status literal_error:
+  /// ..."); when not empty the step does not match.
+  std::vector<std::string> violations;
+  std::int64_t error_candidates = 0;  ///< live candidates with status "error"
+
+  bool match() const { return violations.empty() && comparison.match; }
+};
+
+/// One recorded exchange re-asked as one request.
+struct EvalExchange {
+  std::int64_t recorded_exchange_id = 0;
+  double live_ms = 0;
+  std::optional<double> recorded_ms;  ///< empty when the recording has no end time
+};
+
+struct EvalRun {
+  std::int64_t eval_session_id = 0;
+  std::vector<std::int64_t> recorded_sessions;
+  std::vector<EvalStep> steps;  ///< by conversation, then step number
+  std::vector<EvalExchange> exchanges;
+};
+
+/// Checks the agent's /health and /v1/info (throws EvalRefused), re-asks every recorded MAGMA
+/// input of the selection with its recorded exchange's batching and order under a fresh
+/// request_id, validates and compares each answer, and records the live exchanges into the
+/// archive as a new session of mode "eval" whose steps are linked one by one to the recorded
+/// steps they re-asked (store/step_links.hpp). Archive errors throw std::runtime_error.
+EvalRun runEvaluation(const EvalConfig& config);
+
+}  // namespace agentvcr::services

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "agentvcr/proxy/server.hpp"
+#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/replay/replayer.hpp"
+#include "agentvcr/store/recorder.hpp"
+
+namespace agentvcr::services {
+
+struct ReplayServiceConfig {
+  std::string db_path = "agentvcr.sqlite";
+  replay::ReplayOptions replay;
+  proxy::ServerOptions server;
+  /// The live agent asked under --on-miss forward (plain http).
+  std::optional<proxy::Url> upstream;
+  std::chrono::milliseconds forward_timeout{600'000};
+  /// Keep each miss in the archive (`replay_misses`, in a session of mode "replay", or
+  /// "replay-forward" when forwarding). The session is only created at the first miss, so a
+  /// replay that hits everything leaves the archive untouched.
+  bool store_misses = true;
+  /// Where each miss is logged, one JSON object per line (stderr by default).
+  std::function<void(const std::string& line)> log_miss;
+};
+
+/// `agentvcr replay` as an object: a Replayer over an archive behind an HTTP server, plus the
+/// forwarding and recording that misses may call for.
+class ReplayService {
+ public:
+  /// Loads the replay index and binds the listener (throws on either failure).
+  explicit ReplayService(ReplayServiceConfig config);
+  ~ReplayService();
+  ReplayService(const ReplayService&) = delete;
+  ReplayService& operator=(const ReplayService&) = delete;
+
+  proxy::tcp::endpoint endpoint() const { return server_->endpoint(); }
+
+  replay::Replayer& replayer() { return *replayer_; }
+
+  void start();
+  /// Stops serving and commits what misses and forwards recorded. Idempotent.
+  void stop();
+  /// Blocks until the misses and forwarded exchanges so far are committed.
+  void flush();
+  /// The session misses and forwards are recorded in, once the first one happened.
+  std::optional<std::int64_t> recordingSessionId();
+
+ private:
+  replay::ReplayOutcome handle(const replay::ReplayRequest& request);
+  replay::ForwardReply forward(const replay::ReplayRequest& request);
+  void noteMisses(const replay::ReplayOutcome& outcome);
+  store::Recorder& recorder();
+
+  ReplayServiceConfig config_;
+  std::unique_ptr<replay::Replayer> replayer_;
+  replay::Forwarder forwarder_;
+  std::mutex recorder_mutex_;
+  std::unique_ptr<store::Recorder> recorder_;
+  std::unique_ptr<proxy::Server> server_;
+};
+
+}  // namespace agentvcr::services

@@ -1,0 +1,56 @@
+#include "agentvcr/services/a2a_mock_service.hpp"
+
+#include <mutex>
+
+namespace agentvcr::services {
+namespace {
+
+proxy::LocalResponse toLocal(sim::a2a::HttpReply reply) {
+  proxy::LocalResponse local;
+  local.status = reply.status;
+  local.content_type = std::move(reply.content_type);
+  local.body = std::move(reply.body);
+  local.headers = std::move(reply.headers);
+  for (auto& event : reply.stream) {
+    local.stream.push_back(proxy::StreamChunk{event.delay, std::move(event.bytes)});
+  }
+  return local;
+}
+
+}  // namespace
+
+proxy::LocalHandler a2aMockRoutes(std::shared_ptr<sim::a2a::MockEngine> engine) {
+  auto guard = std::make_shared<std::mutex>();
+  return [engine = std::move(engine), guard](const proxy::LocalRequest& request) {
+    sim::a2a::HttpRequest mock_request{request.method, request.target, request.headers,
+                                       request.body};
+    sim::a2a::HttpReply reply;
+    {
+      std::lock_guard lock(*guard);
+      reply = engine->handle(mock_request);
+    }
+    return toLocal(std::move(reply));
+  };
+}
+
+A2aMockService::A2aMockService(sim::a2a::MockConfig config,
+                               std::shared_ptr<const sim::a2a::Clock> clock,
+                               proxy::ServerOptions server)
+    : engine_(std::make_shared<sim::a2a::MockEngine>(std::move(config), std::move(clock))),
+      server_(std::make_unique<proxy::Server>(
+          std::move(server), proxy::makeLocalServiceFactory(a2aMockRoutes(engine_)))) {
+  // The server is bound but not started: no request can reach the engine yet, so the card's
+  // url may still change without the lock.
+  public_url_ = engine_->config().public_url;
+  if (public_url_.empty()) {
+    public_url_ = baseUrl() + engine_->config().endpoint_path;
+    engine_->setPublicUrl(public_url_);
+  }
+}
+
+std::string A2aMockService::baseUrl() const {
+  const auto bound = endpoint();
+  return "http://" + bound.address().to_string() + ":" + std::to_string(bound.port());
+}
+
+}  // namespace agentvcr::services

@@ -1,0 +1,432 @@
+#include "agentvcr/services/evaluator.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/step_links.hpp"
+
+namespace agentvcr::services {
+namespace {
+
+using protocol::Json;
+namespace magma = protocol::magma;
+
+bool success(int status) {
+  return status >= 200 && status < 300;
+}
+
+/// The first finding of a parse, for a refusal message.
+std::string firstFinding(const std::vector<protocol::Finding>& findings) {
+  if (findings.empty()) {
+    return "";
+  }
+  return protocol::toJsonPointer(findings.front().loc) + " " + findings.front().type + ": " +
+         findings.front().msg;
+}
+
+struct AgentIdentity {
+  std::string health_body;
+  std::string info_body;
+};
+
+/// BENCH's start-up checks: /health strictly {"status":"ready"}, /v1/info valid with protocol
+/// 2.0 and the inference capability.
+AgentIdentity checkAgent(const proxy::Url& agent, std::chrono::milliseconds timeout) {
+  const std::string where = agent.toString();
+  try {
+    proxy::HttpClient client(agent.host, agent.port, timeout);
+    auto health = client.get(agent.base_path + "/health");
+    auto health_json = protocol::parseJson(health.body);
+    if (!success(health.status) || !health_json.value) {
+      throw EvalRefused(where + "/health answered " + std::to_string(health.status) +
+                        (health_json.value ? "" : " without JSON"));
+    }
+    auto parsed_health = magma::parseAgentHealth(*health_json.value);
+    if (!parsed_health.ok() || parsed_health.value->status != "ready") {
+      throw EvalRefused(where + "/health is not {\"status\":\"ready\"}: " + health.body);
+    }
+    auto info = client.get(agent.base_path + "/v1/info");
+    auto info_json = protocol::parseJson(info.body);
+    if (!success(info.status) || !info_json.value) {
+      throw EvalRefused(where + "/v1/info answered " + std::to_string(info.status) +
+                        (info_json.value ? "" : " without JSON"));
+    }
+    auto parsed_info = magma::parseAgentInfo(*info_json.value);
+    if (!parsed_info.ok()) {
+      throw EvalRefused(where + "/v1/info is invalid: " + firstFinding(parsed_info.findings));
+    }
+    if (parsed_info.value->protocol_version != magma::kProtocolVersion) {
+      throw EvalRefused(where + "/v1/info has protocol_version " +
+                        parsed_info.value->protocol_version + ", evaluation needs " +
+                        magma::kProtocolVersion);
+    }
+    auto inference = parsed_info.value->capabilities.find("inference");
+    if (inference == parsed_info.value->capabilities.end() || !inference->second) {
+      throw EvalRefused(where + "/v1/info does not advertise the inference capability");
+    }
+    return {health.body, info.body};
+  } catch (const proxy::ClientError& error) {
+    throw EvalRefused(where + " is not answering: " + error.what());
+  }
+}
+
+/// One recorded step of a planned request.
+struct PlannedStep {
+  store::ReplayStepRef ref;
+  std::int64_t step_number = 0;
+  Json input;
+  Json recorded_outputs = Json::array();
+};
+
+/// One recorded exchange to re-ask, and what came back.
+struct PlannedExchange {
+  std::int64_t recorded_exchange_id = 0;
+  std::optional<double> recorded_ms;
+  std::vector<PlannedStep> steps;  ///< by position
+  std::string request_body;
+  protocol::Exchange live;
+  std::string client_error;
+};
+
+/// The sessions an empty selection stands for: all but earlier evaluations, so that an
+/// evaluation never re-asks another evaluation.
+store::ReplaySelection resolveSelection(const store::ArchiveReader& reader,
+                                        store::ReplaySelection selection) {
+  if (!selection.all()) {
+    return selection;
+  }
+  for (const auto& session : reader.sessions()) {
+    if (session.mode != "eval") {
+      selection.sessions.push_back(session.id);
+    }
+  }
+  return selection;
+}
+
+std::vector<PlannedExchange> plan(const store::ArchiveReader& reader,
+                                  const store::ReplaySelection& selection) {
+  std::map<std::int64_t, PlannedExchange> by_exchange;
+  if (selection.all()) {
+    return {};  // nothing but evaluations in the archive
+  }
+  std::map<std::int64_t, std::map<std::int64_t, std::int64_t>> step_numbers;
+  reader.forEachReplayStep(selection, [&](const store::ReplayStepRef& ref) {
+    auto& numbers = step_numbers[ref.conversation_id];
+    if (numbers.empty()) {
+      std::int64_t number = 0;
+      for (const auto& step : reader.steps(ref.conversation_id)) {
+        numbers[step.id] = ++number;
+      }
+    }
+    PlannedStep step;
+    step.ref = ref;
+    step.step_number = numbers[ref.step_id];
+    step.input = reader.inputJson(ref.step_id).value_or(Json::object());
+    for (const auto& candidate : reader.candidates(ref.step_id)) {
+      step.recorded_outputs.push_back(reader.outputJson(candidate.id).value_or(Json::object()));
+    }
+    auto& exchange = by_exchange[ref.exchange_id];
+    exchange.recorded_exchange_id = ref.exchange_id;
+    exchange.steps.push_back(std::move(step));
+  });
+  std::vector<PlannedExchange> exchanges;
+  for (auto& [id, exchange] : by_exchange) {
+    std::sort(
+        exchange.steps.begin(), exchange.steps.end(),
+        [](const PlannedStep& a, const PlannedStep& b) { return a.ref.position < b.ref.position; });
+    if (auto row = reader.exchange(id); row && row->ended_ns) {
+      exchange.recorded_ms = static_cast<double>(*row->ended_ns - row->started_ns) / 1e6;
+    }
+    exchanges.push_back(std::move(exchange));
+  }
+  return exchanges;
+}
+
+/// One request per step instead of the recorded batches. A step keeps the recorded latency
+/// only when it was alone in its recorded request: a batch's time is not one step's.
+std::vector<PlannedExchange> oneByOne(std::vector<PlannedExchange> batched) {
+  std::vector<PlannedExchange> single;
+  for (auto& exchange : batched) {
+    const bool alone = exchange.steps.size() == 1;
+    for (auto& step : exchange.steps) {
+      PlannedExchange one;
+      one.recorded_exchange_id = exchange.recorded_exchange_id;
+      one.recorded_ms = alone ? exchange.recorded_ms : std::nullopt;
+      one.steps.push_back(std::move(step));
+      single.push_back(std::move(one));
+    }
+  }
+  return single;
+}
+
+std::string freshRequestPrefix() {
+  std::random_device device;
+  std::mt19937_64 generator(device());
+  static const char* kHex = "0123456789abcdef";
+  std::string prefix = "eval-";
+  for (int i = 0; i < 12; ++i) {
+    prefix.push_back(kHex[generator() % 16]);
+  }
+  return prefix + "-";
+}
+
+void buildRequests(std::vector<PlannedExchange>& exchanges) {
+  const std::string prefix = freshRequestPrefix();
+  std::size_t number = 0;
+  for (auto& exchange : exchanges) {
+    Json inputs = Json::array();
+    for (const auto& step : exchange.steps) {
+      inputs.push_back(step.input);
+    }
+    exchange.request_body = protocol::dumpCompact(
+        Json{{"request_id", prefix + std::to_string(number++)}, {"inputs", std::move(inputs)}});
+  }
+}
+
+void ask(const EvalConfig& config, proxy::HttpClient& client, PlannedExchange& exchange) {
+  auto& live = exchange.live;
+  live.client_address = "agentvcr-eval";
+  live.method = "POST";
+  live.target = config.agent.base_path + "/v1/responses";
+  live.request_headers = {{"Content-Type", "application/json"}};
+  live.request_body = exchange.request_body;
+  live.started_ns = protocol::nowNs();
+  try {
+    auto response = client.postJson(live.target, live.request_body);
+    live.status = response.status;
+    live.response_headers = response.headers;
+    live.response_body = std::move(response.body);
+    live.response_from_upstream = true;
+    live.outcome = protocol::ExchangeOutcome::Complete;
+  } catch (const proxy::ClientError& error) {
+    exchange.client_error = error.what();
+    live.outcome = protocol::ExchangeOutcome::UpstreamError;
+    live.error = std::string("[eval.agent] ") + error.what();
+  }
+  live.ended_ns = protocol::nowNs();
+}
+
+void askAll(const EvalConfig& config, std::vector<PlannedExchange>& exchanges) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  auto work = [&] {
+    proxy::HttpClient client(config.agent.host, config.agent.port, config.timeout);
+    for (std::size_t i = next++; i < exchanges.size(); i = next++) {
+      ask(config, client, exchanges[i]);
+      const std::size_t finished = ++done;
+      if (config.progress) {
+        config.progress(finished, exchanges.size());
+      }
+    }
+  };
+  const unsigned jobs =
+      std::max(1u, std::min<unsigned>(config.jobs, static_cast<unsigned>(exchanges.size())));
+  std::vector<std::thread> workers;
+  for (unsigned j = 1; j < jobs; ++j) {
+    workers.emplace_back(work);
+  }
+  work();
+  for (auto& worker : workers) {
+    worker.join();
+  }
+}
+
+/// The source_id of response element `index` when readable.
+std::optional<std::int64_t> sourceIdAt(const Json& body, std::size_t index) {
+  if (!body.is_array() || index >= body.size() || !body[index].is_object()) {
+    return std::nullopt;
+  }
+  auto it = body[index].find("source_id");
+  if (it == body[index].end() || !it->is_number_integer()) {
+    return std::nullopt;
+  }
+  return it->get<std::int64_t>();
+}
+
+/// Validates the live answer and compares it step by step.
+std::vector<EvalStep> judge(const PlannedExchange& exchange) {
+  // Findings by source_id; those that cannot be tied to one input apply to every step.
+  std::map<std::int64_t, std::vector<std::string>> findings_of;
+  std::vector<std::string> shared;
+  Json body = Json::array();
+  const auto& live = exchange.live;
+  if (!exchange.client_error.empty()) {
+    shared.push_back("no answer: " + exchange.client_error);
+  } else if (!success(live.status)) {
+    shared.push_back("http status " + std::to_string(live.status));
+  } else if (auto parsed = protocol::parseJson(live.response_body); !parsed.value) {
+    shared.push_back("response is not JSON");
+  } else {
+    body = std::move(*parsed.value);
+    auto request = magma::parseAgentRequest(*protocol::parseJson(exchange.request_body).value);
+    auto response = magma::parseAgentResponse(body, request.ok() ? &*request.value : nullptr);
+    for (const auto& finding : response.findings) {
+      std::string text =
+          protocol::toJsonPointer(finding.loc) + " " + finding.type + ": " + finding.msg;
+      const auto* index =
+          finding.loc.empty() ? nullptr : std::get_if<std::int64_t>(&finding.loc[0]);
+      auto source = index ? sourceIdAt(body, static_cast<std::size_t>(*index)) : std::nullopt;
+      if (source) {
+        findings_of[*source].push_back(std::move(text));
+      } else {
+        shared.push_back(std::move(text));
+      }
+    }
+  }
+  std::vector<EvalStep> steps;
+  for (const auto& planned : exchange.steps) {
+    EvalStep step;
+    step.recorded_session_id = planned.ref.session_id;
+    step.conversation_id = planned.ref.conversation_id;
+    step.step_number = planned.step_number;
+    step.recorded_step_id = planned.ref.step_id;
+    step.recorded_exchange_id = exchange.recorded_exchange_id;
+    Json outputs = Json::array();
+    if (body.is_array()) {
+      for (const Json& output : body) {
+        if (output.is_object() && output.value("source_id", Json()) == planned.ref.source_id) {
+          outputs.push_back(output);
+          step.error_candidates += output.value("status", Json()) == "error" ? 1 : 0;
+        }
+      }
+    }
+    step.comparison = replay::compareDecisions(planned.input, planned.recorded_outputs, outputs);
+    step.violations = shared;
+    auto own = findings_of.find(planned.ref.source_id);
+    if (own != findings_of.end()) {
+      step.violations.insert(step.violations.end(), own->second.begin(), own->second.end());
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+/// "eval of session 1", "eval of sessions 1, 2 (conversations 3, 4)": the recorded sessions
+/// always, so that the viewer can pair the run with what it re-asked.
+std::string sessionName(const store::ReplaySelection& requested,
+                        const std::vector<std::int64_t>& recorded_sessions) {
+  auto list = [](const std::vector<std::int64_t>& ids) {
+    std::string text;
+    for (auto id : ids) {
+      text += (text.empty() ? "" : ", ") + std::to_string(id);
+    }
+    return text;
+  };
+  std::string name = "eval of";
+  if (!recorded_sessions.empty()) {
+    name += recorded_sessions.size() == 1 ? " session " : " sessions ";
+    name += list(recorded_sessions);
+  }
+  if (!requested.conversations.empty()) {
+    name += recorded_sessions.empty() ? " " : " (";
+    name += requested.conversations.size() == 1 ? "conversation " : "conversations ";
+    name += list(requested.conversations);
+    name += recorded_sessions.empty() ? "" : ")";
+  }
+  return name;
+}
+
+/// Hands the live exchanges to a Recorder in recorded order, so that conversation threading
+/// sees a parent before its children whatever order the concurrent answers came in.
+std::int64_t storeRun(const EvalConfig& config, const std::string& name,
+                      const AgentIdentity& identity, std::vector<PlannedExchange>& exchanges) {
+  store::SessionInfo session;
+  session.name = name;
+  session.mode = "eval";
+  session.upstream = config.agent.toString();
+  store::Recorder recorder(config.db_path, session);
+  recorder.recordAgentIdentity(identity.health_body, identity.info_body);
+  for (auto& exchange : exchanges) {
+    while (!recorder.trySubmit(exchange.live)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  recorder.close();
+  return recorder.sessionId();
+}
+
+/// Links each stored step to the recorded step it re-asked: the recorder wrote the exchanges in
+/// submission order and a request's inputs in planned order. Returns recorded step id -> eval
+/// step id.
+std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::int64_t session_id,
+                                               const std::vector<PlannedExchange>& exchanges) {
+  std::vector<store::StepLink> links;
+  {
+    const store::ArchiveReader reader(config.db_path);
+    const auto stored = reader.exchanges(session_id, 0, store::ArchiveReader::kNoLimit);
+    for (std::size_t i = 0; i < stored.size() && i < exchanges.size(); ++i) {
+      for (const auto& step : reader.stepsOfExchange(stored[i].id)) {
+        const auto position = static_cast<std::size_t>(step.position);
+        if (position < exchanges[i].steps.size()) {
+          links.push_back({step.id, exchanges[i].steps[position].ref.step_id});
+        }
+      }
+    }
+  }
+  store::writeStepLinks(config.db_path, links);
+  std::map<std::int64_t, std::int64_t> eval_step_of;
+  for (const auto& link : links) {
+    eval_step_of[link.recorded_step_id] = link.step_id;
+  }
+  return eval_step_of;
+}
+
+}  // namespace
+
+EvalRun runEvaluation(const EvalConfig& config) {
+  const AgentIdentity identity = checkAgent(config.agent, config.timeout);
+  std::vector<PlannedExchange> exchanges;
+  store::ReplaySelection resolved;
+  {
+    store::ArchiveReader reader(config.db_path);
+    resolved = resolveSelection(reader, config.selection);
+    exchanges = plan(reader, resolved);
+  }
+  if (config.one_by_one) {
+    exchanges = oneByOne(std::move(exchanges));
+  }
+  buildRequests(exchanges);
+  askAll(config, exchanges);
+
+  EvalRun run;
+  for (const auto& exchange : exchanges) {
+    auto steps = judge(exchange);
+    std::move(steps.begin(), steps.end(), std::back_inserter(run.steps));
+    EvalExchange timing;
+    timing.recorded_exchange_id = exchange.recorded_exchange_id;
+    timing.live_ms = static_cast<double>(exchange.live.ended_ns - exchange.live.started_ns) / 1e6;
+    timing.recorded_ms = exchange.recorded_ms;
+    run.exchanges.push_back(timing);
+  }
+  std::stable_sort(run.steps.begin(), run.steps.end(), [](const EvalStep& a, const EvalStep& b) {
+    return std::pair(a.conversation_id, a.step_number) <
+           std::pair(b.conversation_id, b.step_number);
+  });
+  for (const auto& step : run.steps) {
+    if (std::find(run.recorded_sessions.begin(), run.recorded_sessions.end(),
+                  step.recorded_session_id) == run.recorded_sessions.end()) {
+      run.recorded_sessions.push_back(step.recorded_session_id);
+    }
+  }
+  std::sort(run.recorded_sessions.begin(), run.recorded_sessions.end());
+  run.eval_session_id =
+      storeRun(config, sessionName(config.selection, run.recorded_sessions), identity, exchanges);
+  const auto eval_step_of = linkSteps(config, run.eval_session_id, exchanges);
+  for (auto& step : run.steps) {
+    if (auto linked = eval_step_of.find(step.recorded_step_id); linked != eval_step_of.end()) {
+      step.eval_step_id = linked->second;
+    }
+  }
+  return run;
+}
+
+}  // namespace agentvcr::services

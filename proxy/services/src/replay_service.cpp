@@ -1,0 +1,208 @@
+#include "agentvcr/services/replay_service.hpp"
+
+#include <iostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/proxy/local_service.hpp"
+
+namespace agentvcr::services {
+namespace {
+
+/// Headers a forwarded request must not carry over: they describe the caller's own connection
+/// and body, which proxy::HttpClient sets anew.
+bool describesTransfer(const std::string& name) {
+  static const char* const kNames[] = {
+      "content-length", "connection",       "keep-alive", "transfer-encoding", "host", "te",
+      "upgrade",        "proxy-connection", "trailer"};
+  for (const char* transfer : kNames) {
+    if (protocol::equalsIgnoreCase(name, transfer)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string missLogLine(const replay::MissReport& miss, const char* policy) {
+  nlohmann::ordered_json line;
+  line["event"] = "replay_miss";
+  line["route"] = miss.route;
+  line["request_id"] = miss.request_id;
+  line["position"] = miss.position;
+  line["source_id"] = miss.source_id ? nlohmann::ordered_json(*miss.source_id) : nullptr;
+  line["replay_key"] = protocol::hashHex(miss.replay_key);
+  line["closest_step_id"] =
+      miss.closest_step_id ? nlohmann::ordered_json(*miss.closest_step_id) : nullptr;
+  line["differences"] = miss.differences.paths;
+  line["differences_truncated"] = miss.differences.truncated;
+  line["policy"] = policy;
+  line["reason"] = miss.reason;
+  return protocol::pythonJsonDumps(line);
+}
+
+std::string listenText(const proxy::ServerOptions& server) {
+  return server.host + ":" + std::to_string(server.port);
+}
+
+}  // namespace
+
+ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(config)) {
+  if (!config_.log_miss) {
+    config_.log_miss = [](const std::string& line) { std::cerr << line << "\n"; };
+  }
+  replayer_ = std::make_unique<replay::Replayer>(config_.db_path, config_.replay);
+  forwarder_ = [this](const replay::ReplayRequest& request) { return forward(request); };
+  server_ = std::make_unique<proxy::Server>(
+      config_.server, proxy::makeLocalServiceFactory([this](const proxy::LocalRequest& request) {
+        try {
+          replay::ReplayOutcome outcome = handle(
+              replay::ReplayRequest{request.method, request.target, request.headers, request.body});
+          std::vector<proxy::StreamChunk> stream;
+          for (replay::StreamPiece& piece : outcome.reply.stream) {
+            stream.push_back(proxy::StreamChunk{piece.delay, std::move(piece.bytes)});
+          }
+          return proxy::LocalResponse{outcome.reply.status, std::move(outcome.reply.content_type),
+                                      std::move(outcome.reply.body),
+                                      std::move(outcome.reply.headers), std::move(stream)};
+        } catch (const std::exception& error) {
+          // The archive could not be read (a disk error, a file replaced underneath): say so
+          // instead of dropping the connection.
+          const std::string message = std::string("the archive could not be read: ") + error.what();
+          std::cerr << "[replay.archive] " << message << "\n";
+          return proxy::LocalResponse{
+              500, "application/json", protocol::errorBody("replay.archive", message), {}, {}};
+        }
+      }));
+  config_.server.port = server_->endpoint().port();
+}
+
+ReplayService::~ReplayService() {
+  stop();
+}
+
+void ReplayService::start() {
+  server_->start();
+}
+
+void ReplayService::stop() {
+  server_->stop();
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  if (recorder_) {
+    recorder_->close();
+  }
+}
+
+void ReplayService::flush() {
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  if (recorder_) {
+    recorder_->flush();
+  }
+}
+
+std::optional<std::int64_t> ReplayService::recordingSessionId() {
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  if (!recorder_) {
+    return std::nullopt;
+  }
+  return recorder_->sessionId();
+}
+
+replay::ReplayOutcome ReplayService::handle(const replay::ReplayRequest& request) {
+  const bool forwarding = config_.replay.on_miss == replay::MissPolicy::Forward && config_.upstream;
+  replay::ReplayOutcome outcome = replayer_->handle(request, forwarding ? &forwarder_ : nullptr);
+  if (!outcome.misses.empty()) {
+    noteMisses(outcome);
+  }
+  return outcome;
+}
+
+void ReplayService::noteMisses(const replay::ReplayOutcome& outcome) {
+  const char* policy = outcome.forwarded ? "forward"
+                       : outcome.reply.status == 503
+                           ? "http"
+                           : replay::missPolicyName(config_.replay.on_miss);
+  for (const replay::MissReport& miss : outcome.misses) {
+    config_.log_miss(missLogLine(miss, policy));
+    if (!config_.store_misses) {
+      continue;
+    }
+    store::ReplayMissRow row;
+    row.at_ns = protocol::nowNs();
+    row.route = miss.route;
+    row.request_id = miss.request_id;
+    row.position = miss.position;
+    row.source_id = miss.source_id;
+    row.replay_key = miss.replay_key;
+    row.input = protocol::canonicalJson(miss.input);
+    row.closest_step_id = miss.closest_step_id;
+    row.differences = nlohmann::json(miss.differences.paths).dump();
+    row.policy = policy;
+    // A full queue means the writer is far behind; the miss was logged above in any case.
+    while (!recorder().tryRecordReplayMiss(row) && recorder().stats().refused_closed == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+store::Recorder& ReplayService::recorder() {
+  std::lock_guard<std::mutex> lock(recorder_mutex_);
+  if (!recorder_) {
+    const bool forwarding =
+        config_.replay.on_miss == replay::MissPolicy::Forward && config_.upstream;
+    store::SessionInfo session;
+    session.name = forwarding ? "replay-forward" : "replay";
+    session.mode = session.name;
+    session.upstream = forwarding ? config_.upstream->toString() : std::string{};
+    session.listen = listenText(config_.server);
+    recorder_ = std::make_unique<store::Recorder>(config_.db_path, session);
+  }
+  return *recorder_;
+}
+
+replay::ForwardReply ReplayService::forward(const replay::ReplayRequest& request) {
+  const proxy::Url& upstream = *config_.upstream;
+  protocol::Headers headers;
+  for (const auto& header : request.headers) {
+    if (!describesTransfer(header.name)) {
+      headers.push_back(header);
+    }
+  }
+  protocol::Exchange exchange;
+  exchange.client_address = "agentvcr-replay";
+  exchange.method = request.method;
+  exchange.target = request.target;  // as the caller addressed it, like the record relay
+  exchange.request_headers = headers;
+  exchange.request_body = request.body;
+  exchange.started_ns = protocol::nowNs();
+
+  replay::ForwardReply reply;
+  try {
+    proxy::HttpClient client(upstream.host, upstream.port, config_.forward_timeout);
+    proxy::ClientResponse response =
+        client.send(request.method, upstream.base_path + request.target, request.body, headers);
+    reply.status = response.status;
+    reply.headers = std::move(response.headers);
+    reply.body = std::move(response.body);
+    exchange.outcome = protocol::ExchangeOutcome::Complete;
+    exchange.response_from_upstream = true;
+  } catch (const proxy::ClientError& error) {
+    reply.error = std::string("[replay.forward] ") + upstream.toString() + ": " + error.what();
+    exchange.outcome = protocol::ExchangeOutcome::UpstreamError;
+    exchange.error = reply.error;
+  }
+  exchange.ended_ns = protocol::nowNs();
+  exchange.status = reply.status;
+  exchange.response_headers = reply.headers;
+  exchange.response_body = reply.body;
+  while (!recorder().trySubmit(exchange) && recorder().stats().refused_closed == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return reply;
+}
+
+}  // namespace agentvcr::services

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace agentvcr::sim::a2a {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+/// The one source of time of the mock: status timestamps, quota windows and task expiry all
+/// read it, so a test that moves it moves all three together.
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual TimePoint now() const = 0;
+};
+
+/// Wall-clock time, for the command line.
+class SystemClock final : public Clock {
+ public:
+  TimePoint now() const override { return std::chrono::system_clock::now(); }
+};
+
+/// A clock that moves only when told, so tests advance it instead of sleeping.
+/// Thread-safe: a test may move it while server threads read it.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(TimePoint start) : nanoseconds_(toNanoseconds(start)) {}
+
+  TimePoint now() const override;
+
+  void advance(std::chrono::nanoseconds by) { nanoseconds_ += by.count(); }
+
+  void set(TimePoint to) { nanoseconds_ = toNanoseconds(to); }
+
+ private:
+  static std::int64_t toNanoseconds(TimePoint when);
+
+  std::atomic<std::int64_t> nanoseconds_;
+};
+
+/// ISO 8601 in UTC with milliseconds, as A2A servers write `status.timestamp`:
+/// "2025-01-01T00:00:00.000Z".
+std::string isoTimestamp(TimePoint when);
+
+}  // namespace agentvcr::sim::a2a

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/sim/a2a/clock.hpp"
+#include "agentvcr/sim/a2a/config.hpp"
+#include "agentvcr/sim/a2a/id_generator.hpp"
+#include "agentvcr/sim/a2a/json.hpp"
+#include "agentvcr/sim/a2a/rate_limiter.hpp"
+#include "agentvcr/sim/a2a/rpc_dispatch.hpp"
+#include "agentvcr/sim/a2a/task_service.hpp"
+#include "agentvcr/sim/a2a/task_store.hpp"
+
+namespace agentvcr::sim::a2a {
+
+/// A whole HTTP request, as the mock sees it.
+struct HttpRequest {
+  std::string method;
+  std::string target;
+  protocol::Headers headers;
+  std::string body;
+};
+
+/// One piece of a streamed answer, to be written `delay` after the previous one.
+struct StreamEvent {
+  std::chrono::milliseconds delay{0};
+  std::string bytes;
+};
+
+/// A whole HTTP answer. When `stream` is not empty it replaces `body`: the events of a
+/// text/event-stream, each written on its own after its delay.
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";  ///< none when empty
+  protocol::Headers headers;
+  std::string body;
+  std::vector<StreamEvent> stream;
+};
+
+/// The synthetic A2A server without transport. Routes:
+/// - POST at the endpoint path (and at "/"): JSON-RPC 2.0, checked in the configured order;
+/// - GET /.well-known/agent.json and /.well-known/agent-card.json: the agent card;
+/// - OPTIONS anywhere: the CORS preflight;
+/// - another method on a known path: 405 with Allow; any other path: 404.
+///
+/// Deterministic: the same config, seed, clock readings and requests give the same bytes.
+/// Not thread-safe; the HTTP face serialises calls.
+class MockEngine {
+ public:
+  /// Throws std::invalid_argument when the config cannot be served: an unknown card version,
+  /// a check order that is not all eight checks once, an empty rate pool, or skills that stay
+  /// `working` in the Magisterium profile (its skills are synchronous).
+  MockEngine(MockConfig config, std::shared_ptr<const Clock> clock);
+  MockEngine(const MockEngine&) = delete;
+  MockEngine& operator=(const MockEngine&) = delete;
+
+  HttpReply handle(const HttpRequest& request);
+
+  /// Points the card's `url` somewhere else, e.g. at the port the server got.
+  void setPublicUrl(const std::string& url);
+
+  const Profile& profile() const { return profile_; }
+
+  const Json& card() const { return card_; }
+
+  const MockConfig& config() const { return config_; }
+
+ private:
+  HttpReply answerRpc(const HttpRequest& request);
+  HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
+  HttpReply cardReply() const;
+  HttpReply preflight() const;
+
+  MockConfig config_;
+  std::shared_ptr<const Clock> clock_;
+  Profile profile_;
+  Json card_;
+  IdGenerator ids_;
+  TaskStore store_;
+  RateLimiter limiter_;
+  TaskService tasks_;
+  RpcDispatcher dispatcher_;
+};
+
+}  // namespace agentvcr::sim::a2a

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "agentvcr/sim/a2a/json.hpp"
+#include "agentvcr/sim/a2a/profile.hpp"
+
+namespace agentvcr::sim::a2a {
+
+/// What can be read of a JSON-RPC 2.0 request object.
+struct Envelope {
+  /// The request id when it is a string, a number or null; nullopt when absent or of another
+  /// type, in which case errors carry `id: null`.
+  std::optional<Json> id;
+  std::string method;
+  std::optional<Json> params;
+  /// Why the request is not a valid JSON-RPC request (-32600); empty when it is.
+  std::string problem;
+};
+
+/// Reads the envelope of a parsed body. A batch (array) or any non-object is a problem: A2A
+/// has no batches.
+Envelope readEnvelope(const Json& document);
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}`; `id` keeps its JSON type.
+std::string resultBody(const Json& id, const Json& result);
+
+/// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data"?:…}}`.
+std::string errorBody(const Json& id, const RpcError& error);
+
+/// One server-sent event carrying a JSON-RPC response: "data: <body>\n\n".
+std::string sseData(const std::string& body);
+
+/// An error during a stream: "event: error\ndata: <body>\n\n".
+std::string sseError(const std::string& body);
+
+}  // namespace agentvcr::sim::a2a

@@ -1,0 +1,156 @@
+#include "agentvcr/sim/a2a/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "agentvcr/sim/a2a/card.hpp"
+#include "agentvcr/sim/a2a/json_rpc.hpp"
+
+namespace agentvcr::sim::a2a {
+namespace {
+
+constexpr const char* kCardPaths[] = {"/.well-known/agent.json", "/.well-known/agent-card.json"};
+
+Profile profileFor(const MockConfig& config) {
+  if (config.profile == ProfileKind::Standard) {
+    return standardProfile();
+  }
+  if (config.card_version != "0.3.0" && config.card_version != "0.2.6") {
+    throw std::invalid_argument("card version must be 0.3.0 or 0.2.6, got '" + config.card_version +
+                                "'");
+  }
+  return magisteriumProfile(config.card_version);
+}
+
+/// Checks what the types cannot: fails start-up rather than a request.
+MockConfig validated(MockConfig config) {
+  if (config.fixtures.skills.skills().empty()) {
+    throw std::invalid_argument("the fixtures define no skill");
+  }
+  if (config.check_order.size() != defaultCheckOrder().size()) {
+    throw std::invalid_argument("the check order must name all eight checks once each");
+  }
+  for (Check check : defaultCheckOrder()) {
+    if (std::count(config.check_order.begin(), config.check_order.end(), check) != 1) {
+      throw std::invalid_argument(std::string("the check order must name '") + checkName(check) +
+                                  "' exactly once");
+    }
+  }
+  if (config.profile == ProfileKind::Magisterium) {
+    for (const Skill& skill : config.fixtures.skills.skills()) {
+      if (skill.working_turns > 0) {
+        throw std::invalid_argument("skill '" + skill.id +
+                                    "' stays working, but Magisterium's skills are synchronous");
+      }
+    }
+  }
+  return config;
+}
+
+HttpReply plainText(int status, std::string text) {
+  HttpReply reply;
+  reply.status = status;
+  reply.content_type = "text/plain; charset=utf-8";
+  reply.body = std::move(text);
+  return reply;
+}
+
+HttpReply notAllowed(const char* allow) {
+  HttpReply reply = plainText(405, "Method Not Allowed");
+  reply.headers.push_back({"Allow", allow});
+  return reply;
+}
+
+}  // namespace
+
+MockEngine::MockEngine(MockConfig config, std::shared_ptr<const Clock> clock)
+    : config_(validated(std::move(config))),
+      clock_(std::move(clock)),
+      profile_(profileFor(config_)),
+      ids_(config_.seed),
+      store_(config_.retention),
+      limiter_(config_.limits),
+      tasks_(profile_, config_.fixtures.skills, store_, ids_, *clock_),
+      dispatcher_(config_, profile_, tasks_, limiter_, *clock_) {
+  setPublicUrl(config_.public_url);
+}
+
+void MockEngine::setPublicUrl(const std::string& url) {
+  config_.public_url = url;
+  card_ = buildCard(config_.fixtures.card_template, profile_, config_.fixtures.skills, url);
+  dispatcher_.setStreaming(cardStreams(card_));
+}
+
+HttpReply MockEngine::handle(const HttpRequest& request) {
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  HttpReply reply;
+  if (request.method == "OPTIONS") {
+    reply = preflight();
+  } else if (path == kCardPaths[0] || path == kCardPaths[1]) {
+    reply = request.method == "GET" ? cardReply() : notAllowed("GET, OPTIONS");
+  } else if (path == config_.endpoint_path || path == "/") {
+    reply = request.method == "POST" ? answerRpc(request) : notAllowed("POST, OPTIONS");
+  } else {
+    reply = plainText(404, "Not Found");
+  }
+  if (config_.cors) {
+    reply.headers.insert(reply.headers.begin(), {"Access-Control-Allow-Origin", "*"});
+  }
+  return reply;
+}
+
+HttpReply MockEngine::preflight() const {
+  HttpReply reply;
+  reply.status = 204;
+  reply.content_type.clear();
+  if (config_.cors) {
+    reply.headers.push_back({"Access-Control-Allow-Methods", "POST, OPTIONS"});
+    reply.headers.push_back({"Access-Control-Allow-Headers", "Content-Type, Authorization"});
+  } else {
+    reply.headers.push_back({"Allow", "GET, POST, OPTIONS"});
+  }
+  return reply;
+}
+
+HttpReply MockEngine::cardReply() const {
+  HttpReply reply;
+  reply.body = dumpJson(card_);
+  reply.headers.push_back({"Cache-Control", "public, max-age=3600"});
+  return reply;
+}
+
+HttpReply MockEngine::answerRpc(const HttpRequest& request) {
+  RpcAnswer answer = dispatcher_.dispatch(request.headers, request.body);
+  MethodOutcome& outcome = answer.outcome;
+  if (!outcome.stream.empty()) {
+    return streamReply(answer.id, outcome.stream);
+  }
+  HttpReply reply;
+  if (outcome.result) {
+    reply.body = resultBody(answer.id, *outcome.result);
+    return reply;
+  }
+  const RpcError& error = *outcome.error;
+  reply.status = error.http_status;
+  reply.body = errorBody(answer.id, error);
+  if (config_.retry_after_header && error.data && error.data->contains("retryAfter")) {
+    reply.headers.push_back({"Retry-After", dumpJson((*error.data)["retryAfter"])});
+  }
+  return reply;
+}
+
+HttpReply MockEngine::streamReply(const Json& id, const std::vector<StreamFrame>& frames) const {
+  HttpReply reply;
+  reply.content_type = "text/event-stream";
+  reply.headers.push_back({"Cache-Control", "no-cache"});
+  reply.headers.push_back({"X-Accel-Buffering", "no"});
+  for (const StreamFrame& frame : frames) {
+    const auto delay =
+        reply.stream.empty() ? std::chrono::milliseconds::zero() : config_.stream_delay;
+    reply.stream.push_back({delay, frame.result ? sseData(resultBody(id, *frame.result))
+                                                : sseError(errorBody(id, *frame.error))});
+  }
+  return reply;
+}
+
+}  // namespace agentvcr::sim::a2a

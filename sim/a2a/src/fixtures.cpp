@@ -1,0 +1,55 @@
+#include "agentvcr/sim/a2a/fixtures.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace agentvcr::sim::a2a {
+namespace {
+
+std::optional<std::string> readFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return std::nullopt;
+  }
+  std::ostringstream content;
+  content << file.rdbuf();
+  return content.str();
+}
+
+}  // namespace
+
+FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text) {
+  auto card = parseJsonText(card_text);
+  if (!card || !card->is_object()) {
+    return {std::nullopt, "card.json: not a JSON object"};
+  }
+  auto skills_document = parseJsonText(skills_text);
+  if (!skills_document) {
+    return {std::nullopt, "skills.json: not valid JSON"};
+  }
+  auto skills = SkillTable::fromJson(*skills_document);
+  if (!skills.table) {
+    return {std::nullopt, "skills.json: " + skills.error};
+  }
+  return {Fixtures{std::move(*card), std::move(*skills.table)}, {}};
+}
+
+FixturesLoad loadFixturesDir(const std::string& dir) {
+  const std::string card_path = dir + "/card.json";
+  const std::string skills_path = dir + "/skills.json";
+  auto card = readFile(card_path);
+  if (!card) {
+    return {std::nullopt, "cannot read " + card_path};
+  }
+  auto skills = readFile(skills_path);
+  if (!skills) {
+    return {std::nullopt, "cannot read " + skills_path};
+  }
+  auto load = fixturesFromText(*card, *skills);
+  if (!load.fixtures) {
+    load.error = dir + "/" + load.error;
+  }
+  return load;
+}
+
+}  // namespace agentvcr::sim::a2a

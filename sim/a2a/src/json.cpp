@@ -1,0 +1,17 @@
+#include "agentvcr/sim/a2a/json.hpp"
+
+#include "agentvcr/protocol/json_text.hpp"
+
+namespace agentvcr::sim::a2a {
+
+std::optional<Json> parseJsonText(std::string_view text) {
+  return protocol::parseOrderedJson(text);
+}
+
+std::string dumpJson(const Json& value) {
+  // Strings were either checked on the way in or written by the mock itself; replacing
+  // invalid UTF-8 only keeps a broken fixture from throwing on the request path.
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace agentvcr::sim::a2a
