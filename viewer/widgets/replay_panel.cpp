@@ -69,7 +69,7 @@ QString ReplayPanel::agentvcrProgram() {
     return configured;
   }
   const QDir here(QCoreApplication::applicationDirPath());
-  for (const QString& candidate : {here.filePath("agentvcr"), here.filePath("../proxy/agentvcr")}) {
+  for (const QString& candidate : {here.filePath("agentvcr"), here.filePath("../cli/agentvcr")}) {
     if (QFileInfo(candidate).isExecutable()) {
       return QFileInfo(candidate).canonicalFilePath();
     }

@@ -6,7 +6,7 @@
 //   2. replay: a fresh SDK client -> `agentvcr replay` of that archive: the same answers;
 //   3. mock:   SDK client -> `agentvcr mock a2a --profile magisterium`.
 //
-//   AGENTVCR=build/dev/proxy/agentvcr node --test tests/e2e/a2a/a2a.test.mjs
+//   AGENTVCR=build/dev/cli/agentvcr node --test tests/e2e/a2a/a2a.test.mjs
 //
 // Environment: AGENTVCR (the binary; default `agentvcr` on PATH), A2A_E2E_DELAY_MS (the SDK
 // server's pause between two stream events; default 300), A2A_E2E_KEEP=1 (keep the temporary
