@@ -2,6 +2,7 @@
 #include <iomanip>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/proxy/http_client.hpp"
@@ -147,6 +148,25 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
       << "  " << command.program << " replay --db " << command.db_path
       << " --listen 127.0.0.1:8000\n";
   return mismatches.empty() ? kExitOk : kExitFailure;
+}
+
+Registration<DemoCommand> registerDemo(CLI::App& app, Invocation& invocation,
+                                       const std::string& program) {
+  auto command = std::make_shared<DemoCommand>();
+  command->program = program;
+  auto* demo = app.add_subcommand(
+      "demo", "Record scripted BENCH-like episodes through the proxy into an archive");
+  demo->add_option("--db", command->db_path, "Archive to write")->capture_default_str();
+  demo->add_option("--fixtures", command->fixtures_dir,
+                   "Fixtures folder (default: $AGENTVCR_FIXTURES, else the bundled fixtures)");
+  runWhenParsed<DemoCommand>(
+      demo, invocation, "demo", command,
+      [](DemoCommand& parsed) {
+        return parsed.fixtures_dir.empty() ? defaultFixturesDir(parsed.fixtures_dir)
+                                           : std::string();
+      },
+      runDemo);
+  return {demo, command};
 }
 
 }  // namespace agentvcr::cli

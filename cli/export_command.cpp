@@ -4,6 +4,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/export.hpp"
@@ -50,6 +51,22 @@ int runExport(const ExportCommand& command, std::ostream& out) {
   }
   out << "exported " << written << " exchange(s) to " << command.out_path << "\n";
   return kExitOk;
+}
+
+Registration<ExportCommand> registerExport(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<ExportCommand>();
+  auto* exporter = app.add_subcommand("export", "Write exchanges as JSONL, HAR 1.2 or curl");
+  exporter->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  exporter->add_option("--format", command->format, "jsonl, har or curl")
+      ->check(CLI::IsMember({"jsonl", "har", "curl"}))
+      ->capture_default_str();
+  exporter->add_option("--session", command->sessions,
+                       "Export this session (repeatable; default: all)");
+  exporter->add_option("--conversation", command->conversations,
+                       "Export this conversation's exchanges (repeatable)");
+  exporter->add_option("--out", command->out_path, "File to write (default: stdout)");
+  runWhenParsed<ExportCommand>(exporter, invocation, "export", command, {}, runExport);
+  return {exporter, command};
 }
 
 }  // namespace agentvcr::cli

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/transfer.hpp"
 
@@ -29,6 +30,24 @@ int runImport(const ImportCommand& command, std::ostream& out) {
   }
   out << "\n";
   return kExitOk;
+}
+
+Registration<ImportCommand> registerImport(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<ImportCommand>();
+  auto* importer =
+      app.add_subcommand("import", "Add the sessions of an `agentvcr export` JSONL file");
+  importer->add_option("--db", command->db_path, "Archive (created if missing)")
+      ->capture_default_str();
+  importer->add_option("--format", command->format, "jsonl")
+      ->check(CLI::IsMember({"jsonl"}))
+      ->capture_default_str();
+  importer->add_option("--session-name", command->session_name,
+                       "Name of the imported session(s) (default: the exported names)");
+  importer->add_option("input", command->in_path, "JSONL file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  runWhenParsed<ImportCommand>(importer, invocation, "import", command, {}, runImport);
+  return {importer, command};
 }
 
 }  // namespace agentvcr::cli

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
@@ -201,6 +202,41 @@ int runShow(const ShowCommand& command, std::ostream& out) {
     return showExchange(archive, *command.exchange, command.bodies, out);
   }
   return showConversation(archive, *command.conversation, out);
+}
+
+namespace {
+
+int runLsCommand(const LsCommand& command, std::ostream& out) {
+  return runLs(command.db_path, command.session, out);
+}
+
+}  // namespace
+
+Registration<LsCommand> registerLs(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<LsCommand>();
+  auto* ls = app.add_subcommand("ls", "List sessions, or the conversations of one");
+  ls->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  ls->add_option("session", command->session, "Session id: list its conversations");
+  runWhenParsed<LsCommand>(ls, invocation, "ls", command, {}, runLsCommand);
+  return {ls, command};
+}
+
+Registration<ShowCommand> registerShow(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<ShowCommand>();
+  auto* show = app.add_subcommand("show", "Show a conversation's steps or one exchange");
+  show->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  auto* conversation = show->add_option("conversation", command->conversation, "Conversation id");
+  show->add_option("--exchange", command->exchange, "Exchange id")->excludes(conversation);
+  show->add_flag("--bodies", command->bodies, "With --exchange: print the bodies");
+  runWhenParsed<ShowCommand>(
+      show, invocation, "show", command,
+      [](ShowCommand& parsed) {
+        return !parsed.conversation && !parsed.exchange
+                   ? std::string("give a conversation id or --exchange ID")
+                   : std::string();
+      },
+      runShow);
+  return {show, command};
 }
 
 }  // namespace agentvcr::cli

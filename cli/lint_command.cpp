@@ -6,6 +6,7 @@
 
 #include <strings.h>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/protocol/lint.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -179,6 +180,19 @@ int runLint(const LintCommand& command, std::ostream& out) {
     writeText(violations, out);
   }
   return violations.empty() ? kExitOk : kExitFailure;
+}
+
+Registration<LintCommand> registerLint(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<LintCommand>();
+  auto* lint =
+      app.add_subcommand("lint", "Report contract violations in recorded traffic (exit 1 if any)");
+  lint->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  lint->add_option("--session", command->sessions, "Only this session (repeatable)");
+  lint->add_option("--format", command->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  runWhenParsed<LintCommand>(lint, invocation, "lint", command, {}, runLint);
+  return {lint, command};
 }
 
 }  // namespace agentvcr::cli

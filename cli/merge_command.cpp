@@ -4,6 +4,7 @@
 #include <iostream>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/transfer.hpp"
 
@@ -25,6 +26,18 @@ int runMerge(const MergeCommand& command, std::ostream& out) {
         << " evaluation link(s)\n";
   }
   return kExitOk;
+}
+
+Registration<MergeCommand> registerMerge(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<MergeCommand>();
+  auto* merge =
+      app.add_subcommand("merge", "Copy every session of the inputs into OUT (kept distinct)");
+  merge->add_option("out", command->out_path, "Archive to write (created if missing)")->required();
+  merge->add_option("inputs", command->in_paths, "Archives to copy")
+      ->required()
+      ->check(CLI::ExistingFile);
+  runWhenParsed<MergeCommand>(merge, invocation, "merge", command, {}, runMerge);
+  return {merge, command};
 }
 
 }  // namespace agentvcr::cli

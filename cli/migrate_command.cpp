@@ -6,6 +6,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/schema.hpp"
 
@@ -27,6 +28,23 @@ int runMigrate(const std::string& db_path, std::ostream& out) {
     out << db_path << ": indexed " << indexed << " exchanges a recorder left unindexed\n";
   }
   return kExitOk;
+}
+
+namespace {
+
+int runMigrateCommand(const MigrateCommand& command, std::ostream& out) {
+  return runMigrate(command.db_path, out);
+}
+
+}  // namespace
+
+Registration<MigrateCommand> registerMigrate(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<MigrateCommand>();
+  auto* migrate =
+      app.add_subcommand("migrate", "Bring an archive from an older agentvcr to this schema");
+  migrate->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  runWhenParsed<MigrateCommand>(migrate, invocation, "migrate", command, {}, runMigrateCommand);
+  return {migrate, command};
 }
 
 }  // namespace agentvcr::cli

@@ -1,7 +1,10 @@
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/a2a_mock_service.hpp"
@@ -51,6 +54,133 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   waitForStopSignal();
   service.stop();
   return kExitOk;
+}
+
+namespace {
+
+/// The arguments of `mock a2a` that are not stored as given.
+struct MockA2aArguments {
+  std::string profile = "magisterium";
+  std::string listen = "127.0.0.1:8000";
+  std::string card_version;
+  std::string check_order;
+  std::string rate_window = "fixed";
+  unsigned rate_default = 15;
+  unsigned rate_expensive = 2;
+  unsigned rate_window_s = 60;
+  unsigned stream_delay_ms = 50;
+  bool no_quota = false;
+  bool no_cors = false;
+};
+
+std::string configureMockA2a(MockA2aCommand& command, const MockA2aArguments& args) {
+  auto& config = command.config;
+  config.profile = *sim::a2a::profileFromName(args.profile);
+  const bool magisterium = config.profile == sim::a2a::ProfileKind::Magisterium;
+  const bool has_tokens = !command.tokens.empty() || !command.tokens_file.empty();
+  if (magisterium && !has_tokens && !config.no_auth) {
+    return "the magisterium profile needs --token, --tokens-file or --no-auth";
+  }
+  if (!magisterium && has_tokens) {
+    return "the standard profile checks no tokens: drop --token and --tokens-file";
+  }
+  if (!args.card_version.empty()) {
+    if (!magisterium && args.card_version != "0.3.0") {
+      return "--card-version 0.2.6 applies to the magisterium profile only";
+    }
+    config.card_version = args.card_version;
+  }
+  if (config.endpoint_path.empty() || config.endpoint_path.front() != '/') {
+    return "--endpoint-path must start with '/'";
+  }
+  if (args.rate_default == 0 || args.rate_expensive == 0 || args.rate_window_s == 0) {
+    return "the rate numbers must be at least 1 (--no-quota turns quotas off)";
+  }
+  const std::chrono::seconds window(args.rate_window_s);
+  config.limits.default_pool = {args.rate_default, window};
+  config.limits.expensive_pool = {args.rate_expensive, window};
+  config.limits.window =
+      args.rate_window == "sliding" ? sim::a2a::WindowKind::Sliding : sim::a2a::WindowKind::Fixed;
+  config.quota = !args.no_quota;
+  config.cors = !args.no_cors;
+  config.stream_delay = std::chrono::milliseconds(args.stream_delay_ms);
+  if (!args.check_order.empty()) {
+    std::string error;
+    auto order = sim::a2a::parseCheckOrder(args.check_order, error);
+    if (!order) {
+      return "--check-order: " + error;
+    }
+    config.check_order = *order;
+  }
+  if (command.fixtures_dir.empty()) {
+    std::string bundled;
+    if (auto problem = defaultFixturesDir(bundled); !problem.empty()) {
+      return problem;
+    }
+    command.fixtures_dir = bundled + "/a2a/" + args.profile;
+  }
+  auto listen = parseListen(args.listen);
+  command.server.host = listen.host;
+  command.server.port = listen.port;
+  return {};
+}
+
+}  // namespace
+
+Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocation) {
+  auto command = std::make_shared<MockA2aCommand>();
+  auto args = std::make_shared<MockA2aArguments>();
+  command->server.threads = std::min(2u, defaultThreads());
+
+  auto* a2a = mock.add_subcommand("a2a", "A synthetic A2A JSON-RPC server");
+  a2a->add_option("--profile", args->profile, "magisterium or standard (A2A v0.3)")
+      ->check(CLI::IsMember({"magisterium", "standard"}))
+      ->capture_default_str();
+  a2a->add_option("--fixtures", command->fixtures_dir,
+                  "Folder with card.json and skills.json (default: the bundled a2a/PROFILE)");
+  a2a->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
+      ->capture_default_str();
+  a2a->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  a2a->add_option("--public-url", command->config.public_url,
+                  "The card's url (default: the listening address and endpoint path)");
+  a2a->add_option("--endpoint-path", command->config.endpoint_path,
+                  "Path of the JSON-RPC endpoint (POST / is served too)")
+      ->capture_default_str();
+  a2a->add_option("--token", command->tokens,
+                  "Accept this Bearer token as a Pro user (repeatable)");
+  a2a->add_option("--tokens-file", command->tokens_file,
+                  "Accept the tokens of this file, one `TOKEN [PLAN]` per line")
+      ->check(CLI::ExistingFile);
+  a2a->add_flag("--no-auth", command->config.no_auth,
+                "Requests without an Authorization header act as a Pro user");
+  a2a->add_option("--card-version", args->card_version,
+                  "protocolVersion of the magisterium card: 0.3.0 (default) or 0.2.6")
+      ->check(CLI::IsMember({"0.2.6", "0.3.0"}));
+  a2a->add_option("--seed", command->config.seed, "Seed of the minted ids")->capture_default_str();
+  a2a->add_option("--stream-delay-ms", args->stream_delay_ms, "Pause between two stream events")
+      ->capture_default_str();
+  a2a->add_option("--rate-default", args->rate_default, "message/send calls per window and token")
+      ->capture_default_str();
+  a2a->add_option("--rate-expensive", args->rate_expensive,
+                  "Calls of expensive skills (catholic_qa) per window and token")
+      ->capture_default_str();
+  a2a->add_option("--rate-window-s", args->rate_window_s, "Quota window in seconds")
+      ->capture_default_str();
+  a2a->add_option("--rate-window", args->rate_window, "fixed or sliding")
+      ->check(CLI::IsMember({"fixed", "sliding"}))
+      ->capture_default_str();
+  a2a->add_flag("--no-quota", args->no_quota, "Never answer 429");
+  a2a->add_flag("--retry-after-header", command->config.retry_after_header,
+                "Send an HTTP Retry-After header with 429 too");
+  a2a->add_option("--check-order", args->check_order,
+                  "The eight checks, comma-separated (default: "
+                  "parse,envelope,auth,plan,method,params,skill,quota)");
+  a2a->add_flag("--no-cors", args->no_cors, "No CORS headers; OPTIONS answers 204 with Allow");
+  a2a->add_option("--threads", command->server.threads, "Worker threads")->capture_default_str();
+  runWhenParsed<MockA2aCommand>(
+      a2a, invocation, "mock a2a", command,
+      [args](MockA2aCommand& parsed) { return configureMockA2a(parsed, *args); }, runMockA2a);
+  return {a2a, command};
 }
 
 }  // namespace agentvcr::cli

@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/scripted_service.hpp"
@@ -22,6 +23,25 @@ int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
   waitForStopSignal();
   server.stop();
   return kExitOk;
+}
+
+Registration<MockMagmaCommand> registerMockMagma(CLI::App& mock, Invocation& invocation) {
+  auto command = std::make_shared<MockMagmaCommand>();
+  auto listen = std::make_shared<std::string>("127.0.0.1:8000");
+  auto* magma = mock.add_subcommand("magma", "A scripted MAGMA 2.0 agent");
+  magma->add_option("--script", command->script_path, "Script file (JSON)")->required();
+  magma->add_option("--listen", *listen, "Address to listen on")->capture_default_str();
+  magma->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  runWhenParsed<MockMagmaCommand>(
+      magma, invocation, "mock magma", command,
+      [listen](MockMagmaCommand& parsed) {
+        auto address = parseListen(*listen);
+        parsed.server.host = address.host;
+        parsed.server.port = address.port;
+        return std::string();
+      },
+      runMockMagma);
+  return {magma, command};
 }
 
 }  // namespace agentvcr::cli

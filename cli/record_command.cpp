@@ -1,7 +1,9 @@
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
 
@@ -47,6 +49,89 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   }
   out << std::endl;
   return stats.write_errors == 0 ? kExitOk : kExitFailure;
+}
+
+namespace {
+
+/// record's arguments that are not stored as given.
+struct RecordArguments {
+  std::string upstream;
+  std::string listen = "127.0.0.1:8080";
+  std::string durability = "normal";
+  unsigned upstream_timeout_s = 600;
+  bool insecure = false;
+};
+
+std::string configureRecord(RecordCommand& command, const RecordArguments& args) {
+  auto url = proxy::parseUrl(args.upstream);
+  if (!url) {
+    return "--upstream must be http(s)://host[:port][/path], got '" + args.upstream + "'";
+  }
+  auto listen = parseListen(args.listen);
+  auto& config = command.config;
+  config.relay.upstream = *url;
+  config.relay.upstream_timeout = std::chrono::seconds(args.upstream_timeout_s);
+  config.relay.verify_tls = !args.insecure;
+  config.server.host = listen.host;
+  config.server.port = listen.port;
+  config.recorder.durability =
+      args.durability == "full" ? store::Durability::Full : store::Durability::Normal;
+  return {};
+}
+
+}  // namespace
+
+Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<RecordCommand>();
+  auto args = std::make_shared<RecordArguments>();
+  auto& config = command->config;
+  config.db_path = kDefaultArchive;
+  config.server.threads = defaultThreads();
+  config.server.port = 8080;
+  config.session.mode = "record";
+  // A proxy relays first: under load its index thread takes a quarter of a core by default.
+  config.recorder.index_share_under_load = 0.25;
+
+  auto* record = app.add_subcommand("record", "Relay to an agent and record every exchange");
+  record->add_option("--upstream", args->upstream, "Agent base URL (http:// or https://)")
+      ->required();
+  record->add_option("--listen", args->listen, "Address to listen on")->capture_default_str();
+  record->add_option("--db", config.db_path, "SQLite archive")->capture_default_str();
+  record->add_option("--session", config.session.name, "Session name");
+  record->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
+  record
+      ->add_option("--max-body", config.relay.max_request_body,
+                   "Largest request body in bytes (413 above)")
+      ->capture_default_str();
+  record
+      ->add_option("--upstream-timeout", args->upstream_timeout_s,
+                   "Seconds to wait for the agent's answer (504 after)")
+      ->capture_default_str();
+  record->add_option("--durability", args->durability, "normal or full")
+      ->check(CLI::IsMember({"normal", "full"}))
+      ->capture_default_str();
+  record->add_flag(
+      "!--plain-bodies", config.recorder.compress_bodies,
+      "Store bodies and memories verbatim (readable with plain SQL), not zstd-compressed");
+  record
+      ->add_option("--index-share", config.recorder.index_share_under_load,
+                   "Share of one core the indexing of captured exchanges takes while traffic "
+                   "keeps arriving (1: all it needs); the index catches up when the load drops")
+      ->check(CLI::Range(0.05, 1.0))
+      ->capture_default_str();
+  record->add_option("--ready-file", command->ready_file,
+                     "Write the listening URL here once ready");
+  record->add_flag("--insecure", args->insecure, "Do not verify an https upstream's certificate");
+  record
+      ->add_option("--ca-file", config.relay.ca_file,
+                   "Also trust the certificate authorities in this PEM file")
+      ->check(CLI::ExistingFile);
+  record->add_flag("!--no-probe", config.probe_identity,
+                   "Do not ask the agent for /health and /v1/info at start");
+  runWhenParsed<RecordCommand>(
+      record, invocation, "record", command,
+      [args](RecordCommand& parsed) { return configureRecord(parsed, *args); }, runRecord);
+  return {record, command};
 }
 
 }  // namespace agentvcr::cli

@@ -1,5 +1,9 @@
+#include <algorithm>
 #include <ostream>
+#include <stdexcept>
+#include <vector>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
 
@@ -25,6 +29,88 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
   out << "agentvcr replay: " << stats.requests << " requests, " << stats.hits << " hits, "
       << stats.misses << " misses, " << stats.forwarded << " forwarded" << std::endl;
   return kExitOk;
+}
+
+namespace {
+
+/// replay's arguments that are not stored as given.
+struct ReplayArguments {
+  std::string listen = "127.0.0.1:8000";
+  std::string on_miss = "error";
+  std::string upstream;
+  std::vector<std::string> ignore;
+  unsigned forward_timeout_s = 600;
+  bool no_store_misses = false;
+  std::string sse_pace = "recorded";
+};
+
+std::string configureReplay(ReplayCommand& command, const ReplayArguments& args) {
+  auto& config = command.config;
+  config.replay.on_miss = *replay::parseMissPolicy(args.on_miss);
+  if (config.replay.on_miss == replay::MissPolicy::Forward) {
+    auto url = proxy::parseUrl(args.upstream);
+    if (!url || url->tls) {
+      return "--on-miss forward needs --upstream http://host[:port][/path], got '" + args.upstream +
+             "'";
+    }
+    config.upstream = *url;
+  } else if (!args.upstream.empty()) {
+    return "--upstream is only used with --on-miss forward";
+  }
+  try {
+    config.replay.key_rules = replay::KeyRules::ignoring(args.ignore);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  auto listen = parseListen(args.listen);
+  config.server.host = listen.host;
+  config.server.port = listen.port;
+  config.forward_timeout = std::chrono::seconds(args.forward_timeout_s);
+  config.store_misses = !args.no_store_misses;
+  config.replay.stream_pace = *replay::parseStreamPace(args.sse_pace);
+  return {};
+}
+
+}  // namespace
+
+Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<ReplayCommand>();
+  auto args = std::make_shared<ReplayArguments>();
+  auto& config = command->config;
+  config.db_path = kDefaultArchive;
+  config.server.threads = std::min(4u, defaultThreads());
+
+  auto* replay = app.add_subcommand("replay", "Serve recorded conversations as a mock agent");
+  replay->add_option("--db", config.db_path, "SQLite archive")->capture_default_str();
+  replay->add_option("--session", config.replay.selection.sessions,
+                     "Serve this session (repeatable; default: all)");
+  replay->add_option("--conversation", config.replay.selection.conversations,
+                     "Serve this conversation (repeatable)");
+  replay->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
+      ->capture_default_str();
+  replay->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  replay->add_option("--on-miss", args->on_miss, "error, http or forward")
+      ->check(CLI::IsMember({"error", "http", "forward"}))
+      ->capture_default_str();
+  replay->add_option("--upstream", args->upstream, "Live agent asked under --on-miss forward");
+  replay->add_option("--ignore", args->ignore,
+                     "JSON pointer into an input left out of its key (repeatable)");
+  replay->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
+  replay
+      ->add_option("--forward-timeout", args->forward_timeout_s,
+                   "Seconds to wait for the live agent under --on-miss forward")
+      ->capture_default_str();
+  replay->add_flag("--no-store-misses", args->no_store_misses,
+                   "Only log misses; never write to the archive");
+  replay->add_flag("--a2a-ignore-message-id", config.replay.a2a_ignore_message_id,
+                   "Leave A2A message ids out of the key (callers that mint new ones)");
+  replay->add_option("--sse-pace", args->sse_pace, "Event streams at the recorded pace, or fast")
+      ->check(CLI::IsMember({"recorded", "fast"}))
+      ->capture_default_str();
+  runWhenParsed<ReplayCommand>(
+      replay, invocation, "replay", command,
+      [args](ReplayCommand& parsed) { return configureReplay(parsed, *args); }, runReplay);
+  return {replay, command};
 }
 
 }  // namespace agentvcr::cli

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/stats.hpp"
@@ -140,6 +141,18 @@ int runStats(const StatsCommand& command, std::ostream& out) {
     writeText(stats, out);
   }
   return kExitOk;
+}
+
+Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<StatsCommand>();
+  auto* stats = app.add_subcommand("stats", "Per-session traffic, latency and error stats");
+  stats->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  stats->add_option("--session", command->sessions, "Only this session (repeatable)");
+  stats->add_option("--format", command->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  runWhenParsed<StatsCommand>(stats, invocation, "stats", command, {}, runStats);
+  return {stats, command};
 }
 
 }  // namespace agentvcr::cli

@@ -61,4 +61,22 @@ if grep -qa "e2e-secret-token" "$work"/archive.sqlite*; then
 fi
 "$agentvcr" ls --db "$work/archive.sqlite" | grep -q "agentvcr-scripted-demo" ||
   fail "ls does not show the agent identity"
+
+# No source path is compiled in: a copy of the binary away from any fixtures refuses the demo
+# and names --fixtures; an installed layout (bin/ next to share/agentvcr/fixtures) finds them.
+mkdir -p "$work/lonely" "$work/prefix/bin" "$work/prefix/share/agentvcr"
+cp "$agentvcr" "$work/lonely/agentvcr"
+status=0
+env -u AGENTVCR_FIXTURES "$work/lonely/agentvcr" demo --db "$work/lonely.sqlite" \
+  >"$work/lonely.log" 2>&1 || status=$?
+[[ $status == 2 ]] || fail "demo without fixtures exited with $status, not 2"
+grep -q -- "--fixtures" "$work/lonely.log" || fail "demo without fixtures does not name --fixtures"
+cp "$agentvcr" "$work/prefix/bin/agentvcr"
+ln -s "$(cd "$fixtures" && pwd)" "$work/prefix/share/agentvcr/fixtures"
+env -u AGENTVCR_FIXTURES "$work/prefix/bin/agentvcr" mock a2a --profile standard \
+  --listen 127.0.0.1:0 --ready-file "$work/installed.url" >"$work/installed.log" 2>&1 &
+installed_pid=$!
+wait_for_file "$work/installed.url"
+kill -TERM "$installed_pid"
+wait "$installed_pid" || fail "the installed mock a2a exited with $?"
 echo "record_cli: ok"

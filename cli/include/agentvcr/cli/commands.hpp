@@ -11,7 +11,7 @@
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/sim/a2a/config.hpp"
 
-/// The `agentvcr` subcommands. main() parses arguments into these option structs; each run
+/// The `agentvcr` subcommands. Parsing (command_line.hpp) fills these option structs; each run
 /// function returns the process exit status and writes what a person reads to `out`.
 namespace agentvcr::cli {
 
@@ -19,6 +19,11 @@ namespace agentvcr::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+
+/// The archive every command reads or writes when --db is not given.
+inline constexpr const char* kDefaultArchive = "agentvcr.sqlite";
+/// `agentvcr demo` writes its own archive so it never replaces recorded traffic.
+inline constexpr const char* kDefaultDemoArchive = "agentvcr-demo.sqlite";
 
 struct RecordCommand {
   proxy::RecordingProxyConfig config;
@@ -59,17 +64,23 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out);
 
 struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
-  std::string db_path = "agentvcr-demo.sqlite";
+  std::string db_path = kDefaultDemoArchive;
   unsigned threads = 2;
   std::string program = "agentvcr";  ///< how the user runs agentvcr, for the printed hints
 };
 
 int runDemo(const DemoCommand& command, std::ostream& out);
 
+/// `agentvcr ls`: the sessions of an archive, or the conversations of one.
+struct LsCommand {
+  std::string db_path = kDefaultArchive;
+  std::optional<std::int64_t> session;
+};
+
 int runLs(const std::string& db_path, std::optional<std::int64_t> session, std::ostream& out);
 
 struct ShowCommand {
-  std::string db_path;
+  std::string db_path = kDefaultArchive;
   std::optional<std::int64_t> conversation;
   std::optional<std::int64_t> exchange;
   bool bodies = false;  ///< with --exchange: print request and response bodies too
@@ -79,7 +90,7 @@ int runShow(const ShowCommand& command, std::ostream& out);
 
 /// `agentvcr export`: exchanges of an archive as JSONL, HAR 1.2 or curl commands.
 struct ExportCommand {
-  std::string db_path;
+  std::string db_path = kDefaultArchive;
   std::string format = "jsonl";  ///< "jsonl", "har" or "curl"
   std::vector<std::int64_t> sessions;
   std::vector<std::int64_t> conversations;
@@ -90,7 +101,7 @@ int runExport(const ExportCommand& command, std::ostream& out);
 
 /// `agentvcr import`: the JSONL of `agentvcr export` back into an archive as new sessions.
 struct ImportCommand {
-  std::string db_path;
+  std::string db_path = kDefaultArchive;
   std::string format = "jsonl";
   std::string in_path;
   std::string session_name;  ///< empty: the exported names
@@ -119,7 +130,7 @@ int runEval(const EvalCommand& command, std::ostream& out);
 
 /// `agentvcr lint`: contract violations in recorded traffic (docs/lint-and-stats.md).
 struct LintCommand {
-  std::string db_path;
+  std::string db_path = kDefaultArchive;
   std::vector<std::int64_t> sessions;  ///< empty: every session
   std::string format = "text";         ///< "text" or "json"
 };
@@ -129,12 +140,16 @@ int runLint(const LintCommand& command, std::ostream& out);
 
 /// `agentvcr stats`: per-session aggregates of recorded traffic (docs/lint-and-stats.md).
 struct StatsCommand {
-  std::string db_path;
+  std::string db_path = kDefaultArchive;
   std::vector<std::int64_t> sessions;  ///< empty: every session
   std::string format = "text";         ///< "text" or "json"
 };
 
 int runStats(const StatsCommand& command, std::ostream& out);
+
+struct MigrateCommand {
+  std::string db_path = kDefaultArchive;
+};
 
 /// `agentvcr migrate`: applies the pending schema migrations to the archive at `db_path` (which
 /// must exist) and says from which version to which. Throws std::runtime_error on failure.

@@ -1,0 +1,107 @@
+#include "agentvcr/cli/command_line.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <ostream>
+#include <system_error>
+#include <thread>
+
+namespace agentvcr::cli {
+namespace {
+
+/// A folder that holds the bundled fixtures, told apart by the demo's script and episodes.
+bool isFixturesDir(const std::filesystem::path& dir) {
+  std::error_code error;
+  return std::filesystem::is_directory(dir / "demo", error);
+}
+
+}  // namespace
+
+int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) {
+  if (!invocation.usage_error.empty()) {
+    err << "agentvcr " << invocation.command << ": " << invocation.usage_error << "\n";
+    return kExitUsage;
+  }
+  if (!invocation.run) {
+    return kExitUsage;
+  }
+  try {
+    return invocation.run(out);
+  } catch (const std::exception& error) {
+    err << "agentvcr: " << error.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+void registerAll(CLI::App& app, Invocation& invocation, const std::string& program) {
+  registerRecord(app, invocation);
+  registerReplay(app, invocation);
+  auto* mock = registerMock(app);
+  registerMockMagma(*mock, invocation);
+  registerMockA2a(*mock, invocation);
+  registerDemo(app, invocation, program);
+  registerLs(app, invocation);
+  registerShow(app, invocation);
+  registerMigrate(app, invocation);
+  registerExport(app, invocation);
+  registerImport(app, invocation);
+  registerMerge(app, invocation);
+  registerEval(app, invocation);
+  registerLint(app, invocation);
+  registerStats(app, invocation);
+}
+
+CLI::App* registerMock(CLI::App& app) {
+  auto* mock = app.add_subcommand("mock", "Run a synthetic agent");
+  mock->require_subcommand(1);
+  return mock;
+}
+
+proxy::HostPort parseListen(const std::string& text) {
+  auto parsed = proxy::parseHostPort(text);
+  if (!parsed) {
+    throw CLI::ValidationError("--listen", "expected HOST:PORT, got '" + text + "'");
+  }
+  return *parsed;
+}
+
+unsigned defaultThreads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::optional<std::filesystem::path> findFixturesDir(const char* environment,
+                                                     const std::filesystem::path& executable) {
+  if (environment != nullptr && *environment != '\0') {
+    return std::filesystem::path(environment);
+  }
+  const auto bin_dir = executable.parent_path();
+  if (auto installed = bin_dir.parent_path() / "share" / "agentvcr" / "fixtures";
+      isFixturesDir(installed)) {
+    return installed;
+  }
+  for (auto dir = bin_dir; !dir.empty(); dir = dir.parent_path()) {
+    if (isFixturesDir(dir / "fixtures")) {
+      return dir / "fixtures";
+    }
+    if (dir == dir.root_path()) {
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string defaultFixturesDir(std::string& dir) {
+  std::error_code error;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  auto found = findFixturesDir(std::getenv("AGENTVCR_FIXTURES"),
+                               error ? std::filesystem::path() : executable);
+  if (!found) {
+    return "no bundled fixtures found next to the agentvcr executable: pass --fixtures DIR "
+           "or set AGENTVCR_FIXTURES";
+  }
+  dir = found->string();
+  return {};
+}
+
+}  // namespace agentvcr::cli

@@ -1,0 +1,585 @@
+// Each `agentvcr` command parsed from argument vectors on its own CLI11 app: the options it
+// fills, its defaults and its usage errors, with nothing run.
+
+#include "agentvcr/cli/command_line.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace agentvcr::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CommandLineTest : public ::testing::Test {
+ protected:
+  /// Parses `args` (the program name is added): CLI11's exit status when it refuses them.
+  std::optional<int> parse(const std::vector<std::string>& args) {
+    std::vector<const char*> argv{"agentvcr"};
+    for (const auto& arg : args) {
+      argv.push_back(arg.c_str());
+    }
+    try {
+      app_.parse(static_cast<int>(argv.size()), argv.data());
+      return std::nullopt;
+    } catch (const CLI::ParseError& error) {
+      return app_.exit(error, out_, err_);
+    }
+  }
+
+  /// Parses `args`, which must be accepted and leave a command to run.
+  void parseRunnable(const std::vector<std::string>& args) {
+    ASSERT_EQ(parse(args), std::nullopt) << err_.str();
+    ASSERT_EQ(invocation_.usage_error, "");
+    ASSERT_TRUE(invocation_.run);
+  }
+
+  /// Parses `args`, which CLI11 accepts but the command refuses: execute()'s status and what
+  /// it printed.
+  std::pair<int, std::string> usageError(const std::vector<std::string>& args) {
+    EXPECT_EQ(parse(args), std::nullopt) << err_.str();
+    EXPECT_FALSE(invocation_.run);
+    const int status = execute(invocation_, out_, err_);
+    return {status, err_.str()};
+  }
+
+  CLI::App app_{"agentvcr"};
+  Invocation invocation_;
+  std::ostringstream out_;
+  std::ostringstream err_;
+};
+
+constexpr int kValidationError = static_cast<int>(CLI::ExitCodes::ValidationError);
+constexpr int kRequiredError = static_cast<int>(CLI::ExitCodes::RequiredError);
+
+// --- record ---
+
+TEST_F(CommandLineTest, RecordDefaults) {
+  auto record = registerRecord(app_, invocation_);
+  parseRunnable({"record", "--upstream", "http://agent.test:9000/base"});
+  const auto& config = record.command->config;
+  EXPECT_EQ(invocation_.command, "record");
+  EXPECT_EQ(config.db_path, kDefaultArchive);
+  EXPECT_EQ(config.server.host, "127.0.0.1");
+  EXPECT_EQ(config.server.port, 8080);
+  EXPECT_EQ(config.server.threads, defaultThreads());
+  EXPECT_EQ(config.relay.upstream.host, "agent.test");
+  EXPECT_EQ(config.relay.upstream.port, 9000);
+  EXPECT_EQ(config.relay.upstream.base_path, "/base");
+  EXPECT_EQ(config.relay.upstream_timeout, std::chrono::seconds(600));
+  EXPECT_TRUE(config.relay.verify_tls);
+  EXPECT_EQ(config.recorder.durability, store::Durability::Normal);
+  EXPECT_DOUBLE_EQ(config.recorder.index_share_under_load, 0.25);
+  EXPECT_TRUE(config.recorder.compress_bodies);
+  EXPECT_TRUE(config.probe_identity);
+  EXPECT_EQ(config.session.mode, "record");
+}
+
+TEST_F(CommandLineTest, RecordOptions) {
+  auto record = registerRecord(app_, invocation_);
+  parseRunnable({"record",
+                 "--upstream",
+                 "https://agent.test",
+                 "--listen",
+                 "0.0.0.0:0",
+                 "--db",
+                 "x.sqlite",
+                 "--session",
+                 "nightly",
+                 "--threads",
+                 "3",
+                 "--upstream-timeout",
+                 "5",
+                 "--durability",
+                 "full",
+                 "--plain-bodies",
+                 "--index-share",
+                 "1",
+                 "--insecure",
+                 "--no-probe",
+                 "--ready-file",
+                 "ready.txt"});
+  const auto& config = record.command->config;
+  EXPECT_TRUE(config.relay.upstream.tls);
+  EXPECT_EQ(config.server.host, "0.0.0.0");
+  EXPECT_EQ(config.server.port, 0);
+  EXPECT_EQ(config.db_path, "x.sqlite");
+  EXPECT_EQ(config.session.name, "nightly");
+  EXPECT_EQ(config.server.threads, 3u);
+  EXPECT_EQ(config.relay.upstream_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config.recorder.durability, store::Durability::Full);
+  EXPECT_FALSE(config.recorder.compress_bodies);
+  EXPECT_DOUBLE_EQ(config.recorder.index_share_under_load, 1.0);
+  EXPECT_FALSE(config.relay.verify_tls);
+  EXPECT_FALSE(config.probe_identity);
+  EXPECT_EQ(record.command->ready_file, "ready.txt");
+}
+
+TEST_F(CommandLineTest, RecordRefusesABadUpstreamAsAUsageError) {
+  registerRecord(app_, invocation_);
+  auto [status, err] = usageError({"record", "--upstream", "ftp://agent.test"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr record: --upstream must be http(s)://host[:port][/path], got "
+            "'ftp://agent.test'\n");
+}
+
+TEST_F(CommandLineTest, RecordRefusesABadListen) {
+  registerRecord(app_, invocation_);
+  EXPECT_EQ(parse({"record", "--upstream", "http://a.test", "--listen", "nowhere"}),
+            kValidationError);
+  EXPECT_NE(err_.str().find("--listen: expected HOST:PORT, got 'nowhere'"), std::string::npos)
+      << err_.str();
+  EXPECT_FALSE(invocation_.run);
+}
+
+TEST_F(CommandLineTest, RecordNeedsAnUpstream) {
+  registerRecord(app_, invocation_);
+  EXPECT_EQ(parse({"record"}), kRequiredError);
+  EXPECT_NE(err_.str().find("--upstream"), std::string::npos);
+}
+
+TEST_F(CommandLineTest, RecordRefusesAnUnknownDurability) {
+  registerRecord(app_, invocation_);
+  EXPECT_EQ(parse({"record", "--upstream", "http://a.test", "--durability", "sometimes"}),
+            kValidationError);
+}
+
+TEST_F(CommandLineTest, RecordRefusesAnIndexShareOutOfRange) {
+  registerRecord(app_, invocation_);
+  EXPECT_EQ(parse({"record", "--upstream", "http://a.test", "--index-share", "0.01"}),
+            kValidationError);
+}
+
+// --- replay ---
+
+TEST_F(CommandLineTest, ReplayDefaults) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay"});
+  const auto& config = replay.command->config;
+  EXPECT_EQ(invocation_.command, "replay");
+  EXPECT_EQ(config.db_path, kDefaultArchive);
+  EXPECT_EQ(config.server.host, "127.0.0.1");
+  EXPECT_EQ(config.server.port, 8000);
+  EXPECT_EQ(config.server.threads, std::min(4u, defaultThreads()));
+  EXPECT_EQ(config.replay.on_miss, replay::MissPolicy::Error);
+  EXPECT_FALSE(config.upstream);
+  EXPECT_EQ(config.forward_timeout, std::chrono::seconds(600));
+  EXPECT_TRUE(config.store_misses);
+  EXPECT_EQ(config.replay.stream_pace, replay::StreamPace::Recorded);
+  EXPECT_TRUE(config.replay.key_rules.ignoresNothing());
+}
+
+TEST_F(CommandLineTest, ReplayForwardsMissesToTheUpstream) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay",
+                 "--db",
+                 "a.sqlite",
+                 "--session",
+                 "2",
+                 "--session",
+                 "3",
+                 "--on-miss",
+                 "forward",
+                 "--upstream",
+                 "http://live.test:81",
+                 "--forward-timeout",
+                 "7",
+                 "--no-store-misses",
+                 "--sse-pace",
+                 "fast",
+                 "--ignore",
+                 "/messages/0",
+                 "--listen",
+                 "127.0.0.1:0"});
+  const auto& config = replay.command->config;
+  EXPECT_EQ(config.db_path, "a.sqlite");
+  EXPECT_EQ(config.replay.selection.sessions, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(config.replay.on_miss, replay::MissPolicy::Forward);
+  ASSERT_TRUE(config.upstream);
+  EXPECT_EQ(config.upstream->host, "live.test");
+  EXPECT_EQ(config.upstream->port, 81);
+  EXPECT_EQ(config.forward_timeout, std::chrono::seconds(7));
+  EXPECT_FALSE(config.store_misses);
+  EXPECT_EQ(config.replay.stream_pace, replay::StreamPace::Fast);
+  EXPECT_EQ(config.replay.key_rules.ignoredPointers(), std::vector<std::string>{"/messages/0"});
+  EXPECT_EQ(config.server.port, 0);
+}
+
+TEST_F(CommandLineTest, ReplayRefusesAnUnknownMissPolicy) {
+  registerReplay(app_, invocation_);
+  EXPECT_EQ(parse({"replay", "--on-miss", "ignore"}), kValidationError);
+  EXPECT_NE(err_.str().find("--on-miss"), std::string::npos) << err_.str();
+}
+
+TEST_F(CommandLineTest, ReplayForwardNeedsAnHttpUpstream) {
+  registerReplay(app_, invocation_);
+  auto [status, err] =
+      usageError({"replay", "--on-miss", "forward", "--upstream", "https://live.test"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr replay: --on-miss forward needs --upstream http://host[:port][/path], got "
+            "'https://live.test'\n");
+}
+
+TEST_F(CommandLineTest, ReplayUpstreamOnlyWithForward) {
+  registerReplay(app_, invocation_);
+  auto [status, err] = usageError({"replay", "--upstream", "http://live.test"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err, "agentvcr replay: --upstream is only used with --on-miss forward\n");
+}
+
+TEST_F(CommandLineTest, ReplayRefusesIgnoringTheWholeInput) {
+  registerReplay(app_, invocation_);
+  auto [status, err] = usageError({"replay", "--ignore", ""});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err, "agentvcr replay: --ignore '': the whole input cannot be ignored\n");
+}
+
+TEST_F(CommandLineTest, ReplayRefusesABadListen) {
+  registerReplay(app_, invocation_);
+  EXPECT_EQ(parse({"replay", "--listen", "8000"}), kValidationError);
+  EXPECT_NE(err_.str().find("--listen: expected HOST:PORT, got '8000'"), std::string::npos);
+}
+
+// --- mock magma and mock a2a ---
+
+TEST_F(CommandLineTest, MockNeedsAnAgentKind) {
+  registerMock(app_);
+  EXPECT_EQ(parse({"mock"}), kRequiredError);
+}
+
+TEST_F(CommandLineTest, MockMagma) {
+  auto magma = registerMockMagma(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "magma", "--script", "script.json", "--listen", "[::1]:9100"});
+  EXPECT_EQ(invocation_.command, "mock magma");
+  EXPECT_EQ(magma.command->script_path, "script.json");
+  EXPECT_EQ(magma.command->server.host, "::1");
+  EXPECT_EQ(magma.command->server.port, 9100);
+}
+
+TEST_F(CommandLineTest, MockMagmaNeedsAScript) {
+  registerMockMagma(*registerMock(app_), invocation_);
+  EXPECT_EQ(parse({"mock", "magma"}), kRequiredError);
+}
+
+TEST_F(CommandLineTest, MockMagmaListensOnPort8000ByDefault) {
+  auto magma = registerMockMagma(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "magma", "--script", "s.json"});
+  EXPECT_EQ(magma.command->server.host, "127.0.0.1");
+  EXPECT_EQ(magma.command->server.port, 8000);
+}
+
+TEST_F(CommandLineTest, MockMagmaRefusesABadListen) {
+  registerMockMagma(*registerMock(app_), invocation_);
+  EXPECT_EQ(parse({"mock", "magma", "--script", "s.json", "--listen", "host:port"}),
+            kValidationError);
+}
+
+TEST_F(CommandLineTest, MockA2aOptions) {
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock",
+                 "a2a",
+                 "--profile",
+                 "magisterium",
+                 "--token",
+                 "t1",
+                 "--fixtures",
+                 "/elsewhere",
+                 "--listen",
+                 "127.0.0.1:0",
+                 "--rate-default",
+                 "3",
+                 "--rate-expensive",
+                 "1",
+                 "--rate-window-s",
+                 "10",
+                 "--rate-window",
+                 "sliding",
+                 "--no-cors",
+                 "--stream-delay-ms",
+                 "5",
+                 "--card-version",
+                 "0.2.6"});
+  const auto& command = *a2a.command;
+  EXPECT_EQ(invocation_.command, "mock a2a");
+  EXPECT_EQ(command.config.profile, sim::a2a::ProfileKind::Magisterium);
+  EXPECT_EQ(command.tokens, std::vector<std::string>{"t1"});
+  EXPECT_EQ(command.fixtures_dir, "/elsewhere");
+  EXPECT_EQ(command.server.port, 0);
+  EXPECT_EQ(command.server.threads, std::min(2u, defaultThreads()));
+  EXPECT_EQ(command.config.limits.default_pool.calls, 3u);
+  EXPECT_EQ(command.config.limits.expensive_pool.calls, 1u);
+  EXPECT_EQ(command.config.limits.default_pool.window, std::chrono::seconds(10));
+  EXPECT_EQ(command.config.limits.window, sim::a2a::WindowKind::Sliding);
+  EXPECT_TRUE(command.config.quota);
+  EXPECT_FALSE(command.config.cors);
+  EXPECT_EQ(command.config.stream_delay, std::chrono::milliseconds(5));
+  EXPECT_EQ(command.config.card_version, "0.2.6");
+}
+
+TEST_F(CommandLineTest, MockA2aFindsTheBundledFixturesOfItsProfile) {
+  ::unsetenv("AGENTVCR_FIXTURES");
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "a2a", "--profile", "standard"});
+  EXPECT_EQ(fs::weakly_canonical(a2a.command->fixtures_dir),
+            fs::weakly_canonical(fs::path(AGENTVCR_FIXTURES_DIR) / "a2a" / "standard"));
+  EXPECT_EQ(a2a.command->server.host, "127.0.0.1");
+  EXPECT_EQ(a2a.command->server.port, 8000);
+}
+
+TEST_F(CommandLineTest, MockA2aMagisteriumNeedsTokens) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] = usageError({"mock", "a2a"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr mock a2a: the magisterium profile needs --token, --tokens-file or "
+            "--no-auth\n");
+}
+
+TEST_F(CommandLineTest, MockA2aStandardTakesNoTokens) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] = usageError({"mock", "a2a", "--profile", "standard", "--token", "t"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_NE(err.find("the standard profile checks no tokens"), std::string::npos) << err;
+}
+
+TEST_F(CommandLineTest, MockA2aRefusesAnEndpointPathWithoutSlash) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] = usageError({"mock", "a2a", "--no-auth", "--endpoint-path", "rpc"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err, "agentvcr mock a2a: --endpoint-path must start with '/'\n");
+}
+
+TEST_F(CommandLineTest, MockA2aRefusesZeroRates) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] = usageError({"mock", "a2a", "--no-auth", "--rate-default", "0"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_NE(err.find("the rate numbers must be at least 1"), std::string::npos) << err;
+}
+
+TEST_F(CommandLineTest, MockA2aRefusesAnUnknownProfile) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  EXPECT_EQ(parse({"mock", "a2a", "--profile", "grand"}), kValidationError);
+}
+
+// --- demo ---
+
+TEST_F(CommandLineTest, DemoDefaultsToItsOwnArchiveAndTheBundledFixtures) {
+  ::unsetenv("AGENTVCR_FIXTURES");
+  auto demo = registerDemo(app_, invocation_, "./agentvcr");
+  parseRunnable({"demo"});
+  EXPECT_EQ(demo.command->db_path, kDefaultDemoArchive);
+  EXPECT_EQ(demo.command->program, "./agentvcr");
+  EXPECT_EQ(fs::weakly_canonical(demo.command->fixtures_dir),
+            fs::weakly_canonical(AGENTVCR_FIXTURES_DIR));
+}
+
+TEST_F(CommandLineTest, DemoTakesTheFixturesOfTheEnvironment) {
+  ::setenv("AGENTVCR_FIXTURES", "/from/environment", 1);
+  auto demo = registerDemo(app_, invocation_, "agentvcr");
+  parseRunnable({"demo"});
+  ::unsetenv("AGENTVCR_FIXTURES");
+  EXPECT_EQ(demo.command->fixtures_dir, "/from/environment");
+}
+
+TEST_F(CommandLineTest, DemoFixturesOptionWins) {
+  ::setenv("AGENTVCR_FIXTURES", "/from/environment", 1);
+  auto demo = registerDemo(app_, invocation_, "agentvcr");
+  parseRunnable({"demo", "--fixtures", "/given", "--db", "d.sqlite"});
+  ::unsetenv("AGENTVCR_FIXTURES");
+  EXPECT_EQ(demo.command->fixtures_dir, "/given");
+  EXPECT_EQ(demo.command->db_path, "d.sqlite");
+}
+
+// --- ls, show, migrate ---
+
+TEST_F(CommandLineTest, LsDefaultsToAllSessionsOfTheDefaultArchive) {
+  auto ls = registerLs(app_, invocation_);
+  parseRunnable({"ls"});
+  EXPECT_EQ(ls.command->db_path, kDefaultArchive);
+  EXPECT_FALSE(ls.command->session);
+}
+
+TEST_F(CommandLineTest, LsOfOneSession) {
+  auto ls = registerLs(app_, invocation_);
+  parseRunnable({"ls", "--db", "x.sqlite", "7"});
+  EXPECT_EQ(ls.command->db_path, "x.sqlite");
+  EXPECT_EQ(ls.command->session, 7);
+}
+
+TEST_F(CommandLineTest, ShowAConversationOrAnExchange) {
+  auto show = registerShow(app_, invocation_);
+  parseRunnable({"show", "--exchange", "4", "--bodies"});
+  EXPECT_EQ(show.command->db_path, kDefaultArchive);
+  EXPECT_FALSE(show.command->conversation);
+  EXPECT_EQ(show.command->exchange, 4);
+  EXPECT_TRUE(show.command->bodies);
+}
+
+TEST_F(CommandLineTest, ShowNeedsSomethingToShow) {
+  registerShow(app_, invocation_);
+  auto [status, err] = usageError({"show"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err, "agentvcr show: give a conversation id or --exchange ID\n");
+}
+
+TEST_F(CommandLineTest, ShowTakesAConversationOrAnExchangeNotBoth) {
+  registerShow(app_, invocation_);
+  EXPECT_EQ(parse({"show", "3", "--exchange", "4"}),
+            static_cast<int>(CLI::ExitCodes::ExcludesError));
+}
+
+TEST_F(CommandLineTest, MigrateRunsOnTheGivenArchive) {
+  auto migrate = registerMigrate(app_, invocation_);
+  const auto missing = fs::temp_directory_path() / "agentvcr-unit-cli-missing.sqlite";
+  fs::remove(missing);
+  parseRunnable({"migrate", "--db", missing.string()});
+  EXPECT_EQ(migrate.command->db_path, missing.string());
+  // The parsed command really runs: a missing archive is a failure, reported on err.
+  EXPECT_EQ(execute(invocation_, out_, err_), kExitFailure);
+  EXPECT_EQ(err_.str().rfind("agentvcr: ", 0), 0u) << err_.str();
+}
+
+TEST_F(CommandLineTest, MigrateDefaultsToTheDefaultArchive) {
+  auto migrate = registerMigrate(app_, invocation_);
+  parseRunnable({"migrate"});
+  EXPECT_EQ(migrate.command->db_path, kDefaultArchive);
+}
+
+// --- export, import, merge ---
+
+TEST_F(CommandLineTest, ExportDefaultsAndOptions) {
+  auto exporter = registerExport(app_, invocation_);
+  parseRunnable(
+      {"export", "--format", "har", "--session", "1", "--conversation", "5", "--out", "o.har"});
+  EXPECT_EQ(exporter.command->db_path, kDefaultArchive);
+  EXPECT_EQ(exporter.command->format, "har");
+  EXPECT_EQ(exporter.command->sessions, std::vector<std::int64_t>{1});
+  EXPECT_EQ(exporter.command->conversations, std::vector<std::int64_t>{5});
+  EXPECT_EQ(exporter.command->out_path, "o.har");
+}
+
+TEST_F(CommandLineTest, ExportRefusesAnUnknownFormat) {
+  registerExport(app_, invocation_);
+  EXPECT_EQ(parse({"export", "--format", "xml"}), kValidationError);
+}
+
+TEST_F(CommandLineTest, ImportNeedsAnExistingInput) {
+  registerImport(app_, invocation_);
+  EXPECT_EQ(parse({"import"}), kRequiredError);
+}
+
+TEST_F(CommandLineTest, ImportRefusesAMissingInputFile) {
+  registerImport(app_, invocation_);
+  EXPECT_EQ(parse({"import", "/nonexistent/agentvcr-export.jsonl"}), kValidationError);
+}
+
+TEST_F(CommandLineTest, ImportOfAnExistingFile) {
+  auto importer = registerImport(app_, invocation_);
+  parseRunnable({"import", "--session-name", "again", AGENTVCR_FIXTURES_DIR "/demo/episodes.json"});
+  EXPECT_EQ(importer.command->db_path, kDefaultArchive);
+  EXPECT_EQ(importer.command->format, "jsonl");
+  EXPECT_EQ(importer.command->session_name, "again");
+  EXPECT_EQ(importer.command->in_path, AGENTVCR_FIXTURES_DIR "/demo/episodes.json");
+}
+
+TEST_F(CommandLineTest, MergeTakesOutThenInputs) {
+  auto merge = registerMerge(app_, invocation_);
+  const std::string input = AGENTVCR_FIXTURES_DIR "/demo/episodes.json";
+  parseRunnable({"merge", "out.sqlite", input, input});
+  EXPECT_EQ(merge.command->out_path, "out.sqlite");
+  EXPECT_EQ(merge.command->in_paths, (std::vector<std::string>{input, input}));
+}
+
+TEST_F(CommandLineTest, MergeNeedsInputs) {
+  registerMerge(app_, invocation_);
+  EXPECT_EQ(parse({"merge", "out.sqlite"}), kRequiredError);
+}
+
+// --- eval, lint, stats ---
+
+TEST_F(CommandLineTest, EvalOptions) {
+  auto eval = registerEval(app_, invocation_);
+  parseRunnable({"eval", "--agent", "http://live.test:8001", "--jobs", "8", "--one-by-one",
+                 "--fail-under", "0.9", "--report", "r.json", "--session", "2"});
+  const auto& command = *eval.command;
+  EXPECT_EQ(command.config.db_path, kDefaultArchive);
+  EXPECT_EQ(command.config.agent.host, "live.test");
+  EXPECT_EQ(command.config.agent.port, 8001);
+  EXPECT_EQ(command.config.jobs, 8u);
+  EXPECT_TRUE(command.config.one_by_one);
+  EXPECT_EQ(command.fail_under, 0.9);
+  EXPECT_EQ(command.report_path, "r.json");
+  EXPECT_EQ(command.config.selection.sessions, std::vector<std::int64_t>{2});
+}
+
+TEST_F(CommandLineTest, EvalNeedsAnHttpAgent) {
+  registerEval(app_, invocation_);
+  auto [status, err] = usageError({"eval", "--agent", "https://live.test"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr eval: --agent must be http://host[:port][/path], got 'https://live.test'\n");
+}
+
+TEST_F(CommandLineTest, EvalRefusesOutOfRangeNumbers) {
+  registerEval(app_, invocation_);
+  EXPECT_EQ(parse({"eval", "--agent", "http://a.test", "--jobs", "0"}), kValidationError);
+}
+
+TEST_F(CommandLineTest, LintDefaultsAndFormats) {
+  auto lint = registerLint(app_, invocation_);
+  parseRunnable({"lint", "--format", "json", "--session", "1", "--session", "2"});
+  EXPECT_EQ(lint.command->db_path, kDefaultArchive);
+  EXPECT_EQ(lint.command->format, "json");
+  EXPECT_EQ(lint.command->sessions, (std::vector<std::int64_t>{1, 2}));
+}
+
+TEST_F(CommandLineTest, LintRefusesAnUnknownFormat) {
+  registerLint(app_, invocation_);
+  EXPECT_EQ(parse({"lint", "--format", "yaml"}), kValidationError);
+}
+
+TEST_F(CommandLineTest, StatsDefaults) {
+  auto stats = registerStats(app_, invocation_);
+  parseRunnable({"stats"});
+  EXPECT_EQ(stats.command->db_path, kDefaultArchive);
+  EXPECT_EQ(stats.command->format, "text");
+  EXPECT_TRUE(stats.command->sessions.empty());
+}
+
+TEST_F(CommandLineTest, StatsRefusesAnUnknownFormat) {
+  registerStats(app_, invocation_);
+  EXPECT_EQ(parse({"stats", "--format", "csv"}), kValidationError);
+}
+
+// --- the whole app ---
+
+TEST_F(CommandLineTest, RegisterAllOffersEveryCommand) {
+  registerAll(app_, invocation_, "agentvcr");
+  for (const char* name : {"record", "replay", "mock", "demo", "ls", "show", "migrate", "export",
+                           "import", "merge", "eval", "lint", "stats"}) {
+    EXPECT_NO_THROW(app_.get_subcommand(name)) << name;
+  }
+  EXPECT_NO_THROW(app_.get_subcommand("mock")->get_subcommand("magma"));
+  EXPECT_NO_THROW(app_.get_subcommand("mock")->get_subcommand("a2a"));
+  parseRunnable({"stats", "--db", "s.sqlite"});
+  EXPECT_EQ(invocation_.command, "stats");
+}
+
+TEST(ExecuteTest, NothingParsedIsAUsageError) {
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(execute(Invocation{}, out, err), kExitUsage);
+}
+
+}  // namespace
+}  // namespace agentvcr::cli

@@ -1,0 +1,83 @@
+// Where `agentvcr demo` and `mock a2a` find the bundled fixtures without --fixtures: no source
+// path is compiled in, so the lookup starts from the environment and the executable.
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/cli/command_line.hpp"
+
+namespace agentvcr::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FixturesDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("agentvcr-fixtures-dir-" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+
+  void TearDown() override { fs::remove_all(root_); }
+
+  /// A fixtures folder as lookup recognises it: one with demo/ inside.
+  static fs::path makeFixtures(const fs::path& dir) {
+    fs::create_directories(dir / "demo");
+    return dir;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(FixturesDirTest, TheEnvironmentWins) {
+  makeFixtures(root_ / "src" / "fixtures");
+  auto found = findFixturesDir("/chosen/fixtures", root_ / "src" / "build" / "agentvcr");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, fs::path("/chosen/fixtures"));
+}
+
+TEST_F(FixturesDirTest, AnEmptyEnvironmentIsNotAChoice) {
+  const auto fixtures = makeFixtures(root_ / "src" / "fixtures");
+  auto found = findFixturesDir("", root_ / "src" / "build" / "agentvcr");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, fixtures);
+}
+
+TEST_F(FixturesDirTest, AnInstalledAgentvcrUsesShare) {
+  const auto fixtures = makeFixtures(root_ / "usr" / "share" / "agentvcr" / "fixtures");
+  auto found = findFixturesDir(nullptr, root_ / "usr" / "bin" / "agentvcr");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, fixtures);
+}
+
+TEST_F(FixturesDirTest, ABuildTreeWalksUpToTheSourceTree) {
+  const auto fixtures = makeFixtures(root_ / "src" / "fixtures");
+  auto found = findFixturesDir(nullptr, root_ / "src" / "build" / "dev" / "cli" / "agentvcr");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(*found, fixtures);
+}
+
+TEST_F(FixturesDirTest, AFixturesFolderWithoutDemoIsNotTheBundle) {
+  fs::create_directories(root_ / "src" / "fixtures" / "other");
+  EXPECT_FALSE(findFixturesDir(nullptr, root_ / "src" / "build" / "agentvcr"));
+}
+
+TEST_F(FixturesDirTest, NoneFoundAnywhere) {
+  EXPECT_FALSE(findFixturesDir(nullptr, root_ / "bin" / "agentvcr"));
+}
+
+TEST_F(FixturesDirTest, ThisTestBinaryFindsTheSourceTreeFixtures) {
+  ::unsetenv("AGENTVCR_FIXTURES");
+  std::string dir;
+  EXPECT_EQ(defaultFixturesDir(dir), "");
+  EXPECT_EQ(fs::weakly_canonical(dir), fs::weakly_canonical(AGENTVCR_FIXTURES_DIR));
+}
+
+}  // namespace
+}  // namespace agentvcr::cli
