@@ -16,46 +16,48 @@ constexpr const char* kCallColumns = R"sql(
          c.error_message, c.error_data, c.retry_after, c.replay_key, c.conversation_id,
          e.status, e.started_ns, e.ended_ns,
          (SELECT count(*) FROM stream_events v WHERE v.exchange_id = c.exchange_id)
+           AS stream_event_count
   FROM a2a_calls c JOIN exchanges e ON e.id = c.exchange_id)sql";
 
-A2aCallRow readCall(const SQLite::Statement& q) {
+A2aCallRow readCall(const NamedColumns& c) {
   A2aCallRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.exchange_id = q.getColumn(1).getInt64();
-  r.session_id = q.getColumn(2).getInt64();
-  r.position = q.getColumn(3).getInt64();
-  r.wire_version = q.getColumn(4).getString();
-  r.method = optText(q, 5);
-  r.rpc_id = optText(q, 6);
-  r.task_id = optText(q, 7);
-  r.context_id = optText(q, 8);
-  r.skill_id = optText(q, 9);
-  r.message_id = optText(q, 10);
-  r.task_state = optText(q, 11);
-  r.result_kind = optText(q, 12);
-  r.artifacts = optText(q, 13);
-  r.history = optText(q, 14);
-  r.request_text = optText(q, 15);
-  r.response_text = optText(q, 16);
-  r.error_code = optInt(q, 17);
-  r.error_message = optText(q, 18);
-  r.error_data = optText(q, 19);
-  if (!q.getColumn(20).isNull()) {
-    r.retry_after = q.getColumn(20).getDouble();
+  r.id = c.get("id").getInt64();
+  r.exchange_id = c.get("exchange_id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.position = c.get("position").getInt64();
+  r.wire_version = c.get("wire_version").getString();
+  r.method = c.optText("method");
+  r.rpc_id = c.optText("rpc_id");
+  r.task_id = c.optText("task_id");
+  r.context_id = c.optText("context_id");
+  r.skill_id = c.optText("skill_id");
+  r.message_id = c.optText("message_id");
+  r.task_state = c.optText("task_state");
+  r.result_kind = c.optText("result_kind");
+  r.artifacts = c.optText("artifacts");
+  r.history = c.optText("history");
+  r.request_text = c.optText("request_text");
+  r.response_text = c.optText("response_text");
+  r.error_code = c.optInt("error_code");
+  r.error_message = c.optText("error_message");
+  r.error_data = c.optText("error_data");
+  if (!c.get("retry_after").isNull()) {
+    r.retry_after = c.get("retry_after").getDouble();
   }
-  r.replay_key = fromDb(q.getColumn(21).getInt64());
-  r.conversation_id = optInt(q, 22);
-  r.status = q.getColumn(23).getInt();
-  r.started_ns = q.getColumn(24).getInt64();
-  r.ended_ns = optInt(q, 25);
-  r.stream_event_count = q.getColumn(26).getInt64();
+  r.replay_key = fromDb(c.get("replay_key").getInt64());
+  r.conversation_id = c.optInt("conversation_id");
+  r.status = c.get("status").getInt();
+  r.started_ns = c.get("started_ns").getInt64();
+  r.ended_ns = c.optInt("ended_ns");
+  r.stream_event_count = c.get("stream_event_count").getInt64();
   return r;
 }
 
 std::vector<A2aCallRow> readCalls(SQLite::Statement& q) {
+  const NamedColumns columns(q);
   std::vector<A2aCallRow> rows;
   while (q.executeStep()) {
-    rows.push_back(readCall(q));
+    rows.push_back(readCall(columns));
   }
   return rows;
 }
@@ -63,16 +65,16 @@ std::vector<A2aCallRow> readCalls(SQLite::Statement& q) {
 }  // namespace
 
 std::vector<A2aCallRow> a2aCallsOfConversation(SQLite::Database& db, std::int64_t conversation_id) {
-  SQLite::Statement q(db,
-                      std::string(kCallColumns) + " WHERE c.conversation_id = ?1 ORDER BY c.id");
-  bindInt(q, 1, conversation_id);
+  SQLite::Statement q(
+      db, std::string(kCallColumns) + " WHERE c.conversation_id = :conversation_id ORDER BY c.id");
+  bindInt(q, ":conversation_id", conversation_id);
   return readCalls(q);
 }
 
 std::vector<A2aCallRow> a2aCallsOfExchange(SQLite::Database& db, std::int64_t exchange_id) {
-  SQLite::Statement q(db,
-                      std::string(kCallColumns) + " WHERE c.exchange_id = ?1 ORDER BY c.position");
-  bindInt(q, 1, exchange_id);
+  SQLite::Statement q(
+      db, std::string(kCallColumns) + " WHERE c.exchange_id = :exchange_id ORDER BY c.position");
+  bindInt(q, ":exchange_id", exchange_id);
   return readCalls(q);
 }
 
@@ -81,34 +83,36 @@ void forEachA2aCall(SQLite::Database& db, const ReplaySelection& selection,
   std::string sql = kCallColumns;
   if (!selection.all()) {
     sql += R"sql(
-  WHERE c.session_id IN (SELECT value FROM json_each(?1))
-     OR c.conversation_id IN (SELECT value FROM json_each(?2)))sql";
+  WHERE c.session_id IN (SELECT value FROM json_each(:session_ids))
+     OR c.conversation_id IN (SELECT value FROM json_each(:conversation_ids)))sql";
   }
   SQLite::Statement q(db, sql + " ORDER BY c.id");
   if (!selection.all()) {
-    q.bind(1, idList(selection.sessions));
-    q.bind(2, idList(selection.conversations));
+    q.bind(":session_ids", idList(selection.sessions));
+    q.bind(":conversation_ids", idList(selection.conversations));
   }
+  const NamedColumns columns(q);
   while (q.executeStep()) {
-    visit(readCall(q));
+    visit(readCall(columns));
   }
 }
 
 std::vector<StreamEventRow> streamEventsOf(SQLite::Database& db, std::int64_t exchange_id) {
   SQLite::Statement q(db, R"sql(
     SELECT id, exchange_id, position, at_ns, event, event_id, data
-    FROM stream_events WHERE exchange_id = ?1 ORDER BY position)sql");
-  bindInt(q, 1, exchange_id);
+    FROM stream_events WHERE exchange_id = :exchange_id ORDER BY position)sql");
+  bindInt(q, ":exchange_id", exchange_id);
+  const NamedColumns c(q);
   std::vector<StreamEventRow> rows;
   while (q.executeStep()) {
     StreamEventRow r;
-    r.id = q.getColumn(0).getInt64();
-    r.exchange_id = q.getColumn(1).getInt64();
-    r.position = q.getColumn(2).getInt64();
-    r.at_ns = q.getColumn(3).getInt64();
-    r.event = optText(q, 4);
-    r.event_id = optText(q, 5);
-    r.data = q.getColumn(6).getString();
+    r.id = c.get("id").getInt64();
+    r.exchange_id = c.get("exchange_id").getInt64();
+    r.position = c.get("position").getInt64();
+    r.at_ns = c.get("at_ns").getInt64();
+    r.event = c.optText("event");
+    r.event_id = c.optText("event_id");
+    r.data = c.get("data").getString();
     rows.push_back(std::move(r));
   }
   return rows;

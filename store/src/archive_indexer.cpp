@@ -29,18 +29,10 @@ const std::string kError = "error";
 const std::optional<std::string> kZstdCodecName{std::string(kZstdCodec)};
 const std::optional<std::string> kNoCodec;
 
-/// What one exchange changes in one conversation row.
-struct ConversationDelta {
-  std::optional<std::int64_t> root_step_id;
-  std::optional<std::string> title;
-  std::int64_t steps = 0;
-  std::int64_t candidates = 0;
-  std::int64_t error_candidates = 0;
-  std::int64_t env_failures = 0;
-  std::int64_t max_depth = 0;
-  std::int64_t last_ns = 0;
-  std::optional<std::string> ended_in;
-};
+/// When an exchange's conversations last saw activity: its end, else its start.
+std::int64_t endNs(const protocol::Exchange& ex) {
+  return ex.ended_ns != 0 ? ex.ended_ns : ex.started_ns;
+}
 
 /// The findings of a row whose index could not be written or whose bodies could not be read.
 std::string indexErrorFindings(const std::string& type, const std::string& message) {
@@ -86,6 +78,69 @@ void ArchiveIndexer::packNewMemories(DecodedExchange& d) {
   }
 }
 
+namespace {
+
+/// Positions of the pending rows' columns, looked up by name once per prepared statement:
+/// loadPending() reads every captured exchange through them.
+struct PendingColumns {
+  explicit PendingColumns(const SQLite::Statement& q)
+      : id(columnIndex(q, "id")),
+        session_id(columnIndex(q, "session_id")),
+        client_address(columnIndex(q, "client_address")),
+        method(columnIndex(q, "method")),
+        target(columnIndex(q, "target")),
+        http_version(columnIndex(q, "http_version")),
+        status(columnIndex(q, "status")),
+        request_headers(columnIndex(q, "request_headers")),
+        request_body(columnIndex(q, "request_body")),
+        request_body_codec(columnIndex(q, "request_body_codec")),
+        request_body_dictionary(columnIndex(q, "request_body_dictionary")),
+        request_body_redacted(columnIndex(q, "request_body_redacted")),
+        response_headers(columnIndex(q, "response_headers")),
+        response_body(columnIndex(q, "response_body")),
+        response_body_codec(columnIndex(q, "response_body_codec")),
+        response_body_dictionary(columnIndex(q, "response_body_dictionary")),
+        response_from_upstream(columnIndex(q, "response_from_upstream")),
+        started_ns(columnIndex(q, "started_ns")),
+        upstream_first_byte_ns(columnIndex(q, "upstream_first_byte_ns")),
+        ended_ns(columnIndex(q, "ended_ns")),
+        outcome(columnIndex(q, "outcome")),
+        error(columnIndex(q, "error")),
+        protocol(columnIndex(q, "protocol")),
+        route(columnIndex(q, "route")),
+        findings(columnIndex(q, "findings")),
+        response_arrivals(columnIndex(q, "response_arrivals")) {}
+
+  int id;
+  int session_id;
+  int client_address;
+  int method;
+  int target;
+  int http_version;
+  int status;
+  int request_headers;
+  int request_body;
+  int request_body_codec;
+  int request_body_dictionary;
+  int request_body_redacted;
+  int response_headers;
+  int response_body;
+  int response_body_codec;
+  int response_body_dictionary;
+  int response_from_upstream;
+  int started_ns;
+  int upstream_first_byte_ns;
+  int ended_ns;
+  int outcome;
+  int error;
+  int protocol;
+  int route;
+  int findings;
+  int response_arrivals;
+};
+
+}  // namespace
+
 struct ArchiveIndexer::Statements {
   explicit Statements(SQLite::Database& db)
       : pending(db, R"sql(
@@ -95,69 +150,83 @@ struct ArchiveIndexer::Statements {
             started_ns, upstream_first_byte_ns, ended_ns, outcome, error, protocol, route,
             findings, response_arrivals, request_body_dictionary, response_body_dictionary
           FROM exchanges
-          WHERE indexed = 0 AND id > ?1 AND (session_id = ?3 OR id <= ?4)
-          ORDER BY id LIMIT ?2)sql"),
-        claim(db, "UPDATE exchanges SET indexed = 1 WHERE id = ?1 AND indexed = 0"),
+          WHERE indexed = 0 AND id > :after_id
+            AND (session_id = :own_session_id OR id <= :others_through)
+          ORDER BY id LIMIT :limit)sql"),
+        pending_columns(pending),
+        claim(db, "UPDATE exchanges SET indexed = 1 WHERE id = :id AND indexed = 0"),
         savepoint(db, "SAVEPOINT exchange"),
         release(db, "RELEASE exchange"),
-        blob(db, "INSERT OR IGNORE INTO blobs (hash, text, codec) VALUES (?1, ?2, ?3)"),
+        blob(db, "INSERT OR IGNORE INTO blobs (hash, text, codec) VALUES (:hash, :text, :codec)"),
         mark_indexed(db, R"sql(
-          UPDATE exchanges SET protocol = coalesce(?1, protocol), route = coalesce(?2, route),
-            magma_request_id = ?3, request_valid = ?4, response_valid = ?5, findings = ?6,
-            decoder_version = ?7, response_arrivals = NULL, indexed = 1
-          WHERE id = ?8)sql"),
+          UPDATE exchanges SET protocol = coalesce(:protocol, protocol),
+            route = coalesce(:route, route), magma_request_id = :magma_request_id,
+            request_valid = :request_valid, response_valid = :response_valid,
+            findings = :findings, decoder_version = :decoder_version, response_arrivals = NULL,
+            indexed = 1
+          WHERE id = :id)sql"),
         conversation(db, R"sql(
-          INSERT INTO conversations (session_id, first_ns, last_ns) VALUES (?1, ?2, ?2))sql"),
+          INSERT INTO conversations (session_id, first_ns, last_ns)
+          VALUES (:session_id, :first_ns, :first_ns))sql"),
         step(db, R"sql(
           INSERT INTO steps (exchange_id, session_id, position, source_id, replay_key,
             instruction_type, instruction_content, env_feedback, env_failure, memory_hash,
             tools_hash, attributes_hash, extra_keys_hash, num_outputs, conversation_id,
             parent_candidate_id, parent_ambiguity, depth)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                  ?18))sql"),
+          VALUES (:exchange_id, :session_id, :position, :source_id, :replay_key,
+            :instruction_type, :instruction_content, :env_feedback, :env_failure, :memory_hash,
+            :tools_hash, :attributes_hash, :extra_keys_hash, :num_outputs, :conversation_id,
+            :parent_candidate_id, :parent_ambiguity, :depth))sql"),
         candidate(db, R"sql(
           INSERT INTO candidates (step_id, candidate_index, status, say, tool_calls,
             decision_kind, error_code, error_message, error_component, memory_hash,
             internal_step_count)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql"),
+          VALUES (:step_id, :candidate_index, :status, :say, :tool_calls, :decision_kind,
+            :error_code, :error_message, :error_component, :memory_hash,
+            :internal_step_count))sql"),
         internal_step(db, R"sql(
           INSERT INTO internal_steps (candidate_id, position, step_key, component, origin,
             full_prompt, output_raw, rest)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql"),
+          VALUES (:candidate_id, :position, :step_key, :component, :origin, :full_prompt,
+            :output_raw, :rest))sql"),
         conversation_update(db, R"sql(
           UPDATE conversations SET
-            root_step_id = coalesce(root_step_id, ?1),
-            title = coalesce(title, ?2),
-            step_count = step_count + ?3,
-            candidate_count = candidate_count + ?4,
-            error_candidates = error_candidates + ?5,
-            env_failures = env_failures + ?6,
-            max_depth = max(max_depth, ?7),
-            last_ns = max(coalesce(last_ns, ?8), ?8),
-            ended_in = coalesce(?9, ended_in)
-          WHERE id = ?10)sql"),
+            root_step_id = coalesce(root_step_id, :root_step_id),
+            title = coalesce(title, :title),
+            step_count = step_count + :steps,
+            candidate_count = candidate_count + :candidates,
+            error_candidates = error_candidates + :error_candidates,
+            env_failures = env_failures + :env_failures,
+            max_depth = max(max_depth, :max_depth),
+            last_ns = max(coalesce(last_ns, :last_ns), :last_ns),
+            ended_in = coalesce(:ended_in, ended_in)
+          WHERE id = :id)sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
-            step_count = step_count + ?1,
-            candidate_count = candidate_count + ?2,
-            internal_step_count = internal_step_count + ?3,
-            conversation_count = conversation_count + ?4,
-            error_candidate_count = error_candidate_count + ?5,
-            invalid_exchange_count = invalid_exchange_count + ?6
-          WHERE id = ?7)sql"),
+            step_count = step_count + :steps,
+            candidate_count = candidate_count + :candidates,
+            internal_step_count = internal_step_count + :internal_steps,
+            conversation_count = conversation_count + :conversations,
+            error_candidate_count = error_candidate_count + :error_candidates,
+            invalid_exchange_count = invalid_exchange_count + :invalid_exchanges
+          WHERE id = :id)sql"),
         search_savepoint(db, "SAVEPOINT search"),
         search_release(db, "RELEASE search"),
-        search_steps(db, "INSERT INTO search_steps (rowid, instruction_content) VALUES (?1, ?2)"),
-        search_candidates(
-            db, "INSERT INTO search_candidates (rowid, say, error_message) VALUES (?1, ?2, ?3)"),
+        // The search tables' columns by SearchRow's fields: first, second, third.
+        search_steps(
+            db, "INSERT INTO search_steps (rowid, instruction_content) VALUES (:rowid, :first)"),
+        search_candidates(db, R"sql(
+          INSERT INTO search_candidates (rowid, say, error_message)
+          VALUES (:rowid, :first, :second))sql"),
         search_internal_steps(db, R"sql(
           INSERT INTO search_internal_steps (rowid, full_prompt, output_raw)
-          VALUES (?1, ?2, ?3))sql"),
+          VALUES (:rowid, :first, :second))sql"),
         search_a2a_calls(db, R"sql(
           INSERT INTO search_a2a_calls (rowid, request_text, response_text, error_message)
-          VALUES (?1, ?2, ?3, ?4))sql") {}
+          VALUES (:rowid, :first, :second, :third))sql") {}
 
   SQLite::Statement pending;
+  PendingColumns pending_columns;
   SQLite::Statement claim;
   SQLite::Statement savepoint;
   SQLite::Statement release;
@@ -207,45 +276,48 @@ ArchiveIndexer::~ArchiveIndexer() = default;
 std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
   std::vector<PendingExchange> rows;
   SQLite::Statement& q = st_->pending;
+  const PendingColumns& c = st_->pending_columns;
   q.reset();
-  bindInt(q, 1, loaded_through_);
-  bindInt(q, 2, static_cast<std::int64_t>(limit));
-  bindInt(q, 3, own_session_id_);
-  bindInt(q, 4, others_through_);
+  bindInt(q, ":after_id", loaded_through_);
+  bindInt(q, ":limit", static_cast<std::int64_t>(limit));
+  bindInt(q, ":own_session_id", own_session_id_);
+  bindInt(q, ":others_through", others_through_);
   while (q.executeStep()) {
     PendingExchange row;
-    row.id = q.getColumn(0).getInt64();
-    row.session_id = q.getColumn(1).getInt64();
+    row.id = q.getColumn(c.id).getInt64();
+    row.session_id = q.getColumn(c.session_id).getInt64();
     protocol::Exchange& ex = row.redacted.exchange;
-    ex.client_address = q.getColumn(2).getString();
-    ex.method = q.getColumn(3).getString();
-    ex.target = q.getColumn(4).getString();
-    ex.http_version = static_cast<unsigned>(q.getColumn(5).getInt());
-    ex.status = q.getColumn(6).getInt();
-    ex.request_headers = headersFromJson(q.getColumn(7).getString());
-    ex.response_headers = headersFromJson(q.getColumn(11).getString());
+    ex.client_address = q.getColumn(c.client_address).getString();
+    ex.method = q.getColumn(c.method).getString();
+    ex.target = q.getColumn(c.target).getString();
+    ex.http_version = static_cast<unsigned>(q.getColumn(c.http_version).getInt());
+    ex.status = q.getColumn(c.status).getInt();
+    ex.request_headers = headersFromJson(q.getColumn(c.request_headers).getString());
+    ex.response_headers = headersFromJson(q.getColumn(c.response_headers).getString());
     try {
-      ex.request_body = bodies_.unpackColumns(q, 8, 9, 24);
-      ex.response_body = bodies_.unpackColumns(q, 12, 13, 25);
+      ex.request_body =
+          bodies_.unpackColumns(q, c.request_body, c.request_body_codec, c.request_body_dictionary);
+      ex.response_body = bodies_.unpackColumns(q, c.response_body, c.response_body_codec,
+                                               c.response_body_dictionary);
     } catch (const std::exception& e) {
       row.load_error = e.what();
     }
-    row.redacted.request_body_redacted = q.getColumn(10).getInt() != 0;
-    ex.response_from_upstream = q.getColumn(14).getInt() != 0;
-    ex.started_ns = q.getColumn(15).getInt64();
-    ex.upstream_first_byte_ns = optInt(q, 16).value_or(0);
-    ex.ended_ns = optInt(q, 17).value_or(0);
-    const std::string outcome = q.getColumn(18).getString();
+    row.redacted.request_body_redacted = q.getColumn(c.request_body_redacted).getInt() != 0;
+    ex.response_from_upstream = q.getColumn(c.response_from_upstream).getInt() != 0;
+    ex.started_ns = q.getColumn(c.started_ns).getInt64();
+    ex.upstream_first_byte_ns = optInt(q, c.upstream_first_byte_ns).value_or(0);
+    ex.ended_ns = optInt(q, c.ended_ns).value_or(0);
+    const std::string outcome = q.getColumn(c.outcome).getString();
     if (std::optional<protocol::ExchangeOutcome> known = protocol::outcomeFromName(outcome)) {
       ex.outcome = *known;
     } else {
       row.load_error = "unknown outcome '" + outcome + "'";
     }
-    ex.error = optText(q, 19).value_or("");
-    row.redacted.protocol = q.getColumn(20).getString();
-    row.redacted.route = q.getColumn(21).getString();
-    row.redacted.findings = optText(q, 22);
-    ex.response_arrivals = arrivalsFromJson(optText(q, 23));
+    ex.error = optText(q, c.error).value_or("");
+    row.redacted.protocol = q.getColumn(c.protocol).getString();
+    row.redacted.route = q.getColumn(c.route).getString();
+    row.redacted.findings = optText(q, c.findings);
+    ex.response_arrivals = arrivalsFromJson(optText(q, c.response_arrivals));
     loaded_through_ = row.id;
     rows.push_back(std::move(row));
   }
@@ -292,15 +364,7 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
     }
     writeSearchRows();
     for (const auto& [session_id, delta] : deltas) {
-      SQLite::Statement& s = st_->session_counters;
-      bindInt(s, 1, delta.steps);
-      bindInt(s, 2, delta.candidates);
-      bindInt(s, 3, delta.internal_steps);
-      bindInt(s, 4, delta.conversations);
-      bindInt(s, 5, delta.error_candidates);
-      bindInt(s, 6, delta.invalid_exchanges);
-      bindInt(s, 7, session_id);
-      execOnce(s);
+      addSessionCounters(session_id, delta);
     }
     tx.commit();
     out.committed = true;
@@ -341,6 +405,18 @@ ThreadingIndex& ArchiveIndexer::threadingOf(std::int64_t session_id) {
   return it->second;
 }
 
+void ArchiveIndexer::addSessionCounters(std::int64_t session_id, const SessionDelta& delta) {
+  SQLite::Statement& s = st_->session_counters;
+  bindInt(s, ":steps", delta.steps);
+  bindInt(s, ":candidates", delta.candidates);
+  bindInt(s, ":internal_steps", delta.internal_steps);
+  bindInt(s, ":conversations", delta.conversations);
+  bindInt(s, ":error_candidates", delta.error_candidates);
+  bindInt(s, ":invalid_exchanges", delta.invalid_exchanges);
+  bindInt(s, ":id", session_id);
+  execOnce(s);
+}
+
 void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                                  const std::optional<std::string>& findings) {
   SQLite::Statement& s = st_->mark_indexed;
@@ -350,101 +426,144 @@ void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange
       d != nullptr ? std::optional<std::string>(d->protocol) : none;
   const std::optional<std::string> route =
       d != nullptr ? std::optional<std::string>(d->route) : none;
-  bindOptText(s, 1, protocol);
-  bindOptText(s, 2, route);
-  bindOptText(s, 3, d != nullptr ? d->magma_request_id : none);
-  bindOptBool(s, 4, d != nullptr ? d->request_valid : std::nullopt);
-  bindOptBool(s, 5, d != nullptr ? d->response_valid : std::nullopt);
-  bindOptText(s, 6, findings);
-  bindInt(s, 7, kDecoderVersion);
-  bindInt(s, 8, exchange_id);
+  bindOptText(s, ":protocol", protocol);
+  bindOptText(s, ":route", route);
+  bindOptText(s, ":magma_request_id", d != nullptr ? d->magma_request_id : none);
+  bindOptBool(s, ":request_valid", d != nullptr ? d->request_valid : std::nullopt);
+  bindOptBool(s, ":response_valid", d != nullptr ? d->response_valid : std::nullopt);
+  bindOptText(s, ":findings", findings);
+  bindInt(s, ":decoder_version", kDecoderVersion);
+  bindInt(s, ":id", exchange_id);
   execOnce(s);
 }
 
-bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
-                                   std::int64_t session_id, SessionDelta& delta) {
-  Statements& st = *st_;
-  bindInt(st.claim, 1, exchange_id);
-  execOnce(st.claim);
-  if (db_.getChanges() == 0) {
-    return false;
-  }
-  const protocol::Exchange& ex = d.exchange;
-  ThreadingIndex& threading = threadingOf(session_id);
-  // Blobs first: steps and candidates reference them.
-  for (const BlobText& blob : d.blobs) {
-    if (blob_cache_.count(blob.hash) != 0) {
-      continue;
-    }
-    bindInt(st.blob, 1, toDb(blob.hash));
-    if (blob.packed) {
-      bindBlob(st.blob, 2, *blob.packed);
-      bindOptText(st.blob, 3, kZstdCodecName);
-    } else {
-      bindText(st.blob, 2, blob.text);
-      bindOptText(st.blob, 3, kNoCodec);
-    }
-    execOnce(st.blob);
-  }
-
-  const std::int64_t end_ns = ex.ended_ns != 0 ? ex.ended_ns : ex.started_ns;
-  std::map<std::int64_t, ConversationDelta> conversations;
-
-  struct WrittenStep {
-    std::int64_t step_id;
+/// The rows one exchange was written as, in the order of DecodedExchange's steps, candidates
+/// and internal steps, and what they teach the in-memory state once the exchange is in.
+struct ArchiveIndexer::WrittenExchange {
+  struct Step {
+    std::int64_t id;
     std::int64_t conversation_id;
     std::int64_t depth;
   };
 
-  std::vector<WrittenStep> written_steps;
-  written_steps.reserve(d.steps.size());
-  std::vector<std::int64_t> candidate_ids;
-  candidate_ids.reserve(d.candidates.size());
-  std::vector<std::int64_t> internal_step_ids;
-  std::vector<std::uint64_t> new_roots;
-  std::int64_t new_conversations = 0;
+  /// What one exchange changes in one conversation row.
+  struct ConversationDelta {
+    std::optional<std::int64_t> root_step_id;
+    std::optional<std::string> title;
+    std::int64_t steps = 0;
+    std::int64_t candidates = 0;
+    std::int64_t error_candidates = 0;
+    std::int64_t env_failures = 0;
+    std::int64_t max_depth = 0;
+    std::int64_t last_ns = 0;
+    std::optional<std::string> ended_in;
+  };
 
+  /// A candidate for the threading index: its memory may be the input of a later step.
+  struct NewLink {
+    std::uint64_t memory_hash;
+    std::uint64_t input_memory_hash;
+    ThreadLink link;
+  };
+
+  std::vector<Step> steps;
+  std::vector<std::int64_t> candidate_ids;
+  std::vector<std::int64_t> internal_step_ids;
+  std::map<std::int64_t, ConversationDelta> conversations;
+  std::vector<std::uint64_t> new_roots;  ///< memories of the steps that started a conversation
+  std::vector<NewLink> new_links;
+  std::int64_t error_candidates = 0;
+};
+
+bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
+                                   std::int64_t session_id, SessionDelta& delta) {
+  if (!claim(exchange_id)) {
+    return false;
+  }
+  ThreadingIndex& threading = threadingOf(session_id);
+  WrittenExchange written;
+  writeBlobs(d);  // first: steps and candidates reference them
+  writeSteps(d, exchange_id, session_id, threading, written);
+  writeCandidates(d, written);
+  updateConversations(written, endNs(d.exchange));
+  std::vector<SearchRow> a2a_search_rows;
+  writeA2aAndStream(d, exchange_id, session_id, delta, a2a_search_rows);
+  markIndexed(exchange_id, &d, d.findings);
+
+  // Every row is in: now the in-memory state may learn from this exchange.
+  queueSearchRows(d, written, a2a_search_rows);
+  rememberBlobs(d);
+  learnThreads(threading, written);
+  addToSessionDelta(d, written, delta);
+  return true;
+}
+
+bool ArchiveIndexer::claim(std::int64_t exchange_id) {
+  bindInt(st_->claim, ":id", exchange_id);
+  execOnce(st_->claim);
+  return db_.getChanges() != 0;
+}
+
+void ArchiveIndexer::writeBlobs(const DecodedExchange& d) {
+  SQLite::Statement& s = st_->blob;
+  for (const BlobText& blob : d.blobs) {
+    if (blob_cache_.count(blob.hash) != 0) {
+      continue;
+    }
+    bindInt(s, ":hash", toDb(blob.hash));
+    if (blob.packed) {
+      bindBlob(s, ":text", *blob.packed);
+      bindOptText(s, ":codec", kZstdCodecName);
+    } else {
+      bindText(s, ":text", blob.text);
+      bindOptText(s, ":codec", kNoCodec);
+    }
+    execOnce(s);
+  }
+}
+
+void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_id,
+                                std::int64_t session_id, const ThreadingIndex& threading,
+                                WrittenExchange& written) {
+  const std::int64_t end_ns = endNs(d.exchange);
+  written.steps.reserve(d.steps.size());
   for (const DecodedStep& step : d.steps) {
-    const ThreadDecision decision = threading.decide(step.memory_hash, step.source_id, step.is_env);
+    const ThreadDecision decision = placeStep(threading, step);
     std::int64_t conversation_id = 0;
     std::int64_t depth = 0;
     if (decision.parent) {
       conversation_id = decision.parent->conversation_id;
       depth = decision.parent->depth + 1;
     } else {
-      bindInt(st.conversation, 1, session_id);
-      bindInt(st.conversation, 2, ex.started_ns);
-      execOnce(st.conversation);
-      conversation_id = db_.getLastInsertRowid();
-      new_roots.push_back(step.memory_hash);
-      ++new_conversations;
+      conversation_id = insertConversation(session_id, d.exchange.started_ns);
+      written.new_roots.push_back(step.memory_hash);
     }
-    SQLite::Statement& s = st.step;
-    bindInt(s, 1, exchange_id);
-    bindInt(s, 2, session_id);
-    bindInt(s, 3, step.position);
-    bindInt(s, 4, step.source_id);
-    bindInt(s, 5, toDb(step.replay_key));
-    bindText(s, 6, step.is_env ? kEnv : kUser);
-    bindText(s, 7, step.content);
-    bindOptText(s, 8, step.env_feedback);
-    bindOptBool(s, 9, step.env_failure);
-    bindInt(s, 10, toDb(step.memory_hash));
-    bindInt(s, 11, toDb(step.tools_hash));
-    bindInt(s, 12, toDb(step.attributes_hash));
-    bindInt(s, 13, toDb(step.extra_keys_hash));
-    bindInt(s, 14, step.num_outputs);
-    bindInt(s, 15, conversation_id);
-    bindOptInt(s, 16,
+    SQLite::Statement& s = st_->step;
+    bindInt(s, ":exchange_id", exchange_id);
+    bindInt(s, ":session_id", session_id);
+    bindInt(s, ":position", step.position);
+    bindInt(s, ":source_id", step.source_id);
+    bindInt(s, ":replay_key", toDb(step.replay_key));
+    bindText(s, ":instruction_type", step.is_env ? kEnv : kUser);
+    bindText(s, ":instruction_content", step.content);
+    bindOptText(s, ":env_feedback", step.env_feedback);
+    bindOptBool(s, ":env_failure", step.env_failure);
+    bindInt(s, ":memory_hash", toDb(step.memory_hash));
+    bindInt(s, ":tools_hash", toDb(step.tools_hash));
+    bindInt(s, ":attributes_hash", toDb(step.attributes_hash));
+    bindInt(s, ":extra_keys_hash", toDb(step.extra_keys_hash));
+    bindInt(s, ":num_outputs", step.num_outputs);
+    bindInt(s, ":conversation_id", conversation_id);
+    bindOptInt(s, ":parent_candidate_id",
                decision.parent ? std::optional<std::int64_t>(decision.parent->candidate_id)
                                : std::nullopt);
-    bindInt(s, 17, decision.ambiguity);
-    bindInt(s, 18, depth);
+    bindInt(s, ":parent_ambiguity", decision.ambiguity);
+    bindInt(s, ":depth", depth);
     execOnce(s);
     const std::int64_t step_id = db_.getLastInsertRowid();
-    written_steps.push_back(WrittenStep{step_id, conversation_id, depth});
+    written.steps.push_back(WrittenExchange::Step{step_id, conversation_id, depth});
 
-    ConversationDelta& c = conversations[conversation_id];
+    WrittenExchange::ConversationDelta& c = written.conversations[conversation_id];
     if (!decision.parent) {
       c.root_step_id = step_id;
     }
@@ -456,122 +575,140 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
     c.max_depth = std::max(c.max_depth, depth);
     c.last_ns = end_ns;
   }
+}
 
-  struct NewLink {
-    std::uint64_t memory_hash;
-    std::uint64_t input_memory_hash;
-    ThreadLink link;
-  };
+std::int64_t ArchiveIndexer::insertConversation(std::int64_t session_id, std::int64_t first_ns) {
+  SQLite::Statement& s = st_->conversation;
+  bindInt(s, ":session_id", session_id);
+  bindInt(s, ":first_ns", first_ns);
+  execOnce(s);
+  return db_.getLastInsertRowid();
+}
 
-  std::vector<NewLink> new_links;
-  new_links.reserve(d.candidates.size());
-  std::int64_t internal_steps = 0;
-  std::int64_t error_candidates = 0;
+void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& written) {
+  written.candidate_ids.reserve(d.candidates.size());
+  written.new_links.reserve(d.candidates.size());
   for (const DecodedCandidate& cand : d.candidates) {
-    const DecodedStep& step = d.steps[cand.step_index];
-    const WrittenStep& ws = written_steps[cand.step_index];
-    SQLite::Statement& s = st.candidate;
-    bindInt(s, 1, ws.step_id);
-    bindInt(s, 2, cand.candidate_index);
-    bindText(s, 3, cand.is_error ? kError : kCompleted);
-    bindOptText(s, 4, cand.say);
-    bindOptText(s, 5, cand.tool_calls);
-    bindOptText(s, 6, cand.decision_kind);
-    bindOptText(s, 7, cand.error_code);
-    bindOptText(s, 8, cand.error_message);
-    bindOptText(s, 9, cand.error_component);
-    bindInt(s, 10, toDb(cand.memory_hash));
-    bindInt(s, 11, static_cast<std::int64_t>(cand.internal_steps.size()));
+    const WrittenExchange::Step& ws = written.steps[cand.step_index];
+    SQLite::Statement& s = st_->candidate;
+    bindInt(s, ":step_id", ws.id);
+    bindInt(s, ":candidate_index", cand.candidate_index);
+    bindText(s, ":status", cand.is_error ? kError : kCompleted);
+    bindOptText(s, ":say", cand.say);
+    bindOptText(s, ":tool_calls", cand.tool_calls);
+    bindOptText(s, ":decision_kind", cand.decision_kind);
+    bindOptText(s, ":error_code", cand.error_code);
+    bindOptText(s, ":error_message", cand.error_message);
+    bindOptText(s, ":error_component", cand.error_component);
+    bindInt(s, ":memory_hash", toDb(cand.memory_hash));
+    bindInt(s, ":internal_step_count", static_cast<std::int64_t>(cand.internal_steps.size()));
     execOnce(s);
     const std::int64_t candidate_id = db_.getLastInsertRowid();
-    candidate_ids.push_back(candidate_id);
+    written.candidate_ids.push_back(candidate_id);
+    writeInternalSteps(cand, candidate_id, written);
+    written.error_candidates += cand.is_error ? 1 : 0;
 
-    std::int64_t position = 0;
-    for (const DecodedInternalStep& is : cand.internal_steps) {
-      SQLite::Statement& i = st.internal_step;
-      bindInt(i, 1, candidate_id);
-      bindInt(i, 2, position++);
-      bindOptText(i, 3, is.step_key);
-      bindOptText(i, 4, is.component);
-      bindOptText(i, 5, is.origin);
-      bindOptText(i, 6, is.full_prompt);
-      bindOptText(i, 7, is.output_raw);
-      bindText(i, 8, is.rest);
-      execOnce(i);
-      internal_step_ids.push_back(db_.getLastInsertRowid());
-    }
-    internal_steps += position;
-    error_candidates += cand.is_error ? 1 : 0;
-
-    ConversationDelta& c = conversations[ws.conversation_id];
+    WrittenExchange::ConversationDelta& c = written.conversations[ws.conversation_id];
     ++c.candidates;
     c.error_candidates += cand.is_error ? 1 : 0;
     c.ended_in = cand.endedIn();
-    new_links.push_back(
-        NewLink{cand.memory_hash, step.memory_hash,
-                ThreadLink{candidate_id, step.source_id, ws.conversation_id, ws.depth}});
+    const DecodedStep& step = d.steps[cand.step_index];
+    written.new_links.push_back(WrittenExchange::NewLink{
+        cand.memory_hash, step.memory_hash,
+        ThreadLink{candidate_id, step.source_id, ws.conversation_id, ws.depth}});
   }
+}
 
-  for (const auto& [conversation_id, c] : conversations) {
-    SQLite::Statement& u = st.conversation_update;
-    bindOptInt(u, 1, c.root_step_id);
-    bindOptText(u, 2, c.title);
-    bindInt(u, 3, c.steps);
-    bindInt(u, 4, c.candidates);
-    bindInt(u, 5, c.error_candidates);
-    bindInt(u, 6, c.env_failures);
-    bindInt(u, 7, c.max_depth);
-    bindInt(u, 8, c.last_ns != 0 ? c.last_ns : end_ns);
-    bindOptText(u, 9, c.ended_in);
-    bindInt(u, 10, conversation_id);
-    execOnce(u);
+void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
+                                        WrittenExchange& written) {
+  SQLite::Statement& s = st_->internal_step;
+  std::int64_t position = 0;
+  for (const DecodedInternalStep& is : cand.internal_steps) {
+    bindInt(s, ":candidate_id", candidate_id);
+    bindInt(s, ":position", position++);
+    bindOptText(s, ":step_key", is.step_key);
+    bindOptText(s, ":component", is.component);
+    bindOptText(s, ":origin", is.origin);
+    bindOptText(s, ":full_prompt", is.full_prompt);
+    bindOptText(s, ":output_raw", is.output_raw);
+    bindText(s, ":rest", is.rest);
+    execOnce(s);
+    written.internal_step_ids.push_back(db_.getLastInsertRowid());
   }
+}
 
-  std::vector<SearchRow> a2a_search_rows;
-  writeA2aAndStream(d, exchange_id, session_id, delta, a2a_search_rows);
+void ArchiveIndexer::updateConversations(const WrittenExchange& written, std::int64_t end_ns) {
+  SQLite::Statement& s = st_->conversation_update;
+  for (const auto& [conversation_id, c] : written.conversations) {
+    bindOptInt(s, ":root_step_id", c.root_step_id);
+    bindOptText(s, ":title", c.title);
+    bindInt(s, ":steps", c.steps);
+    bindInt(s, ":candidates", c.candidates);
+    bindInt(s, ":error_candidates", c.error_candidates);
+    bindInt(s, ":env_failures", c.env_failures);
+    bindInt(s, ":max_depth", c.max_depth);
+    bindInt(s, ":last_ns", c.last_ns != 0 ? c.last_ns : end_ns);
+    bindOptText(s, ":ended_in", c.ended_in);
+    bindInt(s, ":id", conversation_id);
+    execOnce(s);
+  }
+}
 
-  markIndexed(exchange_id, &d, d.findings);
-
-  // Written: its text goes to the search indexes at the end of the batch. The strings are
-  // not needed here any more (the statements rebind before each use).
+void ArchiveIndexer::queueSearchRows(DecodedExchange& d, const WrittenExchange& written,
+                                     std::vector<SearchRow>& a2a_search_rows) {
+  // The strings are not needed here any more (the statements rebind before each use).
   for (std::size_t k = 0; k < d.steps.size(); ++k) {
-    search_rows_.push_back(SearchRow{SearchRow::Table::Steps, written_steps[k].step_id,
+    search_rows_.push_back(SearchRow{SearchRow::Table::Steps, written.steps[k].id,
                                      std::move(d.steps[k].content), std::nullopt, std::nullopt});
   }
   std::size_t next_internal = 0;
   for (std::size_t k = 0; k < d.candidates.size(); ++k) {
     DecodedCandidate& cand = d.candidates[k];
-    search_rows_.push_back(SearchRow{SearchRow::Table::Candidates, candidate_ids[k],
+    search_rows_.push_back(SearchRow{SearchRow::Table::Candidates, written.candidate_ids[k],
                                      std::move(cand.say), std::move(cand.error_message),
                                      std::nullopt});
     for (DecodedInternalStep& is : cand.internal_steps) {
       search_rows_.push_back(
-          SearchRow{SearchRow::Table::InternalSteps, internal_step_ids[next_internal++],
+          SearchRow{SearchRow::Table::InternalSteps, written.internal_step_ids[next_internal++],
                     std::move(is.full_prompt), std::move(is.output_raw), std::nullopt});
     }
   }
   std::move(a2a_search_rows.begin(), a2a_search_rows.end(), std::back_inserter(search_rows_));
+}
 
-  // Every row is in: now the in-memory state may learn from this exchange.
+void ArchiveIndexer::rememberBlobs(const DecodedExchange& d) {
   if (blob_cache_.size() + d.blobs.size() > kBlobCacheLimit) {
     blob_cache_.clear();
   }
   for (const BlobText& blob : d.blobs) {
     blob_cache_.insert(blob.hash);
   }
-  for (std::uint64_t memory_hash : new_roots) {
+}
+
+// The indexer's only calls into ThreadingIndex: where a step goes, and what the exchange's
+// written steps and candidates teach the index.
+
+ThreadDecision ArchiveIndexer::placeStep(const ThreadingIndex& threading, const DecodedStep& step) {
+  return threading.decide(step.memory_hash, step.source_id, step.is_env);
+}
+
+void ArchiveIndexer::learnThreads(ThreadingIndex& threading, const WrittenExchange& written) {
+  for (std::uint64_t memory_hash : written.new_roots) {
     threading.addRoot(memory_hash);
   }
-  for (const NewLink& l : new_links) {
+  for (const WrittenExchange::NewLink& l : written.new_links) {
     threading.addCandidate(l.memory_hash, l.input_memory_hash, l.link);
   }
+}
+
+void ArchiveIndexer::addToSessionDelta(const DecodedExchange& d, const WrittenExchange& written,
+                                       SessionDelta& delta) {
   delta.steps += static_cast<std::int64_t>(d.steps.size());
   delta.candidates += static_cast<std::int64_t>(d.candidates.size());
-  delta.internal_steps += internal_steps;
-  delta.conversations += new_conversations;
-  delta.error_candidates += error_candidates;
+  delta.internal_steps += static_cast<std::int64_t>(written.internal_step_ids.size());
+  delta.conversations += static_cast<std::int64_t>(written.new_roots.size());
+  delta.error_candidates += written.error_candidates;
   delta.invalid_exchanges += d.invalid() ? 1 : 0;
-  return true;
 }
 
 void ArchiveIndexer::writeSearchRows() {
@@ -583,13 +720,13 @@ void ArchiveIndexer::writeSearchRows() {
   try {
     for (const SearchRow& row : search_rows_) {
       SQLite::Statement& s = st.searchInto(row.table);
-      bindInt(s, 1, row.rowid);
-      bindOptText(s, 2, row.first);
+      bindInt(s, ":rowid", row.rowid);
+      bindOptText(s, ":first", row.first);
       if (row.table != SearchRow::Table::Steps) {
-        bindOptText(s, 3, row.second);
+        bindOptText(s, ":second", row.second);
       }
       if (row.table == SearchRow::Table::A2aCalls) {
-        bindOptText(s, 4, row.third);
+        bindOptText(s, ":third", row.third);
       }
       execOnce(s);
     }

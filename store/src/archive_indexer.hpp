@@ -112,11 +112,47 @@ class ArchiveIndexer {
     std::optional<std::string> third;   ///< error_message of an A2A call
   };
 
+  struct WrittenExchange;
+
   /// Writes one exchange's rows and marks it indexed, inside its savepoint; the in-memory state
   /// (threading, blob cache, search rows, `delta`) learns from it only once every row is in.
   /// False when another recorder indexed it first (nothing written).
   bool indexExchange(DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
                      SessionDelta& delta);
+
+  // indexExchange()'s steps, in order. The writes:
+
+  /// Marks the row indexed unless another recorder did first; false then.
+  bool claim(std::int64_t exchange_id);
+  /// The blobs (memories, tools, attributes, extra keys) not known to be on disk.
+  void writeBlobs(const DecodedExchange& d);
+  /// The steps, each in the conversation `threading` places it in (a new one if none).
+  void writeSteps(const DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
+                  const ThreadingIndex& threading, WrittenExchange& written);
+  /// A conversation row for a step that starts one; its id.
+  std::int64_t insertConversation(std::int64_t session_id, std::int64_t first_ns);
+  /// The candidates, each with its internal steps.
+  void writeCandidates(const DecodedExchange& d, WrittenExchange& written);
+  void writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
+                          WrittenExchange& written);
+  /// Adds what the exchange's steps and candidates changed to their conversations' rows.
+  void updateConversations(const WrittenExchange& written, std::int64_t end_ns);
+
+  // Then, once every row is in, what the in-memory state learns:
+
+  /// Moves the text of the exchange's rows (and its A2A calls') to the batch's search rows.
+  void queueSearchRows(DecodedExchange& d, const WrittenExchange& written,
+                       std::vector<SearchRow>& a2a_search_rows);
+  void rememberBlobs(const DecodedExchange& d);
+  /// The conversation the threading index places a step in (see learnThreads()).
+  static ThreadDecision placeStep(const ThreadingIndex& threading, const DecodedStep& step);
+  /// Teaches the threading index the exchange's new roots and candidates.
+  static void learnThreads(ThreadingIndex& threading, const WrittenExchange& written);
+  static void addToSessionDelta(const DecodedExchange& d, const WrittenExchange& written,
+                                SessionDelta& delta);
+
+  /// Adds a batch's `delta` to the session's counters.
+  void addSessionCounters(std::int64_t session_id, const SessionDelta& delta);
   /// Writes the exchange's A2A calls, threaded into conversations by contextId (else by the
   /// task id an earlier call of the session tied to one), and its stream events. Runs inside
   /// the exchange's savepoint. Adds the calls' text to `search_rows`, for the caller to keep

@@ -24,29 +24,31 @@ ArchiveIndexer::A2aStatements::A2aStatements(SQLite::Database& db)
           task_id, context_id, skill_id, message_id, task_state, result_kind, artifacts,
           history, request_text, response_text, error_code, error_message, error_data,
           retry_after, replay_key, conversation_id)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,
-                ?19, ?20, ?21, ?22))sql"),
+        VALUES (:exchange_id, :session_id, :position, :wire_version, :method, :rpc_id,
+          :task_id, :context_id, :skill_id, :message_id, :task_state, :result_kind, :artifacts,
+          :history, :request_text, :response_text, :error_code, :error_message, :error_data,
+          :retry_after, :replay_key, :conversation_id))sql"),
       conversation_by_context(db, R"sql(
         SELECT id FROM conversations
-        WHERE session_id = ?1 AND context_id = ?2 ORDER BY id LIMIT 1)sql"),
+        WHERE session_id = :session_id AND context_id = :context_id ORDER BY id LIMIT 1)sql"),
       conversation_by_task(db, R"sql(
         SELECT conversation_id FROM a2a_calls
-        WHERE session_id = ?1 AND task_id = ?2 AND conversation_id IS NOT NULL
+        WHERE session_id = :session_id AND task_id = :task_id AND conversation_id IS NOT NULL
         ORDER BY id DESC LIMIT 1)sql"),
       new_conversation(db, R"sql(
         INSERT INTO conversations (session_id, first_ns, last_ns, protocol, context_id)
-        VALUES (?1, ?2, ?2, 'a2a', ?3))sql"),
+        VALUES (:session_id, :first_ns, :first_ns, 'a2a', :context_id))sql"),
       conversation_update(db, R"sql(
         UPDATE conversations SET
-          title = coalesce(title, ?1),
+          title = coalesce(title, :title),
           step_count = step_count + 1,
-          error_candidates = error_candidates + ?2,
-          last_ns = max(coalesce(last_ns, ?3), ?3),
-          ended_in = coalesce(?4, ended_in)
-        WHERE id = ?5)sql"),
+          error_candidates = error_candidates + :error_candidates,
+          last_ns = max(coalesce(last_ns, :last_ns), :last_ns),
+          ended_in = coalesce(:ended_in, ended_in)
+        WHERE id = :id)sql"),
       stream_event(db, R"sql(
         INSERT INTO stream_events (exchange_id, position, at_ns, event, event_id, data)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql") {}
+        VALUES (:exchange_id, :position, :at_ns, :event, :event_id, :data))sql") {}
 
 void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
                                        std::int64_t session_id, SessionDelta& delta,
@@ -58,47 +60,47 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
   for (const protocol::a2a::Call& call : d.a2a_calls) {
     std::optional<std::int64_t> conversation_id;
     if (call.context_id) {
-      bindInt(st.conversation_by_context, 1, session_id);
-      bindText(st.conversation_by_context, 2, *call.context_id);
+      bindInt(st.conversation_by_context, ":session_id", session_id);
+      bindText(st.conversation_by_context, ":context_id", *call.context_id);
       conversation_id = queryOptInt(st.conversation_by_context);
       if (!conversation_id) {
-        bindInt(st.new_conversation, 1, session_id);
-        bindInt(st.new_conversation, 2, ex.started_ns);
-        bindText(st.new_conversation, 3, *call.context_id);
+        bindInt(st.new_conversation, ":session_id", session_id);
+        bindInt(st.new_conversation, ":first_ns", ex.started_ns);
+        bindText(st.new_conversation, ":context_id", *call.context_id);
         execOnce(st.new_conversation);
         conversation_id = db_.getLastInsertRowid();
         ++delta.conversations;
       }
     } else if (call.task_id) {
-      bindInt(st.conversation_by_task, 1, session_id);
-      bindText(st.conversation_by_task, 2, *call.task_id);
+      bindInt(st.conversation_by_task, ":session_id", session_id);
+      bindText(st.conversation_by_task, ":task_id", *call.task_id);
       conversation_id = queryOptInt(st.conversation_by_task);
     }
 
     const std::string wire_version = protocol::a2a::wireVersionName(call.wire_version);
     SQLite::Statement& s = st.call;
-    bindInt(s, 1, exchange_id);
-    bindInt(s, 2, session_id);
-    bindInt(s, 3, static_cast<std::int64_t>(call.position));
-    bindText(s, 4, wire_version);
-    bindOptText(s, 5, call.method);
-    bindOptText(s, 6, call.rpc_id);
-    bindOptText(s, 7, call.task_id);
-    bindOptText(s, 8, call.context_id);
-    bindOptText(s, 9, call.skill_id);
-    bindOptText(s, 10, call.message_id);
-    bindOptText(s, 11, call.task_state);
-    bindOptText(s, 12, call.result_kind);
-    bindOptText(s, 13, call.artifacts);
-    bindOptText(s, 14, call.history);
-    bindOptText(s, 15, call.request_text);
-    bindOptText(s, 16, call.response_text);
-    bindOptInt(s, 17, call.error_code);
-    bindOptText(s, 18, call.error_message);
-    bindOptText(s, 19, call.error_data);
-    bindOptDouble(s, 20, call.retry_after);
-    bindInt(s, 21, toDb(call.replay_key));
-    bindOptInt(s, 22, conversation_id);
+    bindInt(s, ":exchange_id", exchange_id);
+    bindInt(s, ":session_id", session_id);
+    bindInt(s, ":position", static_cast<std::int64_t>(call.position));
+    bindText(s, ":wire_version", wire_version);
+    bindOptText(s, ":method", call.method);
+    bindOptText(s, ":rpc_id", call.rpc_id);
+    bindOptText(s, ":task_id", call.task_id);
+    bindOptText(s, ":context_id", call.context_id);
+    bindOptText(s, ":skill_id", call.skill_id);
+    bindOptText(s, ":message_id", call.message_id);
+    bindOptText(s, ":task_state", call.task_state);
+    bindOptText(s, ":result_kind", call.result_kind);
+    bindOptText(s, ":artifacts", call.artifacts);
+    bindOptText(s, ":history", call.history);
+    bindOptText(s, ":request_text", call.request_text);
+    bindOptText(s, ":response_text", call.response_text);
+    bindOptInt(s, ":error_code", call.error_code);
+    bindOptText(s, ":error_message", call.error_message);
+    bindOptText(s, ":error_data", call.error_data);
+    bindOptDouble(s, ":retry_after", call.retry_after);
+    bindInt(s, ":replay_key", toDb(call.replay_key));
+    bindOptInt(s, ":conversation_id", conversation_id);
     execOnce(s);
     if (call.request_text || call.response_text || call.error_message) {
       search_rows.push_back(SearchRow{SearchRow::Table::A2aCalls, db_.getLastInsertRowid(),
@@ -112,11 +114,11 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
       }
       const std::optional<std::string> ended = endedIn(call);
       SQLite::Statement& u = st.conversation_update;
-      bindOptText(u, 1, title);
-      bindInt(u, 2, call.error_code ? 1 : 0);
-      bindInt(u, 3, end_ns);
-      bindOptText(u, 4, ended);
-      bindInt(u, 5, *conversation_id);
+      bindOptText(u, ":title", title);
+      bindInt(u, ":error_candidates", call.error_code ? 1 : 0);
+      bindInt(u, ":last_ns", end_ns);
+      bindOptText(u, ":ended_in", ended);
+      bindInt(u, ":id", *conversation_id);
       execOnce(u);
     }
   }
@@ -124,12 +126,12 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
   std::int64_t position = 0;
   for (const DecodedStreamEvent& event : d.stream_events) {
     SQLite::Statement& s = st.stream_event;
-    bindInt(s, 1, exchange_id);
-    bindInt(s, 2, position++);
-    bindInt(s, 3, event.at_ns);
-    bindOptText(s, 4, event.event);
-    bindOptText(s, 5, event.event_id);
-    bindText(s, 6, event.data);
+    bindInt(s, ":exchange_id", exchange_id);
+    bindInt(s, ":position", position++);
+    bindInt(s, ":at_ns", event.at_ns);
+    bindOptText(s, ":event", event.event);
+    bindOptText(s, ":event_id", event.event_id);
+    bindText(s, ":data", event.data);
     execOnce(s);
   }
 }

@@ -25,10 +25,10 @@
 namespace agentvcr::store {
 
 using detail::bindInt;
+using detail::column;
+using detail::columnIndex;
 using detail::fromDb;
-using detail::optBool;
-using detail::optInt;
-using detail::optText;
+using detail::NamedColumns;
 using detail::storedBody;
 using protocol::Json;
 
@@ -50,26 +50,28 @@ constexpr const char* kStepColumns = R"sql(
   SELECT s.id, s.exchange_id, s.session_id, s.position, s.source_id, s.replay_key,
          s.instruction_type, s.instruction_content, s.env_feedback, s.env_failure,
          s.memory_hash, s.tools_hash, s.attributes_hash, s.extra_keys_hash, s.num_outputs,
-         s.conversation_id, s.parent_candidate_id, p.step_id, s.parent_ambiguity, s.depth,
-         (SELECT count(*) FROM candidates c WHERE c.step_id = s.id)
+         s.conversation_id, s.parent_candidate_id, p.step_id AS parent_step_id,
+         s.parent_ambiguity, s.depth,
+         (SELECT count(*) FROM candidates c WHERE c.step_id = s.id) AS candidate_count
   FROM steps s LEFT JOIN candidates p ON p.id = s.parent_candidate_id)sql";
 
 constexpr const char* kCandidateColumns = R"sql(
   SELECT c.id, c.step_id, c.candidate_index, c.status, c.say, c.tool_calls, c.decision_kind,
          c.error_code, c.error_message, c.error_component, c.memory_hash,
          c.internal_step_count,
-         (SELECT count(*) FROM steps s WHERE s.parent_candidate_id = c.id)
+         (SELECT count(*) FROM steps s WHERE s.parent_candidate_id = c.id) AS child_count
   FROM candidates c)sql";
 
 constexpr const char* kExchangeColumns = R"sql(
   SELECT id, session_id, seq, client_address, method, target, http_version, status,
-         request_body_redacted, coalesce(request_body_size, length(request_body)),
-         coalesce(response_body_size, length(response_body)),
+         request_body_redacted,
+         coalesce(request_body_size, length(request_body)) AS request_body_size,
+         coalesce(response_body_size, length(response_body)) AS response_body_size,
          response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns, outcome, error,
          protocol, route, magma_request_id, request_valid, response_valid, findings)sql";
 
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
-/// (readExchangeWithPayload's columns 23 to 30).
+/// (readExchangeWithPayload()).
 constexpr const char* kExchangePayloadColumns =
     ", request_headers, request_body, response_headers, response_body, request_body_codec, "
     "response_body_codec, request_body_dictionary, response_body_dictionary";
@@ -81,46 +83,46 @@ std::int64_t sqlLimit(std::size_t limit) {
   return static_cast<std::int64_t>(limit);
 }
 
-SessionRow readSession(const SQLite::Statement& q) {
+SessionRow readSession(const NamedColumns& c) {
   SessionRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.name = q.getColumn(1).getString();
-  r.mode = q.getColumn(2).getString();
-  r.upstream = q.getColumn(3).getString();
-  r.listen = q.getColumn(4).getString();
-  r.started_ns = q.getColumn(5).getInt64();
-  r.ended_ns = optInt(q, 6);
-  r.agent_health = optText(q, 7);
-  r.agent_info = optText(q, 8);
-  r.agent_id = optText(q, 9);
-  r.agent_version = optText(q, 10);
-  r.exchange_count = q.getColumn(11).getInt64();
-  r.step_count = q.getColumn(12).getInt64();
-  r.candidate_count = q.getColumn(13).getInt64();
-  r.internal_step_count = q.getColumn(14).getInt64();
-  r.conversation_count = q.getColumn(15).getInt64();
-  r.error_candidate_count = q.getColumn(16).getInt64();
-  r.failed_exchange_count = q.getColumn(17).getInt64();
-  r.invalid_exchange_count = q.getColumn(18).getInt64();
+  r.id = c.get("id").getInt64();
+  r.name = c.get("name").getString();
+  r.mode = c.get("mode").getString();
+  r.upstream = c.get("upstream").getString();
+  r.listen = c.get("listen").getString();
+  r.started_ns = c.get("started_ns").getInt64();
+  r.ended_ns = c.optInt("ended_ns");
+  r.agent_health = c.optText("agent_health");
+  r.agent_info = c.optText("agent_info");
+  r.agent_id = c.optText("agent_id");
+  r.agent_version = c.optText("agent_version");
+  r.exchange_count = c.get("exchange_count").getInt64();
+  r.step_count = c.get("step_count").getInt64();
+  r.candidate_count = c.get("candidate_count").getInt64();
+  r.internal_step_count = c.get("internal_step_count").getInt64();
+  r.conversation_count = c.get("conversation_count").getInt64();
+  r.error_candidate_count = c.get("error_candidate_count").getInt64();
+  r.failed_exchange_count = c.get("failed_exchange_count").getInt64();
+  r.invalid_exchange_count = c.get("invalid_exchange_count").getInt64();
   return r;
 }
 
-ConversationRow readConversation(const SQLite::Statement& q) {
+ConversationRow readConversation(const NamedColumns& c) {
   ConversationRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.session_id = q.getColumn(1).getInt64();
-  r.root_step_id = optInt(q, 2);
-  r.title = optText(q, 3);
-  r.step_count = q.getColumn(4).getInt64();
-  r.candidate_count = q.getColumn(5).getInt64();
-  r.error_candidates = q.getColumn(6).getInt64();
-  r.env_failures = q.getColumn(7).getInt64();
-  r.max_depth = q.getColumn(8).getInt64();
-  r.first_ns = optInt(q, 9);
-  r.last_ns = optInt(q, 10);
-  r.ended_in = optText(q, 11);
-  r.protocol = q.getColumn(12).getString();
-  r.context_id = optText(q, 13);
+  r.id = c.get("id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.root_step_id = c.optInt("root_step_id");
+  r.title = c.optText("title");
+  r.step_count = c.get("step_count").getInt64();
+  r.candidate_count = c.get("candidate_count").getInt64();
+  r.error_candidates = c.get("error_candidates").getInt64();
+  r.env_failures = c.get("env_failures").getInt64();
+  r.max_depth = c.get("max_depth").getInt64();
+  r.first_ns = c.optInt("first_ns");
+  r.last_ns = c.optInt("last_ns");
+  r.ended_in = c.optText("ended_in");
+  r.protocol = c.get("protocol").getString();
+  r.context_id = c.optText("context_id");
   return r;
 }
 
@@ -133,97 +135,101 @@ Json parseStored(const std::string& text, const char* what) {
   return std::move(*parsed.value);
 }
 
-StepRow readStep(const SQLite::Statement& q) {
+StepRow readStep(const NamedColumns& c) {
   StepRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.exchange_id = q.getColumn(1).getInt64();
-  r.session_id = q.getColumn(2).getInt64();
-  r.position = q.getColumn(3).getInt64();
-  r.source_id = q.getColumn(4).getInt64();
-  r.replay_key = fromDb(q.getColumn(5).getInt64());
-  r.instruction_type = q.getColumn(6).getString();
-  r.instruction_content = q.getColumn(7).getString();
-  if (std::optional<std::string> feedback = optText(q, 8)) {
+  r.id = c.get("id").getInt64();
+  r.exchange_id = c.get("exchange_id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.position = c.get("position").getInt64();
+  r.source_id = c.get("source_id").getInt64();
+  r.replay_key = fromDb(c.get("replay_key").getInt64());
+  r.instruction_type = c.get("instruction_type").getString();
+  r.instruction_content = c.get("instruction_content").getString();
+  if (std::optional<std::string> feedback = c.optText("env_feedback")) {
     r.env_feedback = parseStored(*feedback, "env_feedback");
   }
-  r.env_failure = optBool(q, 9);
-  r.memory_hash = fromDb(q.getColumn(10).getInt64());
-  r.tools_hash = fromDb(q.getColumn(11).getInt64());
-  r.attributes_hash = fromDb(q.getColumn(12).getInt64());
-  r.extra_keys_hash = fromDb(q.getColumn(13).getInt64());
-  r.num_outputs = q.getColumn(14).getInt64();
-  r.conversation_id = q.getColumn(15).getInt64();
-  r.parent_candidate_id = optInt(q, 16);
-  r.parent_step_id = optInt(q, 17);
-  r.parent_ambiguity = q.getColumn(18).getInt64();
-  r.depth = q.getColumn(19).getInt64();
-  r.candidate_count = q.getColumn(20).getInt64();
+  r.env_failure = c.optBool("env_failure");
+  r.memory_hash = fromDb(c.get("memory_hash").getInt64());
+  r.tools_hash = fromDb(c.get("tools_hash").getInt64());
+  r.attributes_hash = fromDb(c.get("attributes_hash").getInt64());
+  r.extra_keys_hash = fromDb(c.get("extra_keys_hash").getInt64());
+  r.num_outputs = c.get("num_outputs").getInt64();
+  r.conversation_id = c.get("conversation_id").getInt64();
+  r.parent_candidate_id = c.optInt("parent_candidate_id");
+  r.parent_step_id = c.optInt("parent_step_id");
+  r.parent_ambiguity = c.get("parent_ambiguity").getInt64();
+  r.depth = c.get("depth").getInt64();
+  r.candidate_count = c.get("candidate_count").getInt64();
   return r;
 }
 
-CandidateRow readCandidate(const SQLite::Statement& q) {
+CandidateRow readCandidate(const NamedColumns& c) {
   CandidateRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.step_id = q.getColumn(1).getInt64();
-  r.candidate_index = q.getColumn(2).getInt64();
-  r.status = q.getColumn(3).getString();
-  r.say = optText(q, 4);
-  r.tool_calls = optText(q, 5);
-  r.decision_kind = optText(q, 6);
-  r.error_code = optText(q, 7);
-  r.error_message = optText(q, 8);
-  r.error_component = optText(q, 9);
-  r.memory_hash = fromDb(q.getColumn(10).getInt64());
-  r.internal_step_count = q.getColumn(11).getInt64();
-  r.child_count = q.getColumn(12).getInt64();
+  r.id = c.get("id").getInt64();
+  r.step_id = c.get("step_id").getInt64();
+  r.candidate_index = c.get("candidate_index").getInt64();
+  r.status = c.get("status").getString();
+  r.say = c.optText("say");
+  r.tool_calls = c.optText("tool_calls");
+  r.decision_kind = c.optText("decision_kind");
+  r.error_code = c.optText("error_code");
+  r.error_message = c.optText("error_message");
+  r.error_component = c.optText("error_component");
+  r.memory_hash = fromDb(c.get("memory_hash").getInt64());
+  r.internal_step_count = c.get("internal_step_count").getInt64();
+  r.child_count = c.get("child_count").getInt64();
   return r;
 }
 
-/// Columns of kExchangeColumns.
-ExchangeRow readExchange(const SQLite::Statement& q) {
+ExchangeRow readExchange(const NamedColumns& c) {
   ExchangeRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.session_id = q.getColumn(1).getInt64();
-  r.seq = q.getColumn(2).getInt64();
-  r.client_address = q.getColumn(3).getString();
-  r.method = q.getColumn(4).getString();
-  r.target = q.getColumn(5).getString();
-  r.http_version = static_cast<unsigned>(q.getColumn(6).getInt64());
-  r.status = q.getColumn(7).getInt();
-  r.request_body_redacted = q.getColumn(8).getInt64() != 0;
-  r.request_body_size = q.getColumn(9).getInt64();
-  r.response_body_size = q.getColumn(10).getInt64();
-  r.response_from_upstream = q.getColumn(11).getInt64() != 0;
-  r.started_ns = q.getColumn(12).getInt64();
-  r.upstream_first_byte_ns = optInt(q, 13);
-  r.ended_ns = optInt(q, 14);
-  r.outcome = q.getColumn(15).getString();
-  r.error = optText(q, 16);
-  r.protocol = q.getColumn(17).getString();
-  r.route = q.getColumn(18).getString();
-  r.magma_request_id = optText(q, 19);
-  r.request_valid = optBool(q, 20);
-  r.response_valid = optBool(q, 21);
-  r.findings = optText(q, 22);
+  r.id = c.get("id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.seq = c.get("seq").getInt64();
+  r.client_address = c.get("client_address").getString();
+  r.method = c.get("method").getString();
+  r.target = c.get("target").getString();
+  r.http_version = static_cast<unsigned>(c.get("http_version").getInt64());
+  r.status = c.get("status").getInt();
+  r.request_body_redacted = c.get("request_body_redacted").getInt64() != 0;
+  r.request_body_size = c.get("request_body_size").getInt64();
+  r.response_body_size = c.get("response_body_size").getInt64();
+  r.response_from_upstream = c.get("response_from_upstream").getInt64() != 0;
+  r.started_ns = c.get("started_ns").getInt64();
+  r.upstream_first_byte_ns = c.optInt("upstream_first_byte_ns");
+  r.ended_ns = c.optInt("ended_ns");
+  r.outcome = c.get("outcome").getString();
+  r.error = c.optText("error");
+  r.protocol = c.get("protocol").getString();
+  r.route = c.get("route").getString();
+  r.magma_request_id = c.optText("magma_request_id");
+  r.request_valid = c.optBool("request_valid");
+  r.response_valid = c.optBool("response_valid");
+  r.findings = c.optText("findings");
   return r;
 }
 
-/// Columns of kExchangeColumns, then kExchangePayloadColumns from index 23.
-ExchangeRow readExchangeWithPayload(const SQLite::Statement& q, detail::DictionaryShelf& bodies) {
-  ExchangeRow r = readExchange(q);
+/// Columns of kExchangeColumns and kExchangePayloadColumns.
+ExchangeRow readExchangeWithPayload(const NamedColumns& c, detail::DictionaryShelf& bodies) {
+  ExchangeRow r = readExchange(c);
   r.has_payload = true;
-  r.request_headers = detail::headersFromJson(q.getColumn(23).getString());
-  r.request_body = bodies.unpackColumns(q, 24, 27, 29);
-  r.response_headers = detail::headersFromJson(q.getColumn(25).getString());
-  r.response_body = bodies.unpackColumns(q, 26, 28, 30);
+  r.request_headers = detail::headersFromJson(c.get("request_headers").getString());
+  r.request_body =
+      bodies.unpackColumns(c.statement(), c.index("request_body"), c.index("request_body_codec"),
+                           c.index("request_body_dictionary"));
+  r.response_headers = detail::headersFromJson(c.get("response_headers").getString());
+  r.response_body =
+      bodies.unpackColumns(c.statement(), c.index("response_body"), c.index("response_body_codec"),
+                           c.index("response_body_dictionary"));
   return r;
 }
 
 template <class Row, class Read>
 std::vector<Row> readAll(SQLite::Statement& q, Read read) {
+  const NamedColumns columns(q);
   std::vector<Row> rows;
   while (q.executeStep()) {
-    rows.push_back(read(q));
+    rows.push_back(read(columns));
   }
   return rows;
 }
@@ -233,7 +239,7 @@ std::optional<Row> readOne(SQLite::Statement& q, Read read) {
   if (!q.executeStep()) {
     return std::nullopt;
   }
-  return read(q);
+  return read(NamedColumns(q));
 }
 
 /// Depth-first order: each step followed by its subtree; siblings (and roots) by id.
@@ -267,17 +273,17 @@ std::vector<StepRow> treeOrder(std::vector<StepRow> rows) {
   return ordered;
 }
 
-InternalStepRow readInternalStep(const SQLite::Statement& q) {
+InternalStepRow readInternalStep(const NamedColumns& c) {
   InternalStepRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.candidate_id = q.getColumn(1).getInt64();
-  r.position = q.getColumn(2).getInt64();
-  r.step_key = optText(q, 3);
-  r.component = optText(q, 4);
-  r.origin = optText(q, 5);
-  r.full_prompt = optText(q, 6);
-  r.output_raw = optText(q, 7);
-  Json body = parseStored(q.getColumn(8).getString(), "internal step");
+  r.id = c.get("id").getInt64();
+  r.candidate_id = c.get("candidate_id").getInt64();
+  r.position = c.get("position").getInt64();
+  r.step_key = c.optText("step_key");
+  r.component = c.optText("component");
+  r.origin = c.optText("origin");
+  r.full_prompt = c.optText("full_prompt");
+  r.output_raw = c.optText("output_raw");
+  Json body = parseStored(c.get("rest").getString(), "internal step");
   if (body.is_object()) {
     if (r.full_prompt) {
       body["full_prompt"] = *r.full_prompt;
@@ -292,48 +298,49 @@ InternalStepRow readInternalStep(const SQLite::Statement& q) {
 
 /// Steps with what replay's index needs; the selection's WHERE, if any, follows.
 constexpr const char* kReplayStepColumns = R"sql(
-  SELECT s.id, s.exchange_id, s.session_id, s.conversation_id, s.position, s.source_id,
-         s.replay_key, s.instruction_type, s.instruction_content, s.memory_hash, s.tools_hash,
-         s.attributes_hash, s.extra_keys_hash, s.num_outputs,
-         (SELECT count(*) FROM candidates c WHERE c.step_id = s.id), e.status, e.response_valid
+  SELECT s.id AS step_id, s.exchange_id, s.session_id, s.conversation_id, s.position,
+         s.source_id, s.replay_key, s.instruction_type, s.instruction_content, s.memory_hash,
+         s.tools_hash, s.attributes_hash, s.extra_keys_hash, s.num_outputs,
+         (SELECT count(*) FROM candidates c WHERE c.step_id = s.id) AS candidate_count,
+         e.status AS exchange_status, e.response_valid
   FROM steps s JOIN exchanges e ON e.id = s.exchange_id)sql";
 
-ReplayStepRef readReplayStep(const SQLite::Statement& q) {
+ReplayStepRef readReplayStep(const NamedColumns& c) {
   ReplayStepRef r;
-  r.step_id = q.getColumn(0).getInt64();
-  r.exchange_id = q.getColumn(1).getInt64();
-  r.session_id = q.getColumn(2).getInt64();
-  r.conversation_id = q.getColumn(3).getInt64();
-  r.position = q.getColumn(4).getInt64();
-  r.source_id = q.getColumn(5).getInt64();
-  r.replay_key = fromDb(q.getColumn(6).getInt64());
-  r.instruction_type = q.getColumn(7).getString();
-  r.instruction_content = q.getColumn(8).getString();
-  r.memory_hash = fromDb(q.getColumn(9).getInt64());
-  r.tools_hash = fromDb(q.getColumn(10).getInt64());
-  r.attributes_hash = fromDb(q.getColumn(11).getInt64());
-  r.extra_keys_hash = fromDb(q.getColumn(12).getInt64());
-  r.num_outputs = q.getColumn(13).getInt64();
-  r.candidate_count = q.getColumn(14).getInt64();
-  r.exchange_status = q.getColumn(15).getInt();
-  r.response_valid = optBool(q, 16);
+  r.step_id = c.get("step_id").getInt64();
+  r.exchange_id = c.get("exchange_id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.conversation_id = c.get("conversation_id").getInt64();
+  r.position = c.get("position").getInt64();
+  r.source_id = c.get("source_id").getInt64();
+  r.replay_key = fromDb(c.get("replay_key").getInt64());
+  r.instruction_type = c.get("instruction_type").getString();
+  r.instruction_content = c.get("instruction_content").getString();
+  r.memory_hash = fromDb(c.get("memory_hash").getInt64());
+  r.tools_hash = fromDb(c.get("tools_hash").getInt64());
+  r.attributes_hash = fromDb(c.get("attributes_hash").getInt64());
+  r.extra_keys_hash = fromDb(c.get("extra_keys_hash").getInt64());
+  r.num_outputs = c.get("num_outputs").getInt64();
+  r.candidate_count = c.get("candidate_count").getInt64();
+  r.exchange_status = c.get("exchange_status").getInt();
+  r.response_valid = c.optBool("response_valid");
   return r;
 }
 
-ReplayMissRow readReplayMiss(const SQLite::Statement& q) {
+ReplayMissRow readReplayMiss(const NamedColumns& c) {
   ReplayMissRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.session_id = q.getColumn(1).getInt64();
-  r.at_ns = q.getColumn(2).getInt64();
-  r.route = q.getColumn(3).getString();
-  r.request_id = q.getColumn(4).getString();
-  r.position = q.getColumn(5).getInt64();
-  r.source_id = optInt(q, 6);
-  r.replay_key = fromDb(q.getColumn(7).getInt64());
-  r.input = q.getColumn(8).getString();
-  r.closest_step_id = optInt(q, 9);
-  r.differences = q.getColumn(10).getString();
-  r.policy = q.getColumn(11).getString();
+  r.id = c.get("id").getInt64();
+  r.session_id = c.get("session_id").getInt64();
+  r.at_ns = c.get("at_ns").getInt64();
+  r.route = c.get("route").getString();
+  r.request_id = c.get("request_id").getString();
+  r.position = c.get("position").getInt64();
+  r.source_id = c.optInt("source_id");
+  r.replay_key = fromDb(c.get("replay_key").getInt64());
+  r.input = c.get("input").getString();
+  r.closest_step_id = c.optInt("closest_step_id");
+  r.differences = c.get("differences").getString();
+  r.policy = c.get("policy").getString();
   return r;
 }
 
@@ -412,8 +419,8 @@ std::vector<SessionRow> ArchiveReader::sessions() const {
 
 std::optional<SessionRow> ArchiveReader::session(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " WHERE id = ?1");
-    bindInt(q, 1, id);
+    SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " WHERE id = :id");
+    bindInt(q, ":id", id);
     return readOne<SessionRow>(q, readSession);
   });
 }
@@ -422,54 +429,55 @@ std::vector<ConversationRow> ArchiveReader::conversations(std::int64_t session_i
                                                           std::int64_t after_id,
                                                           std::size_t limit) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kConversationColumns) +
-                                         " WHERE session_id = ?1 AND id > ?2 ORDER BY id LIMIT ?3");
-    bindInt(q, 1, session_id);
-    bindInt(q, 2, after_id);
-    bindInt(q, 3, sqlLimit(limit));
+    SQLite::Statement q = impl_->prepare(
+        std::string(kConversationColumns) +
+        " WHERE session_id = :session_id AND id > :after_id ORDER BY id LIMIT :limit");
+    bindInt(q, ":session_id", session_id);
+    bindInt(q, ":after_id", after_id);
+    bindInt(q, ":limit", sqlLimit(limit));
     return readAll<ConversationRow>(q, readConversation);
   });
 }
 
 std::optional<ConversationRow> ArchiveReader::conversation(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kConversationColumns) + " WHERE id = ?1");
-    bindInt(q, 1, id);
+    SQLite::Statement q = impl_->prepare(std::string(kConversationColumns) + " WHERE id = :id");
+    bindInt(q, ":id", id);
     return readOne<ConversationRow>(q, readConversation);
   });
 }
 
 std::vector<StepRow> ArchiveReader::steps(std::int64_t conversation_id) const {
   return guarded([&] {
-    SQLite::Statement q =
-        impl_->prepare(std::string(kStepColumns) + " WHERE s.conversation_id = ?1 ORDER BY s.id");
-    bindInt(q, 1, conversation_id);
+    SQLite::Statement q = impl_->prepare(
+        std::string(kStepColumns) + " WHERE s.conversation_id = :conversation_id ORDER BY s.id");
+    bindInt(q, ":conversation_id", conversation_id);
     return treeOrder(readAll<StepRow>(q, readStep));
   });
 }
 
 std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) + " WHERE s.id = ?1");
-    bindInt(q, 1, id);
+    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) + " WHERE s.id = :id");
+    bindInt(q, ":id", id);
     return readOne<StepRow>(q, readStep);
   });
 }
 
 std::vector<StepRow> ArchiveReader::stepsOfExchange(std::int64_t exchange_id) const {
   return guarded([&] {
-    SQLite::Statement q =
-        impl_->prepare(std::string(kStepColumns) + " WHERE s.exchange_id = ?1 ORDER BY s.position");
-    bindInt(q, 1, exchange_id);
+    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +
+                                         " WHERE s.exchange_id = :exchange_id ORDER BY s.position");
+    bindInt(q, ":exchange_id", exchange_id);
     return readAll<StepRow>(q, readStep);
   });
 }
 
 std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key) const {
   return guarded([&] {
-    SQLite::Statement q =
-        impl_->prepare(std::string(kStepColumns) + " WHERE s.replay_key = ?1 ORDER BY s.id");
-    bindInt(q, 1, detail::toDb(replay_key));
+    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +
+                                         " WHERE s.replay_key = :replay_key ORDER BY s.id");
+    bindInt(q, ":replay_key", detail::toDb(replay_key));
     return readAll<StepRow>(q, readStep);
   });
 }
@@ -477,16 +485,16 @@ std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key)
 std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) +
-                                         " WHERE c.step_id = ?1 ORDER BY c.candidate_index");
-    bindInt(q, 1, step_id);
+                                         " WHERE c.step_id = :step_id ORDER BY c.candidate_index");
+    bindInt(q, ":step_id", step_id);
     return readAll<CandidateRow>(q, readCandidate);
   });
 }
 
 std::optional<CandidateRow> ArchiveReader::candidate(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) + " WHERE c.id = ?1");
-    bindInt(q, 1, id);
+    SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) + " WHERE c.id = :id");
+    bindInt(q, ":id", id);
     return readOne<CandidateRow>(q, readCandidate);
   });
 }
@@ -496,8 +504,8 @@ std::vector<InternalStepRow> ArchiveReader::internalSteps(std::int64_t candidate
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT id, candidate_id, position, step_key, component, origin, full_prompt, output_raw,
              rest
-      FROM internal_steps WHERE candidate_id = ?1 ORDER BY position)sql");
-    bindInt(q, 1, candidate_id);
+      FROM internal_steps WHERE candidate_id = :candidate_id ORDER BY position)sql");
+    bindInt(q, ":candidate_id", candidate_id);
     return readAll<InternalStepRow>(q, readInternalStep);
   });
 }
@@ -505,13 +513,13 @@ std::vector<InternalStepRow> ArchiveReader::internalSteps(std::int64_t candidate
 std::vector<ExchangeRow> ArchiveReader::exchanges(std::int64_t session_id, std::int64_t offset,
                                                   std::size_t limit) const {
   return guarded([&] {
-    SQLite::Statement q =
-        impl_->prepare(std::string(kExchangeColumns) +
-                       " FROM exchanges WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3");
-    bindInt(q, 1, session_id);
-    bindInt(q, 2, offset);
-    bindInt(q, 3, sqlLimit(limit));
-    return readAll<ExchangeRow>(q, [](const SQLite::Statement& s) { return readExchange(s); });
+    SQLite::Statement q = impl_->prepare(std::string(kExchangeColumns) +
+                                         " FROM exchanges WHERE session_id = :session_id AND seq "
+                                         ">= :offset ORDER BY seq LIMIT :limit");
+    bindInt(q, ":session_id", session_id);
+    bindInt(q, ":offset", offset);
+    bindInt(q, ":limit", sqlLimit(limit));
+    return readAll<ExchangeRow>(q, [](const NamedColumns& c) { return readExchange(c); });
   });
 }
 
@@ -520,21 +528,21 @@ std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
     SQLite::Statement q =
         impl_->prepare(std::string(kExchangeColumns) + std::string(kExchangePayloadColumns) +
                        " FROM exchanges "
-                       "WHERE id = ?1");
-    bindInt(q, 1, id);
+                       "WHERE id = :id");
+    bindInt(q, ":id", id);
     return readOne<ExchangeRow>(
-        q, [&](const SQLite::Statement& s) { return readExchangeWithPayload(s, impl_->bodies); });
+        q, [&](const NamedColumns& c) { return readExchangeWithPayload(c, impl_->bodies); });
   });
 }
 
 std::optional<std::string> ArchiveReader::blob(std::uint64_t hash) const {
   return guarded([&]() -> std::optional<std::string> {
-    SQLite::Statement q = impl_->prepare("SELECT text, codec FROM blobs WHERE hash = ?1");
-    bindInt(q, 1, detail::toDb(hash));
+    SQLite::Statement q = impl_->prepare("SELECT text, codec FROM blobs WHERE hash = :hash");
+    bindInt(q, ":hash", detail::toDb(hash));
     if (!q.executeStep()) {
       return std::nullopt;
     }
-    return storedBody(q, 0, 1);
+    return storedBody(q, columnIndex(q, "text"), columnIndex(q, "codec"));
   });
 }
 
@@ -542,26 +550,28 @@ std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
   return guarded([&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT s.source_id, s.instruction_type, s.instruction_content, s.num_outputs,
-             t.text, a.text, m.text, x.text, m.codec
+             t.text AS tools, a.text AS attributes, m.text AS memory, x.text AS extra_keys,
+             m.codec AS memory_codec
       FROM steps s
       JOIN blobs t ON t.hash = s.tools_hash
       JOIN blobs a ON a.hash = s.attributes_hash
       JOIN blobs m ON m.hash = s.memory_hash
       JOIN blobs x ON x.hash = s.extra_keys_hash
-      WHERE s.id = ?1)sql");
-    bindInt(q, 1, step_id);
+      WHERE s.id = :step_id)sql");
+    bindInt(q, ":step_id", step_id);
     if (!q.executeStep()) {
       return std::nullopt;
     }
     Json input = Json::object();
-    input["id"] = q.getColumn(0).getInt64();
-    input["instruction"] =
-        Json{{"type", q.getColumn(1).getString()}, {"content", q.getColumn(2).getString()}};
-    input["num_outputs"] = q.getColumn(3).getInt64();
-    input["tools"] = parseStored(q.getColumn(4).getString(), "tools");
-    input["attributes"] = parseStored(q.getColumn(5).getString(), "attributes");
-    input["memory"] = parseStored(storedBody(q, 6, 8), "memory");
-    input["extra_keys"] = parseStored(q.getColumn(7).getString(), "extra_keys");
+    input["id"] = column(q, "source_id").getInt64();
+    input["instruction"] = Json{{"type", column(q, "instruction_type").getString()},
+                                {"content", column(q, "instruction_content").getString()}};
+    input["num_outputs"] = column(q, "num_outputs").getInt64();
+    input["tools"] = parseStored(column(q, "tools").getString(), "tools");
+    input["attributes"] = parseStored(column(q, "attributes").getString(), "attributes");
+    input["memory"] = parseStored(
+        storedBody(q, columnIndex(q, "memory"), columnIndex(q, "memory_codec")), "memory");
+    input["extra_keys"] = parseStored(column(q, "extra_keys").getString(), "extra_keys");
     return input;
   });
 }
@@ -570,32 +580,35 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
   std::optional<Json> output = guarded([&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT e.magma_request_id, s.source_id, c.candidate_index, c.status, c.say, c.tool_calls,
-             c.error_code, c.error_message, c.error_component, m.text, m.codec
+             c.error_code, c.error_message, c.error_component, m.text AS memory,
+             m.codec AS memory_codec
       FROM candidates c
       JOIN steps s ON s.id = c.step_id
       JOIN exchanges e ON e.id = s.exchange_id
       JOIN blobs m ON m.hash = c.memory_hash
-      WHERE c.id = ?1)sql");
-    bindInt(q, 1, candidate_id);
+      WHERE c.id = :candidate_id)sql");
+    bindInt(q, ":candidate_id", candidate_id);
     if (!q.executeStep()) {
       return std::nullopt;
     }
+    const NamedColumns c(q);
     Json out = Json::object();
-    out["request_id"] = optText(q, 0).value_or("");
-    out["source_id"] = q.getColumn(1).getInt64();
-    out["candidate_index"] = q.getColumn(2).getInt64();
-    const std::string status = q.getColumn(3).getString();
+    out["request_id"] = c.optText("magma_request_id").value_or("");
+    out["source_id"] = c.get("source_id").getInt64();
+    out["candidate_index"] = c.get("candidate_index").getInt64();
+    const std::string status = c.get("status").getString();
     out["status"] = status;
-    out["memory"] = parseStored(storedBody(q, 9, 10), "memory");
+    out["memory"] =
+        parseStored(storedBody(q, c.index("memory"), c.index("memory_codec")), "memory");
     out["output"] = nullptr;
     out["error"] = nullptr;
-    if (std::optional<std::string> calls = optText(q, 5)) {
-      out["output"] = Json{{"say", optText(q, 4).value_or("")},
+    if (std::optional<std::string> calls = c.optText("tool_calls")) {
+      out["output"] = Json{{"say", c.optText("say").value_or("")},
                            {"tool_calls", parseStored(*calls, "tool_calls")}};
     }
-    if (std::optional<std::string> code = optText(q, 6)) {
-      Json error = Json{{"code", *code}, {"message", optText(q, 7).value_or("")}};
-      std::optional<std::string> component = optText(q, 8);
+    if (std::optional<std::string> code = c.optText("error_code")) {
+      Json error = Json{{"code", *code}, {"message", c.optText("error_message").value_or("")}};
+      std::optional<std::string> component = c.optText("error_component");
       error["component"] = component ? Json(*component) : Json(nullptr);
       out["error"] = std::move(error);
     }
@@ -621,17 +634,18 @@ void ArchiveReader::forEachReplayStep(
     std::string sql = kReplayStepColumns;
     if (!selection.all()) {
       sql += R"sql(
-  WHERE s.session_id IN (SELECT value FROM json_each(?1))
-     OR s.conversation_id IN (SELECT value FROM json_each(?2)))sql";
+  WHERE s.session_id IN (SELECT value FROM json_each(:session_ids))
+     OR s.conversation_id IN (SELECT value FROM json_each(:conversation_ids)))sql";
     }
     sql += " ORDER BY s.id";
     SQLite::Statement q = impl_->prepare(sql);
     if (!selection.all()) {
-      q.bind(1, detail::idList(selection.sessions));
-      q.bind(2, detail::idList(selection.conversations));
+      q.bind(":session_ids", detail::idList(selection.sessions));
+      q.bind(":conversation_ids", detail::idList(selection.conversations));
     }
+    const NamedColumns columns(q);
     while (q.executeStep()) {
-      visit(readReplayStep(q));
+      visit(readReplayStep(columns));
     }
   });
 }
@@ -641,22 +655,22 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
   return guarded([&] {
     // exchanges_route (route, session_id) finds the rows without reading the others' bodies.
     std::string sql = std::string(kExchangeColumns) + kExchangePayloadColumns +
-                      " FROM exchanges WHERE route = ?1";
+                      " FROM exchanges WHERE route = :route";
     if (!selection.all()) {
       sql += R"sql(
-  AND session_id IN (SELECT value FROM json_each(?2)
+  AND session_id IN (SELECT value FROM json_each(:session_ids)
                      UNION SELECT session_id FROM conversations
-                           WHERE id IN (SELECT value FROM json_each(?3))))sql";
+                           WHERE id IN (SELECT value FROM json_each(:conversation_ids))))sql";
     }
     sql += " ORDER BY id";
     SQLite::Statement q = impl_->prepare(sql);
-    q.bind(1, route);
+    q.bind(":route", route);
     if (!selection.all()) {
-      q.bind(2, detail::idList(selection.sessions));
-      q.bind(3, detail::idList(selection.conversations));
+      q.bind(":session_ids", detail::idList(selection.sessions));
+      q.bind(":conversation_ids", detail::idList(selection.conversations));
     }
     return readAll<ExchangeRow>(
-        q, [&](const SQLite::Statement& s) { return readExchangeWithPayload(s, impl_->bodies); });
+        q, [&](const NamedColumns& c) { return readExchangeWithPayload(c, impl_->bodies); });
   });
 }
 
@@ -665,16 +679,19 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
     const detail::StatementLease lease(impl_->recorded_response, impl_->db,
                                        "SELECT status, response_headers, response_body, "
                                        "response_body_codec, response_body_dictionary "
-                                       "FROM exchanges WHERE id = ?1");
+                                       "FROM exchanges WHERE id = :id");
     SQLite::Statement& q = *lease;
-    bindInt(q, 1, exchange_id);
+    bindInt(q, ":id", exchange_id);
     if (!q.executeStep()) {
       return std::nullopt;
     }
+    const NamedColumns c(q);
     RecordedResponse r;
-    r.status = q.getColumn(0).getInt();
-    r.headers = detail::headersFromJson(q.getColumn(1).getString());
-    r.body = impl_->bodies.unpackColumns(q, 2, 3, 4);
+    r.status = c.get("status").getInt();
+    r.headers = detail::headersFromJson(c.get("response_headers").getString());
+    r.body =
+        impl_->bodies.unpackColumns(q, c.index("response_body"), c.index("response_body_codec"),
+                                    c.index("response_body_dictionary"));
     return r;
   });
 }
@@ -684,8 +701,8 @@ std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) 
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT id, session_id, at_ns, route, request_id, position, source_id, replay_key, input,
              closest_step_id, differences, policy
-      FROM replay_misses WHERE session_id = ?1 ORDER BY id)sql");
-    bindInt(q, 1, session_id);
+      FROM replay_misses WHERE session_id = :session_id ORDER BY id)sql");
+    bindInt(q, ":session_id", session_id);
     return readAll<ReplayMissRow>(q, readReplayMiss);
   });
 }
@@ -724,11 +741,13 @@ std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
   return guarded([&] {
     // steps_conversation (conversation_id, id), then the few exchange ids sorted.
     SQLite::Statement q = impl_->prepare(
-        "SELECT DISTINCT exchange_id FROM steps WHERE conversation_id = ?1 ORDER BY exchange_id");
-    bindInt(q, 1, conversation_id);
+        "SELECT DISTINCT exchange_id FROM steps WHERE conversation_id = :conversation_id "
+        "ORDER BY exchange_id");
+    bindInt(q, ":conversation_id", conversation_id);
+    const NamedColumns c(q);
     std::vector<std::int64_t> ids;
     while (q.executeStep()) {
-      ids.push_back(q.getColumn(0).getInt64());
+      ids.push_back(c.get("exchange_id").getInt64());
     }
     return ids;
   });
@@ -737,19 +756,21 @@ std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
 ArchiveCounts ArchiveReader::counts() const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(R"sql(
-      SELECT count(*), coalesce(sum(exchange_count), 0), coalesce(sum(step_count), 0),
-             coalesce(sum(candidate_count), 0), coalesce(sum(internal_step_count), 0),
-             coalesce(sum(conversation_count), 0), (SELECT count(*) FROM blobs)
+      SELECT count(*) AS sessions, coalesce(sum(exchange_count), 0) AS exchanges,
+             coalesce(sum(step_count), 0) AS steps, coalesce(sum(candidate_count), 0) AS candidates,
+             coalesce(sum(internal_step_count), 0) AS internal_steps,
+             coalesce(sum(conversation_count), 0) AS conversations,
+             (SELECT count(*) FROM blobs) AS blobs
       FROM sessions)sql");
     ArchiveCounts c;
     if (q.executeStep()) {
-      c.sessions = q.getColumn(0).getInt64();
-      c.exchanges = q.getColumn(1).getInt64();
-      c.steps = q.getColumn(2).getInt64();
-      c.candidates = q.getColumn(3).getInt64();
-      c.internal_steps = q.getColumn(4).getInt64();
-      c.conversations = q.getColumn(5).getInt64();
-      c.blobs = q.getColumn(6).getInt64();
+      c.sessions = column(q, "sessions").getInt64();
+      c.exchanges = column(q, "exchanges").getInt64();
+      c.steps = column(q, "steps").getInt64();
+      c.candidates = column(q, "candidates").getInt64();
+      c.internal_steps = column(q, "internal_steps").getInt64();
+      c.conversations = column(q, "conversations").getInt64();
+      c.blobs = column(q, "blobs").getInt64();
     }
     return c;
   });

@@ -87,20 +87,26 @@ struct ArchiveWriter::Statements {
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
             request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
             request_body_dictionary, response_body_dictionary)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                  ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30))sql"),
+          VALUES (:session_id, :seq, :client_address, :method, :target, :http_version, :status,
+            :request_headers, :request_body, :request_body_redacted, :response_headers,
+            :response_body, :response_from_upstream, :started_ns, :upstream_first_byte_ns,
+            :ended_ns, :outcome, :error, :protocol, :route, :findings, :request_body_codec,
+            :response_body_codec, :request_body_size, :response_body_size, :response_arrivals,
+            :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
-            exchange_count = exchange_count + ?1,
-            failed_exchange_count = failed_exchange_count + ?2
-          WHERE id = ?3)sql"),
+            exchange_count = exchange_count + :exchanges,
+            failed_exchange_count = failed_exchange_count + :failed_exchanges
+          WHERE id = :id)sql"),
         identity(db, R"sql(
-          UPDATE sessions SET agent_health = ?1, agent_info = ?2, agent_id = ?3,
-            agent_version = ?4 WHERE id = ?5)sql"),
+          UPDATE sessions SET agent_health = :agent_health, agent_info = :agent_info,
+            agent_id = :agent_id, agent_version = :agent_version
+          WHERE id = :id)sql"),
         replay_miss(db, R"sql(
           INSERT INTO replay_misses (session_id, at_ns, route, request_id, position, source_id,
             replay_key, input, closest_step_id, differences, policy)
-          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql") {}
+          VALUES (:session_id, :at_ns, :route, :request_id, :position, :source_id, :replay_key,
+            :input, :closest_step_id, :differences, :policy))sql") {}
 
   SQLite::Statement exchange;
   SQLite::Statement session_counters;
@@ -114,12 +120,12 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
   try {
     SQLite::Statement insert(db_, R"sql(
       INSERT INTO sessions (name, mode, upstream, listen, started_ns)
-      VALUES (?1, ?2, ?3, ?4, ?5))sql");
-    insert.bind(1, session.name);
-    insert.bind(2, session.mode);
-    insert.bind(3, session.upstream);
-    insert.bind(4, session.listen);
-    bindInt(insert, 5, session.started_ns.value_or(protocol::nowNs()));
+      VALUES (:name, :mode, :upstream, :listen, :started_ns))sql");
+    insert.bind(":name", session.name);
+    insert.bind(":mode", session.mode);
+    insert.bind(":upstream", session.upstream);
+    insert.bind(":listen", session.listen);
+    bindInt(insert, ":started_ns", session.started_ns.value_or(protocol::nowNs()));
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
     ended_ns_ = session.ended_ns;
@@ -154,9 +160,9 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
       }
     }
     SQLite::Statement& s = st_->session_counters;
-    bindInt(s, 1, static_cast<std::int64_t>(out.written));
-    bindInt(s, 2, failed_exchanges);
-    bindInt(s, 3, session_id_);
+    bindInt(s, ":exchanges", static_cast<std::int64_t>(out.written));
+    bindInt(s, ":failed_exchanges", failed_exchanges);
+    bindInt(s, ":id", session_id_);
     execOnce(s);
     tx.commit();
     packer_->committed();
@@ -204,38 +210,38 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const std::optional<std::string>& request_frame = request.frame;
     const std::optional<std::string>& response_frame = response.frame;
     SQLite::Statement& e = st_->exchange;
-    bindInt(e, 1, session_id_);
-    bindInt(e, 2, next_seq_);
-    bindText(e, 3, ex.client_address);
-    bindText(e, 4, ex.method);
-    bindText(e, 5, ex.target);
-    bindInt(e, 6, static_cast<std::int64_t>(ex.http_version));
-    bindInt(e, 7, ex.status);
-    bindText(e, 8, request_headers);
-    bindBlob(e, 9, request_frame ? *request_frame : ex.request_body);
-    bindInt(e, 10, r.request_body_redacted ? 1 : 0);
-    bindText(e, 11, response_headers);
-    bindBlob(e, 12, response_frame ? *response_frame : ex.response_body);
-    bindInt(e, 13, ex.response_from_upstream ? 1 : 0);
-    bindInt(e, 14, ex.started_ns);
-    bindOptInt(e, 15, nonZero(ex.upstream_first_byte_ns));
-    bindOptInt(e, 16, nonZero(ex.ended_ns));
-    bindText(e, 17, outcome);
-    bindOptText(e, 18, error);
-    bindText(e, 19, r.protocol);
-    bindText(e, 20, r.route);
-    bindOptText(e, 21, r.findings);
-    bindOptText(e, 22, request_frame ? kZstd : kVerbatim);
-    bindOptText(e, 23, response_frame ? kZstd : kVerbatim);
-    bindInt(e, 24, static_cast<std::int64_t>(ex.request_body.size()));
-    bindInt(e, 25, static_cast<std::int64_t>(ex.response_body.size()));
-    bindOptText(e, 26, arrivals);
+    bindInt(e, ":session_id", session_id_);
+    bindInt(e, ":seq", next_seq_);
+    bindText(e, ":client_address", ex.client_address);
+    bindText(e, ":method", ex.method);
+    bindText(e, ":target", ex.target);
+    bindInt(e, ":http_version", static_cast<std::int64_t>(ex.http_version));
+    bindInt(e, ":status", ex.status);
+    bindText(e, ":request_headers", request_headers);
+    bindBlob(e, ":request_body", request_frame ? *request_frame : ex.request_body);
+    bindInt(e, ":request_body_redacted", r.request_body_redacted ? 1 : 0);
+    bindText(e, ":response_headers", response_headers);
+    bindBlob(e, ":response_body", response_frame ? *response_frame : ex.response_body);
+    bindInt(e, ":response_from_upstream", ex.response_from_upstream ? 1 : 0);
+    bindInt(e, ":started_ns", ex.started_ns);
+    bindOptInt(e, ":upstream_first_byte_ns", nonZero(ex.upstream_first_byte_ns));
+    bindOptInt(e, ":ended_ns", nonZero(ex.ended_ns));
+    bindText(e, ":outcome", outcome);
+    bindOptText(e, ":error", error);
+    bindText(e, ":protocol", r.protocol);
+    bindText(e, ":route", r.route);
+    bindOptText(e, ":findings", r.findings);
+    bindOptText(e, ":request_body_codec", request_frame ? kZstd : kVerbatim);
+    bindOptText(e, ":response_body_codec", response_frame ? kZstd : kVerbatim);
+    bindInt(e, ":request_body_size", static_cast<std::int64_t>(ex.request_body.size()));
+    bindInt(e, ":response_body_size", static_cast<std::int64_t>(ex.response_body.size()));
+    bindOptText(e, ":response_arrivals", arrivals);
     // Plain HTTP has nothing to index: it is complete as captured.
     const bool complete = derivesNothing(r);
-    bindInt(e, 27, complete ? 1 : 0);
-    bindInt(e, 28, complete ? kDecoderVersion : 0);
-    bindOptInt(e, 29, request.dictionary);
-    bindOptInt(e, 30, response.dictionary);
+    bindInt(e, ":indexed", complete ? 1 : 0);
+    bindInt(e, ":decoder_version", complete ? kDecoderVersion : 0);
+    bindOptInt(e, ":request_body_dictionary", request.dictionary);
+    bindOptInt(e, ":response_body_dictionary", response.dictionary);
     execOnce(e);
     out.last_exchange_id = db_.getLastInsertRowid();
     ++out.written;
@@ -267,11 +273,11 @@ void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {
   const std::optional<std::string> health = nonEmpty(identity.health_body);
   const std::optional<std::string> info = nonEmpty(identity.info_body);
   SQLite::Statement& s = st_->identity;
-  bindOptText(s, 1, health);
-  bindOptText(s, 2, info);
-  bindOptText(s, 3, agent_id);
-  bindOptText(s, 4, agent_version);
-  bindInt(s, 5, session_id_);
+  bindOptText(s, ":agent_health", health);
+  bindOptText(s, ":agent_info", info);
+  bindOptText(s, ":agent_id", agent_id);
+  bindOptText(s, ":agent_version", agent_version);
+  bindInt(s, ":id", session_id_);
   try {
     execOnce(s);
   } catch (const std::exception& e) {
@@ -282,17 +288,17 @@ void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {
 
 void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
   SQLite::Statement& s = st_->replay_miss;
-  bindInt(s, 1, session_id_);
-  bindInt(s, 2, miss.at_ns);
-  bindText(s, 3, miss.route);
-  bindText(s, 4, miss.request_id);
-  bindInt(s, 5, miss.position);
-  bindOptInt(s, 6, miss.source_id);
-  bindInt(s, 7, toDb(miss.replay_key));
-  bindText(s, 8, miss.input);
-  bindOptInt(s, 9, miss.closest_step_id);
-  bindText(s, 10, miss.differences);
-  bindText(s, 11, miss.policy);
+  bindInt(s, ":session_id", session_id_);
+  bindInt(s, ":at_ns", miss.at_ns);
+  bindText(s, ":route", miss.route);
+  bindText(s, ":request_id", miss.request_id);
+  bindInt(s, ":position", miss.position);
+  bindOptInt(s, ":source_id", miss.source_id);
+  bindInt(s, ":replay_key", toDb(miss.replay_key));
+  bindText(s, ":input", miss.input);
+  bindOptInt(s, ":closest_step_id", miss.closest_step_id);
+  bindText(s, ":differences", miss.differences);
+  bindText(s, ":policy", miss.policy);
   try {
     execOnce(s);
   } catch (const std::exception& e) {
@@ -304,9 +310,9 @@ void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
 
 void ArchiveWriter::endSession() noexcept {
   try {
-    SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = ?1 WHERE id = ?2");
-    bindInt(s, 1, ended_ns_.value_or(protocol::nowNs()));
-    bindInt(s, 2, session_id_);
+    SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = :ended_ns WHERE id = :id");
+    bindInt(s, ":ended_ns", ended_ns_.value_or(protocol::nowNs()));
+    bindInt(s, ":id", session_id_);
     s.exec();
   } catch (const std::exception& e) {
     logLine(std::string("[store.write] session end not written: ") + e.what());

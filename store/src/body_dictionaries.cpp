@@ -54,7 +54,9 @@ struct DictionaryPacker::Context {
 
 DictionaryPacker::DictionaryPacker(SQLite::Database& db)
     : db_(db),
-      insert_(db, "INSERT INTO body_dictionaries (content, codec, size) VALUES (?1, ?2, ?3)"),
+      insert_(
+          db,
+          "INSERT INTO body_dictionaries (content, codec, size) VALUES (:content, :codec, :size)"),
       context_(std::make_unique<Context>()) {
   if (context_->cctx == nullptr) {
     throw std::bad_alloc();
@@ -95,9 +97,9 @@ const DictionaryPacker::Dictionary& DictionaryPacker::promote(std::string_view b
   static const std::optional<std::string> kZstd{std::string(kZstdCodec)};
   static const std::optional<std::string> kVerbatim;
   const std::string verbatim = content ? std::string() : std::string(body);
-  bindBlob(insert_, 1, content ? *content : verbatim);
-  bindOptText(insert_, 2, content ? kZstd : kVerbatim);
-  bindInt(insert_, 3, static_cast<std::int64_t>(body.size()));
+  bindBlob(insert_, ":content", content ? *content : verbatim);
+  bindOptText(insert_, ":codec", content ? kZstd : kVerbatim);
+  bindInt(insert_, ":size", static_cast<std::int64_t>(body.size()));
   execOnce(insert_);
   auto dictionary = std::make_shared<const Dictionary>(db_.getLastInsertRowid(), body);
   Current& current = current_[stream];
@@ -158,14 +160,15 @@ DictionaryShelf::Content DictionaryShelf::load(std::int64_t id) {
 
 DictionaryShelf::Content DictionaryShelf::read(std::int64_t id) {
   const StatementLease lease(select_, db_,
-                             "SELECT content, codec FROM body_dictionaries WHERE id = ?1");
+                             "SELECT content, codec FROM body_dictionaries WHERE id = :id");
   SQLite::Statement& q = *lease;
-  bindInt(q, 1, id);
+  bindInt(q, ":id", id);
   if (!q.executeStep()) {
     throw std::runtime_error("[store.body.dictionary] body dictionary " + std::to_string(id) +
                              " is missing from the archive");
   }
-  return std::make_shared<const std::string>(storedBody(q, 0, 1));
+  return std::make_shared<const std::string>(
+      storedBody(q, columnIndex(q, "content"), columnIndex(q, "codec")));
 }
 
 }  // namespace agentvcr::store::detail

@@ -366,22 +366,25 @@ INSERT INTO search_a2a_calls(search_a2a_calls) VALUES ('rebuild');
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
-  SQLite::Statement update(db, "UPDATE exchanges SET protocol = ?1, route = ?2 WHERE id = ?3");
+  SQLite::Statement update(
+      db, "UPDATE exchanges SET protocol = :protocol, route = :route WHERE id = :id");
+  const NamedColumns c(select);
   while (select.executeStep()) {
-    std::string method = select.getColumn(1).getString();
-    std::string target = select.getColumn(2).getString();
+    std::string method = c.get("method").getString();
+    std::string target = c.get("target").getString();
     auto route = protocol::magma::routeOf(method, target);
-    update.bind(1, std::string(route == protocol::magma::Route::None ? "http" : "magma"));
-    update.bind(2, std::string(protocol::magma::routeName(route)));
-    bindInt(update, 3, select.getColumn(0).getInt64());
+    update.bind(":protocol", std::string(route == protocol::magma::Route::None ? "http" : "magma"));
+    update.bind(":route", std::string(protocol::magma::routeName(route)));
+    bindInt(update, ":id", c.get("id").getInt64());
     execOnce(update);
   }
   SQLite::Statement counters(db, R"sql(
     UPDATE sessions SET
       exchange_count = (SELECT count(*) FROM exchanges e WHERE e.session_id = sessions.id),
       failed_exchange_count = (SELECT count(*) FROM exchanges e WHERE e.session_id = sessions.id
-                               AND (e.outcome <> ?1 OR e.status >= 400)))sql");
-  counters.bind(1, std::string(protocol::outcomeName(protocol::ExchangeOutcome::Complete)));
+                               AND (e.outcome <> :complete OR e.status >= 400)))sql");
+  counters.bind(":complete",
+                std::string(protocol::outcomeName(protocol::ExchangeOutcome::Complete)));
   execOnce(counters);
 }
 
@@ -402,9 +405,10 @@ const std::vector<Migration>& migrations() {
 }
 
 bool hasUserTables(SQLite::Database& db) {
-  SQLite::Statement q(db, "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  SQLite::Statement q(
+      db, "SELECT count(*) AS tables FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
   q.executeStep();
-  return q.getColumn(0).getInt64() > 0;
+  return column(q, "tables").getInt64() > 0;
 }
 
 }  // namespace
@@ -412,7 +416,7 @@ bool hasUserTables(SQLite::Database& db) {
 int schemaVersionOf(SQLite::Database& db) {
   SQLite::Statement q(db, "PRAGMA user_version");
   q.executeStep();
-  return q.getColumn(0).getInt();
+  return column(q, "user_version").getInt();
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {

@@ -36,12 +36,17 @@ struct IdWindow {
   bool empty() const { return lo > hi; }
 };
 
-/// Both ends of a window from a `SELECT (lower), (upper)` query; empty when either is NULL.
+/// Both ends of a window from a `SELECT (lower) AS lo, (upper) AS hi` query; empty when either
+/// is NULL.
 IdWindow readWindow(SQLite::Statement& q) {
   IdWindow w{1, 0};
-  if (q.executeStep() && !q.getColumn(0).isNull() && !q.getColumn(1).isNull()) {
-    w.lo = q.getColumn(0).getInt64();
-    w.hi = q.getColumn(1).getInt64();
+  if (q.executeStep()) {
+    const SQLite::Column lo = column(q, "lo");
+    const SQLite::Column hi = column(q, "hi");
+    if (!lo.isNull() && !hi.isNull()) {
+      w.lo = lo.getInt64();
+      w.hi = hi.getInt64();
+    }
   }
   return w;
 }
@@ -62,27 +67,27 @@ struct FieldSpec {
 /// In this order, which is also the tie-break between equally ranked fields.
 const FieldSpec kFields[] = {
     {"instruction", "search_steps", "instruction_content", 0, 0, R"sql(
-      SELECT rowid, rowid FROM search_steps
+      SELECT rowid AS step_id, rowid FROM search_steps
       WHERE search_steps MATCH :match AND rowid BETWEEN :lo AND :hi ORDER BY rowid)sql"},
     {"say", "search_candidates", "say", 0, 1, R"sql(
-      SELECT c.step_id, search_candidates.rowid
+      SELECT c.step_id, search_candidates.rowid AS rowid
       FROM search_candidates JOIN candidates c ON c.id = search_candidates.rowid
       WHERE search_candidates MATCH :match AND search_candidates.rowid BETWEEN :lo AND :hi
       ORDER BY search_candidates.rowid)sql"},
     {"error", "search_candidates", "error_message", 1, 1, R"sql(
-      SELECT c.step_id, search_candidates.rowid
+      SELECT c.step_id, search_candidates.rowid AS rowid
       FROM search_candidates JOIN candidates c ON c.id = search_candidates.rowid
       WHERE search_candidates MATCH :match AND search_candidates.rowid BETWEEN :lo AND :hi
       ORDER BY search_candidates.rowid)sql"},
     {"output_raw", "search_internal_steps", "output_raw", 1, 2, R"sql(
-      SELECT c.step_id, search_internal_steps.rowid
+      SELECT c.step_id, search_internal_steps.rowid AS rowid
       FROM search_internal_steps
       JOIN internal_steps i ON i.id = search_internal_steps.rowid
       JOIN candidates c ON c.id = i.candidate_id
       WHERE search_internal_steps MATCH :match AND search_internal_steps.rowid BETWEEN :lo AND :hi
       ORDER BY search_internal_steps.rowid)sql"},
     {"full_prompt", "search_internal_steps", "full_prompt", 0, 2, R"sql(
-      SELECT c.step_id, search_internal_steps.rowid
+      SELECT c.step_id, search_internal_steps.rowid AS rowid
       FROM search_internal_steps
       JOIN internal_steps i ON i.id = search_internal_steps.rowid
       JOIN candidates c ON c.id = i.candidate_id
@@ -188,7 +193,11 @@ class StepCheck {
         st_(db,
             "SELECT s.conversation_id, s.session_id, s.instruction_type, s.exchange_id "
             "FROM steps s WHERE s.id = :step" +
-                filterSql(q, plan)) {
+                filterSql(q, plan)),
+        conversation_id_(columnIndex(st_, "conversation_id")),
+        session_id_(columnIndex(st_, "session_id")),
+        instruction_type_(columnIndex(st_, "instruction_type")),
+        exchange_id_(columnIndex(st_, "exchange_id")) {
     bindFilters(st_, q, plan);
   }
 
@@ -198,13 +207,14 @@ class StepCheck {
     st_.bind(":step", static_cast<std::int64_t>(step_id));
     std::optional<SearchHit> hit;
     if (st_.executeStep() &&
-        (!plan_.slow_exchanges || plan_.slow_exchanges->count(st_.getColumn(3).getInt64()) != 0)) {
+        (!plan_.slow_exchanges ||
+         plan_.slow_exchanges->count(st_.getColumn(exchange_id_).getInt64()) != 0)) {
       hit.emplace();
       hit->step_id = step_id;
-      hit->exchange_id = st_.getColumn(3).getInt64();
-      hit->conversation_id = st_.getColumn(0).getInt64();
-      hit->session_id = st_.getColumn(1).getInt64();
-      is_env = st_.getColumn(2).getString() == "env";
+      hit->exchange_id = st_.getColumn(exchange_id_).getInt64();
+      hit->conversation_id = st_.getColumn(conversation_id_).getInt64();
+      hit->session_id = st_.getColumn(session_id_).getInt64();
+      is_env = st_.getColumn(instruction_type_).getString() == "env";
     }
     st_.reset();
     return hit;
@@ -213,6 +223,11 @@ class StepCheck {
  private:
   const SearchPlan& plan_;
   SQLite::Statement st_;
+  // st_'s columns, looked up once: check() runs for every candidate step.
+  int conversation_id_;
+  int session_id_;
+  int instruction_type_;
+  int exchange_id_;
 };
 
 /// No text: the steps that pass the filters, in id order, read from the narrowest index that
@@ -233,12 +248,15 @@ std::vector<SearchHit> searchFiltersOnly(SQLite::Database& db, const SearchQuery
     sql += " AND step_id BETWEEN :lo AND :hi ORDER BY step_id";
   } else if (plan.slow_exchanges) {
     sql = R"sql(
-      SELECT id FROM steps WHERE exchange_id IN (SELECT value FROM json_each(:exchanges))
+      SELECT id AS step_id FROM steps
+      WHERE exchange_id IN (SELECT value FROM json_each(:exchanges))
         AND id BETWEEN :lo AND :hi ORDER BY id)sql";
   } else if (query.session_id) {
-    sql = "SELECT id FROM steps WHERE session_id = :session AND id BETWEEN :lo AND :hi ORDER BY id";
+    sql =
+        "SELECT id AS step_id FROM steps WHERE session_id = :session AND id BETWEEN :lo AND :hi "
+        "ORDER BY id";
   } else {
-    sql = "SELECT id FROM steps WHERE id BETWEEN :lo AND :hi ORDER BY id";
+    sql = "SELECT id AS step_id FROM steps WHERE id BETWEEN :lo AND :hi ORDER BY id";
   }
   SQLite::Statement driver(db, sql);
   driver.bind(":lo", static_cast<std::int64_t>(plan.steps.lo));
@@ -255,10 +273,11 @@ std::vector<SearchHit> searchFiltersOnly(SQLite::Database& db, const SearchQuery
   }
 
   StepCheck check(db, query, plan);
+  const int step_id_column = columnIndex(driver, "step_id");
   std::vector<SearchHit> hits;
   std::optional<std::int64_t> last;
   while (hits.size() < query.limit && driver.executeStep()) {
-    const std::int64_t step_id = driver.getColumn(0).getInt64();
+    const std::int64_t step_id = driver.getColumn(step_id_column).getInt64();
     if (last == step_id) {
       continue;  // several error candidates of one step
     }
@@ -276,7 +295,9 @@ class FieldStream {
  public:
   FieldStream(SQLite::Database& db, const FieldSpec& spec, const std::string& match,
               const IdWindow& window)
-      : query_(db, spec.rows) {
+      : query_(db, spec.rows),
+        step_id_column_(columnIndex(query_, "step_id")),
+        rowid_column_(columnIndex(query_, "rowid")) {
     query_.bind(":match", match);  // copied
     query_.bind(":lo", static_cast<std::int64_t>(window.lo));
     query_.bind(":hi", static_cast<std::int64_t>(window.hi));
@@ -286,8 +307,8 @@ class FieldStream {
   void next() {
     has_row_ = query_.executeStep();
     if (has_row_) {
-      step_id_ = query_.getColumn(0).getInt64();
-      rowid_ = query_.getColumn(1).getInt64();
+      step_id_ = query_.getColumn(step_id_column_).getInt64();
+      rowid_ = query_.getColumn(rowid_column_).getInt64();
     }
   }
 
@@ -299,6 +320,8 @@ class FieldStream {
 
  private:
   SQLite::Statement query_;
+  int step_id_column_;
+  int rowid_column_;
   bool has_row_ = false;
   std::int64_t step_id_ = 0;
   std::int64_t rowid_ = 0;
@@ -344,7 +367,8 @@ std::vector<SearchHit> finishHits(SQLite::Database& db, const std::vector<std::s
     }
     const std::string table = kFields[f].table;
     SQLite::Statement q(db, "SELECT rowid, rank, snippet(" + table +
-                                ", :column, '[', ']', '…', 16) FROM " + table + " WHERE " + table +
+                                ", :column, '[', ']', '…', 16) AS snippet FROM " + table +
+                                " WHERE " + table +
                                 " MATCH :match AND rowid BETWEEN :lo AND :hi"
                                 " AND +rowid IN (SELECT value FROM json_each(:rows))");
     q.bind(":column", kFields[f].column_index);
@@ -352,11 +376,12 @@ std::vector<SearchHit> finishHits(SQLite::Database& db, const std::vector<std::s
     q.bind(":lo", static_cast<std::int64_t>(*std::min_element(listed[f].begin(), listed[f].end())));
     q.bind(":hi", static_cast<std::int64_t>(*std::max_element(listed[f].begin(), listed[f].end())));
     q.bind(":rows", idList(listed[f]));
+    const NamedColumns c(q);
     while (q.executeStep()) {
-      RowText& row = rows[f][q.getColumn(0).getInt64()];
-      row.rank = q.getColumn(1).getDouble();
-      if (!q.getColumn(2).isNull()) {
-        row.snippet = q.getColumn(2).getString();
+      RowText& row = rows[f][c.get("rowid").getInt64()];
+      row.rank = c.get("rank").getDouble();
+      if (std::optional<std::string> snippet = c.optText("snippet")) {
+        row.snippet = std::move(*snippet);
       }
     }
   }
@@ -408,7 +433,8 @@ std::optional<std::vector<std::int64_t>> fewDriverSteps(SQLite::Database& db,
     sql += " AND step_id BETWEEN :lo AND :hi ORDER BY step_id LIMIT :limit";
   } else if (plan.slow_exchanges) {
     sql = R"sql(
-      SELECT id FROM steps WHERE exchange_id IN (SELECT value FROM json_each(:exchanges))
+      SELECT id AS step_id FROM steps
+      WHERE exchange_id IN (SELECT value FROM json_each(:exchanges))
         AND id BETWEEN :lo AND :hi ORDER BY id LIMIT :limit)sql";
   } else {
     return std::nullopt;
@@ -425,9 +451,10 @@ std::optional<std::vector<std::int64_t>> fewDriverSteps(SQLite::Database& db,
     q.bind(":exchanges", idList(std::vector<std::int64_t>(plan.slow_exchanges->begin(),
                                                           plan.slow_exchanges->end())));
   }
+  const int step_id_column = columnIndex(q, "step_id");
   std::vector<std::int64_t> steps;
   while (q.executeStep()) {
-    steps.push_back(q.getColumn(0).getInt64());
+    steps.push_back(q.getColumn(step_id_column).getInt64());
   }
   if (steps.size() > kFewDriverSteps) {
     return std::nullopt;
@@ -443,12 +470,13 @@ std::vector<MatchedStep> matchInSteps(SQLite::Database& db, const SearchQuery& q
                                       const SearchPlan& plan,
                                       const std::vector<std::int64_t>& step_ids) {
   SQLite::Statement rows(db, R"sql(
-    SELECT (SELECT min(id) FROM candidates WHERE step_id = :step),
-           (SELECT max(id) FROM candidates WHERE step_id = :step))sql");
+    SELECT (SELECT min(id) FROM candidates WHERE step_id = :step) AS lo,
+           (SELECT max(id) FROM candidates WHERE step_id = :step) AS hi)sql");
   SQLite::Statement internal(db, R"sql(
-    SELECT min(id), max(id) FROM internal_steps WHERE candidate_id BETWEEN :lo AND :hi)sql");
+    SELECT min(id) AS lo, max(id) AS hi FROM internal_steps
+    WHERE candidate_id BETWEEN :lo AND :hi)sql");
   SQLite::Statement text(db, R"sql(
-    SELECT 0, rowid FROM search_steps WHERE search_steps MATCH :m0 AND rowid = :step
+    SELECT 0 AS field, rowid FROM search_steps WHERE search_steps MATCH :m0 AND rowid = :step
     UNION ALL
     SELECT 1, rowid FROM search_candidates
     WHERE search_candidates MATCH :m1 AND rowid BETWEEN :c_lo AND :c_hi
@@ -465,6 +493,8 @@ std::vector<MatchedStep> matchInSteps(SQLite::Database& db, const SearchQuery& q
     text.bind(":m" + std::to_string(f), matches[f]);
   }
 
+  const int field_column = columnIndex(text, "field");
+  const int rowid_column = columnIndex(text, "rowid");
   StepCheck check(db, query, plan);
   std::vector<MatchedStep> found;
   for (std::int64_t step_id : step_ids) {
@@ -492,8 +522,9 @@ std::vector<MatchedStep> matchInSteps(SQLite::Database& db, const SearchQuery& q
     text.bind(":i_lo", static_cast<std::int64_t>(internal_steps.lo));
     text.bind(":i_hi", static_cast<std::int64_t>(internal_steps.hi));
     while (text.executeStep()) {
-      step.matches.push_back(FieldMatch{static_cast<std::size_t>(text.getColumn(0).getInt()),
-                                        text.getColumn(1).getInt64()});
+      step.matches.push_back(
+          FieldMatch{static_cast<std::size_t>(text.getColumn(field_column).getInt()),
+                     text.getColumn(rowid_column).getInt64()});
     }
     text.reset();
     if (!step.matches.empty()) {
@@ -516,18 +547,18 @@ std::vector<MatchedStep> matchByStreams(SQLite::Database& db, const SearchQuery&
     // The candidates and internal steps of those steps: their ids grow with their step's id.
     SQLite::Statement candidates(db, R"sql(
       SELECT (SELECT id FROM candidates WHERE step_id >= :lo
-              ORDER BY step_id, candidate_index LIMIT 1),
+              ORDER BY step_id, candidate_index LIMIT 1) AS lo,
              (SELECT id FROM candidates WHERE step_id <= :hi
-              ORDER BY step_id DESC, candidate_index DESC LIMIT 1))sql");
+              ORDER BY step_id DESC, candidate_index DESC LIMIT 1) AS hi)sql");
     candidates.bind(":lo", static_cast<std::int64_t>(steps.lo));
     candidates.bind(":hi", static_cast<std::int64_t>(steps.hi));
     windows[1] = readWindow(candidates);
     if (!windows[1].empty()) {
       SQLite::Statement internal(db, R"sql(
         SELECT (SELECT id FROM internal_steps WHERE candidate_id >= :lo
-                ORDER BY candidate_id, position LIMIT 1),
+                ORDER BY candidate_id, position LIMIT 1) AS lo,
                (SELECT id FROM internal_steps WHERE candidate_id <= :hi
-                ORDER BY candidate_id DESC, position DESC LIMIT 1))sql");
+                ORDER BY candidate_id DESC, position DESC LIMIT 1) AS hi)sql");
       internal.bind(":lo", static_cast<std::int64_t>(windows[1].lo));
       internal.bind(":hi", static_cast<std::int64_t>(windows[1].hi));
       windows[2] = readWindow(internal);
@@ -678,8 +709,8 @@ std::vector<SearchHit> searchSteps(SQLite::Database& db, const SearchQuery& quer
   SearchPlan plan;
   if (query.session_id) {
     SQLite::Statement range(db, R"sql(
-      SELECT (SELECT min(id) FROM steps WHERE session_id = :session),
-             (SELECT max(id) FROM steps WHERE session_id = :session))sql");
+      SELECT (SELECT min(id) FROM steps WHERE session_id = :session) AS lo,
+             (SELECT max(id) FROM steps WHERE session_id = :session) AS hi)sql");
     range.bind(":session", static_cast<std::int64_t>(*query.session_id));
     plan.steps = readWindow(range);
     if (plan.steps.empty()) {
@@ -691,11 +722,11 @@ std::vector<SearchHit> searchSteps(SQLite::Database& db, const SearchQuery& quer
     // The first and last step with such an error candidate, from candidates_error (the
     // partial index holds error candidates only).
     std::string code = query.error_code ? " AND error_code = :error_code" : "";
-    SQLite::Statement range(db, "SELECT (SELECT step_id FROM candidates WHERE status = 'error'" +
-                                    code +
-                                    " AND step_id >= :lo ORDER BY step_id LIMIT 1), "
-                                    "(SELECT step_id FROM candidates WHERE status = 'error'" +
-                                    code + " AND step_id <= :hi ORDER BY step_id DESC LIMIT 1)");
+    SQLite::Statement range(db,
+                            "SELECT (SELECT step_id FROM candidates WHERE status = 'error'" + code +
+                                " AND step_id >= :lo ORDER BY step_id LIMIT 1) AS lo, "
+                                "(SELECT step_id FROM candidates WHERE status = 'error'" +
+                                code + " AND step_id <= :hi ORDER BY step_id DESC LIMIT 1) AS hi");
     range.bind(":lo", static_cast<std::int64_t>(plan.steps.lo));
     range.bind(":hi", static_cast<std::int64_t>(plan.steps.hi));
     if (query.error_code) {
@@ -712,18 +743,19 @@ std::vector<SearchHit> searchSteps(SQLite::Database& db, const SearchQuery& quer
     SQLite::Statement slow(db, R"sql(
       SELECT id FROM exchanges WHERE ended_ns - started_ns >= :min_latency AND indexed = 1
       LIMIT :limit)sql");
+    const int id_column = columnIndex(slow, "id");
     slow.bind(":min_latency", static_cast<std::int64_t>(*query.min_latency_ns));
     slow.bind(":limit", static_cast<std::int64_t>(kFewSlowExchanges + 1));
     std::unordered_set<std::int64_t> ids;
     while (slow.executeStep()) {
-      ids.insert(slow.getColumn(0).getInt64());
+      ids.insert(slow.getColumn(id_column).getInt64());
     }
     if (ids.empty()) {
       return {};
     }
     if (ids.size() <= kFewSlowExchanges) {
       SQLite::Statement range(db, R"sql(
-        SELECT min(id), max(id) FROM steps
+        SELECT min(id) AS lo, max(id) AS hi FROM steps
         WHERE exchange_id IN (SELECT value FROM json_each(:exchanges))
           AND id BETWEEN :lo AND :hi)sql");
       range.bind(":exchanges", idList(std::vector<std::int64_t>(ids.begin(), ids.end())));

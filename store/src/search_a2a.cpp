@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "search.hpp"
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -55,12 +56,13 @@ void bindCallFilters(SQLite::Statement& st, const SearchQuery& q) {
   st.bind(":limit", static_cast<std::int64_t>(q.limit));
 }
 
-SearchHit callHit(SQLite::Statement& st) {
+/// The hit of a row with the call's id, exchange_id, conversation_id and session_id.
+SearchHit callHit(const NamedColumns& c) {
   SearchHit hit;
-  hit.a2a_call_id = st.getColumn(0).getInt64();
-  hit.exchange_id = st.getColumn(1).getInt64();
-  hit.conversation_id = st.getColumn(2).isNull() ? 0 : st.getColumn(2).getInt64();
-  hit.session_id = st.getColumn(3).getInt64();
+  hit.a2a_call_id = c.get("id").getInt64();
+  hit.exchange_id = c.get("exchange_id").getInt64();
+  hit.conversation_id = c.optInt("conversation_id").value_or(0);
+  hit.session_id = c.get("session_id").getInt64();
   return hit;
 }
 
@@ -72,9 +74,10 @@ std::vector<SearchHit> listCalls(SQLite::Database& db, const SearchQuery& query)
                            callJoinSql(query) + " WHERE 1" + callFilterSql(query) +
                            " ORDER BY c.id LIMIT :limit");
   bindCallFilters(st, query);
+  const NamedColumns c(st);
   std::vector<SearchHit> hits;
   while (st.executeStep()) {
-    hits.push_back(callHit(st));
+    hits.push_back(callHit(c));
   }
   return hits;
 }
@@ -98,20 +101,21 @@ std::vector<SearchHit> matchCalls(SQLite::Database& db, const SearchQuery& query
         "SELECT c.id, c.exchange_id, c.conversation_id, c.session_id, search_a2a_calls.rank, "
         "snippet(search_a2a_calls, " +
             std::to_string(field.column_index) +
-            ", '[', ']', '…', 16) "
+            ", '[', ']', '…', 16) AS snippet "
             "FROM search_a2a_calls JOIN a2a_calls c ON c.id = search_a2a_calls.rowid" +
             callJoinSql(query) + " WHERE search_a2a_calls MATCH :match" + callFilterSql(query) +
             " ORDER BY search_a2a_calls.rowid LIMIT :limit");
     st.bind(":match", std::string("{") + field.column + "} : (" + words + ")");
     bindCallFilters(st, query);
+    const NamedColumns c(st);
     while (st.executeStep()) {
-      const double rank = st.getColumn(4).getDouble();
-      auto [it, inserted] = calls.try_emplace(st.getColumn(0).getInt64());
+      const double rank = c.get("rank").getDouble();
+      auto [it, inserted] = calls.try_emplace(c.get("id").getInt64());
       MatchedCall& call = it->second;
       if (inserted || rank < call.rank) {
-        call.hit = callHit(st);
+        call.hit = callHit(c);
         call.hit.field = field.field;
-        call.hit.snippet = st.getColumn(5).isNull() ? "" : st.getColumn(5).getString();
+        call.hit.snippet = c.optText("snippet").value_or("");
         call.rank = rank;
       }
     }

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -50,11 +52,54 @@ inline std::uint64_t fromDb(std::int64_t value) {
   return static_cast<std::uint64_t>(value);
 }
 
-inline void bindInt(SQLite::Statement& s, int index, std::int64_t value) {
-  s.bind(index, static_cast<std::int64_t>(value));
+/// The position of named parameter `name` (":name") in `s`. Throws std::logic_error
+/// "[store.sql] no parameter ..." when the statement has none: a misspelt name fails at its first
+/// use instead of leaving the parameter NULL.
+inline int parameterIndex(const SQLite::Statement& s, const char* name) {
+  const int index = s.getIndex(name);
+  if (index == 0) {
+    throw std::logic_error(std::string("[store.sql] no parameter ") + name +
+                           " in: " + s.getQuery());
+  }
+  return index;
 }
 
-inline void bindOptInt(SQLite::Statement& s, int index, const std::optional<std::int64_t>& v) {
+/// The position of result column `name` in `s`, for reading a column by what it is rather than
+/// where it stands. Throws std::logic_error "[store.sql] ..." when no column or more than one
+/// has that name (alias the column in the SELECT). A linear search of the names: resolve once
+/// per prepared statement where a statement reads many rows.
+inline int columnIndex(const SQLite::Statement& s, std::string_view name) {
+  int found = -1;
+  for (int i = 0; i < s.getColumnCount(); ++i) {
+    if (name == s.getColumnName(i)) {
+      if (found >= 0) {
+        throw std::logic_error("[store.sql] two columns named " + std::string(name) +
+                               " in: " + s.getQuery());
+      }
+      found = i;
+    }
+  }
+  if (found < 0) {
+    throw std::logic_error("[store.sql] no column " + std::string(name) + " in: " + s.getQuery());
+  }
+  return found;
+}
+
+/// Column `name` of the current row (columnIndex()).
+inline SQLite::Column column(const SQLite::Statement& s, std::string_view name) {
+  return s.getColumn(columnIndex(s, name));
+}
+
+// Binders by parameter name (":name", parameterIndex()): no statement depends on the order of
+// its parameters.
+
+inline void bindInt(SQLite::Statement& s, const char* name, std::int64_t value) {
+  s.bind(parameterIndex(s, name), static_cast<std::int64_t>(value));
+}
+
+inline void bindOptInt(SQLite::Statement& s, const char* name,
+                       const std::optional<std::int64_t>& v) {
+  const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, static_cast<std::int64_t>(*v));
   } else {
@@ -62,7 +107,8 @@ inline void bindOptInt(SQLite::Statement& s, int index, const std::optional<std:
   }
 }
 
-inline void bindOptDouble(SQLite::Statement& s, int index, const std::optional<double>& v) {
+inline void bindOptDouble(SQLite::Statement& s, const char* name, const std::optional<double>& v) {
+  const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, *v);
   } else {
@@ -70,7 +116,8 @@ inline void bindOptDouble(SQLite::Statement& s, int index, const std::optional<d
   }
 }
 
-inline void bindOptBool(SQLite::Statement& s, int index, const std::optional<bool>& v) {
+inline void bindOptBool(SQLite::Statement& s, const char* name, const std::optional<bool>& v) {
+  const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, static_cast<std::int32_t>(*v ? 1 : 0));
   } else {
@@ -79,11 +126,13 @@ inline void bindOptBool(SQLite::Statement& s, int index, const std::optional<boo
 }
 
 /// Binds text without copying: `value` must outlive the next execution.
-inline void bindText(SQLite::Statement& s, int index, const std::string& value) {
-  s.bindNoCopy(index, value);
+inline void bindText(SQLite::Statement& s, const char* name, const std::string& value) {
+  s.bindNoCopy(parameterIndex(s, name), value);
 }
 
-inline void bindOptText(SQLite::Statement& s, int index, const std::optional<std::string>& v) {
+inline void bindOptText(SQLite::Statement& s, const char* name,
+                        const std::optional<std::string>& v) {
+  const int index = parameterIndex(s, name);
   if (v) {
     s.bindNoCopy(index, *v);
   } else {
@@ -92,8 +141,9 @@ inline void bindOptText(SQLite::Statement& s, int index, const std::optional<std
 }
 
 /// Binds bytes as a BLOB without copying (a zero-length BLOB for an empty string, not NULL).
-inline void bindBlob(SQLite::Statement& s, int index, const std::string& bytes) {
-  s.bindNoCopy(index, static_cast<const void*>(bytes.data()), static_cast<int>(bytes.size()));
+inline void bindBlob(SQLite::Statement& s, const char* name, const std::string& bytes) {
+  s.bindNoCopy(parameterIndex(s, name), static_cast<const void*>(bytes.data()),
+               static_cast<int>(bytes.size()));
 }
 
 /// A JSON array of ids, bound as one parameter and read with json_each().
@@ -160,6 +210,46 @@ inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
   }
   return c.getInt64() != 0;
 }
+
+/// A statement's result columns read by name, each name looked up once (columnIndex()) and
+/// its position remembered, for statements that read many rows. Names are remembered by
+/// address, so pass string literals; another pointer with the same text is looked up again,
+/// which costs time, not correctness.
+class NamedColumns {
+ public:
+  explicit NamedColumns(const SQLite::Statement& s) : statement_(s) {}
+
+  const SQLite::Statement& statement() const { return statement_; }
+
+  int index(const char* name) const {
+    for (const auto& [known, position] : known_) {
+      if (known == name) {
+        return position;
+      }
+    }
+    const int position = columnIndex(statement_, name);
+    known_.emplace_back(name, position);
+    return position;
+  }
+
+  SQLite::Column get(const char* name) const { return statement_.getColumn(index(name)); }
+
+  std::optional<std::int64_t> optInt(const char* name) const {
+    return detail::optInt(statement_, index(name));
+  }
+
+  std::optional<std::string> optText(const char* name) const {
+    return detail::optText(statement_, index(name));
+  }
+
+  std::optional<bool> optBool(const char* name) const {
+    return detail::optBool(statement_, index(name));
+  }
+
+ private:
+  const SQLite::Statement& statement_;
+  mutable std::vector<std::pair<const char*, int>> known_;
+};
 
 /// The body (or blob) in column `body` as it was written, decompressed per column `codec`. Throws
 /// std::runtime_error "[store.body.*]" (body_compression.hpp).

@@ -16,23 +16,27 @@ namespace {
 
 constexpr double kNsPerMs = 1e6;
 
-/// Runs `sql` with ?1 bound to the session and calls `row` for each result row.
+using Columns = detail::NamedColumns;
+
+/// Runs `sql` with :session_id bound to the session and calls `row` with each result row's
+/// columns.
 template <class Row>
 void eachRow(SQLite::Database& db, const char* sql, std::int64_t session_id, Row row) {
   SQLite::Statement q(db, sql);
-  detail::bindInt(q, 1, session_id);
+  detail::bindInt(q, ":session_id", session_id);
+  const detail::NamedColumns columns(q);
   while (q.executeStep()) {
-    row(q);
+    row(columns);
   }
 }
 
 LatencyStats latencyOf(SQLite::Database& db, std::int64_t session_id) {
   std::vector<std::int64_t> durations;
   eachRow(db,
-          "SELECT ended_ns - started_ns FROM exchanges "
-          "WHERE session_id = ?1 AND ended_ns IS NOT NULL ORDER BY 1",
+          "SELECT ended_ns - started_ns AS duration_ns FROM exchanges "
+          "WHERE session_id = :session_id AND ended_ns IS NOT NULL ORDER BY 1",
           session_id,
-          [&](SQLite::Statement& q) { durations.push_back(q.getColumn(0).getInt64()); });
+          [&](const Columns& c) { durations.push_back(c.get("duration_ns").getInt64()); });
   LatencyStats latency;
   latency.count = static_cast<std::int64_t>(durations.size());
   latency.p50_ms = nearestRank(durations, 50) / kNsPerMs;
@@ -44,58 +48,62 @@ LatencyStats latencyOf(SQLite::Database& db, std::int64_t session_id) {
 }
 
 void fillMagma(SQLite::Database& db, SessionStats& s) {
-  eachRow(db, "SELECT status, count(*) FROM exchanges WHERE session_id = ?1 GROUP BY status",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.http_statuses[q.getColumn(0).getInt()] = q.getColumn(1).getInt64();
+  eachRow(db,
+          "SELECT status, count(*) AS exchanges FROM exchanges WHERE session_id = :session_id "
+          "GROUP BY status",
+          s.session_id, [&](const Columns& c) {
+            s.http_statuses[c.get("status").getInt()] = c.get("exchanges").getInt64();
           });
   eachRow(db,
-          "SELECT count(*), coalesce(sum(instruction_type = 'env'), 0), "
-          "coalesce(sum(env_failure = 1), 0) FROM steps WHERE session_id = ?1",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.steps = q.getColumn(0).getInt64();
-            s.env_steps = q.getColumn(1).getInt64();
-            s.env_failures = q.getColumn(2).getInt64();
+          "SELECT count(*) AS steps, coalesce(sum(instruction_type = 'env'), 0) AS env_steps, "
+          "coalesce(sum(env_failure = 1), 0) AS env_failures FROM steps "
+          "WHERE session_id = :session_id",
+          s.session_id, [&](const Columns& c) {
+            s.steps = c.get("steps").getInt64();
+            s.env_steps = c.get("env_steps").getInt64();
+            s.env_failures = c.get("env_failures").getInt64();
           });
   eachRow(db,
-          "SELECT count(*) FROM candidates c JOIN steps s ON s.id = c.step_id "
-          "WHERE s.session_id = ?1",
-          s.session_id, [&](SQLite::Statement& q) { s.candidates = q.getColumn(0).getInt64(); });
+          "SELECT count(*) AS candidates FROM candidates c JOIN steps s ON s.id = c.step_id "
+          "WHERE s.session_id = :session_id",
+          s.session_id, [&](const Columns& c) { s.candidates = c.get("candidates").getInt64(); });
   eachRow(db,
-          "SELECT coalesce(c.error_code, ''), count(*) FROM candidates c "
-          "JOIN steps s ON s.id = c.step_id WHERE s.session_id = ?1 AND c.status = 'error' "
-          "GROUP BY 1",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.error_codes[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          "SELECT coalesce(c.error_code, '') AS error_code, count(*) AS candidates "
+          "FROM candidates c JOIN steps s ON s.id = c.step_id "
+          "WHERE s.session_id = :session_id AND c.status = 'error' GROUP BY 1",
+          s.session_id, [&](const Columns& c) {
+            s.error_codes[c.get("error_code").getString()] = c.get("candidates").getInt64();
           });
   // A call without a robot or name still counts, under "" (strict validation requires both).
   eachRow(db,
-          "SELECT coalesce(json_extract(t.value, '$.target_robot_name'), ''), "
-          "coalesce(json_extract(t.value, '$.name'), ''), count(*) "
+          "SELECT coalesce(json_extract(t.value, '$.target_robot_name'), '') AS robot, "
+          "coalesce(json_extract(t.value, '$.name'), '') AS tool, count(*) AS calls "
           "FROM candidates c JOIN steps s ON s.id = c.step_id, json_each(c.tool_calls) t "
-          "WHERE s.session_id = ?1 AND c.tool_calls IS NOT NULL GROUP BY 1, 2",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.tools_by_robot[q.getColumn(0).getString()][q.getColumn(1).getString()] =
-                q.getColumn(2).getInt64();
+          "WHERE s.session_id = :session_id AND c.tool_calls IS NOT NULL GROUP BY 1, 2",
+          s.session_id, [&](const Columns& c) {
+            s.tools_by_robot[c.get("robot").getString()][c.get("tool").getString()] =
+                c.get("calls").getInt64();
           });
 }
 
 void fillA2a(SQLite::Database& db, SessionStats& s) {
   eachRow(db,
-          "SELECT coalesce(method, ''), count(*) FROM a2a_calls WHERE session_id = ?1 GROUP BY 1",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.a2a_methods[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          "SELECT coalesce(method, '') AS method, count(*) AS calls FROM a2a_calls "
+          "WHERE session_id = :session_id GROUP BY 1",
+          s.session_id, [&](const Columns& c) {
+            s.a2a_methods[c.get("method").getString()] = c.get("calls").getInt64();
           });
   eachRow(db,
-          "SELECT error_code, count(*) FROM a2a_calls WHERE session_id = ?1 "
+          "SELECT error_code, count(*) AS calls FROM a2a_calls WHERE session_id = :session_id "
           "AND error_code IS NOT NULL GROUP BY 1",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.a2a_errors[q.getColumn(0).getInt64()] = q.getColumn(1).getInt64();
+          s.session_id, [&](const Columns& c) {
+            s.a2a_errors[c.get("error_code").getInt64()] = c.get("calls").getInt64();
           });
   eachRow(db,
-          "SELECT task_state, count(*) FROM a2a_calls WHERE session_id = ?1 "
+          "SELECT task_state, count(*) AS calls FROM a2a_calls WHERE session_id = :session_id "
           "AND task_state IS NOT NULL GROUP BY 1",
-          s.session_id, [&](SQLite::Statement& q) {
-            s.a2a_task_states[q.getColumn(0).getString()] = q.getColumn(1).getInt64();
+          s.session_id, [&](const Columns& c) {
+            s.a2a_task_states[c.get("task_state").getString()] = c.get("calls").getInt64();
           });
 }
 

@@ -20,11 +20,12 @@ void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& lin
   try {
     db.exec("PRAGMA foreign_keys = ON");
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement insert(
-        db, "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES (?1, ?2)");
+    SQLite::Statement insert(db,
+                             "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES "
+                             "(:step_id, :recorded_step_id)");
     for (const StepLink& link : links) {
-      detail::bindInt(insert, 1, link.step_id);
-      detail::bindInt(insert, 2, link.recorded_step_id);
+      detail::bindInt(insert, ":step_id", link.step_id);
+      detail::bindInt(insert, ":recorded_step_id", link.recorded_step_id);
       detail::execOnce(insert);
     }
     tx.commit();
@@ -39,28 +40,32 @@ std::vector<StepLink> stepLinksOfSession(SQLite::Database& db, std::int64_t sess
   SQLite::Statement q(db, R"sql(
     SELECT l.step_id, l.recorded_step_id
     FROM step_links l JOIN steps s ON s.id = l.step_id
-    WHERE s.session_id = ?1 ORDER BY l.step_id)sql");
-  bindInt(q, 1, session_id);
+    WHERE s.session_id = :session_id ORDER BY l.step_id)sql");
+  bindInt(q, ":session_id", session_id);
+  const NamedColumns c(q);
   std::vector<StepLink> links;
   while (q.executeStep()) {
-    links.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()});
+    links.push_back({c.get("step_id").getInt64(), c.get("recorded_step_id").getInt64()});
   }
   return links;
 }
 
 std::vector<EvaluationPair> evaluationPairsOf(SQLite::Database& db, std::int64_t conversation_id) {
   SQLite::Statement q(db, R"sql(
-    SELECT DISTINCT r.conversation_id, e.conversation_id
+    SELECT DISTINCT r.conversation_id AS recorded_conversation_id,
+      e.conversation_id AS evaluated_conversation_id
     FROM step_links l
     JOIN steps e ON e.id = l.step_id
     JOIN steps r ON r.id = l.recorded_step_id
-    WHERE (r.conversation_id = ?1 OR e.conversation_id = ?1)
+    WHERE (r.conversation_id = :conversation_id OR e.conversation_id = :conversation_id)
       AND r.conversation_id IS NOT NULL AND e.conversation_id IS NOT NULL
     ORDER BY e.conversation_id, r.conversation_id)sql");
-  bindInt(q, 1, conversation_id);
+  bindInt(q, ":conversation_id", conversation_id);
+  const NamedColumns c(q);
   std::vector<EvaluationPair> pairs;
   while (q.executeStep()) {
-    pairs.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()});
+    pairs.push_back({c.get("recorded_conversation_id").getInt64(),
+                     c.get("evaluated_conversation_id").getInt64()});
   }
   return pairs;
 }
