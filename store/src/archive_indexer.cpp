@@ -371,6 +371,11 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   }
   const protocol::Exchange& ex = d.exchange;
   ThreadingIndex& threading = threadingOf(session_id);
+  ThreadDecisions decisions(threading);  // undone unless every row of the exchange is in
+  const std::uint64_t client = clientIdentity(ex.client_address);
+  // The earliest the caller could have read an answer of this exchange.
+  const std::int64_t answered_ns =
+      ex.upstream_first_byte_ns != 0 ? ex.upstream_first_byte_ns : ex.ended_ns;
   // Blobs first: steps and candidates reference them.
   for (const BlobText& blob : d.blobs) {
     if (blob_cache_.count(blob.hash) != 0) {
@@ -405,7 +410,8 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   std::int64_t new_conversations = 0;
 
   for (const DecodedStep& step : d.steps) {
-    const ThreadDecision decision = threading.decide(step.memory_hash, step.source_id, step.is_env);
+    const ThreadDecision decision = threading.decide(
+        ThreadStep{step.memory_hash, step.source_id, step.is_env, ex.started_ns, client});
     std::int64_t conversation_id = 0;
     std::int64_t depth = 0;
     if (decision.parent) {
@@ -507,9 +513,9 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
     ++c.candidates;
     c.error_candidates += cand.is_error ? 1 : 0;
     c.ended_in = cand.endedIn();
-    new_links.push_back(
-        NewLink{cand.memory_hash, step.memory_hash,
-                ThreadLink{candidate_id, step.source_id, ws.conversation_id, ws.depth}});
+    new_links.push_back(NewLink{cand.memory_hash, step.memory_hash,
+                                ThreadLink{candidate_id, step.source_id, ws.conversation_id,
+                                           ws.depth, answered_ns, client}});
   }
 
   for (const auto& [conversation_id, c] : conversations) {
@@ -559,6 +565,7 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   for (const BlobText& blob : d.blobs) {
     blob_cache_.insert(blob.hash);
   }
+  decisions.commit();
   for (std::uint64_t memory_hash : new_roots) {
     threading.addRoot(memory_hash);
   }
