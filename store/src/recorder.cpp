@@ -132,7 +132,8 @@ class Recorder::Impl {
     indexer_.reset();
     writer_.reset();
     checkpointer_.reset();
-    db_.reset();  // checkpoints the WAL when it is the last connection
+    db_.reset();            // checkpoints the WAL when it is the last connection
+    session_lock_.reset();  // the session is final: `agentvcr reindex` may take it
   }
 
   RecorderStats stats() const {
@@ -409,7 +410,7 @@ class Recorder::Impl {
 
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
-  std::unique_ptr<detail::SessionLock> session_lock_;  // outlives the threads that write
+  std::unique_ptr<detail::SessionLock> session_lock_;  // released by close(), after the writes
   // Declared before the threads' state they serve; close() resets them in reverse order.
   std::unique_ptr<SQLite::Database> db_;
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
