@@ -481,6 +481,7 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
     return false;
   }
   ThreadingIndex& threading = threadingOf(session_id);
+  ThreadDecisions decisions(threading);  // undone unless every row of the exchange is in
   WrittenExchange written;
   writeBlobs(d);  // first: steps and candidates reference them
   writeSteps(d, exchange_id, session_id, threading, written);
@@ -493,6 +494,7 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   // Every row is in: now the in-memory state may learn from this exchange.
   queueSearchRows(d, written, a2a_search_rows);
   rememberBlobs(d);
+  decisions.commit();
   learnThreads(threading, written);
   addToSessionDelta(d, written, delta);
   return true;
@@ -523,12 +525,12 @@ void ArchiveIndexer::writeBlobs(const DecodedExchange& d) {
 }
 
 void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_id,
-                                std::int64_t session_id, const ThreadingIndex& threading,
+                                std::int64_t session_id, ThreadingIndex& threading,
                                 WrittenExchange& written) {
   const std::int64_t end_ns = endNs(d.exchange);
   written.steps.reserve(d.steps.size());
   for (const DecodedStep& step : d.steps) {
-    const ThreadDecision decision = placeStep(threading, step);
+    const ThreadDecision decision = placeStep(threading, d.exchange, step);
     std::int64_t conversation_id = 0;
     std::int64_t depth = 0;
     if (decision.parent) {
@@ -588,6 +590,11 @@ std::int64_t ArchiveIndexer::insertConversation(std::int64_t session_id, std::in
 void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& written) {
   written.candidate_ids.reserve(d.candidates.size());
   written.new_links.reserve(d.candidates.size());
+  const protocol::Exchange& ex = d.exchange;
+  const std::uint64_t client = clientIdentity(ex.client_address);
+  // The earliest the caller could have read an answer of this exchange.
+  const std::int64_t answered_ns =
+      ex.upstream_first_byte_ns != 0 ? ex.upstream_first_byte_ns : ex.ended_ns;
   for (const DecodedCandidate& cand : d.candidates) {
     const WrittenExchange::Step& ws = written.steps[cand.step_index];
     SQLite::Statement& s = st_->candidate;
@@ -613,9 +620,10 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
     c.error_candidates += cand.is_error ? 1 : 0;
     c.ended_in = cand.endedIn();
     const DecodedStep& step = d.steps[cand.step_index];
-    written.new_links.push_back(WrittenExchange::NewLink{
-        cand.memory_hash, step.memory_hash,
-        ThreadLink{candidate_id, step.source_id, ws.conversation_id, ws.depth}});
+    written.new_links.push_back(
+        WrittenExchange::NewLink{cand.memory_hash, step.memory_hash,
+                                 ThreadLink{candidate_id, step.source_id, ws.conversation_id,
+                                            ws.depth, answered_ns, client}});
   }
 }
 
@@ -688,8 +696,10 @@ void ArchiveIndexer::rememberBlobs(const DecodedExchange& d) {
 // The indexer's only calls into ThreadingIndex: where a step goes, and what the exchange's
 // written steps and candidates teach the index.
 
-ThreadDecision ArchiveIndexer::placeStep(const ThreadingIndex& threading, const DecodedStep& step) {
-  return threading.decide(step.memory_hash, step.source_id, step.is_env);
+ThreadDecision ArchiveIndexer::placeStep(ThreadingIndex& threading, const protocol::Exchange& ex,
+                                         const DecodedStep& step) {
+  return threading.decide(ThreadStep{step.memory_hash, step.source_id, step.is_env, ex.started_ns,
+                                     clientIdentity(ex.client_address)});
 }
 
 void ArchiveIndexer::learnThreads(ThreadingIndex& threading, const WrittenExchange& written) {

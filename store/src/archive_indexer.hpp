@@ -128,7 +128,7 @@ class ArchiveIndexer {
   void writeBlobs(const DecodedExchange& d);
   /// The steps, each in the conversation `threading` places it in (a new one if none).
   void writeSteps(const DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
-                  const ThreadingIndex& threading, WrittenExchange& written);
+                  ThreadingIndex& threading, WrittenExchange& written);
   /// A conversation row for a step that starts one; its id.
   std::int64_t insertConversation(std::int64_t session_id, std::int64_t first_ns);
   /// The candidates, each with its internal steps.
@@ -145,7 +145,8 @@ class ArchiveIndexer {
                        std::vector<SearchRow>& a2a_search_rows);
   void rememberBlobs(const DecodedExchange& d);
   /// The conversation the threading index places a step in (see learnThreads()).
-  static ThreadDecision placeStep(const ThreadingIndex& threading, const DecodedStep& step);
+  static ThreadDecision placeStep(ThreadingIndex& threading, const protocol::Exchange& ex,
+                                  const DecodedStep& step);
   /// Teaches the threading index the exchange's new roots and candidates.
   static void learnThreads(ThreadingIndex& threading, const WrittenExchange& written);
   static void addToSessionDelta(const DecodedExchange& d, const WrittenExchange& written,

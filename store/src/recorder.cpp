@@ -18,6 +18,7 @@
 #include "archive_writer.hpp"
 #include "background_thread.hpp"
 #include "decode_ahead.hpp"
+#include "session_lock.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
@@ -63,6 +64,8 @@ class Recorder::Impl {
     checkpointer_ = std::make_unique<detail::WalCheckpointer>(path, *db_, options_.busy_timeout);
     writer_ = std::make_unique<detail::ArchiveWriter>(*db_, path, session, options_);
     session_id_ = writer_->sessionId();
+    // Held while the session may still change: `agentvcr reindex` refuses it meanwhile.
+    session_lock_ = std::make_unique<detail::SessionLock>(path, session_id_);
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
     capture_thread_ = std::thread([this] { runCapture(); });
     decode_options_.max_decode_bytes = options_.max_decode_bytes;
@@ -129,7 +132,8 @@ class Recorder::Impl {
     indexer_.reset();
     writer_.reset();
     checkpointer_.reset();
-    db_.reset();  // checkpoints the WAL when it is the last connection
+    db_.reset();            // checkpoints the WAL when it is the last connection
+    session_lock_.reset();  // the session is final: `agentvcr reindex` may take it
   }
 
   RecorderStats stats() const {
@@ -406,6 +410,7 @@ class Recorder::Impl {
 
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
+  std::unique_ptr<detail::SessionLock> session_lock_;  // released by close(), after the writes
   // Declared before the threads' state they serve; close() resets them in reverse order.
   std::unique_ptr<SQLite::Database> db_;
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit

@@ -1,29 +1,113 @@
 #include "threading.hpp"
 
-namespace agentvcr::store::detail {
+#include <algorithm>
+#include <functional>
 
-ThreadDecision ThreadingIndex::decide(std::uint64_t memory_hash, std::int64_t source_id,
-                                      bool is_env) const {
+namespace agentvcr::store::detail {
+namespace {
+
+/// How well a candidate fits a step beyond its memory: the same input id first (BENCH numbers
+/// each caller's inputs), then the same connection.
+int affinity(const ThreadLink& link, const ThreadStep& step) {
+  const bool same_client = link.client != 0 && link.client == step.client;
+  return (link.source_id == step.source_id ? 2 : 0) + (same_client ? 1 : 0);
+}
+
+constexpr int kBestAffinity = 3;
+
+/// False when the step's request began before the candidate's answer existed: that step
+/// cannot carry its memory. Unknown times never exclude.
+bool answeredBefore(const ThreadLink& link, const ThreadStep& step) {
+  return link.answered_ns == 0 || step.started_ns == 0 || link.answered_ns <= step.started_ns;
+}
+
+}  // namespace
+
+std::uint64_t clientIdentity(std::string_view client_address) {
+  if (client_address.empty()) {
+    return 0;
+  }
+  const std::uint64_t h = std::hash<std::string_view>{}(client_address);
+  return h != 0 ? h : 1;
+}
+
+ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
   ThreadDecision decision;
-  auto it = roots_.count(memory_hash) != 0 ? links_.end() : links_.find(memory_hash);
-  if (it == links_.end() || it->second.empty()) {
-    if (is_env) {
-      if (auto newest = newest_by_source_.find(source_id); newest != newest_by_source_.end()) {
+  auto it = roots_.count(step.memory_hash) != 0 ? links_.end() : links_.find(step.memory_hash);
+  if (it == links_.end() || it->second.entries.empty()) {
+    if (step.is_env) {
+      if (auto newest = newest_by_source_.find(step.source_id); newest != newest_by_source_.end()) {
         decision.parent = newest->second;
       }
     }
     return decision;
   }
-  const std::vector<Entry>& entries = it->second;
+  Matches& matches = it->second;
+  const std::vector<Entry>& entries = matches.entries;
   decision.ambiguity = static_cast<std::int64_t>(entries.size());
-  for (auto entry = entries.rbegin(); entry != entries.rend(); ++entry) {
-    if (entry->link.source_id == source_id) {
-      decision.parent = entry->link;
-      return decision;
+  // One-to-one: the oldest candidate not yet continued, answered before the step was asked,
+  // with the best affinity. The scan starts past the continued prefix.
+  std::size_t chosen = entries.size();
+  int chosen_affinity = -1;
+  for (std::size_t k = matches.open; k < entries.size(); ++k) {
+    const Entry& e = entries[k];
+    if (e.continued || !answeredBefore(e.link, step)) {
+      continue;
+    }
+    const int a = affinity(e.link, step);
+    if (a > chosen_affinity) {
+      chosen = k;
+      chosen_affinity = a;
+      if (a == kBestAffinity) {
+        break;
+      }
     }
   }
-  decision.parent = entries.back().link;
+  if (chosen != entries.size()) {
+    decision.parent = entries[chosen].link;
+    markContinued(step.memory_hash, matches, chosen);
+    return decision;
+  }
+  // Every match is continued: the step is a second child (a re-ask from the same state, a
+  // retry after an error), of the newest match with the best affinity.
+  for (std::size_t k = entries.size(); k-- > 0;) {
+    const int a = affinity(entries[k].link, step);
+    if (a > chosen_affinity) {
+      chosen = k;
+      chosen_affinity = a;
+      if (a == kBestAffinity) {
+        break;
+      }
+    }
+  }
+  decision.parent = entries[chosen].link;
   return decision;
+}
+
+void ThreadingIndex::markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index) {
+  matches.entries[index].continued = true;
+  journal_.push_back(Order{memory_hash, matches.entries[index].seq});
+  while (matches.open < matches.entries.size() && matches.entries[matches.open].continued) {
+    ++matches.open;
+  }
+}
+
+void ThreadingIndex::rollbackDecisions() {
+  for (const Order& mark : journal_) {
+    auto it = links_.find(mark.memory_hash);
+    if (it == links_.end()) {
+      continue;
+    }
+    std::vector<Entry>& entries = it->second.entries;
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      if (entries[k].seq == mark.seq) {
+        entries[k].continued = false;
+        it->second.open = std::min(it->second.open, k);
+        break;
+      }
+    }
+  }
+  journal_.clear();
 }
 
 void ThreadingIndex::addRoot(std::uint64_t memory_hash) {
@@ -47,10 +131,12 @@ void ThreadingIndex::addCandidate(std::uint64_t memory_hash, std::uint64_t input
     return;
   }
   const std::uint64_t seq = next_seq_++;
-  std::vector<Entry>& entries = links_[memory_hash];
-  entries.push_back(Entry{seq, link});
-  if (entries.size() > kMaxLinksPerMemory) {
-    entries.erase(entries.begin());  // its Order entry goes stale and is skipped below
+  Matches& matches = links_[memory_hash];
+  matches.entries.push_back(Entry{seq, link});
+  if (matches.entries.size() > kMaxLinksPerMemory) {
+    // Its Order entry goes stale and is skipped below.
+    matches.entries.erase(matches.entries.begin());
+    matches.open = matches.open > 0 ? matches.open - 1 : 0;
   }
   order_.push_back(Order{memory_hash, seq});
   while (order_.size() > limit_) {
@@ -60,11 +146,12 @@ void ThreadingIndex::addCandidate(std::uint64_t memory_hash, std::uint64_t input
     if (it == links_.end()) {
       continue;
     }
-    std::vector<Entry>& list = it->second;
-    if (!list.empty() && list.front().seq == oldest.seq) {
-      list.erase(list.begin());
+    Matches& list = it->second;
+    if (!list.entries.empty() && list.entries.front().seq == oldest.seq) {
+      list.entries.erase(list.entries.begin());
+      list.open = list.open > 0 ? list.open - 1 : 0;
     }
-    if (list.empty()) {
+    if (list.entries.empty()) {
       links_.erase(it);
     }
   }
@@ -76,6 +163,7 @@ void ThreadingIndex::clear() {
   roots_.clear();
   root_order_.clear();
   newest_by_source_.clear();
+  journal_.clear();
 }
 
 }  // namespace agentvcr::store::detail

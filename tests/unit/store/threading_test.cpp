@@ -3,10 +3,13 @@
 #include <string>
 #include <vector>
 
+#include <SQLiteCpp/Database.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/reindex.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -18,12 +21,14 @@ using testing::errorOutput;
 using testing::input;
 using testing::magmaExchange;
 using testing::memoryOf;
+using testing::queryInt;
 using testing::request;
 using testing::sayOutput;
 using testing::submit;
 using testing::TempDir;
 using testing::testOptions;
 using testing::testSession;
+using testing::thrownMessage;
 
 const char* kPressed =
     R"({"infos": "panda: press_button succeed with message: You have the sw1 button pressed.", )"
@@ -218,6 +223,177 @@ TEST_F(ThreadingTest, IdenticalMemoriesAreAmbiguousAndTheInputIdBreaksTies) {
   EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[1], 0));
   EXPECT_EQ(steps[3].parent_ambiguity, 2);
   EXPECT_EQ(steps[3].conversation_id, steps[1].conversation_id);
+}
+
+TEST_F(ThreadingTest, IdenticalEpisodesAtOnceEachContinueTheirOwnCandidate) {
+  // Eight callers run the same episode at once, all on input id 0: their first answers return
+  // the same memory, and each second step continues a candidate of its own.
+  const Json m0 = Json{{"history", Json::array()}};
+  const Json m1 = memoryOf("same", 2);
+  for (int k = 0; k < 8; ++k) {
+    add(request("a" + std::to_string(k), {input(0, "user", "Please press sw1", m0)}),
+        Json::array({callOutput("a" + std::to_string(k), 0, 0, m1, "sw1")}));
+  }
+  for (int k = 0; k < 8; ++k) {
+    add(request("b" + std::to_string(k), {input(0, "env", kPressed, m1)}),
+        Json::array({sayOutput("b" + std::to_string(k), 0, 0, memoryOf("same", 4), "Done")}));
+  }
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 16u);
+  for (std::size_t k = 0; k < 8; ++k) {
+    // Oldest first: the k-th second step continues the k-th first step.
+    EXPECT_EQ(steps[8 + k].parent_candidate_id, candidateOf(r, steps[k], 0)) << k;
+    EXPECT_EQ(steps[8 + k].conversation_id, steps[k].conversation_id) << k;
+    EXPECT_EQ(steps[8 + k].parent_ambiguity, 8) << k;
+  }
+  std::vector<ConversationRow> conversations = r.conversations(recorder_->sessionId());
+  ASSERT_EQ(conversations.size(), 8u);
+  for (const ConversationRow& c : conversations) {
+    EXPECT_EQ(c.step_count, 2);
+  }
+}
+
+TEST_F(ThreadingTest, AStepPrefersACandidateOfItsOwnConnection) {
+  const Json m1 = memoryOf("conn", 2);
+  protocol::Exchange a = magmaExchange(request("a", {input(0, "user", "go", memoryOf("a", 0))}),
+                                       Json::array({callOutput("a", 0, 0, m1, "sw1")}));
+  a.client_address = "127.0.0.1:40001";
+  protocol::Exchange b = magmaExchange(request("b", {input(0, "user", "go", memoryOf("b", 0))}),
+                                       Json::array({callOutput("b", 0, 0, m1, "sw1")}));
+  b.client_address = "127.0.0.1:40002";
+  protocol::Exchange next =
+      magmaExchange(request("n", {input(0, "env", kPressed, m1)}),
+                    Json::array({sayOutput("n", 0, 0, memoryOf("n", 4), "ok")}));
+  next.client_address = "127.0.0.1:40002";
+  submit(*recorder_, a);
+  submit(*recorder_, b);
+  submit(*recorder_, next);
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[1], 0));  // not the older a
+}
+
+TEST_F(ThreadingTest, AStepNeverContinuesAnAnswerGivenAfterItWasAsked) {
+  // b's answer came after the step was asked, although b was recorded before the step.
+  const Json m1 = memoryOf("late", 2);
+  protocol::Exchange a = magmaExchange(request("a", {input(0, "user", "go", memoryOf("a", 0))}),
+                                       Json::array({callOutput("a", 0, 0, m1, "sw1")}));
+  a.client_address = "127.0.0.1:40001";
+  protocol::Exchange next =
+      magmaExchange(request("n", {input(0, "env", kPressed, m1)}),
+                    Json::array({sayOutput("n", 0, 0, memoryOf("n", 4), "ok")}));
+  next.client_address = "127.0.0.1:40002";
+  protocol::Exchange b = magmaExchange(request("b", {input(0, "user", "go", memoryOf("b", 0))}),
+                                       Json::array({callOutput("b", 0, 0, m1, "sw1")}));
+  b.client_address = "127.0.0.1:40002";
+  b.started_ns = a.started_ns + 1;
+  b.upstream_first_byte_ns = next.started_ns + 1;
+  b.ended_ns = next.started_ns + 2;
+  submit(*recorder_, a);
+  submit(*recorder_, b);
+  submit(*recorder_, next);
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[2].parent_ambiguity, 2);
+}
+
+TEST_F(ThreadingTest, IdenticalCandidatesOfOneStepEachGetAChild) {
+  // GEN asks for two candidates; greedy decoding makes them identical. Each continues.
+  const Json m1 = memoryOf("greedy", 2);
+  add(request("g1", {input(7, "user", "go", memoryOf("g", 0), 2)}),
+      Json::array({callOutput("g1", 7, 0, m1, "sw1"), callOutput("g1", 7, 1, m1, "sw1")}));
+  add(request("g2", {input(8, "env", kPressed, m1), input(9, "env", kPressed, m1)}),
+      Json::array({sayOutput("g2", 8, 0, memoryOf("g8", 4), "a"),
+                   sayOutput("g2", 9, 0, memoryOf("g9", 4), "b")}));
+  // A third re-ask from the same state is a second child (a branch) of the newest.
+  add(request("g3", {input(10, "env", kPressed, m1)}),
+      Json::array({sayOutput("g3", 10, 0, memoryOf("g10", 4), "c")}));
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[1].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 1));
+  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[0], 1));
+  EXPECT_EQ(steps[3].parent_ambiguity, 2);
+  std::vector<CandidateRow> forks = r.candidates(steps[0].id);
+  ASSERT_EQ(forks.size(), 2u);
+  EXPECT_EQ(forks[0].child_count, 1);
+  EXPECT_EQ(forks[1].child_count, 2);
+}
+
+TEST_F(ThreadingTest, ReindexRebuildsTheConversationsAndRefusesAnOpenSession) {
+  const Json m0 = Json{{"history", Json::array()}};
+  const Json m1 = memoryOf("same", 2);
+  for (int k = 0; k < 4; ++k) {
+    add(request("a" + std::to_string(k), {input(0, "user", "Please press sw1", m0)}),
+        Json::array({callOutput("a" + std::to_string(k), 0, 0, m1, "sw1")}));
+  }
+  for (int k = 0; k < 4; ++k) {
+    add(request("b" + std::to_string(k), {input(0, "env", kPressed, m1)}),
+        Json::array({sayOutput("b" + std::to_string(k), 0, 0, memoryOf("same", 4), "Done")}));
+  }
+  const std::int64_t session = recorder_->sessionId();
+  std::vector<StepRow> recorded;
+  {
+    ArchiveReader r = reader();
+    recorded = allSteps(r);
+  }
+  EXPECT_THAT(thrownMessage([&] { reindexSessions(path_, {session}); }),
+              ::testing::HasSubstr("session " + std::to_string(session) + " is being recorded"));
+  recorder_.reset();
+
+  // What the newest-match rule made of it: every second step under the newest first step.
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(
+        "UPDATE steps SET parent_candidate_id = (SELECT max(id) FROM candidates "
+        "WHERE step_id IN (SELECT id FROM steps WHERE instruction_type = 'user')), "
+        "conversation_id = (SELECT max(id) FROM conversations), depth = 1, "
+        "parent_ambiguity = 4 WHERE instruction_type = 'env'");
+    db.exec("DELETE FROM conversations WHERE id NOT IN (SELECT conversation_id FROM steps)");
+    db.exec("UPDATE sessions SET conversation_count = 4");
+  }
+  std::vector<ReindexedSession> done = reindexSessions(path_, {session});
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].steps, 8);
+  EXPECT_EQ(done[0].conversations_before, 4);
+  EXPECT_EQ(done[0].conversations_after, 4);
+
+  ArchiveReader r(path_);
+  std::vector<StepRow> steps;
+  for (const ExchangeRow& ex : r.exchanges(session, 0, 1000)) {
+    for (StepRow& s : r.stepsOfExchange(ex.id)) {
+      steps.push_back(std::move(s));
+    }
+  }
+  ASSERT_EQ(steps.size(), recorded.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    EXPECT_EQ(steps[k].parent_candidate_id, recorded[k].parent_candidate_id) << k;
+    EXPECT_EQ(steps[k].depth, recorded[k].depth) << k;
+    EXPECT_EQ(steps[k].parent_ambiguity, recorded[k].parent_ambiguity) << k;
+  }
+  std::vector<ConversationRow> conversations = r.conversations(session);
+  ASSERT_EQ(conversations.size(), 4u);
+  for (const ConversationRow& c : conversations) {
+    EXPECT_EQ(c.step_count, 2);
+    EXPECT_EQ(c.candidate_count, 2);
+    EXPECT_EQ(c.max_depth, 1);
+    EXPECT_EQ(c.title.value_or(""), "Please press sw1");
+    EXPECT_EQ(c.ended_in.value_or(""), "say");
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT conversation_count FROM sessions WHERE id = " +
+                                std::to_string(session)),
+            4);
+  EXPECT_THAT(thrownMessage([&] { reindexSessions(path_, {session + 7}); }),
+              ::testing::HasSubstr("no session"));
 }
 
 TEST_F(ThreadingTest, AnUnchangedMemoryThreadsWhereItCameFrom) {

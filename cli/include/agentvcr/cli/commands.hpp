@@ -62,6 +62,17 @@ struct MockA2aCommand {
 /// fixtures or tokens.
 int runMockA2a(const MockA2aCommand& command, std::ostream& out);
 
+/// `agentvcr reindex`: re-threads the conversations of recorded sessions with the current
+/// rules (docs/schema.md, "Conversation threading").
+struct ReindexCommand {
+  std::string db_path = "agentvcr.sqlite";
+  std::vector<std::int64_t> sessions;  ///< every session when empty
+};
+
+/// Throws std::runtime_error when the archive is missing, a session does not exist or is
+/// still being recorded.
+int runReindex(const ReindexCommand& command, std::ostream& out);
+
 struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
   std::string db_path = kDefaultDemoArchive;
