@@ -44,6 +44,7 @@ void registerAll(CLI::App& app, Invocation& invocation, const std::string& progr
   registerLs(app, invocation);
   registerShow(app, invocation);
   registerMigrate(app, invocation);
+  registerReindex(app, invocation);
   registerExport(app, invocation);
   registerImport(app, invocation);
   registerMerge(app, invocation);

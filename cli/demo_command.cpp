@@ -23,7 +23,7 @@ const protocol::Headers kBenchHeaders = {
 };
 
 void removeArchive(const std::string& path) {
-  for (const char* suffix : {"", "-wal", "-shm"}) {
+  for (const char* suffix : {"", "-wal", "-shm", "-sessions"}) {
     std::filesystem::remove(path + suffix);
   }
 }

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/reindex.hpp"
 
@@ -21,6 +22,17 @@ int runReindex(const ReindexCommand& command, std::ostream& out) {
         << s.conversations_before << " -> " << s.conversations_after << " conversations\n";
   }
   return kExitOk;
+}
+
+Registration<ReindexCommand> registerReindex(CLI::App& app, Invocation& invocation) {
+  auto command = std::make_shared<ReindexCommand>();
+  auto* reindex = app.add_subcommand(
+      "reindex", "Re-thread recorded sessions into conversations with the current rules");
+  reindex->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  reindex->add_option("--session", command->sessions,
+                      "Session id to re-thread (repeatable; default: every session)");
+  runWhenParsed<ReindexCommand>(reindex, invocation, "reindex", command, {}, runReindex);
+  return {reindex, command};
 }
 
 }  // namespace agentvcr::cli

@@ -455,6 +455,20 @@ TEST_F(CommandLineTest, MigrateDefaultsToTheDefaultArchive) {
   EXPECT_EQ(migrate.command->db_path, kDefaultArchive);
 }
 
+TEST_F(CommandLineTest, ReindexTakesTheArchiveAndRepeatedSessions) {
+  auto reindex = registerReindex(app_, invocation_);
+  parseRunnable({"reindex", "--db", "run.sqlite", "--session", "2", "--session", "5"});
+  EXPECT_EQ(reindex.command->db_path, "run.sqlite");
+  EXPECT_EQ(reindex.command->sessions, (std::vector<std::int64_t>{2, 5}));
+}
+
+TEST_F(CommandLineTest, ReindexDefaultsToEverySessionOfTheDefaultArchive) {
+  auto reindex = registerReindex(app_, invocation_);
+  parseRunnable({"reindex"});
+  EXPECT_EQ(reindex.command->db_path, kDefaultArchive);
+  EXPECT_TRUE(reindex.command->sessions.empty());
+}
+
 // --- export, import, merge ---
 
 TEST_F(CommandLineTest, ExportDefaultsAndOptions) {
@@ -565,8 +579,8 @@ TEST_F(CommandLineTest, StatsRefusesAnUnknownFormat) {
 
 TEST_F(CommandLineTest, RegisterAllOffersEveryCommand) {
   registerAll(app_, invocation_, "agentvcr");
-  for (const char* name : {"record", "replay", "mock", "demo", "ls", "show", "migrate", "export",
-                           "import", "merge", "eval", "lint", "stats"}) {
+  for (const char* name : {"record", "replay", "mock", "demo", "ls", "show", "migrate", "reindex",
+                           "export", "import", "merge", "eval", "lint", "stats"}) {
     EXPECT_NO_THROW(app_.get_subcommand(name)) << name;
   }
   EXPECT_NO_THROW(app_.get_subcommand("mock")->get_subcommand("magma"));

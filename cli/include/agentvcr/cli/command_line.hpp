@@ -49,6 +49,7 @@ Registration<DemoCommand> registerDemo(CLI::App& app, Invocation& invocation,
 Registration<LsCommand> registerLs(CLI::App& app, Invocation& invocation);
 Registration<ShowCommand> registerShow(CLI::App& app, Invocation& invocation);
 Registration<MigrateCommand> registerMigrate(CLI::App& app, Invocation& invocation);
+Registration<ReindexCommand> registerReindex(CLI::App& app, Invocation& invocation);
 Registration<ExportCommand> registerExport(CLI::App& app, Invocation& invocation);
 Registration<ImportCommand> registerImport(CLI::App& app, Invocation& invocation);
 Registration<MergeCommand> registerMerge(CLI::App& app, Invocation& invocation);

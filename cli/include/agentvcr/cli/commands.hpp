@@ -65,7 +65,7 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out);
 /// `agentvcr reindex`: re-threads the conversations of recorded sessions with the current
 /// rules (docs/schema.md, "Conversation threading").
 struct ReindexCommand {
-  std::string db_path = "agentvcr.sqlite";
+  std::string db_path = kDefaultArchive;
   std::vector<std::int64_t> sessions;  ///< every session when empty
 };
 
