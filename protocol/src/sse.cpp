@@ -2,8 +2,7 @@
 
 #include "agentvcr/protocol/sse.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "agentvcr/protocol/http_message.hpp"
 
 namespace agentvcr::protocol {
 
@@ -63,12 +62,7 @@ std::vector<SseEvent> parseEventStream(std::string_view body) {
 
 bool isEventStreamType(std::string_view content_type) {
   constexpr std::string_view kType = "text/event-stream";
-  if (content_type.size() < kType.size()) {
-    return false;
-  }
-  return std::equal(kType.begin(), kType.end(), content_type.begin(), [](char a, char b) {
-    return a == std::tolower(static_cast<unsigned char>(b));
-  });
+  return equalsIgnoreCase(content_type.substr(0, kType.size()), kType);
 }
 
 }  // namespace agentvcr::protocol

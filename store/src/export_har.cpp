@@ -8,8 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <strings.h>
-
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/store/export.hpp"
 #include "body_codec.hpp"
 #include "export_decoded.hpp"
@@ -35,15 +34,6 @@ std::string isoTime(std::int64_t ns) {
 
 double milliseconds(std::int64_t ns) {
   return static_cast<double>(ns) / 1e6;
-}
-
-std::string headerValue(const protocol::Headers& headers, const char* name) {
-  for (const protocol::HeaderField& field : headers) {
-    if (strcasecmp(field.name.c_str(), name) == 0) {
-      return field.value;
-    }
-  }
-  return {};
 }
 
 const char* reason(int status) {
@@ -130,7 +120,7 @@ Ordered request(const ExchangeRow& ex, const std::string& upstream) {
   r["queryString"] = queryString(ex.target);
   if (!ex.request_body.empty()) {
     Ordered post = Ordered::object();
-    post["mimeType"] = headerValue(ex.request_headers, "Content-Type");
+    post["mimeType"] = std::string(protocol::headerValue(ex.request_headers, "Content-Type"));
     if (detail::isUtf8(ex.request_body)) {
       post["text"] = ex.request_body;
     } else {
@@ -147,7 +137,7 @@ Ordered request(const ExchangeRow& ex, const std::string& upstream) {
 Ordered response(const ExchangeRow& ex) {
   Ordered content = Ordered::object();
   content["size"] = static_cast<std::int64_t>(ex.response_body.size());
-  content["mimeType"] = headerValue(ex.response_headers, "Content-Type");
+  content["mimeType"] = std::string(protocol::headerValue(ex.response_headers, "Content-Type"));
   if (detail::isUtf8(ex.response_body)) {
     content["text"] = ex.response_body;
   } else {
@@ -161,7 +151,7 @@ Ordered response(const ExchangeRow& ex) {
   r["cookies"] = Ordered::array();
   r["headers"] = harHeaders(ex.response_headers);
   r["content"] = std::move(content);
-  r["redirectURL"] = headerValue(ex.response_headers, "Location");
+  r["redirectURL"] = std::string(protocol::headerValue(ex.response_headers, "Location"));
   r["headersSize"] = -1;
   r["bodySize"] = static_cast<std::int64_t>(ex.response_body.size());
   return r;

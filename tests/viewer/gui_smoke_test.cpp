@@ -3,6 +3,8 @@
 // Then a window over an archive mixing MAGMA and A2A conversations: an A2A conversation's
 // calls replace the steps in the timeline and the details.
 
+#include <sstream>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QLabel>
@@ -16,6 +18,7 @@
 #include "agentvcr/proxy/url.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
+#include "agentvcr/store/export.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
@@ -189,10 +192,18 @@ class GuiSmokeTest : public QObject {
   void copiesTheRequestAsCurl() {
     QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw1")));
     const QString command = window_->copyRequestAsCurl();
-    QVERIFY(command.startsWith("curl -X POST 'http://127.0.0.1:"));
+    QVERIFY(command.startsWith("curl -sS -X 'POST' 'http://127.0.0.1:"));
     QVERIFY(command.contains("/v1/responses'"));
     QVERIFY(command.contains("Please press sw1"));
     QCOMPARE(QApplication::clipboard()->text(), command);
+
+    // Byte for byte what `agentvcr export --format curl` writes for the same exchange, after
+    // its comment line.
+    const int row = window_->stepsView()->currentIndex().row();
+    const std::int64_t exchange_id = window_->stepsModel()->at(row).step.exchange_id;
+    std::ostringstream exported;
+    QCOMPARE(store::exportCurl(store::ArchiveReader(db_), {exchange_id}, exported), std::size_t{1});
+    QVERIFY(exported.str().ends_with("\n" + command.toStdString() + "\n\n"));
   }
 
   void liveViewPicksUpANewRecording() {

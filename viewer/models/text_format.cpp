@@ -1,6 +1,5 @@
 #include "models/text_format.hpp"
 
-#include <cctype>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -24,14 +23,6 @@ std::string argumentText(const Json& value) {
 
 bool isContinuationByte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-
-std::string shellQuote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) {
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  }
-  return out + "'";
 }
 
 std::string headersText(const protocol::Headers& headers) {
@@ -202,26 +193,6 @@ std::string oneLine(const std::string& text, std::size_t max_chars) {
     out += c;
   }
   return out;
-}
-
-std::string curlCommand(const store::ExchangeRow& exchange, const std::string& base_url) {
-  std::string command = "curl -X " + exchange.method + " " + shellQuote(base_url + exchange.target);
-  for (const auto& header : exchange.request_headers) {
-    const std::string name = header.name;
-    std::string lower;
-    for (char c : name) {
-      lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    if (lower == "host" || lower == "content-length" || lower == "connection" ||
-        lower == "transfer-encoding") {
-      continue;  // curl sets these for the connection it makes
-    }
-    command += " \\\n  -H " + shellQuote(name + ": " + header.value);
-  }
-  if (!exchange.request_body.empty()) {
-    command += " \\\n  --data-binary " + shellQuote(exchange.request_body);
-  }
-  return command;
 }
 
 std::string exchangeText(const store::ExchangeRow& exchange) {

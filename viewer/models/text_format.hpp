@@ -52,11 +52,6 @@ std::string offsetMsText(std::int64_t nanoseconds);
 /// Whitespace runs folded to one space, cut to `max_chars` code points with "…".
 std::string oneLine(const std::string& text, std::size_t max_chars = 160);
 
-/// A shell command that sends the exchange's request again with curl: method, URL
-/// (`base_url` + target), end-to-end headers (redacted secrets stay redacted) and the body,
-/// each quoted for POSIX shells.
-std::string curlCommand(const store::ExchangeRow& exchange, const std::string& base_url);
-
 /// The raw HTTP exchange as one block: request line, headers and pretty-printed body, then the
 /// response, then the timings (what the details' HTTP tab shows for a step or an A2A call).
 std::string exchangeText(const store::ExchangeRow& exchange);

@@ -515,12 +515,10 @@ QString MainWindow::copyRequestAsCurl() {
   if (!exchange) {
     return {};
   }
-  std::string base = "http://127.0.0.1:8000";
-  if (auto session = reader_->session(exchange->session_id);
-      session && !session->upstream.empty()) {
-    base = session->upstream;
-  }
-  const QString command = QString::fromStdString(curlCommand(*exchange, base));
+  // The same command `agentvcr export --format curl` writes for this exchange.
+  const auto session = reader_->session(exchange->session_id);
+  const QString command =
+      QString::fromStdString(store::curlCommand(*exchange, session ? session->upstream : ""));
   QApplication::clipboard()->setText(command);
   statusBar()->showMessage(tr("Copied the request of exchange %1 as curl").arg(exchange->id));
   return command;

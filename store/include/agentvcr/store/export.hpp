@@ -53,10 +53,16 @@ std::size_t exportHar(const ArchiveReader& reader, const std::vector<std::int64_
 /// `text` as one POSIX shell word: inside single quotes, each ' written as '\''.
 std::string shellQuote(const std::string& text);
 
-/// Writes one `curl` command per exchange, in order, that resends its request to the
-/// session's upstream: method, headers (except Host and Content-Length, which curl sets) and
-/// the body (--data-binary; a body that is not UTF-8 or holds NUL bytes is piped in through
-/// `base64 -d`). Redacted headers stay redacted. Returns the commands written.
+/// A shell command that resends `exchange`'s request with curl to `upstream` (the session's
+/// upstream base URL; "http://localhost" when empty): method, headers (except Host,
+/// Content-Length, Connection and Transfer-Encoding, which curl sets) and the body byte for byte
+/// (--data-binary; a body that is not UTF-8, holds NUL bytes or starts with '@', which curl would
+/// take for a file name, is piped in through `base64 -d`). Redacted headers stay redacted. No
+/// trailing newline.
+std::string curlCommand(const ExchangeRow& exchange, const std::string& upstream);
+
+/// Writes curlCommand() of each exchange, in order, to the session's upstream, each after a
+/// "# exchange ..." comment line and followed by a blank line. Returns the commands written.
 std::size_t exportCurl(const ArchiveReader& reader, const std::vector<std::int64_t>& exchange_ids,
                        std::ostream& out);
 
