@@ -1,20 +1,15 @@
 #include "agentvcr/proxy/http_client.hpp"
 
-#include <boost/algorithm/string/predicate.hpp>
 #include <boost/asio/use_future.hpp>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/proxy/asio.hpp"
 #include "http_message.hpp"
 
 namespace agentvcr::proxy {
 
 std::string ClientResponse::header(std::string_view name) const {
-  for (const auto& field : headers) {
-    if (boost::iequals(field.name, name)) {
-      return field.value;
-    }
-  }
-  return {};
+  return std::string(protocol::headerValue(headers, name));
 }
 
 class HttpClient::Impl {

@@ -25,9 +25,9 @@ class LocalServiceHandler final : public ConnectionHandler {
       connection->busy = true;
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
-      LocalResponse answer = (*handler_)(
-          LocalRequest{std::string(request.method_string()), std::string(request.target()),
-                       toHeaders(request.base()), std::move(request.body())});
+      protocol::HttpReply answer = (*handler_)(
+          protocol::HttpRequest{std::string(request.method_string()), std::string(request.target()),
+                                toHeaders(request.base()), std::move(request.body())});
       bool written_whole = false;
       if (answer.stream.empty()) {
         written_whole = co_await writeWhole(*connection, answer, request.version(), keep_alive);
@@ -45,7 +45,7 @@ class LocalServiceHandler final : public ConnectionHandler {
 
  private:
   template <class Body>
-  static void setHeader(http::response<Body>& response, const LocalResponse& answer,
+  static void setHeader(http::response<Body>& response, const protocol::HttpReply& answer,
                         bool keep_alive) {
     if (!answer.content_type.empty()) {
       response.set(http::field::content_type, answer.content_type);
@@ -56,7 +56,7 @@ class LocalServiceHandler final : public ConnectionHandler {
     response.keep_alive(keep_alive);
   }
 
-  static asio::awaitable<bool> writeWhole(Connection& connection, LocalResponse& answer,
+  static asio::awaitable<bool> writeWhole(Connection& connection, protocol::HttpReply& answer,
                                           unsigned version, bool keep_alive) {
     http::response<http::string_body> response{static_cast<http::status>(answer.status), version};
     setHeader(response, answer, keep_alive);
@@ -68,7 +68,7 @@ class LocalServiceHandler final : public ConnectionHandler {
 
   /// Writes the header, then each piece as its own chunk once its delay has passed, so a
   /// client sees events at the pace they are scheduled. An HTTP/1.0 client reads to close.
-  asio::awaitable<bool> writeStreamed(Connection& connection, const LocalResponse& answer,
+  asio::awaitable<bool> writeStreamed(Connection& connection, const protocol::HttpReply& answer,
                                       unsigned version, bool keep_alive) {
     http::response<http::empty_body> header{static_cast<http::status>(answer.status), version};
     setHeader(header, answer, keep_alive && version >= 11);
@@ -81,7 +81,7 @@ class LocalServiceHandler final : public ConnectionHandler {
       co_return false;
     }
     asio::steady_timer timer(connection.stream.get_executor());
-    for (const StreamChunk& piece : answer.stream) {
+    for (const protocol::StreamPiece& piece : answer.stream) {
       if (piece.delay.count() > 0) {
         timer.expires_after(piece.delay);
         co_await timer.async_wait(kUseTuple);

@@ -56,16 +56,6 @@ const Json& paramsOf(const Json& request) {
   return kNone;
 }
 
-std::string headerValue(const protocol::Headers& headers, std::string_view name) {
-  for (const auto& [field, value] : headers) {
-    if (std::equal(field.begin(), field.end(), name.begin(), name.end(),
-                   [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-      return value;
-    }
-  }
-  return "";
-}
-
 /// One recorded event written again: its fields, then its data line by line.
 std::string eventText(const store::StreamEventRow& event, const std::string& data) {
   std::string text;
@@ -87,8 +77,8 @@ std::string eventText(const store::StreamEventRow& event, const std::string& dat
   return text + "\n";
 }
 
-Reply jsonRpcError(int http_status, const Json& id, int code, const std::string& message,
-                   protocol::OrderedJson data) {
+protocol::HttpReply jsonRpcError(int http_status, const Json& id, int code,
+                                 const std::string& message, protocol::OrderedJson data) {
   protocol::OrderedJson body;
   body["jsonrpc"] = "2.0";
   body["id"] = protocol::OrderedJson::parse(id.dump());
@@ -124,7 +114,7 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
       }
       Recorded recorded{call.exchange_id, exchange->started_ns,
                         parsedOrNull(exchange->request_body)};
-      ReplayRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
+      protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
       queues_.add(keyOf(as_sent, recorded.request), recorded_.size());
       paths_.insert(pathOf(exchange->target));
       recorded_.push_back(std::move(recorded));
@@ -138,7 +128,7 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
   });
 }
 
-bool A2aReplayer::serves(const ReplayRequest& request) const {
+bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
   if (request.method == "GET") {
     return a2a::isAgentCardPath(request.target);
   }
@@ -152,7 +142,7 @@ bool A2aReplayer::serves(const ReplayRequest& request) const {
   return parsed.value && a2a::isJsonRpc(*parsed.value);
 }
 
-std::uint64_t A2aReplayer::keyOf(const ReplayRequest& request, const Json& body) const {
+std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Json& body) const {
   a2a::KeyOptions key_options{options_.a2a_ignore_message_id};
   if (body.is_array() && !body.empty()) {
     std::string keys = "batch";
@@ -165,7 +155,7 @@ std::uint64_t A2aReplayer::keyOf(const ReplayRequest& request, const Json& body)
   return a2a::callKey(request.method, request.target, body, key_options);
 }
 
-ReplayOutcome A2aReplayer::respond(const ReplayRequest& request, const Forwarder* forward) {
+ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward) {
   if (request.method == "GET") {
     return answerCard(request);
   }
@@ -182,7 +172,7 @@ ReplayOutcome A2aReplayer::respond(const ReplayRequest& request, const Forwarder
     outcome.hits = 1;
     return outcome;
   }
-  if (std::optional<Reply> task = knownTaskAnswer(body)) {
+  if (std::optional<protocol::HttpReply> task = knownTaskAnswer(body)) {
     outcome.reply = std::move(*task);
     outcome.hits = 1;
     return outcome;
@@ -190,7 +180,7 @@ ReplayOutcome A2aReplayer::respond(const ReplayRequest& request, const Forwarder
   return miss(request, body, key, forward);
 }
 
-ReplayOutcome A2aReplayer::answerCard(const ReplayRequest& request) {
+ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
   ReplayOutcome outcome;
   auto card = cards_.find(pathOf(request.target));
   if (card == cards_.end()) {
@@ -206,7 +196,7 @@ ReplayOutcome A2aReplayer::answerCard(const ReplayRequest& request) {
   outcome.reply = recordedReply(*response);
   // The recorded card points at the recorded agent (or proxy): point it at this replay, at the
   // address the caller used, so the caller's next calls come here too.
-  const std::string host = headerValue(request.headers, "Host");
+  const std::string host(protocol::headerValue(request.headers, "Host"));
   if (!host.empty()) {
     if (auto rewritten = a2a::rewriteCardUrls(response->body, "http://" + host)) {
       outcome.reply.body = std::move(*rewritten);
@@ -217,7 +207,8 @@ ReplayOutcome A2aReplayer::answerCard(const ReplayRequest& request) {
   return outcome;
 }
 
-Reply A2aReplayer::recordedAnswer(const Recorded& recorded, const Json& live_request) {
+protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,
+                                                const Json& live_request) {
   auto response = readers_.with([&](const store::ArchiveReader& reader) {
     return reader.recordedResponse(recorded.exchange_id);
   });
@@ -228,7 +219,7 @@ Reply A2aReplayer::recordedAnswer(const Recorded& recorded, const Json& live_req
   if (protocol::isEventStreamType(contentTypeOf(response->headers))) {
     return streamedAnswer(recorded, *response, live_request);
   }
-  Reply reply = recordedReply(*response);
+  protocol::HttpReply reply = recordedReply(*response);
   if (auto restamped = a2a::restampIds(response->body, recorded.request, live_request)) {
     reply.body = std::move(*restamped);
     reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
@@ -236,12 +227,13 @@ Reply A2aReplayer::recordedAnswer(const Recorded& recorded, const Json& live_req
   return reply;
 }
 
-Reply A2aReplayer::streamedAnswer(const Recorded& recorded, const store::RecordedResponse& response,
-                                  const Json& live_request) {
+protocol::HttpReply A2aReplayer::streamedAnswer(const Recorded& recorded,
+                                                const store::RecordedResponse& response,
+                                                const Json& live_request) {
   auto events = readers_.with([&](const store::ArchiveReader& reader) {
     return reader.streamEvents(recorded.exchange_id);
   });
-  Reply reply = recordedReply(response);
+  protocol::HttpReply reply = recordedReply(response);
   if (events.empty()) {
     return reply;  // nothing whole was recorded: the bytes as they came
   }
@@ -256,12 +248,12 @@ Reply A2aReplayer::streamedAnswer(const Recorded& recorded, const store::Recorde
     }
     previous_ns = std::max(previous_ns, event.at_ns);
     reply.stream.push_back(
-        StreamPiece{delay, eventText(event, a2a::restampEventData(event.data, live_id))});
+        protocol::StreamPiece{delay, eventText(event, a2a::restampEventData(event.data, live_id))});
   }
   return reply;
 }
 
-std::optional<Reply> A2aReplayer::knownTaskAnswer(const Json& live_request) {
+std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live_request) {
   const Json& params = paramsOf(live_request);
   if (methodOf(live_request) != "tasks/get" || !params.is_object() || !params.contains("id") ||
       !params["id"].is_string()) {
@@ -302,8 +294,8 @@ std::optional<Reply> A2aReplayer::knownTaskAnswer(const Json& live_request) {
   return jsonReply(200, body.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
 }
 
-ReplayOutcome A2aReplayer::miss(const ReplayRequest& request, const Json& body, std::uint64_t key,
-                                const Forwarder* forward) {
+ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json& body,
+                                std::uint64_t key, const Forwarder* forward) {
   MissReport report;
   report.route = "a2a";
   report.request_id = idOf(body).dump();
@@ -335,11 +327,11 @@ ReplayOutcome A2aReplayer::miss(const ReplayRequest& request, const Json& body, 
       outcome.reply = jsonRpcError(502, idOf(body), kReplayMissCode, live.error,
                                    {{"agentvcr_error", "replay.forward_failed"}});
     } else {
-      outcome.reply = Reply{live.status,
-                            contentTypeOf(live.headers),
-                            replayableHeaders(live.headers, false),
-                            live.body,
-                            {}};
+      outcome.reply = protocol::HttpReply{live.status,
+                                          contentTypeOf(live.headers),
+                                          replayableHeaders(live.headers, false),
+                                          live.body,
+                                          {}};
     }
   } else {
     const int status = options_.on_miss == MissPolicy::Error ? 200 : 503;

@@ -27,9 +27,9 @@ class A2aReplayer {
 
   /// True when `request` is A2A: an agent card GET, a JSON-RPC body, or a POST to a path where
   /// A2A calls were recorded (a body that does not parse still gets the recorded parse error).
-  bool serves(const ReplayRequest& request) const;
+  bool serves(const protocol::HttpRequest& request) const;
 
-  ReplayOutcome respond(const ReplayRequest& request, const Forwarder* forward);
+  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
 
   std::size_t exchangeCount() const { return recorded_.size(); }
 
@@ -47,14 +47,15 @@ class A2aReplayer {
     std::size_t position = 0;
   };
 
-  std::uint64_t keyOf(const ReplayRequest& request, const protocol::Json& body) const;
-  ReplayOutcome answerCard(const ReplayRequest& request);
-  Reply recordedAnswer(const Recorded& recorded, const protocol::Json& live_request);
-  Reply streamedAnswer(const Recorded& recorded, const store::RecordedResponse& response,
-                       const protocol::Json& live_request);
-  std::optional<Reply> knownTaskAnswer(const protocol::Json& live_request);
-  ReplayOutcome miss(const ReplayRequest& request, const protocol::Json& body, std::uint64_t key,
-                     const Forwarder* forward);
+  std::uint64_t keyOf(const protocol::HttpRequest& request, const protocol::Json& body) const;
+  ReplayOutcome answerCard(const protocol::HttpRequest& request);
+  protocol::HttpReply recordedAnswer(const Recorded& recorded, const protocol::Json& live_request);
+  protocol::HttpReply streamedAnswer(const Recorded& recorded,
+                                     const store::RecordedResponse& response,
+                                     const protocol::Json& live_request);
+  std::optional<protocol::HttpReply> knownTaskAnswer(const protocol::Json& live_request);
+  ReplayOutcome miss(const protocol::HttpRequest& request, const protocol::Json& body,
+                     std::uint64_t key, const Forwarder* forward);
 
   ReaderPool& readers_;
   const ReplayOptions& options_;

@@ -45,7 +45,8 @@ std::uint64_t keyOf(Route route, const Json& content) {
 }
 
 /// 422 for a body the reference server's model would refuse; empty when it validates.
-std::optional<Reply> invalidBody(Route route, const std::string& body, std::string& request_id) {
+std::optional<protocol::HttpReply> invalidBody(Route route, const std::string& body,
+                                               std::string& request_id) {
   if (route == Route::CoachingDelete) {
     return std::nullopt;
   }
@@ -72,7 +73,7 @@ std::optional<Reply> invalidBody(Route route, const std::string& body, std::stri
 }
 
 /// The recorded answer with the live request_id in place of the recorded one.
-Reply restamped(Reply reply, const std::string& request_id) {
+protocol::HttpReply restamped(protocol::HttpReply reply, const std::string& request_id) {
   auto body = protocol::parseOrderedJson(reply.body);
   if (request_id.empty() || !body || !body->is_object() || !body->contains("request_id")) {
     return reply;
@@ -86,7 +87,7 @@ Reply restamped(Reply reply, const std::string& request_id) {
 
 /// A SpecializedCoachingResponse with status "error": the coaching counterpart of an error
 /// candidate, which GEN handles as a failed coaching attempt.
-Reply coachingMissReply(const std::string& request_id, const std::string& reason) {
+protocol::HttpReply coachingMissReply(const std::string& request_id, const std::string& reason) {
   OrderedJson body;
   body["logs"] = OrderedJson::array();
   body["request_id"] = request_id;
@@ -122,7 +123,7 @@ CoachingReplayer::CoachingReplayer(ReaderPool& readers, const ReplayOptions& opt
   });
 }
 
-ReplayOutcome CoachingReplayer::respond(Route route, const ReplayRequest& request,
+ReplayOutcome CoachingReplayer::respond(Route route, const protocol::HttpRequest& request,
                                         const Forwarder* forward) {
   ReplayOutcome outcome;
   std::string request_id;

@@ -22,7 +22,7 @@ class CoachingReplayer {
   /// Whether the selection holds any coaching exchange (the agent offered coaching).
   bool recorded() const { return !recorded_.empty(); }
 
-  ReplayOutcome respond(protocol::magma::Route route, const ReplayRequest& request,
+  ReplayOutcome respond(protocol::magma::Route route, const protocol::HttpRequest& request,
                         const Forwarder* forward);
 
  private:

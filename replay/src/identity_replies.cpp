@@ -17,9 +17,9 @@ bool validates(const std::string& body, Parse parse) {
 }
 
 template <class Parse>
-std::optional<Reply> latestRecorded(const store::ArchiveReader& reader,
-                                    const store::ReplaySelection& selection,
-                                    const std::string& route, Parse parse) {
+std::optional<protocol::HttpReply> latestRecorded(const store::ArchiveReader& reader,
+                                                  const store::ReplaySelection& selection,
+                                                  const std::string& route, Parse parse) {
   auto exchanges = reader.exchangesOfRoute(selection, route);
   for (auto it = exchanges.rbegin(); it != exchanges.rend(); ++it) {
     if (it->status >= 200 && it->status < 300 && validates(it->response_body, parse)) {
@@ -31,8 +31,8 @@ std::optional<Reply> latestRecorded(const store::ArchiveReader& reader,
 }
 
 template <class Field, class Parse>
-std::optional<Reply> latestProbed(const std::vector<store::SessionRow>& sessions, Field field,
-                                  Parse parse) {
+std::optional<protocol::HttpReply> latestProbed(const std::vector<store::SessionRow>& sessions,
+                                                Field field, Parse parse) {
   for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {
     const std::optional<std::string>& body = (*it).*field;
     if (body && validates(*body, parse)) {
@@ -42,7 +42,8 @@ std::optional<Reply> latestProbed(const std::vector<store::SessionRow>& sessions
   return std::nullopt;
 }
 
-Reply standInInfo(const std::vector<store::SessionRow>& sessions, bool coaching_recorded) {
+protocol::HttpReply standInInfo(const std::vector<store::SessionRow>& sessions,
+                                bool coaching_recorded) {
   magma::AgentInfo info;
   info.agent_id = "agentvcr-replay";
   info.agent_version = "replay";

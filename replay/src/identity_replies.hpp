@@ -19,13 +19,13 @@ class IdentityReplies {
   IdentityReplies(const store::ArchiveReader& reader, const store::ReplaySelection& selection,
                   const std::vector<store::SessionRow>& sessions, bool coaching_recorded);
 
-  const Reply& health() const { return health_; }
+  const protocol::HttpReply& health() const { return health_; }
 
-  const Reply& info() const { return info_; }
+  const protocol::HttpReply& info() const { return info_; }
 
  private:
-  Reply health_;
-  Reply info_;
+  protocol::HttpReply health_;
+  protocol::HttpReply info_;
 };
 
 }  // namespace agentvcr::replay::detail

@@ -114,7 +114,7 @@ class Replayer::Impl {
                                          coaching_.recorded());
         })) {}
 
-  ReplayOutcome handle(const ReplayRequest& request, const Forwarder* forward) {
+  ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome = route(request, forward);
     if (pathOf(request.target) == kStatusPath) {
       return outcome;  // asking for the counters does not change them
@@ -142,7 +142,7 @@ class Replayer::Impl {
   std::size_t recordedA2aExchanges() const { return a2a_.exchangeCount(); }
 
  private:
-  ReplayOutcome route(const ReplayRequest& request, const Forwarder* forward) {
+  ReplayOutcome route(const protocol::HttpRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome;
     const Route route = magma::routeOf(request.method, request.target);
     // Coaching routes exist only on agents that offer coaching: without a recording of them
@@ -214,7 +214,7 @@ Replayer::Replayer(const std::string& archive_path, ReplayOptions options)
 
 Replayer::~Replayer() = default;
 
-ReplayOutcome Replayer::handle(const ReplayRequest& request, const Forwarder* forward) {
+ReplayOutcome Replayer::handle(const protocol::HttpRequest& request, const Forwarder* forward) {
   return impl_->handle(request, forward);
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 #include <nlohmann/json.hpp>
 
@@ -11,44 +10,33 @@
 namespace agentvcr::replay::detail {
 namespace {
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 constexpr std::array<std::string_view, 10> kTransferHeaders = {
     "content-length", "transfer-encoding", "connection", "keep-alive",  "proxy-connection", "te",
     "trailer",        "upgrade",           "date",       "content-type"};
 
 }  // namespace
 
-Reply jsonReply(int status, std::string body) {
-  Reply reply;
+protocol::HttpReply jsonReply(int status, std::string body) {
+  protocol::HttpReply reply;
   reply.status = status;
   reply.body = std::move(body);
   return reply;
 }
 
-Reply agentvcrError(int status, std::string_view id, std::string_view message) {
+protocol::HttpReply agentvcrError(int status, std::string_view id, std::string_view message) {
   nlohmann::ordered_json body;
   body["detail"] = std::string(message);
   body["agentvcr_error"] = std::string(id);
   return jsonReply(status, protocol::pythonJsonDumps(body));
 }
 
-Reply recordedReply(const store::RecordedResponse& response) {
-  Reply reply;
+protocol::HttpReply recordedReply(const store::RecordedResponse& response) {
+  protocol::HttpReply reply;
   reply.status = response.status;
-  reply.content_type = contentTypeOf(response.headers);
-  bool has_content_type = false;
-  for (const auto& [name, value] : response.headers) {
-    has_content_type = has_content_type || equalsIgnoreCase(name, "content-type");
-  }
-  if (!has_content_type) {
-    reply.content_type.clear();  // the agent sent none (e.g. a 204)
-  }
+  // No Content-Type when the agent sent none (e.g. a 204).
+  const protocol::HeaderField* content_type =
+      protocol::findHeader(response.headers, "content-type");
+  reply.content_type = content_type ? content_type->value : std::string();
   reply.headers = replayableHeaders(response.headers, /*body_rewritten=*/false);
   reply.body = response.body;
   return reply;
@@ -60,8 +48,8 @@ protocol::Headers replayableHeaders(const protocol::Headers& headers, bool body_
     const auto& name = header.name;
     const bool transfer =
         std::any_of(kTransferHeaders.begin(), kTransferHeaders.end(),
-                    [&](std::string_view h) { return equalsIgnoreCase(name, h); });
-    if (transfer || (body_rewritten && equalsIgnoreCase(name, "content-encoding"))) {
+                    [&](std::string_view h) { return protocol::equalsIgnoreCase(name, h); });
+    if (transfer || (body_rewritten && protocol::equalsIgnoreCase(name, "content-encoding"))) {
       continue;
     }
     kept.push_back(header);
@@ -70,12 +58,8 @@ protocol::Headers replayableHeaders(const protocol::Headers& headers, bool body_
 }
 
 std::string contentTypeOf(const protocol::Headers& headers) {
-  for (const auto& [name, value] : headers) {
-    if (equalsIgnoreCase(name, "content-type")) {
-      return value;
-    }
-  }
-  return "application/json";
+  const protocol::HeaderField* content_type = protocol::findHeader(headers, "content-type");
+  return content_type ? content_type->value : "application/json";
 }
 
 std::string missReason(std::string_view what, const std::optional<std::string>& closest,

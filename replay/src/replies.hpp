@@ -12,19 +12,19 @@
 
 namespace agentvcr::replay::detail {
 
-Reply jsonReply(int status, std::string body);
+protocol::HttpReply jsonReply(int status, std::string body);
 
 /// `{"detail":MESSAGE,"agentvcr_error":ID}`: replay speaking for itself (a miss under
 /// --on-miss http, a forward that failed), with the stable id of docs/replay.md.
-Reply agentvcrError(int status, std::string_view id, std::string_view message);
+protocol::HttpReply agentvcrError(int status, std::string_view id, std::string_view message);
 
 /// The recorded response as the caller received it: status, content type, the agent's other
 /// headers and the body byte for byte.
-Reply recordedReply(const store::RecordedResponse& response);
+protocol::HttpReply recordedReply(const store::RecordedResponse& response);
 
 /// Reply headers worth repeating from a recording (e.g. `server`): all but those that describe
 /// this transfer (Content-Length, Transfer-Encoding, Connection...), Date (it would be stale and
-/// replies are deterministic) and Content-Type (Reply carries it). When `body_rewritten`,
+/// replies are deterministic) and Content-Type (HttpReply carries it). When `body_rewritten`,
 /// Content-Encoding goes too, since replay writes plain JSON.
 protocol::Headers replayableHeaders(const protocol::Headers& headers, bool body_rewritten);
 

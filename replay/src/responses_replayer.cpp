@@ -53,8 +53,8 @@ OrderedJson missCandidate(const std::string& request_id, const magma::AgentInput
   return output;
 }
 
-std::optional<Reply> invalidRequest(const std::string& body,
-                                    std::optional<magma::AgentRequest>& request) {
+std::optional<protocol::HttpReply> invalidRequest(const std::string& body,
+                                                  std::optional<magma::AgentRequest>& request) {
   if (body.empty()) {
     return jsonReply(422, protocol::missingBodyErrorBody());
   }
@@ -96,7 +96,8 @@ ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& o
   }
 }
 
-ReplayOutcome ResponsesReplayer::respond(const ReplayRequest& request, const Forwarder* forward) {
+ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
+                                         const Forwarder* forward) {
   ReplayOutcome outcome;
   std::optional<magma::AgentRequest> parsed;
   if (auto invalid = invalidRequest(request.body, parsed)) {
@@ -258,11 +259,9 @@ MissReport ResponsesReplayer::reportMiss(const magma::AgentInput& input, std::si
   return report;
 }
 
-std::optional<Reply> ResponsesReplayer::answerMisses(const ReplayRequest& request,
-                                                     const magma::AgentRequest& parsed,
-                                                     std::vector<Slot>& slots,
-                                                     ReplayOutcome& outcome,
-                                                     const Forwarder* forward) {
+std::optional<protocol::HttpReply> ResponsesReplayer::answerMisses(
+    const protocol::HttpRequest& request, const magma::AgentRequest& parsed,
+    std::vector<Slot>& slots, ReplayOutcome& outcome, const Forwarder* forward) {
   const MissPolicy policy = options_.on_miss == MissPolicy::Forward && forward == nullptr
                                 ? MissPolicy::Http
                                 : options_.on_miss;
@@ -300,7 +299,7 @@ std::optional<Reply> ResponsesReplayer::answerMisses(const ReplayRequest& reques
     }
   }
   (*original)["inputs"] = std::move(missed_inputs);
-  ReplayRequest live = request;
+  protocol::HttpRequest live = request;
   live.body = protocol::pythonJsonDumps(*original, protocol::detectPythonJsonStyle(request.body));
   ForwardReply answer = (*forward)(live);
   outcome.forwarded = true;

@@ -19,7 +19,7 @@ class ResponsesReplayer {
   /// recorded input is rebuilt to be keyed again).
   ResponsesReplayer(ReaderPool& readers, const ReplayOptions& options);
 
-  ReplayOutcome respond(const ReplayRequest& request, const Forwarder* forward);
+  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
 
   std::size_t stepCount() const { return index_.stepCount(); }
 
@@ -32,10 +32,10 @@ class ResponsesReplayer {
                         const std::string& request_id, std::string_view what);
   /// Applies the miss policy: fills the missed slots (error candidates, forwarded answers), or
   /// returns the reply that answers the whole request instead (HTTP 503, a forward failure).
-  std::optional<Reply> answerMisses(const ReplayRequest& request,
-                                    const protocol::magma::AgentRequest& parsed,
-                                    std::vector<Slot>& slots, ReplayOutcome& outcome,
-                                    const Forwarder* forward);
+  std::optional<protocol::HttpReply> answerMisses(const protocol::HttpRequest& request,
+                                                  const protocol::magma::AgentRequest& parsed,
+                                                  std::vector<Slot>& slots, ReplayOutcome& outcome,
+                                                  const Forwarder* forward);
 
   /// The reply body: every slot's outputs, stamped with `request_id` and their input's id.
   static std::string writeOutputs(const std::vector<Slot>& slots,

@@ -51,7 +51,7 @@ inline std::string streamEvent(const protocol::Json& id, const protocol::Json& r
 /// server does, message/stream sends four events kEventGap apart, and the card sits at the
 /// v0.2 path pointing at `card_base`.
 inline FakeHandler fakeA2aAgent(std::string card_base) {
-  return [card_base](const proxy::LocalRequest& request) {
+  return [card_base](const protocol::HttpRequest& request) {
     if (request.method == "GET" && request.target == "/.well-known/agent.json") {
       protocol::Json card = {{"protocolVersion", "0.3.0"},
                              {"name", "fake"},

@@ -199,7 +199,7 @@ class CrashSafetyTest : public ::testing::Test {
     EXPECT_THAT(bytes, Not(HasSubstr(kSecretKey)));
   }
 
-  FakeUpstream agent_{[](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); }};
+  FakeUpstream agent_{[](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); }};
   TempDir temp_;
   std::string db_ = temp_.file("archive.sqlite");
   int starts_ = 0;

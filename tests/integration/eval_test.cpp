@@ -39,7 +39,7 @@ class MutatingAgent {
         protocol_version_(std::move(protocol_version)),
         server_(proxy::ServerOptions{},
                 proxy::makeLocalServiceFactory(
-                    [this](const proxy::LocalRequest& request) { return handle(request); })) {
+                    [this](const protocol::HttpRequest& request) { return handle(request); })) {
     server_.start();
   }
 
@@ -58,10 +58,10 @@ class MutatingAgent {
   }
 
  private:
-  proxy::LocalResponse handle(const proxy::LocalRequest& request) {
+  protocol::HttpReply handle(const protocol::HttpRequest& request) {
     proxy::HttpClient client("127.0.0.1", replay_port_);
     auto answer = client.send(request.method, request.target, request.body);
-    proxy::LocalResponse response;
+    protocol::HttpReply response;
     response.status = answer.status;
     response.body = answer.body;
     if (request.target == "/v1/info") {

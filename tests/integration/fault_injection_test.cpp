@@ -26,7 +26,7 @@ constexpr const char* kValidRequest =
 class FaultInjectionTest : public ProxyTest {
  protected:
   /// An agent that answers every request with an empty JSON array.
-  static FakeReply emptyAnswer(const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); }
+  static FakeReply emptyAnswer(const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); }
 
   /// Another caller is still served normally.
   void expectOthersServed() {
@@ -69,7 +69,7 @@ class FaultInjectionTest : public ProxyTest {
 
 TEST_F(FaultInjectionTest, OversizedResponseReachesTheCallerWholeAndIsRecordedUpToTheCap) {
   const std::vector<std::string> chunks(64, std::string(128 * 1024, 'z'));  // 8 MiB
-  FakeUpstream agent([&](const proxy::LocalRequest& request) {
+  FakeUpstream agent([&](const protocol::HttpRequest& request) {
     return request.target == "/huge" ? FakeReply::chunked(200, chunks, {}, "text/plain")
                                      : FakeReply::http(200, "[]");
   });

@@ -40,7 +40,7 @@ TEST_F(RelayFailureTest, AgentDownGives502AndIsRecorded) {
 }
 
 TEST_F(RelayFailureTest, AgentResetMidBodyGives502BeforeAnyByteReachedTheCaller) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply{{{"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n[{\"request", 20ms}}};
     reply.ending = FakeReply::Ending::Reset;
     return reply;
@@ -55,7 +55,7 @@ TEST_F(RelayFailureTest, AgentResetMidBodyGives502BeforeAnyByteReachedTheCaller)
 }
 
 TEST_F(RelayFailureTest, AgentResetMidStreamCutsTheCallerAndRecordsWhatCame) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply = FakeReply::chunked(200, {"first part;", "second part;"}, 20ms);
     reply.segments.pop_back();  // no terminating chunk: the agent dies mid-stream
     reply.ending = FakeReply::Ending::Reset;
@@ -76,7 +76,7 @@ TEST_F(RelayFailureTest, AgentResetMidStreamCutsTheCallerAndRecordsWhatCame) {
 }
 
 TEST_F(RelayFailureTest, SlowAgentGives504AfterTheConfiguredTimeout) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply = FakeReply::http(200, "[]");
     reply.delay = 3s;
     return reply;
@@ -94,7 +94,7 @@ TEST_F(RelayFailureTest, SlowAgentGives504AfterTheConfiguredTimeout) {
 }
 
 TEST_F(RelayFailureTest, AgentStallingMidStreamTimesOut) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply = FakeReply::chunked(200, {"data: one\n\n"}, 0ms, "text/event-stream");
     reply.segments[reply.segments.size() - 2].pause = 3s;  // stalls before the last chunk
     return reply;
@@ -112,7 +112,7 @@ TEST_F(RelayFailureTest, AgentStallingMidStreamTimesOut) {
 }
 
 TEST_F(RelayFailureTest, GarbageFromTheAgentGives502) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply{{{"SSH-2.0-OpenSSH_9.2\r\n\r\n", {}}}};
     reply.ending = FakeReply::Ending::Close;
     return reply;
@@ -126,7 +126,7 @@ TEST_F(RelayFailureTest, GarbageFromTheAgentGives502) {
 
 TEST_F(RelayFailureTest, MalformedJsonFromTheAgentIsRelayedAndFlagged) {
   const std::string broken = R"([{"request_id": "r", "source_id": 0, NaN)";
-  FakeUpstream agent([&](const proxy::LocalRequest&) { return FakeReply::http(200, broken); });
+  FakeUpstream agent([&](const protocol::HttpRequest&) { return FakeReply::http(200, broken); });
   startProxy(agent.url());
   auto response = client().postJson("/v1/responses", kValidRequest);
   EXPECT_EQ(response.status, 200);
@@ -144,7 +144,7 @@ TEST_F(RelayFailureTest, MalformedJsonFromTheCallerIsRelayedAndFlagged) {
   const std::string agent_answer =
       R"({"detail":[{"type":"json_invalid","loc":["body",1],"msg":"JSON decode error","input":{}}]})";
   FakeUpstream agent(
-      [&](const proxy::LocalRequest&) { return FakeReply::http(422, agent_answer); });
+      [&](const protocol::HttpRequest&) { return FakeReply::http(422, agent_answer); });
   startProxy(agent.url());
   auto response = client().postJson("/v1/responses", "{not json");
   EXPECT_EQ(response.status, 422);
@@ -158,7 +158,7 @@ TEST_F(RelayFailureTest, MalformedJsonFromTheCallerIsRelayedAndFlagged) {
 }
 
 TEST_F(RelayFailureTest, ClientVanishingMidRequestIsRecordedAndOthersAreServed) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url());
   {
     RawClient raw(proxyPort());
@@ -175,7 +175,7 @@ TEST_F(RelayFailureTest, ClientVanishingMidRequestIsRecordedAndOthersAreServed) 
 }
 
 TEST_F(RelayFailureTest, ClientVanishingWhileTheAgentThinksLeavesTheProxyServing) {
-  FakeUpstream agent([](const proxy::LocalRequest& request) {
+  FakeUpstream agent([](const protocol::HttpRequest& request) {
     FakeReply reply = FakeReply::http(200, std::string(256 * 1024, 'x'));
     if (request.target == "/slow") {
       reply.delay = 300ms;
@@ -195,7 +195,7 @@ TEST_F(RelayFailureTest, ClientVanishingWhileTheAgentThinksLeavesTheProxyServing
 }
 
 TEST_F(RelayFailureTest, OversizedRequestBodyGets413AndNeverReachesTheAgent) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url(),
              [](proxy::RecordingProxyConfig& config) { config.relay.max_request_body = 1024; });
   auto response = client().postJson("/v1/responses", std::string(4096, ' '));
@@ -209,7 +209,7 @@ TEST_F(RelayFailureTest, OversizedRequestBodyGets413AndNeverReachesTheAgent) {
 }
 
 TEST_F(RelayFailureTest, OversizedHeaderGets431) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url(),
              [](proxy::RecordingProxyConfig& config) { config.relay.max_header_bytes = 1024; });
   RawClient raw(proxyPort());
@@ -220,7 +220,7 @@ TEST_F(RelayFailureTest, OversizedHeaderGets431) {
 }
 
 TEST_F(RelayFailureTest, MalformedRequestLineGets400) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url());
   RawClient raw(proxyPort());
   raw.send("THIS IS NOT HTTP\r\n\r\n");

@@ -17,20 +17,17 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string headerOf(const proxy::LocalRequest& request, std::string_view name) {
-  for (const auto& field : request.headers) {
-    if (field.name == name) {
-      return field.value;
-    }
-  }
-  return "<absent>";
+/// The header as the agent received it, in any case; "<absent>" when it did not arrive.
+std::string headerOf(const protocol::HttpRequest& request, std::string_view name) {
+  const protocol::HeaderField* field = protocol::findHeader(request.headers, name);
+  return field ? field->value : "<absent>";
 }
 
 class RelayHttpTest : public ProxyTest {};
 
 TEST_F(RelayHttpTest, PlainHttpPassesThroughByteForByte) {
   const std::string body = "\x01\x02 not json \xff";
-  FakeUpstream agent([&](const proxy::LocalRequest&) {
+  FakeUpstream agent([&](const protocol::HttpRequest&) {
     return FakeReply::http(201, body, "application/octet-stream", "X-Custom: Value\r\n");
   });
   startProxy(agent.url());
@@ -53,7 +50,7 @@ TEST_F(RelayHttpTest, PlainHttpPassesThroughByteForByte) {
 }
 
 TEST_F(RelayHttpTest, AgentErrorStatusesReachTheCallerUnchanged) {
-  FakeUpstream agent([](const proxy::LocalRequest& request) {
+  FakeUpstream agent([](const protocol::HttpRequest& request) {
     if (request.target == "/health") {
       return FakeReply::http(503, R"({"detail":"Models are not ready"})");
     }
@@ -74,7 +71,7 @@ TEST_F(RelayHttpTest, AgentErrorStatusesReachTheCallerUnchanged) {
 }
 
 TEST_F(RelayHttpTest, ChunkedResponseIsRelayedAndRecordedWhole) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     return FakeReply::chunked(200, {"[{\"a\":", "1}", "]"}, 10ms);
   });
   startProxy(agent.url());
@@ -86,7 +83,7 @@ TEST_F(RelayHttpTest, ChunkedResponseIsRelayedAndRecordedWhole) {
 }
 
 TEST_F(RelayHttpTest, ChunkedRequestBodyIsForwardedWithItsLength) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "ok"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "ok"); });
   startProxy(agent.url());
   RawClient raw(proxyPort());
   raw.send(
@@ -101,7 +98,7 @@ TEST_F(RelayHttpTest, ChunkedRequestBodyIsForwardedWithItsLength) {
 }
 
 TEST_F(RelayHttpTest, RequestsPipelinedInOneWriteAreEachRelayedInOrder) {
-  FakeUpstream agent([](const proxy::LocalRequest& request) {
+  FakeUpstream agent([](const protocol::HttpRequest& request) {
     return FakeReply::http(200, "got " + request.body);
   });
   startProxy(agent.url());
@@ -134,7 +131,7 @@ TEST_F(RelayHttpTest, StartLinesAndFieldsGoOutExactlyAsTheyCame) {
   // sorting would give: the caller gets them as the agent wrote them. (Repeated fields are kept
   // together, each name's lines in their order, as RFC 9110 §5.3 asks; Beast files a repeated
   // field after its earlier lines.)
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply;
     reply.segments.push_back(
         {"HTTP/1.1 299 Quite Custom\r\nX-B: 1\r\nX-B: 3\r\nx-a: two\r\n"
@@ -156,9 +153,9 @@ TEST_F(RelayHttpTest, StartLinesAndFieldsGoOutExactlyAsTheyCame) {
             "HTTP/1.0 299 Quite Custom\r\nX-B: 1\r\nX-B: 3\r\nx-a: two\r\n"
             "Content-Length: 2\r\n\r\nok");
 
-  const std::vector<proxy::LocalRequest> requests = agent.requests();
+  const std::vector<protocol::HttpRequest> requests = agent.requests();
   ASSERT_EQ(requests.size(), 2u);
-  const proxy::LocalRequest& seen = requests[0];
+  const protocol::HttpRequest& seen = requests[0];
   EXPECT_EQ(seen.method, "REPORT");
   EXPECT_EQ(seen.target, "/p?q=1");
   std::vector<std::string> fields;
@@ -174,7 +171,7 @@ TEST_F(RelayHttpTest, StartLinesAndFieldsGoOutExactlyAsTheyCame) {
 }
 
 TEST_F(RelayHttpTest, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
-  FakeUpstream agent([](const proxy::LocalRequest& request) {
+  FakeUpstream agent([](const protocol::HttpRequest& request) {
     return FakeReply::http(200, "got " + request.body);
   });
   startProxy(agent.url());
@@ -194,7 +191,7 @@ TEST_F(RelayHttpTest, ExpectContinueIsAnsweredBeforeTheBodyIsSent) {
 }
 
 TEST_F(RelayHttpTest, HopByHopHeadersStopAtTheProxy) {
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     return FakeReply::http(200, "ok", "text/plain", "Keep-Alive: timeout=5\r\nX-End: kept\r\n");
   });
   startProxy(agent.url());
@@ -223,7 +220,7 @@ TEST_F(RelayHttpTest, HopByHopHeadersStopAtTheProxy) {
 }
 
 TEST_F(RelayHttpTest, UpstreamBasePathPrefixesEveryTarget) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "{}"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "{}"); });
   startProxy(agent.url() + "/agent");
   EXPECT_EQ(client().get("/v1/info").status, 200);
   EXPECT_EQ(agent.requests().at(0).target, "/agent/v1/info");
@@ -231,7 +228,7 @@ TEST_F(RelayHttpTest, UpstreamBasePathPrefixesEveryTarget) {
 }
 
 TEST_F(RelayHttpTest, UpstreamConnectionsAreReused) {
-  FakeUpstream agent([](const proxy::LocalRequest&) { return FakeReply::http(200, "[]"); });
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url(), [](proxy::RecordingProxyConfig& config) { config.server.threads = 1; });
   auto caller = client();
   for (int i = 0; i < 20; ++i) {
@@ -244,7 +241,7 @@ TEST_F(RelayHttpTest, UpstreamConnectionsAreReused) {
 TEST_F(RelayHttpTest, AgentClosingAnIdleKeepAliveConnectionIsInvisible) {
   // The agent closes after every answer without saying so, as servers with a short
   // keep-alive timeout do; the proxy's pooled connection is dead when it is next used.
-  FakeUpstream agent([](const proxy::LocalRequest&) {
+  FakeUpstream agent([](const protocol::HttpRequest&) {
     FakeReply reply = FakeReply::http(200, "[]");
     reply.ending = FakeReply::Ending::Close;
     return reply;
@@ -264,7 +261,7 @@ TEST_F(RelayHttpTest, AgentClosingAnIdleKeepAliveConnectionIsInvisible) {
 TEST_F(RelayHttpTest, HundredsOfSlowExchangesInFlightOnTwoThreads) {
   constexpr int kCallers = 200;
   constexpr auto kAgentThinks = 500ms;
-  FakeUpstream agent([&](const proxy::LocalRequest&) {
+  FakeUpstream agent([&](const protocol::HttpRequest&) {
     FakeReply reply = FakeReply::http(200, "[]");
     reply.delay = kAgentThinks;
     return reply;

@@ -15,7 +15,7 @@ const std::string kTlsDir = std::string(AGENTVCR_FIXTURES_DIR) + "/tls";
 
 FakeUpstream httpsAgent() {
   return FakeUpstream(
-      [](const proxy::LocalRequest& request) {
+      [](const protocol::HttpRequest& request) {
         return FakeReply::http(200, R"({"path":")" + request.target + R"("})");
       },
       FakeTls{kTlsDir + "/agent-cert.pem", kTlsDir + "/agent-key.pem"});

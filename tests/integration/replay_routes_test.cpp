@@ -49,7 +49,7 @@ std::string coachingAnswer(const std::string& request_id) {
 }
 
 /// An agent that says "answer N" on its N-th /v1/responses input, and plays coaching.
-FakeReply countingAgent(const proxy::LocalRequest& request, std::atomic<int>& counter) {
+FakeReply countingAgent(const protocol::HttpRequest& request, std::atomic<int>& counter) {
   const auto route = protocol::magma::routeOf(request.method, request.target);
   if (route == protocol::magma::Route::CoachingPut ||
       route == protocol::magma::Route::CoachingDelete) {
@@ -115,7 +115,7 @@ class ReplayRoutesTest : public ReplayTest {
   /// Records `calls` made against the counting agent into the test archive.
   void recordFromFake(const std::function<void(proxy::HttpClient&)>& calls) {
     FakeUpstream agent(
-        [this](const proxy::LocalRequest& request) { return countingAgent(request, counter_); });
+        [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
     auto recording = startRecording(agent.url(), db_path_, "fake");
     proxy::HttpClient client("127.0.0.1", recording->endpoint().port());
     calls(client);

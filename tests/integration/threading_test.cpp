@@ -189,7 +189,7 @@ TEST_F(ThreadingProxyTest, ReindexRethreadsAnArchiveThreadedByTheNewestMatch) {
 /// identical memories, so every candidate of one input is the same (greedy decoding). An
 /// instruction containing "flaky" gets an error candidate (its input memory back) the first
 /// time (`failed` remembers); with `stateless` every memory is {}.
-FakeReply fakeAgent(const proxy::LocalRequest& request, bool stateless, bool& failed) {
+FakeReply fakeAgent(const protocol::HttpRequest& request, bool stateless, bool& failed) {
   const ordered_json body = ordered_json::parse(request.body);
   ordered_json outputs = ordered_json::array();
   for (const ordered_json& input : body["inputs"]) {
@@ -228,7 +228,7 @@ class FakeAgentThreadingTest : public ProxyTest {
   void start(bool stateless) {
     // The fake agent answers one request at a time: one connection, one caller.
     agent_ = std::make_unique<FakeUpstream>(
-        [stateless, failed = std::make_shared<bool>(false)](const proxy::LocalRequest& r) {
+        [stateless, failed = std::make_shared<bool>(false)](const protocol::HttpRequest& r) {
           return fakeAgent(r, stateless, *failed);
         });
     startProxy(agent_->url());

@@ -65,7 +65,7 @@ class FakeUpstream::Handler final : public ConnectionHandler {
         break;
       }
       auto request = parser.release();
-      LocalRequest seen{
+      protocol::HttpRequest seen{
           std::string(request.method_string()), std::string(request.target()), {}, request.body()};
       for (const auto& field : request) {
         seen.headers.push_back({std::string(field.name_string()), std::string(field.value())});
@@ -129,7 +129,7 @@ FakeUpstream::~FakeUpstream() {
   server_->stop();
 }
 
-std::vector<LocalRequest> FakeUpstream::requests() const {
+std::vector<protocol::HttpRequest> FakeUpstream::requests() const {
   std::lock_guard lock(mutex_);
   return requests_;
 }

@@ -39,7 +39,7 @@ struct FakeReply {
                            std::string content_type = "application/json");
 };
 
-using FakeHandler = std::function<FakeReply(const proxy::LocalRequest&)>;
+using FakeHandler = std::function<FakeReply(const protocol::HttpRequest&)>;
 
 /// Certificate and key files (PEM) that make the fake agent speak TLS.
 struct FakeTls {
@@ -61,7 +61,7 @@ class FakeUpstream {
   }
 
   /// The requests received so far (exactly as parsed: method, target, headers, body).
-  std::vector<proxy::LocalRequest> requests() const;
+  std::vector<protocol::HttpRequest> requests() const;
 
   /// TCP connections accepted so far.
   int connections() const { return connections_.load(); }
@@ -72,7 +72,7 @@ class FakeUpstream {
   std::shared_ptr<FakeHandler> handler_;
   std::shared_ptr<boost::asio::ssl::context> tls_context_;
   mutable std::mutex mutex_;
-  std::vector<proxy::LocalRequest> requests_;
+  std::vector<protocol::HttpRequest> requests_;
   std::atomic<int> connections_{0};
   std::unique_ptr<proxy::Server> server_;
 };

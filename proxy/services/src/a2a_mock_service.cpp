@@ -3,33 +3,11 @@
 #include <mutex>
 
 namespace agentvcr::services {
-namespace {
-
-proxy::LocalResponse toLocal(sim::a2a::HttpReply reply) {
-  proxy::LocalResponse local;
-  local.status = reply.status;
-  local.content_type = std::move(reply.content_type);
-  local.body = std::move(reply.body);
-  local.headers = std::move(reply.headers);
-  for (auto& event : reply.stream) {
-    local.stream.push_back(proxy::StreamChunk{event.delay, std::move(event.bytes)});
-  }
-  return local;
-}
-
-}  // namespace
-
 proxy::LocalHandler a2aMockRoutes(std::shared_ptr<sim::a2a::MockEngine> engine) {
   auto guard = std::make_shared<std::mutex>();
-  return [engine = std::move(engine), guard](const proxy::LocalRequest& request) {
-    sim::a2a::HttpRequest mock_request{request.method, request.target, request.headers,
-                                       request.body};
-    sim::a2a::HttpReply reply;
-    {
-      std::lock_guard lock(*guard);
-      reply = engine->handle(mock_request);
-    }
-    return toLocal(std::move(reply));
+  return [engine = std::move(engine), guard](const protocol::HttpRequest& request) {
+    std::lock_guard lock(*guard);
+    return engine->handle(request);
   };
 }
 

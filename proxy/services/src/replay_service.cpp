@@ -56,26 +56,18 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
     config_.log_miss = [](const std::string& line) { std::cerr << line << "\n"; };
   }
   replayer_ = std::make_unique<replay::Replayer>(config_.db_path, config_.replay);
-  forwarder_ = [this](const replay::ReplayRequest& request) { return forward(request); };
+  forwarder_ = [this](const protocol::HttpRequest& request) { return forward(request); };
   server_ = std::make_unique<proxy::Server>(
-      config_.server, proxy::makeLocalServiceFactory([this](const proxy::LocalRequest& request) {
+      config_.server, proxy::makeLocalServiceFactory([this](const protocol::HttpRequest& request) {
         try {
-          replay::ReplayOutcome outcome = handle(
-              replay::ReplayRequest{request.method, request.target, request.headers, request.body});
-          std::vector<proxy::StreamChunk> stream;
-          for (replay::StreamPiece& piece : outcome.reply.stream) {
-            stream.push_back(proxy::StreamChunk{piece.delay, std::move(piece.bytes)});
-          }
-          return proxy::LocalResponse{outcome.reply.status, std::move(outcome.reply.content_type),
-                                      std::move(outcome.reply.body),
-                                      std::move(outcome.reply.headers), std::move(stream)};
+          return handle(request).reply;
         } catch (const std::exception& error) {
           // The archive could not be read (a disk error, a file replaced underneath): say so
           // instead of dropping the connection.
           const std::string message = std::string("the archive could not be read: ") + error.what();
           std::cerr << "[replay.archive] " << message << "\n";
-          return proxy::LocalResponse{
-              500, "application/json", protocol::errorBody("replay.archive", message), {}, {}};
+          return protocol::HttpReply{
+              500, "application/json", {}, protocol::errorBody("replay.archive", message), {}};
         }
       }));
   config_.server.port = server_->endpoint().port();
@@ -112,7 +104,7 @@ std::optional<std::int64_t> ReplayService::recordingSessionId() {
   return recorder_->sessionId();
 }
 
-replay::ReplayOutcome ReplayService::handle(const replay::ReplayRequest& request) {
+replay::ReplayOutcome ReplayService::handle(const protocol::HttpRequest& request) {
   const bool forwarding = config_.replay.on_miss == replay::MissPolicy::Forward && config_.upstream;
   replay::ReplayOutcome outcome = replayer_->handle(request, forwarding ? &forwarder_ : nullptr);
   if (!outcome.misses.empty()) {
@@ -164,7 +156,7 @@ store::Recorder& ReplayService::recorder() {
   return *recorder_;
 }
 
-replay::ForwardReply ReplayService::forward(const replay::ReplayRequest& request) {
+replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request) {
   const proxy::Url& upstream = *config_.upstream;
   protocol::Headers headers;
   for (const auto& header : request.headers) {

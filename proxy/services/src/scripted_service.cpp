@@ -13,25 +13,21 @@ using protocol::magma::Route;
 
 namespace {
 
-proxy::LocalResponse toLocal(const sim::magma::HttpReply& reply) {
-  return proxy::LocalResponse{reply.status, reply.content_type, reply.body, {}, {}};
-}
-
-proxy::LocalResponse fastApiError(int status, const char* detail) {
-  return proxy::LocalResponse{status, "application/json", protocol::detailBody(detail), {}, {}};
+protocol::HttpReply fastApiError(int status, const char* detail) {
+  return protocol::HttpReply{status, "application/json", {}, protocol::detailBody(detail), {}};
 }
 
 }  // namespace
 
 proxy::LocalHandler scriptedAgentRoutes(std::shared_ptr<const sim::magma::ScriptedAgent> agent) {
-  return [agent](const proxy::LocalRequest& request) {
+  return [agent](const protocol::HttpRequest& request) {
     switch (protocol::magma::routeOf(request.method, request.target)) {
       case Route::Health:
-        return toLocal(agent->health());
+        return agent->health();
       case Route::Info:
-        return toLocal(agent->info());
+        return agent->info();
       case Route::Responses:
-        return toLocal(agent->respond(request.body));
+        return agent->respond(request.body);
       default:
         break;
     }

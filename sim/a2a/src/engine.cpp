@@ -47,16 +47,16 @@ MockConfig validated(MockConfig config) {
   return config;
 }
 
-HttpReply plainText(int status, std::string text) {
-  HttpReply reply;
+protocol::HttpReply plainText(int status, std::string text) {
+  protocol::HttpReply reply;
   reply.status = status;
   reply.content_type = "text/plain; charset=utf-8";
   reply.body = std::move(text);
   return reply;
 }
 
-HttpReply notAllowed(const char* allow) {
-  HttpReply reply = plainText(405, "Method Not Allowed");
+protocol::HttpReply notAllowed(const char* allow) {
+  protocol::HttpReply reply = plainText(405, "Method Not Allowed");
   reply.headers.push_back({"Allow", allow});
   return reply;
 }
@@ -81,9 +81,9 @@ void MockEngine::setPublicUrl(const std::string& url) {
   dispatcher_.setStreaming(cardStreams(card_));
 }
 
-HttpReply MockEngine::handle(const HttpRequest& request) {
+protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
   const std::string path = request.target.substr(0, request.target.find('?'));
-  HttpReply reply;
+  protocol::HttpReply reply;
   if (request.method == "OPTIONS") {
     reply = preflight();
   } else if (path == kCardPaths[0] || path == kCardPaths[1]) {
@@ -99,8 +99,8 @@ HttpReply MockEngine::handle(const HttpRequest& request) {
   return reply;
 }
 
-HttpReply MockEngine::preflight() const {
-  HttpReply reply;
+protocol::HttpReply MockEngine::preflight() const {
+  protocol::HttpReply reply;
   reply.status = 204;
   reply.content_type.clear();
   if (config_.cors) {
@@ -112,20 +112,20 @@ HttpReply MockEngine::preflight() const {
   return reply;
 }
 
-HttpReply MockEngine::cardReply() const {
-  HttpReply reply;
+protocol::HttpReply MockEngine::cardReply() const {
+  protocol::HttpReply reply;
   reply.body = dumpJson(card_);
   reply.headers.push_back({"Cache-Control", "public, max-age=3600"});
   return reply;
 }
 
-HttpReply MockEngine::answerRpc(const HttpRequest& request) {
+protocol::HttpReply MockEngine::answerRpc(const protocol::HttpRequest& request) {
   RpcAnswer answer = dispatcher_.dispatch(request.headers, request.body);
   MethodOutcome& outcome = answer.outcome;
   if (!outcome.stream.empty()) {
     return streamReply(answer.id, outcome.stream);
   }
-  HttpReply reply;
+  protocol::HttpReply reply;
   if (outcome.result) {
     reply.body = resultBody(answer.id, *outcome.result);
     return reply;
@@ -139,8 +139,9 @@ HttpReply MockEngine::answerRpc(const HttpRequest& request) {
   return reply;
 }
 
-HttpReply MockEngine::streamReply(const Json& id, const std::vector<StreamFrame>& frames) const {
-  HttpReply reply;
+protocol::HttpReply MockEngine::streamReply(const Json& id,
+                                            const std::vector<StreamFrame>& frames) const {
+  protocol::HttpReply reply;
   reply.content_type = "text/event-stream";
   reply.headers.push_back({"Cache-Control", "no-cache"});
   reply.headers.push_back({"X-Accel-Buffering", "no"});

@@ -1,9 +1,8 @@
 #include "agentvcr/sim/a2a/rpc_dispatch.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <exception>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/sim/a2a/json_rpc.hpp"
 
 namespace agentvcr::sim::a2a {
@@ -15,12 +14,6 @@ struct Caller {
   Plan plan = Plan::Pro;
 };
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](unsigned char x, unsigned char y) {
-    return std::tolower(x) == std::tolower(y);
-  });
-}
-
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
   if (first == std::string_view::npos) {
@@ -29,31 +22,23 @@ std::string_view trimmed(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
-const std::string* headerValue(const protocol::Headers& headers, std::string_view name) {
-  for (const auto& field : headers) {
-    if (equalsIgnoringCase(field.name, name)) {
-      return &field.value;
-    }
-  }
-  return nullptr;
-}
-
-bool isJsonMediaType(const std::string* content_type) {
+bool isJsonMediaType(const protocol::HeaderField* content_type) {
   if (content_type == nullptr) {
     return true;  // clients that send none are given the benefit of the doubt
   }
-  const std::string_view type = *content_type;
-  return equalsIgnoringCase(trimmed(type.substr(0, type.find(';'))), "application/json");
+  const std::string_view type = content_type->value;
+  return protocol::equalsIgnoreCase(trimmed(type.substr(0, type.find(';'))), "application/json");
 }
 
 std::optional<Caller> identify(const protocol::Headers& headers, const MockConfig& config) {
-  const std::string* authorization = headerValue(headers, "authorization");
+  const protocol::HeaderField* authorization = protocol::findHeader(headers, "authorization");
   if (authorization == nullptr) {
     return config.no_auth ? std::optional<Caller>(Caller{"anonymous", Plan::Pro}) : std::nullopt;
   }
-  const std::string_view value = trimmed(*authorization);
+  const std::string_view value = trimmed(authorization->value);
   const auto space = value.find(' ');
-  if (space == std::string_view::npos || !equalsIgnoringCase(value.substr(0, space), "bearer")) {
+  if (space == std::string_view::npos ||
+      !protocol::equalsIgnoreCase(value.substr(0, space), "bearer")) {
     return std::nullopt;
   }
   const std::string_view token = trimmed(value.substr(space + 1));
@@ -181,8 +166,8 @@ RpcAnswer RpcDispatcher::dispatch(const protocol::Headers& headers, std::string_
   RpcAnswer answer{nullptr, {}};
   try {
     Call call;
-    call.json_content_type =
-        !profile_.checks_content_type || isJsonMediaType(headerValue(headers, "content-type"));
+    call.json_content_type = !profile_.checks_content_type ||
+                             isJsonMediaType(protocol::findHeader(headers, "content-type"));
     call.document = parseJsonText(body);
     if (call.document) {
       call.envelope = readEnvelope(*call.document);

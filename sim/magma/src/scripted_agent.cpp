@@ -12,8 +12,8 @@ namespace {
 
 using protocol::Json;
 
-HttpReply jsonReply(int status, std::string body) {
-  HttpReply reply;
+protocol::HttpReply jsonReply(int status, std::string body) {
+  protocol::HttpReply reply;
   reply.status = status;
   reply.body = std::move(body);
   return reply;
@@ -105,15 +105,15 @@ ScriptedAgent::Load ScriptedAgent::fromText(std::string_view script_text) {
   return load;
 }
 
-HttpReply ScriptedAgent::health() const {
+protocol::HttpReply ScriptedAgent::health() const {
   return jsonReply(200, protocol::magma::serializeHealth(protocol::magma::AgentHealth{}));
 }
 
-HttpReply ScriptedAgent::info() const {
+protocol::HttpReply ScriptedAgent::info() const {
   return jsonReply(200, protocol::magma::serializeInfo(script_.info));
 }
 
-HttpReply ScriptedAgent::respond(std::string_view request_body) const {
+protocol::HttpReply ScriptedAgent::respond(std::string_view request_body) const {
   if (request_body.empty()) {
     return jsonReply(422, protocol::missingBodyErrorBody());
   }

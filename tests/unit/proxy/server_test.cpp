@@ -14,11 +14,11 @@ namespace agentvcr::proxy {
 namespace {
 
 LocalHandler echoThreadId() {
-  return [](const LocalRequest& request) {
+  return [](const protocol::HttpRequest& request) {
     std::ostringstream id;
     id << std::this_thread::get_id();
-    return LocalResponse{
-        200, "text/plain", request.method + " " + request.target + " " + id.str(), {}, {}};
+    return protocol::HttpReply{
+        200, "text/plain", {}, request.method + " " + request.target + " " + id.str(), {}};
   };
 }
 

@@ -10,6 +10,8 @@
 
 namespace agentvcr::proxy {
 
+/// A response as received: unlike protocol::HttpReply, which a writer completes, it keeps every
+/// header the server sent, Content-Type and Content-Length included.
 struct ClientResponse {
   int status = 0;
   protocol::Headers headers;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/replay/input_key.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 #include "agentvcr/store/rows.hpp"
@@ -49,31 +49,6 @@ struct ReplayOptions {
   StreamPace stream_pace = StreamPace::Recorded;
 };
 
-/// An HTTP request as replay sees it: whole, body included.
-struct ReplayRequest {
-  std::string method;
-  std::string target;
-  protocol::Headers headers;
-  std::string body;
-};
-
-/// A piece of a streamed answer, sent `delay` after the previous one.
-struct StreamPiece {
-  std::chrono::nanoseconds delay{0};
-  std::string bytes;
-};
-
-/// An HTTP answer without transport. `headers` are extra headers besides Content-Type and
-/// Content-Length (those the recorded agent sent, e.g. `server`). A streamed answer (a
-/// recorded event stream) has its pieces in `stream` and an empty `body`.
-struct Reply {
-  int status = 200;
-  std::string content_type = "application/json";
-  protocol::Headers headers;
-  std::string body;
-  std::vector<StreamPiece> stream;
-};
-
 /// One input replay could not answer from the archive.
 struct MissReport {
   std::string route;       ///< "responses", "coaching", "a2a", ...
@@ -97,10 +72,10 @@ struct ForwardReply {
 
 /// Sends a request to the live agent (and records the exchange). Must be safe to call from
 /// several threads at once. Only consulted under MissPolicy::Forward.
-using Forwarder = std::function<ForwardReply(const ReplayRequest&)>;
+using Forwarder = std::function<ForwardReply(const protocol::HttpRequest&)>;
 
 struct ReplayOutcome {
-  Reply reply;
+  protocol::HttpReply reply;
   std::size_t hits = 0;
   std::vector<MissReport> misses;
   bool forwarded = false;
@@ -132,7 +107,7 @@ class Replayer {
 
   /// Answers one request. `forward` is used only under MissPolicy::Forward (a miss with no
   /// forwarder answers as MissPolicy::Http does).
-  ReplayOutcome handle(const ReplayRequest& request, const Forwarder* forward = nullptr);
+  ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward = nullptr);
 
   ReplayStats stats() const;
   std::size_t recordedSteps() const;

@@ -16,7 +16,7 @@ using testing::taskRequest;
 using testing::userMessage;
 
 /// The error object of a JSON-RPC reply, checking its HTTP status and echoed id.
-Json errorOf(const HttpReply& reply, int http_status, const Json& id) {
+Json errorOf(const protocol::HttpReply& reply, int http_status, const Json& id) {
   EXPECT_EQ(reply.status, http_status) << reply.body;
   EXPECT_EQ(reply.content_type, "application/json");
   Json body = parse(reply.body);
@@ -48,7 +48,7 @@ class MagisteriumErrors : public ::testing::Test {
 
 TEST_F(MagisteriumErrors, ParseErrorIs32700WithNullId) {
   for (const char* body : {"{", "", "{\"jsonrpc\":\"2.0\",\"id\":1,", "NaN", "{} trailing"}) {
-    HttpReply reply = mock_.post(body);
+    protocol::HttpReply reply = mock_.post(body);
     EXPECT_EQ(reply.status, 200);
     EXPECT_EQ(reply.body,
               R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})")
@@ -141,7 +141,7 @@ TEST_F(MagisteriumErrors, TaskParamsAre32602) {
 
 TEST_F(MagisteriumErrors, CancelOfATerminalTaskIs32602InvalidStateTransition) {
   Json task = mock_.send(userMessage("What is grace?"));
-  HttpReply reply = mock_.post(taskRequest("tasks/cancel", task["id"], "c-1"));
+  protocol::HttpReply reply = mock_.post(taskRequest("tasks/cancel", task["id"], "c-1"));
   Json error = errorOf(reply, 200, "c-1");
   EXPECT_EQ(error, parse(R"({"code":-32602,"message":"Invalid state transition"})"));
   EXPECT_EQ(mock_.call(taskRequest("tasks/get", task["id"]))["result"]["status"]["state"],
@@ -172,7 +172,7 @@ TEST_F(MagisteriumErrors, UnknownSkillIs32002SkillNotFound) {
 }
 
 TEST_F(MagisteriumErrors, UnexpectedFaultIs32603AndStoresNothing) {
-  HttpReply reply = mock_.post(sendRequest(userMessage("please [internal-error]"), 11));
+  protocol::HttpReply reply = mock_.post(sendRequest(userMessage("please [internal-error]"), 11));
   EXPECT_EQ(reply.body,
             R"({"jsonrpc":"2.0","id":11,"error":{"code":-32603,"message":"Internal error"}})");
   // The ids the failed call would have used were not handed out as a task.
@@ -189,7 +189,7 @@ TEST_F(MagisteriumErrors, MissingOrInvalidTokenIs401Unauthorized) {
   EXPECT_EQ(mock_.post(body, "nope").status, 401);
   EXPECT_EQ(mock_.post(body, "nope").body, expected);
   for (const char* authorization : {"Basic good", "Bearer", "Bearer  ", "good", "Bearer good x"}) {
-    HttpReply reply = mock_.post(body, "", {{"Authorization", authorization}});
+    protocol::HttpReply reply = mock_.post(body, "", {{"Authorization", authorization}});
     EXPECT_EQ(reply.status, 401) << authorization;
     EXPECT_EQ(reply.body, expected) << authorization;
   }
@@ -198,7 +198,7 @@ TEST_F(MagisteriumErrors, MissingOrInvalidTokenIs401Unauthorized) {
 }
 
 TEST_F(MagisteriumErrors, FreePlanIs403PaidPlanRequired) {
-  HttpReply reply = mock_.post(sendRequest(userMessage("What is grace?"), "f"), "free");
+  protocol::HttpReply reply = mock_.post(sendRequest(userMessage("What is grace?"), "f"), "free");
   EXPECT_EQ(reply.status, 403);
   EXPECT_EQ(reply.body,
             R"({"jsonrpc":"2.0","id":"f","error":{"code":-32005,"message":"Paid plan required"}})");
@@ -210,7 +210,7 @@ TEST_F(MagisteriumErrors, IdsAreEchoedWithTheirJsonType) {
   for (const char* id : {"7", "\"7\"", "null", "-3", "1.5", "18446744073709551615"}) {
     const std::string body = std::string(R"({"jsonrpc":"2.0","method":"tasks/get","id":)") + id +
                              R"(,"params":{"id":"unknown"}})";
-    HttpReply reply = mock_.post(body);
+    protocol::HttpReply reply = mock_.post(body);
     EXPECT_NE(reply.body.find(std::string(R"({"jsonrpc":"2.0","id":)") + id + ","),
               std::string::npos)
         << id << " -> " << reply.body;
@@ -245,7 +245,7 @@ TEST_F(MagisteriumErrors, DefaultOrderParseBeforeAuthSoAuthErrorsEchoTheId) {
   EXPECT_EQ(parse(mock_.post("{", "nope").body)["error"]["code"], -32700);
   EXPECT_EQ(mock_.post("{", "nope").status, 200);
   EXPECT_EQ(parse(mock_.post(R"({"id":4})", "nope").body)["error"]["code"], -32600);
-  HttpReply unauthorized = mock_.post(request(4, "no/such", Json::object()), "nope");
+  protocol::HttpReply unauthorized = mock_.post(request(4, "no/such", Json::object()), "nope");
   EXPECT_EQ(unauthorized.status, 401) << "auth before method";
   EXPECT_EQ(parse(unauthorized.body)["id"], 4);
 }
@@ -264,10 +264,10 @@ TEST_F(MagisteriumErrors, ConfiguredOrderDecidesWhichErrorWins) {
   config.check_order =
       *parseCheckOrder("auth,plan,method,parse,envelope,params,quota,skill", error);
   Harness mock(std::move(config));
-  HttpReply unauthorized = mock.post("{", "nope");
+  protocol::HttpReply unauthorized = mock.post("{", "nope");
   EXPECT_EQ(unauthorized.status, 401) << "auth first, even before parsing";
   EXPECT_EQ(parse(unauthorized.body)["id"], nullptr);
-  HttpReply readable = mock.post(R"({"id":"r","params":{}})", "nope");
+  protocol::HttpReply readable = mock.post(R"({"id":"r","params":{}})", "nope");
   EXPECT_EQ(readable.status, 401);
   EXPECT_EQ(parse(readable.body)["id"], "r") << "the id is still echoed when it can be read";
   EXPECT_EQ(parse(mock.post(request(2, "no/such", Json::object()), "good").body)["error"]["code"],

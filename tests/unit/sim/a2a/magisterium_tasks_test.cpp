@@ -128,7 +128,7 @@ TEST_F(MagisteriumTasks, TasksExpireTwentyFourHoursAfterCreation) {
   EXPECT_EQ(found["result"]["id"], task["id"]) << "still there at 23:59:59";
   EXPECT_EQ(found["result"]["status"]["timestamp"], "2025-01-01T00:00:00.000Z");
   mock_.clock().advance(1s);
-  HttpReply gone = mock_.post(taskRequest("tasks/get", task["id"], 9));
+  protocol::HttpReply gone = mock_.post(taskRequest("tasks/get", task["id"], 9));
   EXPECT_EQ(gone.status, 200);
   EXPECT_EQ(gone.body,
             R"({"jsonrpc":"2.0","id":9,"error":{"code":-32001,"message":"Task not found"}})")
@@ -148,7 +148,7 @@ TEST_F(MagisteriumTasks, ExpensiveSkillIsLimitedToTwoAMinuteWithRetryAfter) {
   mock_.clock().advance(10s);
   EXPECT_EQ(mock_.post(sendRequest(userMessage("What is grace?"))).status, 200);
   mock_.clock().advance(5s);
-  HttpReply refused = mock_.post(sendRequest(userMessage("What is grace?"), "q-3"));
+  protocol::HttpReply refused = mock_.post(sendRequest(userMessage("What is grace?"), "q-3"));
   EXPECT_EQ(refused.status, 429);
   EXPECT_EQ(refused.body,
             R"({"jsonrpc":"2.0","id":"q-3","error":{"code":-32003,"message":"Rate limit exceeded",)"
@@ -169,7 +169,7 @@ TEST_F(MagisteriumTasks, DefaultTierAllowsFifteenAMinuteIncludingExpensiveCalls)
     EXPECT_EQ(mock_.post(sendRequest(search)).status, 200) << i;
   }
   mock_.clock().advance(20s);
-  HttpReply refused = mock_.post(sendRequest(search));
+  protocol::HttpReply refused = mock_.post(sendRequest(search));
   EXPECT_EQ(refused.status, 429);
   EXPECT_EQ(parse(refused.body)["error"]["data"], parse(R"({"retryAfter":40})"));
   EXPECT_EQ(mock_.post(sendRequest(search), "org").status, 200) << "another token, other counters";
@@ -194,7 +194,7 @@ TEST_F(MagisteriumTasks, RetryAfterHeaderBehindTheSwitch) {
   Harness mock(std::move(config));
   mock.post(sendRequest(userMessage("What is grace?")));
   mock.clock().advance(18s);
-  HttpReply refused = mock.post(sendRequest(userMessage("What is grace?")));
+  protocol::HttpReply refused = mock.post(sendRequest(userMessage("What is grace?")));
   EXPECT_EQ(refused.status, 429);
   EXPECT_EQ(header(refused, "Retry-After"), "42");
   EXPECT_EQ(parse(refused.body)["error"]["data"]["retryAfter"], 42);

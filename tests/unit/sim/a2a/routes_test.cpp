@@ -14,7 +14,7 @@ using testing::parse;
 TEST(Routes, PreflightAnswersWithTheDocumentedCorsHeaders) {
   Harness mock(testing::magisteriumConfig());
   for (const char* target : {"/api/v1/a2a", "/", "/.well-known/agent.json", "/elsewhere"}) {
-    HttpReply reply = mock.engine().handle(
+    protocol::HttpReply reply = mock.engine().handle(
         {"OPTIONS",
          target,
          {{"Origin", "https://app.example"}, {"Access-Control-Request-Method", "POST"}},
@@ -32,7 +32,7 @@ TEST(Routes, PreflightAnswersWithTheDocumentedCorsHeaders) {
 
 TEST(Routes, EveryMagisteriumAnswerAllowsAnyOrigin) {
   Harness mock(testing::magisteriumConfig());
-  const HttpReply replies[] = {
+  const protocol::HttpReply replies[] = {
       mock.post(testing::sendRequest(testing::userMessage("What is grace?"))),
       mock.post(testing::sendRequest(testing::userMessage("What is grace?")), "bad"),
       mock.post("{", "good"),
@@ -40,7 +40,7 @@ TEST(Routes, EveryMagisteriumAnswerAllowsAnyOrigin) {
       mock.get("/nowhere"),
       mock.get("/api/v1/a2a"),
   };
-  for (const HttpReply& reply : replies) {
+  for (const protocol::HttpReply& reply : replies) {
     EXPECT_EQ(header(reply, "Access-Control-Allow-Origin"), "*") << reply.status << reply.body;
   }
 }
@@ -49,18 +49,18 @@ TEST(Routes, WithoutCorsThereAreNoCorsHeaders) {
   MockConfig config = testing::magisteriumConfig();
   config.cors = false;
   Harness mock(std::move(config));
-  HttpReply preflight = mock.engine().handle({"OPTIONS", "/api/v1/a2a", {}, ""});
+  protocol::HttpReply preflight = mock.engine().handle({"OPTIONS", "/api/v1/a2a", {}, ""});
   EXPECT_EQ(preflight.status, 204);
   EXPECT_EQ(preflight.headers, (protocol::Headers{{"Allow", "GET, POST, OPTIONS"}}));
-  HttpReply answer = mock.post(testing::sendRequest(testing::userMessage("hi")));
+  protocol::HttpReply answer = mock.post(testing::sendRequest(testing::userMessage("hi")));
   EXPECT_EQ(header(answer, "Access-Control-Allow-Origin"), "<absent>");
 }
 
 TEST(Routes, CardAtBothPathsWithCacheControl) {
   Harness mock(testing::magisteriumConfig());
-  HttpReply old_path = mock.get("/.well-known/agent.json");
-  HttpReply new_path = mock.get("/.well-known/agent-card.json?x=1");
-  for (const HttpReply* reply : {&old_path, &new_path}) {
+  protocol::HttpReply old_path = mock.get("/.well-known/agent.json");
+  protocol::HttpReply new_path = mock.get("/.well-known/agent-card.json?x=1");
+  for (const protocol::HttpReply* reply : {&old_path, &new_path}) {
     EXPECT_EQ(reply->status, 200);
     EXPECT_EQ(reply->content_type, "application/json");
     EXPECT_EQ(header(*reply, "Cache-Control"), "public, max-age=3600");
@@ -106,20 +106,22 @@ TEST(Routes, CardNeedsNoToken) {
 TEST(Routes, JsonRpcAtTheEndpointAndAtRoot) {
   Harness mock(testing::magisteriumConfig());
   const std::string body = testing::sendRequest(testing::userMessage("What is grace?"));
-  HttpReply root = mock.engine().handle({"POST", "/", {{"Authorization", "Bearer good"}}, body});
+  protocol::HttpReply root =
+      mock.engine().handle({"POST", "/", {{"Authorization", "Bearer good"}}, body});
   EXPECT_EQ(root.status, 200);
   EXPECT_EQ(parse(root.body)["result"]["status"]["state"], "completed");
 }
 
 TEST(Routes, OtherMethodsAndPathsGet405Or404) {
   Harness mock(testing::magisteriumConfig());
-  HttpReply get_endpoint = mock.get("/api/v1/a2a");
+  protocol::HttpReply get_endpoint = mock.get("/api/v1/a2a");
   EXPECT_EQ(get_endpoint.status, 405);
   EXPECT_EQ(header(get_endpoint, "Allow"), "POST, OPTIONS");
-  HttpReply post_card = mock.engine().handle({"POST", "/.well-known/agent.json", {}, "{}"});
+  protocol::HttpReply post_card =
+      mock.engine().handle({"POST", "/.well-known/agent.json", {}, "{}"});
   EXPECT_EQ(post_card.status, 405);
   EXPECT_EQ(header(post_card, "Allow"), "GET, OPTIONS");
-  HttpReply elsewhere = mock.get("/v1/responses");
+  protocol::HttpReply elsewhere = mock.get("/v1/responses");
   EXPECT_EQ(elsewhere.status, 404);
   EXPECT_EQ(elsewhere.body, "Not Found");
 }

@@ -19,14 +19,14 @@ using testing::userMessage;
 using testing::withSkill;
 
 /// The JSON-RPC responses a stream carries, with a check of the SSE framing.
-std::vector<Json> events(const HttpReply& reply, const Json& id) {
+std::vector<Json> events(const protocol::HttpReply& reply, const Json& id) {
   EXPECT_EQ(reply.status, 200);
   EXPECT_EQ(reply.content_type, "text/event-stream");
   EXPECT_EQ(header(reply, "Cache-Control"), "no-cache");
   EXPECT_EQ(header(reply, "X-Accel-Buffering"), "no");
   EXPECT_EQ(reply.body, "");
   std::vector<Json> parsed;
-  for (const StreamEvent& event : reply.stream) {
+  for (const protocol::StreamPiece& event : reply.stream) {
     const bool is_error = event.bytes.rfind("event: error\n", 0) == 0;
     const std::string data = is_error ? event.bytes.substr(13) : event.bytes;
     EXPECT_EQ(data.rfind("data: ", 0), 0u) << event.bytes;
@@ -55,7 +55,7 @@ class StandardProfile : public ::testing::Test {
   Harness mock_{testing::standardConfig()};
 
   Json errorOf(const std::string& body) {
-    HttpReply reply = mock_.post(body, "");
+    protocol::HttpReply reply = mock_.post(body, "");
     EXPECT_EQ(reply.status, 200) << "the standard profile sends every error with 200";
     EXPECT_TRUE(reply.stream.empty());
     return parse(reply.body)["error"];
@@ -99,8 +99,8 @@ TEST_F(StandardProfile, StandardErrorCodes) {
 }
 
 TEST_F(StandardProfile, NonJsonContentTypeIs32005) {
-  HttpReply reply = mock_.post(sendRequest(userMessage("hi"), 6), "",
-                               {{"Content-Type", "text/plain; charset=utf-8"}});
+  protocol::HttpReply reply = mock_.post(sendRequest(userMessage("hi"), 6), "",
+                                         {{"Content-Type", "text/plain; charset=utf-8"}});
   EXPECT_EQ(
       reply.body,
       R"({"jsonrpc":"2.0","id":6,"error":{"code":-32005,"message":"Incompatible content types"}})");
@@ -198,7 +198,8 @@ TEST_F(StandardProfile, HistoryLengthOnSendAndGet) {
 }
 
 TEST_F(StandardProfile, StreamTellsTheTaskInEventsOneAfterAnother) {
-  HttpReply reply = mock_.post(streamRequest(withSkill(userMessage("tell"), "story"), "s"), "");
+  protocol::HttpReply reply =
+      mock_.post(streamRequest(withSkill(userMessage("tell"), "story"), "s"), "");
   ASSERT_EQ(reply.stream.size(), 6u);
   EXPECT_EQ(reply.stream[0].delay, 0ms);
   for (std::size_t i = 1; i < reply.stream.size(); ++i) {
@@ -280,7 +281,7 @@ TEST_F(StandardProfile, StreamOfAFailingSkillEndsFailed) {
 }
 
 TEST_F(StandardProfile, FaultDuringAStreamIsAnErrorEvent) {
-  HttpReply reply = mock_.post(streamRequest(userMessage("[internal-error]"), 8), "");
+  protocol::HttpReply reply = mock_.post(streamRequest(userMessage("[internal-error]"), 8), "");
   std::vector<Json> results = events(reply, 8);
   ASSERT_EQ(results.size(), 3u);
   EXPECT_EQ(reply.stream[2].bytes,
@@ -290,11 +291,11 @@ TEST_F(StandardProfile, FaultDuringAStreamIsAnErrorEvent) {
 }
 
 TEST_F(StandardProfile, InvalidStreamRequestIsAPlainJsonError) {
-  HttpReply reply = mock_.post(streamRequest(userMessage("hi", "")), "");
+  protocol::HttpReply reply = mock_.post(streamRequest(userMessage("hi", "")), "");
   EXPECT_TRUE(reply.stream.empty());
   EXPECT_EQ(reply.content_type, "application/json");
   EXPECT_EQ(parse(reply.body)["error"]["code"], -32602);
-  HttpReply unknown = mock_.post(streamRequest(followUp("go", "nope", "m-2")), "");
+  protocol::HttpReply unknown = mock_.post(streamRequest(followUp("go", "nope", "m-2")), "");
   EXPECT_TRUE(unknown.stream.empty());
   EXPECT_EQ(parse(unknown.body)["error"]["code"], -32001);
 }
@@ -309,7 +310,7 @@ TEST_F(StandardProfile, ResubscribeStreamsTheTaskOrAnErrorEvent) {
   EXPECT_EQ(results[1]["result"]["status"], task["status"]);
   EXPECT_EQ(results[1]["result"]["final"], true);
 
-  HttpReply unknown = mock_.post(taskRequest("tasks/resubscribe", "nope", 5), "");
+  protocol::HttpReply unknown = mock_.post(taskRequest("tasks/resubscribe", "nope", 5), "");
   ASSERT_EQ(unknown.stream.size(), 1u);
   EXPECT_EQ(unknown.stream[0].bytes,
             "event: error\ndata: "
@@ -323,7 +324,7 @@ TEST_F(StandardProfile, WithoutStreamingInTheCardStreamsAreUnsupported) {
   Harness mock(std::move(config));
   for (const std::string& body :
        {streamRequest(userMessage("hi")), taskRequest("tasks/resubscribe", "x")}) {
-    HttpReply reply = mock.post(body, "");
+    protocol::HttpReply reply = mock.post(body, "");
     EXPECT_TRUE(reply.stream.empty());
     EXPECT_EQ(parse(reply.body)["error"],
               parse(R"({"code":-32004,"message":"Streaming is not supported by this agent"})"));
@@ -334,7 +335,7 @@ TEST_F(StandardProfile, StreamsAreByteReproducible) {
   const auto run = [] {
     Harness mock(testing::standardConfig());
     std::string transcript;
-    for (const StreamEvent& event :
+    for (const protocol::StreamPiece& event :
          mock.post(streamRequest(withSkill(userMessage("tell"), "story")), "").stream) {
       transcript += event.bytes;
     }

@@ -91,8 +91,8 @@ class Harness {
   ManualClock& clock() { return *clock_; }
 
   /// POSTs `body` to the endpoint with `token` as Bearer ("" sends no Authorization).
-  HttpReply post(const std::string& body, const std::string& token = "good",
-                 protocol::Headers headers = {{"Content-Type", "application/json"}}) {
+  protocol::HttpReply post(const std::string& body, const std::string& token = "good",
+                           protocol::Headers headers = {{"Content-Type", "application/json"}}) {
     if (!token.empty()) {
       headers.push_back({"Authorization", "Bearer " + token});
     }
@@ -101,7 +101,7 @@ class Harness {
 
   /// The parsed JSON-RPC response to `body`.
   Json call(const std::string& body, const std::string& token = "good") {
-    HttpReply reply = post(body, token);
+    protocol::HttpReply reply = post(body, token);
     EXPECT_TRUE(reply.stream.empty());
     return parse(reply.body);
   }
@@ -113,7 +113,9 @@ class Harness {
     return response.contains("result") ? response["result"] : Json();
   }
 
-  HttpReply get(const std::string& target) { return engine_.handle({"GET", target, {}, ""}); }
+  protocol::HttpReply get(const std::string& target) {
+    return engine_.handle({"GET", target, {}, ""});
+  }
 
  private:
   std::shared_ptr<ManualClock> clock_;
@@ -121,7 +123,7 @@ class Harness {
 };
 
 /// The value of the first header named `name` (exact spelling), or "<absent>".
-inline std::string header(const HttpReply& reply, const std::string& name) {
+inline std::string header(const protocol::HttpReply& reply, const std::string& name) {
   for (const auto& field : reply.headers) {
     if (field.name == name) {
       return field.value;

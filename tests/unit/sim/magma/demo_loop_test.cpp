@@ -17,7 +17,7 @@ using protocol::Json;
 
 struct Exchange {
   std::string request;
-  HttpReply reply;
+  protocol::HttpReply reply;
 };
 
 struct DemoRun {

@@ -40,15 +40,16 @@ std::string requestBody(const std::string& request_id,
   return protocol::pythonJsonDumps(request, protocol::kPythonDefaultStyle);
 }
 
-Json reply(const HttpReply& http) {
+Json reply(const protocol::HttpReply& http) {
   EXPECT_EQ(http.content_type, "application/json");
   return testing::parse(http.body);
 }
 
 TEST(ScriptedAgent, HealthAndInfo) {
   const ScriptedAgent agent = demoAgent();
-  EXPECT_EQ(agent.health(), (HttpReply{200, "application/json", R"({"status":"ready"})"}));
-  const HttpReply info = agent.info();
+  EXPECT_EQ(agent.health(),
+            (protocol::HttpReply{200, "application/json", {}, R"({"status":"ready"})", {}}));
+  const protocol::HttpReply info = agent.info();
   EXPECT_EQ(info.status, 200);
   EXPECT_EQ(
       info.body,
@@ -62,7 +63,8 @@ TEST(ScriptedAgent, HealthAndInfo) {
 TEST(ScriptedAgent, EpisodeA1ToolCallAndMemory) {
   const ScriptedAgent agent = demoAgent();
   const std::string id = "9c1e4f0a2b7d4c0e8f3a6b5d1e2c7f90";
-  const HttpReply http = agent.respond(requestBody(id, {testing::userInput("Please press sw1")}));
+  const protocol::HttpReply http =
+      agent.respond(requestBody(id, {testing::userInput("Please press sw1")}));
   ASSERT_EQ(http.status, 200) << http.body;
   const Json body = reply(http);
   ASSERT_EQ(body.size(), 1u);
@@ -136,7 +138,7 @@ TEST(ScriptedAgent, ErrorCandidateKeepsInputMemory) {
   magma::AgentInput input = testing::userInput("Please self-destruct");
   input.memory =
       testing::parse(R"({"history": [{"author": "USER", "content": "earlier"}], "x": 1})");
-  const HttpReply http = agent.respond(requestBody("r", {input}));
+  const protocol::HttpReply http = agent.respond(requestBody("r", {input}));
   ASSERT_EQ(http.status, 200);
   const Json body = reply(http);
   EXPECT_EQ(body[0]["status"], "error");
@@ -159,7 +161,7 @@ TEST(ScriptedAgent, CandidateOrderFollowsTheRequest) {
                                                {{"history", Json::array()}}, 2);
   magma::AgentInput three = testing::makeInput(3, magma::InstructionType::User, "Please press sw2");
   const std::string body = requestBody("demo", {seven, three});
-  const HttpReply http = agent.respond(body);
+  const protocol::HttpReply http = agent.respond(body);
   ASSERT_EQ(http.status, 200) << http.body;
   const Json out = reply(http);
   ASSERT_EQ(out.size(), 3u);
@@ -175,7 +177,7 @@ TEST(ScriptedAgent, CandidateOrderFollowsTheRequest) {
 }
 
 TEST(ScriptedAgent, EmptyBatchGivesAnEmptyArray) {
-  const HttpReply http = demoAgent().respond(R"({"request_id": "r", "inputs": []})");
+  const protocol::HttpReply http = demoAgent().respond(R"({"request_id": "r", "inputs": []})");
   EXPECT_EQ(http.status, 200);
   EXPECT_EQ(http.body, "[]");
 }
@@ -209,15 +211,15 @@ TEST(ScriptedAgent, SameRequestSameBytes) {
                                {{"history", Json::array()}}, 3),
             testing::makeInput(2, magma::InstructionType::User,
                                "Each time you are asked to press a button, press sw0 first")});
-  const HttpReply first = demoAgent().respond(body);
-  const HttpReply second = demoAgent().respond(body);
+  const protocol::HttpReply first = demoAgent().respond(body);
+  const protocol::HttpReply second = demoAgent().respond(body);
   EXPECT_EQ(first.status, 200);
   EXPECT_EQ(first, second);
   EXPECT_EQ(demoAgent().respond(body), first);
 }
 
 TEST(ScriptedAgent, InvalidJsonIs422JsonInvalid) {
-  const HttpReply http = demoAgent().respond("{\"request_id\": ");
+  const protocol::HttpReply http = demoAgent().respond("{\"request_id\": ");
   EXPECT_EQ(http.status, 422);
   const Json body = reply(http);
   ASSERT_EQ(body["detail"].size(), 1u);
@@ -233,7 +235,7 @@ TEST(ScriptedAgent, InvalidJsonIs422JsonInvalid) {
 }
 
 TEST(ScriptedAgent, EmptyBodyIs422Missing) {
-  const HttpReply http = demoAgent().respond("");
+  const protocol::HttpReply http = demoAgent().respond("");
   EXPECT_EQ(http.status, 422);
   EXPECT_EQ(
       http.body,
@@ -241,7 +243,7 @@ TEST(ScriptedAgent, EmptyBodyIs422Missing) {
 }
 
 TEST(ScriptedAgent, InvalidRequestIs422WithFastApiDetail) {
-  const HttpReply http = demoAgent().respond(R"({"inputs": [], "extra": 1})");
+  const protocol::HttpReply http = demoAgent().respond(R"({"inputs": [], "extra": 1})");
   EXPECT_EQ(http.status, 422);
   const Json body = reply(http);
   ASSERT_TRUE(body["detail"].is_array());
@@ -260,7 +262,7 @@ TEST(ScriptedAgent, InvalidRequestIs422WithFastApiDetail) {
 }
 
 TEST(ScriptedAgent, WrongTypesDeepInsideAre422WithTheirPath) {
-  const HttpReply http = demoAgent().respond(
+  const protocol::HttpReply http = demoAgent().respond(
       R"({"request_id": "r", "inputs": [{"id": "7", "instruction": {"type": "user", "content": "x"}}]})");
   EXPECT_EQ(http.status, 422);
   const Json body = reply(http);
@@ -271,7 +273,7 @@ TEST(ScriptedAgent, WrongTypesDeepInsideAre422WithTheirPath) {
 TEST(ScriptedAgent, FullHistoryMemoryChecksAre422WithAStringDetail) {
   magma::AgentInput input = testing::userInput("x");
   input.memory = testing::parse(R"({"history": "oops"})");
-  const HttpReply http = demoAgent().respond(requestBody("r", {input}));
+  const protocol::HttpReply http = demoAgent().respond(requestBody("r", {input}));
   EXPECT_EQ(http.status, 422);
   EXPECT_EQ(http.body, R"({"detail":"inputs[0].memory.history must be a list of objects"})");
 }
@@ -280,7 +282,7 @@ TEST(ScriptedAgent, TooManyCandidatesIs422) {
   const magma::AgentInput input =
       testing::makeInput(0, magma::InstructionType::User, "x", {{"history", Json::array()}},
                          kMaxCandidatesPerRequest + 1);
-  const HttpReply http = demoAgent().respond(requestBody("r", {input}));
+  const protocol::HttpReply http = demoAgent().respond(requestBody("r", {input}));
   EXPECT_EQ(http.status, 422);
   EXPECT_EQ(http.body, R"({"detail":"A request may ask for at most 1024 candidates in total"})");
 }

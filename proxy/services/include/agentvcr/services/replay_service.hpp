@@ -53,8 +53,8 @@ class ReplayService {
   std::optional<std::int64_t> recordingSessionId();
 
  private:
-  replay::ReplayOutcome handle(const replay::ReplayRequest& request);
-  replay::ForwardReply forward(const replay::ReplayRequest& request);
+  replay::ReplayOutcome handle(const protocol::HttpRequest& request);
+  replay::ForwardReply forward(const protocol::HttpRequest& request);
   void noteMisses(const replay::ReplayOutcome& outcome);
   store::Recorder& recorder();
 

@@ -1,11 +1,10 @@
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/sim/a2a/clock.hpp"
 #include "agentvcr/sim/a2a/config.hpp"
 #include "agentvcr/sim/a2a/id_generator.hpp"
@@ -16,30 +15,6 @@
 #include "agentvcr/sim/a2a/task_store.hpp"
 
 namespace agentvcr::sim::a2a {
-
-/// A whole HTTP request, as the mock sees it.
-struct HttpRequest {
-  std::string method;
-  std::string target;
-  protocol::Headers headers;
-  std::string body;
-};
-
-/// One piece of a streamed answer, to be written `delay` after the previous one.
-struct StreamEvent {
-  std::chrono::milliseconds delay{0};
-  std::string bytes;
-};
-
-/// A whole HTTP answer. When `stream` is not empty it replaces `body`: the events of a
-/// text/event-stream, each written on its own after its delay.
-struct HttpReply {
-  int status = 200;
-  std::string content_type = "application/json";  ///< none when empty
-  protocol::Headers headers;
-  std::string body;
-  std::vector<StreamEvent> stream;
-};
 
 /// The synthetic A2A server without transport. Routes:
 /// - POST at the endpoint path (and at "/"): JSON-RPC 2.0, checked in the configured order;
@@ -58,7 +33,7 @@ class MockEngine {
   MockEngine(const MockEngine&) = delete;
   MockEngine& operator=(const MockEngine&) = delete;
 
-  HttpReply handle(const HttpRequest& request);
+  protocol::HttpReply handle(const protocol::HttpRequest& request);
 
   /// Points the card's `url` somewhere else, e.g. at the port the server got.
   void setPublicUrl(const std::string& url);
@@ -70,10 +45,10 @@ class MockEngine {
   const MockConfig& config() const { return config_; }
 
  private:
-  HttpReply answerRpc(const HttpRequest& request);
-  HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
-  HttpReply cardReply() const;
-  HttpReply preflight() const;
+  protocol::HttpReply answerRpc(const protocol::HttpRequest& request);
+  protocol::HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
+  protocol::HttpReply cardReply() const;
+  protocol::HttpReply preflight() const;
 
   MockConfig config_;
   std::shared_ptr<const Clock> clock_;

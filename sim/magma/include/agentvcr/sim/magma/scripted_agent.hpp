@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/magma.hpp"
-#include "agentvcr/sim/magma/http_reply.hpp"
 #include "agentvcr/sim/magma/rule_match.hpp"
 #include "agentvcr/sim/magma/script.hpp"
 
@@ -38,15 +38,15 @@ class ScriptedAgent {
   static Load fromText(std::string_view script_text);
 
   /// GET /health: 200 `{"status":"ready"}`.
-  HttpReply health() const;
+  protocol::HttpReply health() const;
 
   /// GET /v1/info: 200 with the script's identity, in model order.
-  HttpReply info() const;
+  protocol::HttpReply info() const;
 
   /// POST /v1/responses. 422 with a FastAPI `detail` list when the body is not JSON or not an
   /// AgentRequest; 422 `{"detail":"..."}` for full-history's own memory checks or too many
   /// candidates; otherwise 200 with one candidate per (input, k) in contract order.
-  HttpReply respond(std::string_view request_body) const;
+  protocol::HttpReply respond(std::string_view request_body) const;
 
   /// The outputs of a valid request, in contract order (what respond() serialises).
   protocol::magma::AgentResponse answer(const protocol::magma::AgentRequest& request) const;
