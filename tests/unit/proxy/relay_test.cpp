@@ -327,6 +327,28 @@ TEST(RelayCore, EveryUpstreamReadOfAStreamedResponseMayFail) {
   }
 }
 
+// With commit_before_answer the exchange is handed over, and committed, before the client's
+// answer goes out: once, and as complete even when that write then fails.
+TEST(RelayCore, CommitsBeforeAnsweringOnceEvenIfTheClientThenVanishes) {
+  for (bool client_vanishes : {false, true}) {
+    SCOPED_TRACE(client_vanishes ? "client vanishes" : "client stays");
+    // The client's first operation reads the whole request; its second writes the answer.
+    Script script{.request = kRequest,
+                  .response = kResponse,
+                  .client_fails_at = client_vanishes ? 2 : kNeverFail};
+    script.options.commit_before_answer = true;
+
+    Result result = run(script);
+
+    ASSERT_TRUE(result.finished);
+    ASSERT_EQ(result.recorded.size(), 1u);
+    EXPECT_EQ(result.recorded[0].outcome, ExchangeOutcome::Complete);
+    EXPECT_EQ(result.recorded[0].request_body, kRequestBody);
+    EXPECT_EQ(result.recorded[0].response_body, "{\"output\":\"hi\"}");
+    EXPECT_EQ(result.client_received.empty(), client_vanishes);
+  }
+}
+
 /// The one exchange a request the relay answers itself leaves, with nothing sent upstream.
 const protocol::Exchange& rejected(const Result& result) {
   EXPECT_TRUE(result.finished);
