@@ -1,0 +1,668 @@
+#pragma once
+
+// The per-exchange logic of the recording relay, templated on the client connection and the
+// upstream pool so that it runs on sockets in relay.cpp and on Beast's in-memory test streams
+// in the unit tests. Only relay.cpp and the relay's tests include it.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <boost/algorithm/string/predicate.hpp>
+
+#include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/proxy/relay.hpp"
+#include "http_message.hpp"
+#include "upstream_pool.hpp"
+
+namespace agentvcr::proxy {
+
+/// Takes a finished exchange for the archive as store::Recorder::trySubmit() does: moves from
+/// it and returns true, or returns false (queue full) and leaves it intact. A non-empty
+/// `on_committed` is called, from any thread, once the exchange is committed.
+using ExchangeSink =
+    std::function<bool(protocol::Exchange& exchange, const std::function<void()>& on_committed)>;
+
+/// Where the relay reads the time it records (started_ns, upstream_first_byte_ns, ended_ns,
+/// SSE arrivals): protocol::nowNs in the proxy, a hand-set one in tests.
+using RelayClock = std::function<std::int64_t()>;
+
+inline constexpr std::size_t kRelayChunkBytes = 64 * 1024;
+inline constexpr std::size_t kFirstReadBytes = 16 * 1024;
+// Short: a connection waiting on a full queue should resume soon after the writer catches up.
+inline constexpr std::chrono::milliseconds kBackPressureMaxDelay{5};
+
+inline bool isEventStream(const http::fields& fields) {
+  return boost::istarts_with(fields[http::field::content_type], "text/event-stream");
+}
+
+/// The agent closed an idle keep-alive connection just as we reused it: the request never
+/// reached it, so sending it again on a fresh connection is safe.
+inline bool isStaleConnectionError(const beast::error_code& ec) {
+  return ec == http::error::end_of_stream || ec == asio::error::eof ||
+         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+}
+
+/// Arms the timeout of a stream that has one of its own (beast::tcp_stream, alone or under
+/// TLS). The in-memory streams of the unit tests have none; they never stall.
+template <class Stream>
+void expiresAfter(Stream& stream, std::chrono::milliseconds timeout) {
+  auto& lowest = beast::get_lowest_layer(stream);
+  if constexpr (requires { lowest.expires_after(timeout); }) {
+    lowest.expires_after(timeout);
+  }
+}
+
+template <class Stream>
+void expiresNever(Stream& stream) {
+  auto& lowest = beast::get_lowest_layer(stream);
+  if constexpr (requires { lowest.expires_never(); }) {
+    lowest.expires_never();
+  }
+}
+
+/// Ends the read pending on `stream` with operation_aborted. A socket stays open for the
+/// answer that follows; an in-memory test stream, which cannot cancel one read, is closed.
+template <class Stream>
+void cancelRead(Stream& stream) {
+  if constexpr (requires { stream.socket(); }) {
+    beast::error_code ignored;
+    stream.socket().cancel(ignored);
+  } else {
+    stream.close();
+  }
+}
+
+/// Feeds `parser` what `buffer` already holds: up to the end of the header while the header
+/// is not done, then the body. A small message usually arrives whole in one read; parsing it
+/// here spares the async reads that would hand it over a handler round trip later (and, for a
+/// request header, the deadline timer). Stopping short is not an error: the async reads go on
+/// from wherever this left the parser.
+template <bool isRequest, class Body>
+beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::flat_buffer& buffer) {
+  const bool header_done = parser.is_header_done();
+  beast::error_code ec;
+  while (buffer.size() > 0 && !parser.is_done() && parser.is_header_done() == header_done) {
+    const std::size_t used = parser.put(buffer.data(), ec);
+    buffer.consume(used);
+    if (ec == http::error::need_more) {
+      return {};
+    }
+    if (ec || used == 0) {
+      break;
+    }
+  }
+  return ec;
+}
+
+/// An exchange on its way through the relay. `committed`: already handed to the recorder and
+/// committed before the client got its answer (RelayOptions::commit_before_answer).
+struct RelayedExchange : protocol::Exchange {
+  bool committed = false;
+};
+
+/// Set from the recorder's writer thread, read on the worker's: the commit a response waits
+/// for. The timer never fires on its own; cancelling it wakes the waiting coroutine.
+struct CommitSignal {
+  explicit CommitSignal(asio::io_context& io) : timer(io, asio::steady_timer::time_point::max()) {}
+
+  asio::steady_timer timer;
+  bool done = false;  ///< touched only on the worker's thread
+};
+
+/// Counts an exchange as unrecorded for as long as it lives.
+class UnrecordedMark {
+ public:
+  explicit UnrecordedMark(std::atomic<std::int64_t>& count) : count_(count) { ++count_; }
+
+  ~UnrecordedMark() { --count_; }
+
+  UnrecordedMark(const UnrecordedMark&) = delete;
+  UnrecordedMark& operator=(const UnrecordedMark&) = delete;
+
+ private:
+  std::atomic<std::int64_t>& count_;
+};
+
+/// What the relay answers itself, without the upstream, and why.
+struct LocalAnswer {
+  http::status status;
+  protocol::ExchangeOutcome outcome;
+  std::string_view id;  ///< the stable error id, e.g. "proxy.upstream.timeout"
+  std::string message;
+  /// The client's HTTP version; 1.1 when its request header could not be read.
+  unsigned version = 11;
+  bool keep_alive = false;
+};
+
+/// The record tap in front of one upstream, for one worker: reads each request from a client
+/// connection, relays it, answers the client and hands the exchange to a sink. `Client` holds
+/// the client's `stream` and its `busy` flag (proxy::Connection); `Pool` hands out upstream
+/// connections (UpstreamPool). The awaited helpers take references into exchangeOne()'s frame,
+/// which outlives them.
+template <class Client, class Pool>
+class RelayCore {
+ public:
+  using Upstream = typename Pool::Connection;
+  using Request = http::request<http::string_body>;
+  using ExchangeOutcome = protocol::ExchangeOutcome;
+
+  RelayCore(asio::io_context& io, std::shared_ptr<const RelayOptions> options, Pool& pool,
+            ExchangeSink sink, RelayClock clock, RelayCounters& counters)
+      : io_(io),
+        options_(std::move(options)),
+        pool_(pool),
+        sink_(std::move(sink)),
+        clock_(std::move(clock)),
+        counters_(counters) {}
+
+  /// Reads one request, relays it, records it. Returns whether the connection stays open.
+  asio::awaitable<bool> exchangeOne(Client& client, beast::flat_buffer& buffer,
+                                    const std::string& client_address) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(options_->max_header_bytes);
+    parser.body_limit(options_->max_request_body);
+
+    if (buffer.size() == 0) {
+      // Between requests a client may stay silent up to the idle timeout; once its next
+      // request has begun, the header must arrive within the (shorter) header timeout.
+      expiresAfter(client.stream, options_->client_idle_timeout);
+      auto [first_ec, first_bytes] =
+          co_await client.stream.async_read_some(buffer.prepare(kFirstReadBytes), kUseTuple);
+      buffer.commit(first_bytes);
+      if (first_ec) {
+        co_return false;  // closed, reset or idle: nothing happened worth a record
+      }
+    }
+    beast::error_code header_ec = parseBuffered(parser, buffer);
+    if (!header_ec && !parser.is_header_done()) {
+      auto [read_ec, read_bytes] = co_await readHeader(client, buffer, parser);
+      header_ec = read_ec;
+    }
+    // From here until record() returns, a client may already hold an answer whose exchange
+    // is not yet queued.
+    UnrecordedMark unrecorded(counters_.unrecorded);
+    RelayedExchange exchange;
+    exchange.client_address = client_address;
+    exchange.started_ns = clock_();
+    if (header_ec) {
+      co_await rejectUnreadableRequest(client, header_ec, std::move(exchange));
+      co_return false;
+    }
+    client.busy = true;
+
+    const auto& header = parser.get();
+    exchange.method = std::string(header.method_string());
+    exchange.target = std::string(header.target());
+    exchange.http_version = header.version();
+    exchange.request_headers = toHeaders(header);
+    const bool client_keep_alive = header.keep_alive();
+    const unsigned client_version = header.version();
+
+    if (boost::iequals(header[http::field::expect], "100-continue")) {
+      // The client holds its body back until we say so; the upstream never sees Expect.
+      http::response<http::empty_body> proceed{http::status::continue_, client_version};
+      co_await http::async_write(client.stream, proceed, kUseTuple);
+    }
+    beast::error_code body_ec = parseBuffered(parser, buffer);
+    if (!body_ec && !parser.is_done()) {
+      expiresAfter(client.stream, options_->client_io_timeout);
+      auto [read_ec, read_bytes] =
+          co_await http::async_read(client.stream, buffer, parser, kUseTuple);
+      body_ec = read_ec;
+    }
+    if (body_ec) {
+      exchange.request_body = std::move(parser.get().body());
+      co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
+      co_return false;
+    }
+
+    Request request = parser.release();
+    stripHopByHop(request.base());
+    request.set(http::field::host, options_->upstream.authority());
+    if (!options_->upstream.base_path.empty()) {
+      request.target(options_->upstream.base_path + std::string(request.target()));
+    }
+    request.version(11);
+    request.keep_alive(true);
+    if (!request.body().empty() || request.has_content_length()) {
+      request.prepare_payload();
+    }
+
+    if (options_->commit_before_answer) {
+      exchange.request_body = request.body();  // the record is written before forward returns
+    }
+    bool keep_open = co_await forward(client, request, client_version, client_keep_alive, exchange);
+    exchange.request_body = std::move(request.body());
+    exchange.ended_ns = clock_();
+    co_await record(std::move(exchange));
+    co_return keep_open&& client_keep_alive;
+  }
+
+ private:
+  /// Reads the request header within the header timeout. Not the stream's own timeout: that
+  /// one closes the socket, and a client too slow with its header is owed a 408. On expiry
+  /// the read is cancelled instead and reported as beast::error::timeout.
+  asio::awaitable<std::tuple<beast::error_code, std::size_t>> readHeader(
+      Client& client, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser) {
+    struct Deadline {
+      bool reading = true;
+      bool expired = false;
+    };
+
+    auto state = std::make_shared<Deadline>();
+    asio::steady_timer deadline(io_, options_->client_header_timeout);
+    deadline.async_wait([state, &client](beast::error_code ec) {
+      // Only while the read is pending is `client` sure to be alive (one thread: `reading`
+      // is cleared before any later handler runs).
+      if (!ec && state->reading) {
+        state->expired = true;
+        cancelRead(client.stream);
+      }
+    });
+    expiresNever(client.stream);
+    auto [ec, bytes] = co_await http::async_read_header(client.stream, buffer, parser, kUseTuple);
+    state->reading = false;
+    deadline.cancel();
+    if (ec && state->expired) {
+      ec = beast::error::timeout;
+    }
+    co_return std::tuple{ec, bytes};
+  }
+
+  /// The request header could not be read: a closed or idle connection ends quietly; an
+  /// oversized or malformed header gets its status and is recorded.
+  asio::awaitable<void> rejectUnreadableRequest(Client& client, beast::error_code ec,
+                                                RelayedExchange exchange) {
+    if (ec == beast::error::timeout) {
+      const LocalAnswer answer{.status = http::status::request_timeout,
+                               .outcome = ExchangeOutcome::RequestRejected,
+                               .id = "proxy.request.header_timeout",
+                               .message = "request header not complete within " +
+                                          std::to_string(options_->client_header_timeout.count()) +
+                                          " ms"};
+      co_await answerLocally(client, exchange, answer);
+    } else if (ec == http::error::header_limit) {
+      const LocalAnswer answer{.status = http::status::request_header_fields_too_large,
+                               .outcome = ExchangeOutcome::RequestRejected,
+                               .id = "proxy.request.header_too_large",
+                               .message = "request header too large"};
+      co_await answerLocally(client, exchange, answer);
+    } else if (ec == http::error::body_limit) {
+      const LocalAnswer answer{.status = http::status::payload_too_large,
+                               .outcome = ExchangeOutcome::RequestRejected,
+                               .id = "proxy.request.body_too_large",
+                               .message = "request body too large"};
+      co_await answerLocally(client, exchange, answer);
+    } else if (ec.category() == make_error_code(http::error::bad_target).category() &&
+               ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      const LocalAnswer answer{.status = http::status::bad_request,
+                               .outcome = ExchangeOutcome::RequestRejected,
+                               .id = "proxy.request.malformed",
+                               .message = "malformed request: " + ec.message()};
+      co_await answerLocally(client, exchange, answer);
+    } else {
+      co_return;  // closed, reset or idle between requests: nothing happened worth a record
+    }
+    exchange.ended_ns = clock_();
+    co_await record(std::move(exchange));
+  }
+
+  /// The body did not arrive whole: too large (413), or the client vanished or stalled.
+  asio::awaitable<void> rejectIncompleteBody(Client& client, beast::error_code ec, unsigned version,
+                                             RelayedExchange exchange) {
+    if (ec == http::error::body_limit) {
+      const LocalAnswer answer{.status = http::status::payload_too_large,
+                               .outcome = ExchangeOutcome::RequestRejected,
+                               .id = "proxy.request.body_too_large",
+                               .message = "request body larger than " +
+                                          std::to_string(options_->max_request_body) + " bytes",
+                               .version = version};
+      co_await answerLocally(client, exchange, answer);
+    } else {
+      exchange.outcome = ExchangeOutcome::ClientAborted;
+      exchange.error = "[proxy.client.incomplete_request] " + ec.message();
+    }
+    exchange.ended_ns = clock_();
+    co_await record(std::move(exchange));
+  }
+
+  /// Sends `request` upstream and relays the answer. Returns whether the client connection
+  /// can carry another request.
+  asio::awaitable<bool> forward(Client& client, Request& request, unsigned client_version,
+                                bool client_keep_alive, RelayedExchange& exchange) {
+    for (int attempt = 0;; ++attempt) {
+      bool reused = false;
+      ConnectFailure failure;
+      // (Not a conditional expression: GCC 12 miscompiles co_await inside `?:`.)
+      std::unique_ptr<Upstream> upstream;
+      if (attempt == 0) {
+        upstream = co_await pool_.acquire(reused, failure);
+      } else {
+        upstream = co_await pool_.connect(failure);
+      }
+      if (!upstream) {
+        if (failure.timed_out) {
+          const LocalAnswer answer{.status = http::status::gateway_timeout,
+                                   .outcome = ExchangeOutcome::UpstreamTimeout,
+                                   .id = "proxy.upstream.connect_timeout",
+                                   .message = "upstream " + options_->upstream.toString() +
+                                              " did not accept the connection",
+                                   .version = client_version,
+                                   .keep_alive = client_keep_alive};
+          co_return co_await answerLocally(client, exchange, answer);
+        }
+        const LocalAnswer answer{.status = http::status::bad_gateway,
+                                 .outcome = ExchangeOutcome::UpstreamError,
+                                 .id = "proxy.upstream.refused",
+                                 .message = "upstream " + options_->upstream.toString() +
+                                            " unreachable: " + failure.ec.message(),
+                                 .version = client_version,
+                                 .keep_alive = client_keep_alive};
+        co_return co_await answerLocally(client, exchange, answer);
+      }
+
+      expiresAfter(upstream->stream, options_->upstream_timeout);
+      auto [ec, written] = co_await writeWholeMessage(upstream->stream, request);
+      if (!ec && upstream->buffer.size() == 0) {
+        // Wait for the first response byte on its own to time it exactly.
+        auto [read_ec, read] = co_await upstream->stream.async_read_some(
+            upstream->buffer.prepare(kRelayChunkBytes), kUseTuple);
+        upstream->buffer.commit(read);
+        ec = read_ec;
+      }
+      if (ec) {
+        if (reused && attempt == 0 && isStaleConnectionError(ec)) {
+          continue;
+        }
+        if (ec == beast::error::timeout) {
+          const LocalAnswer answer{.status = http::status::gateway_timeout,
+                                   .outcome = ExchangeOutcome::UpstreamTimeout,
+                                   .id = "proxy.upstream.timeout",
+                                   .message = "upstream did not answer in time",
+                                   .version = client_version,
+                                   .keep_alive = client_keep_alive};
+          co_return co_await answerLocally(client, exchange, answer);
+        }
+        const LocalAnswer answer{
+            .status = http::status::bad_gateway,
+            .outcome = ExchangeOutcome::UpstreamError,
+            .id = "proxy.upstream.reset",
+            .message = "upstream closed the connection before answering: " + ec.message(),
+            .version = client_version,
+            .keep_alive = client_keep_alive};
+        co_return co_await answerLocally(client, exchange, answer);
+      }
+      exchange.upstream_first_byte_ns = clock_();
+      co_return co_await relayResponse(client, std::move(upstream),
+                                       request.method() == http::verb::head, client_version,
+                                       client_keep_alive, exchange);
+    }
+  }
+
+  /// Reads the upstream's response header and relays the response, whole when it is small
+  /// and its length is known, chunk by chunk otherwise.
+  asio::awaitable<bool> relayResponse(Client& client, std::unique_ptr<Upstream> upstream,
+                                      bool head_request, unsigned client_version,
+                                      bool client_keep_alive, RelayedExchange& exchange) {
+    http::response_parser<http::empty_body> header_parser;
+    header_parser.header_limit(options_->max_header_bytes);
+    header_parser.body_limit(boost::none);
+    header_parser.skip(head_request);
+    expiresAfter(upstream->stream, options_->upstream_timeout);
+    beast::error_code ec = parseBuffered(header_parser, upstream->buffer);
+    if (!ec && !header_parser.is_header_done()) {
+      auto [read_ec, read] = co_await http::async_read_header(upstream->stream, upstream->buffer,
+                                                              header_parser, kUseTuple);
+      ec = read_ec;
+    }
+    if (ec) {
+      co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
+                                                    exchange);
+    }
+    const auto length = header_parser.content_length();
+    const bool buffered =
+        header_parser.is_done() || (length && *length <= options_->buffered_response_limit &&
+                                    !isEventStream(header_parser.get()));
+    if (buffered) {
+      co_return co_await relayBuffered(client, std::move(upstream), std::move(header_parser),
+                                       client_version, client_keep_alive, exchange);
+    }
+    co_return co_await relayStreaming(client, std::move(upstream), std::move(header_parser),
+                                      client_version, client_keep_alive, exchange);
+  }
+
+  asio::awaitable<bool> relayBuffered(Client& client, std::unique_ptr<Upstream> upstream,
+                                      http::response_parser<http::empty_body>&& header_parser,
+                                      unsigned client_version, bool client_keep_alive,
+                                      RelayedExchange& exchange) {
+    http::response_parser<http::string_body> parser{std::move(header_parser)};
+    beast::error_code ec = parseBuffered(parser, upstream->buffer);
+    if (!ec && !parser.is_done()) {
+      auto [read_ec, read] =
+          co_await http::async_read(upstream->stream, upstream->buffer, parser, kUseTuple);
+      ec = read_ec;
+    }
+    if (ec) {
+      co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
+                                                    exchange);
+    }
+    auto response = parser.release();
+    const bool upstream_reusable = response.keep_alive();
+    exchange.status = static_cast<int>(response.result_int());
+    exchange.response_headers = toHeaders(response.base());
+    exchange.response_from_upstream = true;
+    stripHopByHop(response.base());
+    response.version(client_version);
+    response.keep_alive(client_keep_alive);
+    if (options_->commit_before_answer) {
+      exchange.response_body = response.body();
+      co_await commitBeforeAnswer(exchange);
+    }
+
+    expiresAfter(client.stream, options_->client_io_timeout);
+    auto [write_ec, written] = co_await writeWholeMessage(client.stream, response);
+    exchange.response_body = std::move(response.body());
+    if (upstream_reusable) {
+      pool_.release(std::move(upstream));
+    }
+    if (write_ec) {
+      exchange.outcome = ExchangeOutcome::ClientAborted;
+      exchange.error = "[proxy.client.gone] " + write_ec.message();
+      co_return false;
+    }
+    co_return true;
+  }
+
+  asio::awaitable<bool> relayStreaming(Client& client, std::unique_ptr<Upstream> upstream,
+                                       http::response_parser<http::empty_body>&& header_parser,
+                                       unsigned client_version, bool client_keep_alive,
+                                       RelayedExchange& exchange) {
+    http::response_parser<http::buffer_body> parser{std::move(header_parser)};
+    http::response<http::buffer_body> out;
+    out.base() = parser.get().base();
+    exchange.status = static_cast<int>(out.result_int());
+    exchange.response_headers = toHeaders(out.base());
+    exchange.response_from_upstream = true;
+    stripHopByHop(out.base());
+    out.version(client_version);
+    bool keep_alive = client_keep_alive;
+    if (!parser.content_length()) {
+      // Unknown length: chunk it for an HTTP/1.1 client; an HTTP/1.0 one reads to close.
+      if (client_version >= 11) {
+        out.chunked(true);
+      } else {
+        keep_alive = false;
+      }
+    }
+    out.keep_alive(keep_alive);
+
+    const bool event_stream = isEventStream(out.base());
+    std::vector<char> chunk(kRelayChunkBytes);
+    http::response_serializer<http::buffer_body> serializer{out};
+    do {
+      if (!parser.is_done()) {
+        parser.get().body().data = chunk.data();
+        parser.get().body().size = chunk.size();
+        // read_some, not read: hand each piece to the client as soon as it arrives (SSE
+        // events must not wait for the buffer to fill), and time each wait on its own.
+        expiresAfter(upstream->stream, options_->upstream_timeout);
+        auto [ec, read] =
+            co_await http::async_read_some(upstream->stream, upstream->buffer, parser, kUseTuple);
+        if (ec && ec != http::error::need_buffer) {
+          // The client already has the status line: all we can do is cut its connection.
+          exchange.outcome = ec == beast::error::timeout ? ExchangeOutcome::UpstreamTimeout
+                                                         : ExchangeOutcome::UpstreamError;
+          exchange.error = "[proxy.upstream.broken_body] " + ec.message();
+          co_return false;
+        }
+        const std::size_t got = chunk.size() - parser.get().body().size;
+        keepForRecord(exchange, std::string_view(chunk.data(), got));
+        if (event_stream && got > 0) {
+          exchange.response_arrivals.push_back({exchange.response_body.size(), clock_()});
+        }
+        out.body().data = got ? chunk.data() : nullptr;
+        out.body().size = got;
+        out.body().more = !parser.is_done();
+      } else {
+        out.body().data = nullptr;
+        out.body().size = 0;
+        out.body().more = false;
+      }
+      if (!out.body().more) {
+        co_await commitBeforeAnswer(exchange);  // the end of the message waits for the archive
+      }
+      expiresAfter(client.stream, options_->client_io_timeout);
+      auto [write_ec, written] = co_await http::async_write(client.stream, serializer, kUseTuple);
+      if (write_ec && write_ec != http::error::need_buffer) {
+        exchange.outcome = ExchangeOutcome::ClientAborted;
+        exchange.error = "[proxy.client.gone] " + write_ec.message();
+        co_return false;
+      }
+    } while (!serializer.is_done());
+
+    if (parser.keep_alive()) {
+      pool_.release(std::move(upstream));
+    }
+    co_return keep_alive;
+  }
+
+  void keepForRecord(RelayedExchange& exchange, std::string_view bytes) {
+    const std::uint64_t room = options_->max_recorded_response_body -
+                               std::min<std::uint64_t>(options_->max_recorded_response_body,
+                                                       exchange.response_body.size());
+    if (bytes.size() > room && exchange.error.empty()) {
+      exchange.error = "[proxy.record.truncated] response body recorded up to " +
+                       std::to_string(options_->max_recorded_response_body) + " bytes";
+    }
+    exchange.response_body.append(bytes.substr(0, room));
+  }
+
+  asio::awaitable<bool> upstreamFailedBeforeHeader(Client& client, beast::error_code ec,
+                                                   unsigned client_version, bool client_keep_alive,
+                                                   RelayedExchange& exchange) {
+    if (ec == beast::error::timeout) {
+      const LocalAnswer answer{.status = http::status::gateway_timeout,
+                               .outcome = ExchangeOutcome::UpstreamTimeout,
+                               .id = "proxy.upstream.timeout",
+                               .message = "upstream did not finish its response in time",
+                               .version = client_version,
+                               .keep_alive = client_keep_alive};
+      co_return co_await answerLocally(client, exchange, answer);
+    }
+    const LocalAnswer answer{.status = http::status::bad_gateway,
+                             .outcome = ExchangeOutcome::UpstreamError,
+                             .id = "proxy.upstream.bad_response",
+                             .message = "upstream sent an unreadable response: " + ec.message(),
+                             .version = client_version,
+                             .keep_alive = client_keep_alive};
+    co_return co_await answerLocally(client, exchange, answer);
+  }
+
+  /// Answers the client without the upstream and notes why in the exchange. Callers name the
+  /// answer before the co_await: GCC 12 destroys a braced temporary in a co_await expression
+  /// twice.
+  asio::awaitable<bool> answerLocally(Client& client, RelayedExchange& exchange,
+                                      const LocalAnswer& answer) {
+    auto response =
+        localResponse(answer.status, answer.id, answer.message, answer.version, answer.keep_alive);
+    exchange.status = static_cast<int>(response.result_int());
+    exchange.response_headers = toHeaders(response.base());
+    exchange.response_body = response.body();
+    exchange.response_from_upstream = false;
+    exchange.outcome = answer.outcome;
+    exchange.error = "[" + std::string(answer.id) + "] " + answer.message;
+    co_await commitBeforeAnswer(exchange);
+    expiresAfter(client.stream, options_->client_io_timeout);
+    auto [ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
+    co_return !ec && answer.keep_alive;
+  }
+
+  /// Hands the exchange to the recorder, unless it was committed before the answer. When the
+  /// queue is full this connection waits (without blocking the worker) before it reads its
+  /// next request: back-pressure, never a silent drop.
+  asio::awaitable<void> record(RelayedExchange exchange) {
+    if (!exchange.committed) {
+      co_await submitWaiting(exchange, nullptr);
+    }
+  }
+
+  /// With commit_before_answer: hands a copy of the exchange as it stands (the answer
+  /// complete; request body, status, headers and timings known) to the recorder and waits for
+  /// its commit, so that the client's last bytes go out only once the archive holds them. If
+  /// the client then vanishes, the record still says the exchange completed.
+  asio::awaitable<void> commitBeforeAnswer(RelayedExchange& exchange) {
+    if (!options_->commit_before_answer || exchange.committed) {
+      co_return;
+    }
+    exchange.ended_ns = clock_();
+    auto signal = std::make_shared<CommitSignal>(io_);
+    protocol::Exchange copy = exchange;
+    // Named, not a temporary in the co_await expression: GCC 12 may destroy such temporaries
+    // while the coroutine is suspended.
+    std::function<void()> notify = [signal, &io = io_] {
+      asio::post(io, [signal] {
+        signal->done = true;
+        signal->timer.cancel();
+      });
+    };
+    co_await submitWaiting(copy, notify);
+    while (!signal->done) {
+      co_await signal->timer.async_wait(kUseTuple);
+    }
+    exchange.committed = true;
+  }
+
+  /// trySubmit() until the queue takes the exchange, pausing this connection between tries.
+  asio::awaitable<void> submitWaiting(protocol::Exchange& exchange,
+                                      std::function<void()> on_committed) {
+    auto submitted = [&] { return sink_(exchange, on_committed); };
+    if (submitted()) {
+      co_return;  // the usual case: no timer to set up
+    }
+    std::chrono::milliseconds delay{1};
+    asio::steady_timer timer(io_);
+    do {
+      timer.expires_after(delay);
+      co_await timer.async_wait(kUseTuple);
+      delay = std::min(delay * 2, kBackPressureMaxDelay);
+    } while (!submitted());
+  }
+
+  asio::io_context& io_;
+  std::shared_ptr<const RelayOptions> options_;
+  Pool& pool_;
+  ExchangeSink sink_;
+  RelayClock clock_;
+  RelayCounters& counters_;
+};
+
+}  // namespace agentvcr::proxy
