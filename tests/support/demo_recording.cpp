@@ -1,5 +1,7 @@
 #include "demo_recording.hpp"
 
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 #include "agentvcr/proxy/http_client.hpp"
