@@ -23,6 +23,7 @@
 #include "agentvcr/proxy/url.hpp"
 #include "fake_upstream.hpp"
 #include "temp_dir.hpp"
+#include "wait.hpp"
 
 extern char** environ;
 
@@ -61,9 +62,7 @@ class RecordProcess {
     if (posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) {
       throw std::runtime_error("cannot start agentvcr record");
     }
-    for (int i = 0; i < 400 && readFile(ready_file).empty(); ++i) {
-      std::this_thread::sleep_for(25ms);
-    }
+    waitUntil([&] { return !readFile(ready_file).empty(); });
     const std::string ready = readFile(ready_file);
     auto url = proxy::parseUrl(ready.substr(0, ready.find('\n')));
     if (!url) {
@@ -183,6 +182,18 @@ class CrashSafetyTest : public ::testing::Test {
     return ids;
   }
 
+  /// Exchanges the recorder has committed so far (read while it is still writing).
+  std::int64_t recordedCount() {
+    SQLite::Database db(db_, SQLite::OPEN_READONLY, /*busyTimeoutMs=*/5000);
+    return db.execAndGet("SELECT count(*) FROM exchanges").getInt64();
+  }
+
+  /// Lets the load run until the recorder has committed `n` exchanges (false if it never
+  /// does): the signal then falls on a recorder well into its work, whatever the machine's speed.
+  bool recorded(std::int64_t n) {
+    return waitUntil([&] { return recordedCount() >= n; }, 60s, 10ms);
+  }
+
   /// The answered ids that are not in the archive.
   std::size_t missing(const std::set<std::string>& answered) {
     const auto recorded = recordedIds();
@@ -208,7 +219,7 @@ class CrashSafetyTest : public ::testing::Test {
 TEST_F(CrashSafetyTest, SigkillUnderLoadWithFullDurabilityLosesNoAnsweredExchange) {
   auto record = start({"--durability", "full"});
   Load load(record->port(), 8);
-  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(recorded(100)) << recordedCount() << " recorded";
   EXPECT_EQ(record->stop(SIGKILL), 128 + SIGKILL);
   load.stop();
   const auto answered = load.answered();
@@ -230,7 +241,8 @@ TEST_F(CrashSafetyTest, SigkillUnderLoadWithFullDurabilityLosesNoAnsweredExchang
 TEST_F(CrashSafetyTest, SigkillUnderLoadWithNormalDurabilityLosesAtMostTheLastBatches) {
   auto record = start();
   Load load(record->port(), 8);
-  std::this_thread::sleep_for(1500ms);
+  // Many batches in, so that the last ones (the ones at risk) are a small part of the whole.
+  ASSERT_TRUE(recorded(300)) << recordedCount() << " recorded";
   EXPECT_EQ(record->stop(SIGKILL), 128 + SIGKILL);
   load.stop();
   const auto answered = load.answered();
@@ -250,7 +262,7 @@ TEST_F(CrashSafetyTest, SigtermDrainsAndARestartAddsASessionOfItsOwn) {
   {
     auto record = start();
     Load load(record->port(), 4);
-    std::this_thread::sleep_for(500ms);
+    ASSERT_TRUE(recorded(50)) << recordedCount() << " recorded";
     EXPECT_EQ(record->stop(SIGTERM), 0);
     load.stop();
     first_answered = load.answered();

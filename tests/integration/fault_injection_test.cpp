@@ -98,6 +98,8 @@ TEST_F(FaultInjectionTest, SlowlorisHeaderTrickleGets408WhileOthersAreServed) {
     try {
       for (std::size_t i = 0; i < header.size() && !answered; ++i) {
         slow.send(header.substr(i, 1));
+        // The fault itself: a byte now and then, each well within the header timeout, the
+        // whole header never.
         std::this_thread::sleep_for(50ms);
       }
     } catch (const std::runtime_error&) {
@@ -125,7 +127,11 @@ TEST_F(FaultInjectionTest, IdleKeepAliveConnectionIsNotASlowloris) {
   });
   auto caller = client();
   EXPECT_EQ(caller.get("/first").status, 200);
-  std::this_thread::sleep_for(500ms);  // idle longer than the header timeout, not the idle one
+  // A second caller, opened after the first went idle, starts a header and stops: its 408 says
+  // the header timeout has run out, so by then the first has been idle longer than that.
+  RawClient stalled(proxyPort());
+  stalled.send("GET /stalled HTTP/1.1\r\nHost: x\r\n");
+  EXPECT_THAT(stalled.readAll(), StartsWith("HTTP/1.1 408"));
   EXPECT_EQ(caller.get("/second").status, 200);
   EXPECT_EQ(agent.connections(), 1);
 }

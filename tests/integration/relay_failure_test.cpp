@@ -6,6 +6,7 @@
 
 #include "proxy_fixture.hpp"
 #include "raw_client.hpp"
+#include "wait.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -187,7 +188,10 @@ TEST_F(RelayFailureTest, ClientVanishingWhileTheAgentThinksLeavesTheProxyServing
     RawClient raw(proxyPort());
     raw.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n");
   }
-  std::this_thread::sleep_for(600ms);
+  // Once the agent has the request the proxy counts the exchange as in flight, and settling
+  // waits for the agent's late answer to meet the vanished caller.
+  ASSERT_TRUE(waitUntil([&] { return agent.requests().size() == 1; }));
+  ASSERT_TRUE(proxy_->settle());
   EXPECT_EQ(client().get("/fast").status, 200);
   auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 2u);

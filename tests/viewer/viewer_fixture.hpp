@@ -7,25 +7,16 @@
 #include <memory>
 #include <string>
 
-#include "replay_fixture.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "demo_recording.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {
 
-/// Records the demo into `db_path` as one session named `name`.
+/// Records the demo into `db_path` as one session named `name`, the agent's identity probed at
+/// start as `agentvcr record` does.
 inline sim::magma::Summary recordDemoInto(const std::string& db_path, const std::string& name) {
-  ScriptedAgentServer agent;
-  auto recording = startRecording(agent.url(), db_path, name, /*probe_identity=*/true);
-  {
-    proxy::HttpClient client("127.0.0.1", recording->endpoint().port());
-    client.get("/health");
-    client.get("/v1/info");
-  }
-  sim::magma::DemoDriver driver(demoPlan());
-  auto summary = drive(driver, recording->endpoint().port());
-  recording->settle();
-  recording->stop();
-  return summary;
+  return recordDemo(db_path, name, demoPlan(), /*probe_identity=*/true);
 }
 
 /// The conversation whose title starts with `title`, in the first session.

@@ -11,6 +11,7 @@
 namespace agentvcr::store {
 namespace {
 
+using testing::allBytes;
 using ::testing::HasSubstr;
 using testing::httpExchange;
 using ::testing::Not;
@@ -57,12 +58,12 @@ TEST(Redaction, SecretHeadersNeverReachTheDisk) {
     EXPECT_THAT(headerValue(row->response_headers, "Set-Cookie"), HasSubstr("REDACTED-"));
     EXPECT_EQ(headerValue(row->request_headers, "Host"), "127.0.0.1:8080");  // kept
     // Checked while the recorder runs (-wal file present) and again after close below.
-    const std::string bytes = dir.allBytes();
+    const std::string bytes = allBytes(dir);
     EXPECT_THAT(bytes, Not(HasSubstr(kBearer)));
     EXPECT_THAT(bytes, Not(HasSubstr(kApiKey)));
     EXPECT_THAT(bytes, Not(HasSubstr(kCookie)));
   }
-  const std::string bytes = dir.allBytes();
+  const std::string bytes = allBytes(dir);
   EXPECT_THAT(bytes, Not(HasSubstr(kBearer)));
   EXPECT_THAT(bytes, Not(HasSubstr(kApiKey)));
   EXPECT_THAT(bytes, Not(HasSubstr(kCookie)));
@@ -99,7 +100,7 @@ TEST(Redaction, CoachingSessionBodyBackendHeadersAreRedacted) {
     EXPECT_FALSE(other->request_body_redacted);
     EXPECT_EQ(other->request_body, "{\"headers\":{\"a\":\"b\"}}");  // verbatim
   }
-  EXPECT_THAT(dir.allBytes(), Not(HasSubstr(kBackendSecret)));
+  EXPECT_THAT(allBytes(dir), Not(HasSubstr(kBackendSecret)));
 }
 
 }  // namespace

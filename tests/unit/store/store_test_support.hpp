@@ -15,56 +15,28 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "temp_dir.hpp"
 
 namespace agentvcr::store::testing {
 
 namespace fs = std::filesystem;
 using protocol::Json;
 
-/// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = "agentvcr-store-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(counter++) + "-" +
-                       (info != nullptr ? std::string(info->name()) : std::string("x"));
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
+using agentvcr::testing::TempDir;
+
+/// Every byte of every file in `dir` (the archive, its -wal and -shm).
+inline std::string allBytes(const TempDir& dir) {
+  std::string bytes;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-  /// Every byte of every file in the directory (the archive, its -wal and -shm).
-  std::string allBytes() const {
-    std::string bytes;
-    for (const auto& entry : fs::directory_iterator(path_)) {
-      std::ifstream in(entry.path(), std::ios::binary);
-      bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    }
-    return bytes;
-  }
-
- private:
-  fs::path path_;
-};
+  return bytes;
+}
 
 /// Options for tests: a long busy timeout so that a lock held by a test never fails a write.
 inline RecorderOptions testOptions() {
