@@ -7,7 +7,7 @@
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
-#include "agentvcr/services/scripted_service.hpp"
+#include "demo_recording.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -61,20 +61,8 @@ std::string envContent(const std::string& robot, const std::string& tool, bool s
 class RecordMagmaTest : public ProxyTest {
  protected:
   void SetUp() override {
-    auto agent =
-        services::loadScriptedAgent(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json");
-    agent_ = std::make_unique<proxy::Server>(
-        proxy::ServerOptions{},
-        proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
-    agent_->start();
-    agent_url_ = "http://127.0.0.1:" + std::to_string(agent_->endpoint().port());
-    startProxy(agent_url_,
+    startProxy(agent_.url(),
                [](proxy::RecordingProxyConfig& config) { config.probe_identity = true; });
-  }
-
-  void TearDown() override {
-    ProxyTest::TearDown();
-    agent_->stop();
   }
 
   /// POSTs through the proxy and directly to the agent; the caller must get the agent's bytes.
@@ -83,7 +71,7 @@ class RecordMagmaTest : public ProxyTest {
                                        {"Authorization", "Bearer sk-live-secret-123"},
                                        {"X-Api-Key", "key-secret-456"}};
     auto through = client().send("POST", "/v1/responses", body, headers);
-    proxy::HttpClient direct("127.0.0.1", agent_->endpoint().port());
+    proxy::HttpClient direct("127.0.0.1", agent_.port());
     auto expected = direct.send("POST", "/v1/responses", body, headers);
     EXPECT_EQ(through.status, expected.status);
     EXPECT_EQ(through.body, expected.body);
@@ -92,8 +80,7 @@ class RecordMagmaTest : public ProxyTest {
     return through;
   }
 
-  std::unique_ptr<proxy::Server> agent_;
-  std::string agent_url_;
+  ScriptedAgentServer agent_;
 };
 
 TEST_F(RecordMagmaTest, BenchEpisodeAndGenBatchLandInTheArchive) {
@@ -245,7 +232,7 @@ TEST_F(RecordMagmaTest, SessionKeepsTheAgentIdentityProbedAtStart) {
   EXPECT_EQ(session->agent_health, R"({"status":"ready"})");
   EXPECT_THAT(session->agent_info.value_or(""), HasSubstr("\"protocol_version\":\"2.0\""));
   EXPECT_EQ(session->agent_version, "1.0.0");
-  EXPECT_EQ(session->upstream, agent_url_);
+  EXPECT_EQ(session->upstream, agent_.url());
   EXPECT_EQ(session->exchange_count, 0);
 }
 

@@ -10,7 +10,7 @@
 
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/protocol/python_json.hpp"
-#include "agentvcr/services/scripted_service.hpp"
+#include "demo_recording.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -57,19 +57,8 @@ std::string pressed(const ordered_json& call) {
 class ThreadingProxyTest : public ProxyTest {
  protected:
   void SetUp() override {
-    auto agent =
-        services::loadScriptedAgent(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json");
-    agent_ = std::make_unique<proxy::Server>(
-        proxy::ServerOptions{},
-        proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
-    agent_->start();
-    startProxy("http://127.0.0.1:" + std::to_string(agent_->endpoint().port()),
+    startProxy(agent_.url(),
                [](proxy::RecordingProxyConfig& config) { config.server.threads = 4; });
-  }
-
-  void TearDown() override {
-    ProxyTest::TearDown();
-    agent_->stop();
   }
 
   /// One BENCH-like caller on its own connection: the episodes in order, each numbering its
@@ -135,7 +124,7 @@ class ThreadingProxyTest : public ProxyTest {
     return shapes;
   }
 
-  std::unique_ptr<proxy::Server> agent_;
+  ScriptedAgentServer agent_;  // the demo's scripted agent, which answers like a real one
 };
 
 const std::map<std::int64_t, int> kEightOfEach = {{1, 8}, {2, 8}, {3, 8}, {4, 8}};
