@@ -225,28 +225,28 @@ struct ArchiveIndexer::Statements {
           INSERT INTO search_a2a_calls (rowid, request_text, response_text, error_message)
           VALUES (:rowid, :first, :second, :third))sql") {}
 
-  SQLite::Statement pending;
+  ReusedStatement pending;
   PendingColumns pending_columns;
-  SQLite::Statement claim;
-  SQLite::Statement savepoint;
-  SQLite::Statement release;
-  SQLite::Statement blob;
-  SQLite::Statement mark_indexed;
-  SQLite::Statement conversation;
-  SQLite::Statement step;
-  SQLite::Statement candidate;
-  SQLite::Statement internal_step;
-  SQLite::Statement conversation_update;
-  SQLite::Statement session_counters;
-  SQLite::Statement search_savepoint;
-  SQLite::Statement search_release;
-  SQLite::Statement search_steps;
-  SQLite::Statement search_candidates;
-  SQLite::Statement search_internal_steps;
-  SQLite::Statement search_a2a_calls;
+  ReusedStatement claim;
+  ReusedStatement savepoint;
+  ReusedStatement release;
+  ReusedStatement blob;
+  ReusedStatement mark_indexed;
+  ReusedStatement conversation;
+  ReusedStatement step;
+  ReusedStatement candidate;
+  ReusedStatement internal_step;
+  ReusedStatement conversation_update;
+  ReusedStatement session_counters;
+  ReusedStatement search_savepoint;
+  ReusedStatement search_release;
+  ReusedStatement search_steps;
+  ReusedStatement search_candidates;
+  ReusedStatement search_internal_steps;
+  ReusedStatement search_a2a_calls;
 
   /// The insert into the full-text table of `table`'s rows.
-  SQLite::Statement& searchInto(SearchRow::Table table) {
+  ReusedStatement& searchInto(SearchRow::Table table) {
     switch (table) {
       case SearchRow::Table::Steps:
         return search_steps;
@@ -275,7 +275,7 @@ ArchiveIndexer::~ArchiveIndexer() = default;
 
 std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
   std::vector<PendingExchange> rows;
-  SQLite::Statement& q = st_->pending;
+  ReusedStatement& q = st_->pending;
   const PendingColumns& c = st_->pending_columns;
   q.reset();
   bindInt(q, ":after_id", loaded_through_);
@@ -406,7 +406,7 @@ ThreadingIndex& ArchiveIndexer::threadingOf(std::int64_t session_id) {
 }
 
 void ArchiveIndexer::addSessionCounters(std::int64_t session_id, const SessionDelta& delta) {
-  SQLite::Statement& s = st_->session_counters;
+  ReusedStatement& s = st_->session_counters;
   bindInt(s, ":steps", delta.steps);
   bindInt(s, ":candidates", delta.candidates);
   bindInt(s, ":internal_steps", delta.internal_steps);
@@ -419,7 +419,7 @@ void ArchiveIndexer::addSessionCounters(std::int64_t session_id, const SessionDe
 
 void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                                  const std::optional<std::string>& findings) {
-  SQLite::Statement& s = st_->mark_indexed;
+  ReusedStatement& s = st_->mark_indexed;
   // Named: the statement binds text without copying it, until it has run.
   const std::optional<std::string> none;
   const std::optional<std::string> protocol =
@@ -507,7 +507,7 @@ bool ArchiveIndexer::claim(std::int64_t exchange_id) {
 }
 
 void ArchiveIndexer::writeBlobs(const DecodedExchange& d) {
-  SQLite::Statement& s = st_->blob;
+  ReusedStatement& s = st_->blob;
   for (const BlobText& blob : d.blobs) {
     if (blob_cache_.count(blob.hash) != 0) {
       continue;
@@ -540,7 +540,7 @@ void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_
       conversation_id = insertConversation(session_id, d.exchange.started_ns);
       written.new_roots.push_back(step.memory_hash);
     }
-    SQLite::Statement& s = st_->step;
+    ReusedStatement& s = st_->step;
     bindInt(s, ":exchange_id", exchange_id);
     bindInt(s, ":session_id", session_id);
     bindInt(s, ":position", step.position);
@@ -580,7 +580,7 @@ void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_
 }
 
 std::int64_t ArchiveIndexer::insertConversation(std::int64_t session_id, std::int64_t first_ns) {
-  SQLite::Statement& s = st_->conversation;
+  ReusedStatement& s = st_->conversation;
   bindInt(s, ":session_id", session_id);
   bindInt(s, ":first_ns", first_ns);
   execOnce(s);
@@ -597,7 +597,7 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
       ex.upstream_first_byte_ns != 0 ? ex.upstream_first_byte_ns : ex.ended_ns;
   for (const DecodedCandidate& cand : d.candidates) {
     const WrittenExchange::Step& ws = written.steps[cand.step_index];
-    SQLite::Statement& s = st_->candidate;
+    ReusedStatement& s = st_->candidate;
     bindInt(s, ":step_id", ws.id);
     bindInt(s, ":candidate_index", cand.candidate_index);
     bindText(s, ":status", cand.is_error ? kError : kCompleted);
@@ -629,7 +629,7 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
 
 void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
                                         WrittenExchange& written) {
-  SQLite::Statement& s = st_->internal_step;
+  ReusedStatement& s = st_->internal_step;
   std::int64_t position = 0;
   for (const DecodedInternalStep& is : cand.internal_steps) {
     bindInt(s, ":candidate_id", candidate_id);
@@ -646,7 +646,7 @@ void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64
 }
 
 void ArchiveIndexer::updateConversations(const WrittenExchange& written, std::int64_t end_ns) {
-  SQLite::Statement& s = st_->conversation_update;
+  ReusedStatement& s = st_->conversation_update;
   for (const auto& [conversation_id, c] : written.conversations) {
     bindOptInt(s, ":root_step_id", c.root_step_id);
     bindOptText(s, ":title", c.title);
@@ -729,7 +729,7 @@ void ArchiveIndexer::writeSearchRows() {
   execOnce(st.search_savepoint);
   try {
     for (const SearchRow& row : search_rows_) {
-      SQLite::Statement& s = st.searchInto(row.table);
+      ReusedStatement& s = st.searchInto(row.table);
       bindInt(s, ":rowid", row.rowid);
       bindOptText(s, ":first", row.first);
       if (row.table != SearchRow::Table::Steps) {

@@ -78,7 +78,7 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
     }
 
     const std::string wire_version = protocol::a2a::wireVersionName(call.wire_version);
-    SQLite::Statement& s = st.call;
+    ReusedStatement& s = st.call;
     bindInt(s, ":exchange_id", exchange_id);
     bindInt(s, ":session_id", session_id);
     bindInt(s, ":position", static_cast<std::int64_t>(call.position));
@@ -113,7 +113,7 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
         title = conversationTitle(*call.request_text);
       }
       const std::optional<std::string> ended = endedIn(call);
-      SQLite::Statement& u = st.conversation_update;
+      ReusedStatement& u = st.conversation_update;
       bindOptText(u, ":title", title);
       bindInt(u, ":error_candidates", call.error_code ? 1 : 0);
       bindInt(u, ":last_ns", end_ns);
@@ -125,7 +125,7 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
 
   std::int64_t position = 0;
   for (const DecodedStreamEvent& event : d.stream_events) {
-    SQLite::Statement& s = st.stream_event;
+    ReusedStatement& s = st.stream_event;
     bindInt(s, ":exchange_id", exchange_id);
     bindInt(s, ":position", position++);
     bindInt(s, ":at_ns", event.at_ns);

@@ -4,6 +4,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "archive_indexer.hpp"
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -11,12 +12,12 @@ namespace agentvcr::store::detail {
 struct ArchiveIndexer::A2aStatements {
   explicit A2aStatements(SQLite::Database& db);
 
-  SQLite::Statement call;
-  SQLite::Statement conversation_by_context;
-  SQLite::Statement conversation_by_task;
-  SQLite::Statement new_conversation;
-  SQLite::Statement conversation_update;
-  SQLite::Statement stream_event;
+  ReusedStatement call;
+  ReusedStatement conversation_by_context;
+  ReusedStatement conversation_by_task;
+  ReusedStatement new_conversation;
+  ReusedStatement conversation_update;
+  ReusedStatement stream_event;
 };
 
 }  // namespace agentvcr::store::detail

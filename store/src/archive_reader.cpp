@@ -382,7 +382,7 @@ class ArchiveReader::Impl {
   SQLite::Database db;
   int version = 0;
   detail::DictionaryShelf bodies{db};
-  std::optional<SQLite::Statement> recorded_response;  // for recordedResponse()
+  std::optional<detail::ReusedStatement> recorded_response;  // for recordedResponse()
 };
 
 namespace {
@@ -680,7 +680,7 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
                                        "SELECT status, response_headers, response_body, "
                                        "response_body_codec, response_body_dictionary "
                                        "FROM exchanges WHERE id = :id");
-    SQLite::Statement& q = *lease;
+    detail::ReusedStatement& q = *lease;
     bindInt(q, ":id", exchange_id);
     if (!q.executeStep()) {
       return std::nullopt;

@@ -108,10 +108,10 @@ struct ArchiveWriter::Statements {
           VALUES (:session_id, :at_ns, :route, :request_id, :position, :source_id, :replay_key,
             :input, :closest_step_id, :differences, :policy))sql") {}
 
-  SQLite::Statement exchange;
-  SQLite::Statement session_counters;
-  SQLite::Statement identity;
-  SQLite::Statement replay_miss;
+  ReusedStatement exchange;
+  ReusedStatement session_counters;
+  ReusedStatement identity;
+  ReusedStatement replay_miss;
 };
 
 ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
@@ -159,7 +159,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
         writeReplayMiss(std::get<ReplayMissRow>(item));
       }
     }
-    SQLite::Statement& s = st_->session_counters;
+    ReusedStatement& s = st_->session_counters;
     bindInt(s, ":exchanges", static_cast<std::int64_t>(out.written));
     bindInt(s, ":failed_exchanges", failed_exchanges);
     bindInt(s, ":id", session_id_);
@@ -209,7 +209,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     }
     const std::optional<std::string>& request_frame = request.frame;
     const std::optional<std::string>& response_frame = response.frame;
-    SQLite::Statement& e = st_->exchange;
+    ReusedStatement& e = st_->exchange;
     bindInt(e, ":session_id", session_id_);
     bindInt(e, ":seq", next_seq_);
     bindText(e, ":client_address", ex.client_address);
@@ -272,7 +272,7 @@ void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {
   }
   const std::optional<std::string> health = nonEmpty(identity.health_body);
   const std::optional<std::string> info = nonEmpty(identity.info_body);
-  SQLite::Statement& s = st_->identity;
+  ReusedStatement& s = st_->identity;
   bindOptText(s, ":agent_health", health);
   bindOptText(s, ":agent_info", info);
   bindOptText(s, ":agent_id", agent_id);
@@ -287,7 +287,7 @@ void ArchiveWriter::writeIdentity(const AgentIdentity& identity) {
 }
 
 void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
-  SQLite::Statement& s = st_->replay_miss;
+  ReusedStatement& s = st_->replay_miss;
   bindInt(s, ":session_id", session_id_);
   bindInt(s, ":at_ns", miss.at_ns);
   bindText(s, ":route", miss.route);

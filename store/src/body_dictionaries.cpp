@@ -161,7 +161,7 @@ DictionaryShelf::Content DictionaryShelf::load(std::int64_t id) {
 DictionaryShelf::Content DictionaryShelf::read(std::int64_t id) {
   const StatementLease lease(select_, db_,
                              "SELECT content, codec FROM body_dictionaries WHERE id = :id");
-  SQLite::Statement& q = *lease;
+  ReusedStatement& q = *lease;
   bindInt(q, ":id", id);
   if (!q.executeStep()) {
     throw std::runtime_error("[store.body.dictionary] body dictionary " + std::to_string(id) +

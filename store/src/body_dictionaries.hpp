@@ -24,6 +24,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "body_compression.hpp"
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -69,7 +70,7 @@ class DictionaryPacker {
   };
 
   SQLite::Database& db_;
-  SQLite::Statement insert_;
+  ReusedStatement insert_;
   BodyCompressor plain_;
   struct Context;
   std::unique_ptr<Context> context_;
@@ -112,7 +113,7 @@ class DictionaryShelf {
 
   SQLite::Database& db_;
   std::mutex mutex_;
-  std::optional<SQLite::Statement> select_;  // prepared on the first load
+  std::optional<ReusedStatement> select_;  // prepared on the first load
   std::unordered_map<std::int64_t, Kept> kept_;
   std::list<std::int64_t> recency_;  // most recently used first
   std::size_t kept_bytes_ = 0;

@@ -3,6 +3,7 @@
 // Small helpers over SQLiteCpp 3.2.1, private to the store (docs/style.md §4).
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -22,6 +23,65 @@ namespace agentvcr::store::detail {
 SQLite::Database openDatabase(const std::string& path, int flags,
                               std::chrono::milliseconds busy_timeout);
 
+/// Positions looked up by name once each and remembered by the name's address, so pass string
+/// literals (another pointer with the same text is looked up again, which costs time, not
+/// correctness). Callers ask for names in the same order on every row, so the search starts
+/// after the last name found: a row costs one pointer compare per name.
+class NamePositions {
+ public:
+  template <class Lookup>
+  int find(const char* name, Lookup&& lookup) {
+    for (std::size_t tried = 0; tried < known_.size(); ++tried) {
+      const std::size_t at = (next_ + tried) % known_.size();
+      if (known_[at].first == name) {
+        next_ = at + 1;
+        return known_[at].second;
+      }
+    }
+    const int position = lookup(name);
+    known_.emplace_back(name, position);
+    next_ = known_.size();
+    return position;
+  }
+
+ private:
+  std::vector<std::pair<const char*, int>> known_;
+  std::size_t next_ = 0;
+};
+
+/// The position of named parameter `name` (":name") in `s`. Throws std::logic_error
+/// "[store.sql] no parameter ..." when the statement has none: a misspelt name fails at its first
+/// use instead of leaving the parameter NULL. SQLite finds it by comparing `name` with each
+/// parameter name in turn: statements bound on every row use ReusedStatement instead.
+inline int parameterIndex(const SQLite::Statement& s, const char* name) {
+  const int index = s.getIndex(name);
+  if (index == 0) {
+    throw std::logic_error(std::string("[store.sql] no parameter ") + name +
+                           " in: " + s.getQuery());
+  }
+  return index;
+}
+
+/// A statement prepared once and executed for many rows, its named parameters each resolved
+/// once (NamePositions). On the capture insert's 30 parameters, resolving them on every row
+/// cost a third of the capture rate.
+class ReusedStatement : public SQLite::Statement {
+ public:
+  ReusedStatement(SQLite::Database& db, const char* sql) : SQLite::Statement(db, sql) {}
+
+  int parameter(const char* name) {
+    const SQLite::Statement& self = *this;
+    return parameters_.find(name, [&self](const char* n) { return parameterIndex(self, n); });
+  }
+
+ private:
+  NamePositions parameters_;
+};
+
+inline int parameterIndex(ReusedStatement& s, const char* name) {
+  return s.parameter(name);
+}
+
 /// A statement prepared once and used again, for reads made on every request or body
 /// (preparing costs as much as the read). The lease resets it when the use ends, so no read
 /// transaction outlives the call and the next use sees what was committed since. Every use
@@ -29,7 +89,7 @@ SQLite::Database openDatabase(const std::string& path, int flags,
 class StatementLease {
  public:
   /// Prepares `sql` into `kept` on the first lease. Throws SQLite::Exception.
-  StatementLease(std::optional<SQLite::Statement>& kept, SQLite::Database& db, const char* sql)
+  StatementLease(std::optional<ReusedStatement>& kept, SQLite::Database& db, const char* sql)
       : statement_(kept ? *kept : kept.emplace(db, sql)) {}
 
   ~StatementLease() { statement_.tryReset(); }
@@ -37,10 +97,10 @@ class StatementLease {
   StatementLease(const StatementLease&) = delete;
   StatementLease& operator=(const StatementLease&) = delete;
 
-  SQLite::Statement& operator*() const { return statement_; }
+  ReusedStatement& operator*() const { return statement_; }
 
  private:
-  SQLite::Statement& statement_;
+  ReusedStatement& statement_;
 };
 
 /// Hashes are unsigned 64-bit; SQLite integers are signed: stored as the same bits.
@@ -50,18 +110,6 @@ inline std::int64_t toDb(std::uint64_t hash) {
 
 inline std::uint64_t fromDb(std::int64_t value) {
   return static_cast<std::uint64_t>(value);
-}
-
-/// The position of named parameter `name` (":name") in `s`. Throws std::logic_error
-/// "[store.sql] no parameter ..." when the statement has none: a misspelt name fails at its first
-/// use instead of leaving the parameter NULL.
-inline int parameterIndex(const SQLite::Statement& s, const char* name) {
-  const int index = s.getIndex(name);
-  if (index == 0) {
-    throw std::logic_error(std::string("[store.sql] no parameter ") + name +
-                           " in: " + s.getQuery());
-  }
-  return index;
 }
 
 /// The position of result column `name` in `s`, for reading a column by what it is rather than
@@ -91,14 +139,18 @@ inline SQLite::Column column(const SQLite::Statement& s, std::string_view name) 
 }
 
 // Binders by parameter name (":name", parameterIndex()): no statement depends on the order of
-// its parameters.
+// its parameters. Templates so that a ReusedStatement binds through its remembered positions.
 
-inline void bindInt(SQLite::Statement& s, const char* name, std::int64_t value) {
+template <class S>
+concept Bindable = std::derived_from<S, SQLite::Statement>;
+
+template <Bindable S>
+void bindInt(S& s, const char* name, std::int64_t value) {
   s.bind(parameterIndex(s, name), static_cast<std::int64_t>(value));
 }
 
-inline void bindOptInt(SQLite::Statement& s, const char* name,
-                       const std::optional<std::int64_t>& v) {
+template <Bindable S>
+void bindOptInt(S& s, const char* name, const std::optional<std::int64_t>& v) {
   const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, static_cast<std::int64_t>(*v));
@@ -107,7 +159,8 @@ inline void bindOptInt(SQLite::Statement& s, const char* name,
   }
 }
 
-inline void bindOptDouble(SQLite::Statement& s, const char* name, const std::optional<double>& v) {
+template <Bindable S>
+void bindOptDouble(S& s, const char* name, const std::optional<double>& v) {
   const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, *v);
@@ -116,7 +169,8 @@ inline void bindOptDouble(SQLite::Statement& s, const char* name, const std::opt
   }
 }
 
-inline void bindOptBool(SQLite::Statement& s, const char* name, const std::optional<bool>& v) {
+template <Bindable S>
+void bindOptBool(S& s, const char* name, const std::optional<bool>& v) {
   const int index = parameterIndex(s, name);
   if (v) {
     s.bind(index, static_cast<std::int32_t>(*v ? 1 : 0));
@@ -126,12 +180,13 @@ inline void bindOptBool(SQLite::Statement& s, const char* name, const std::optio
 }
 
 /// Binds text without copying: `value` must outlive the next execution.
-inline void bindText(SQLite::Statement& s, const char* name, const std::string& value) {
+template <Bindable S>
+void bindText(S& s, const char* name, const std::string& value) {
   s.bindNoCopy(parameterIndex(s, name), value);
 }
 
-inline void bindOptText(SQLite::Statement& s, const char* name,
-                        const std::optional<std::string>& v) {
+template <Bindable S>
+void bindOptText(S& s, const char* name, const std::optional<std::string>& v) {
   const int index = parameterIndex(s, name);
   if (v) {
     s.bindNoCopy(index, *v);
@@ -141,7 +196,8 @@ inline void bindOptText(SQLite::Statement& s, const char* name,
 }
 
 /// Binds bytes as a BLOB without copying (a zero-length BLOB for an empty string, not NULL).
-inline void bindBlob(SQLite::Statement& s, const char* name, const std::string& bytes) {
+template <Bindable S>
+void bindBlob(S& s, const char* name, const std::string& bytes) {
   s.bindNoCopy(parameterIndex(s, name), static_cast<const void*>(bytes.data()),
                static_cast<int>(bytes.size()));
 }
@@ -211,10 +267,8 @@ inline std::optional<bool> optBool(const SQLite::Statement& s, int column) {
   return c.getInt64() != 0;
 }
 
-/// A statement's result columns read by name, each name looked up once (columnIndex()) and
-/// its position remembered, for statements that read many rows. Names are remembered by
-/// address, so pass string literals; another pointer with the same text is looked up again,
-/// which costs time, not correctness.
+/// A statement's result columns read by name, each name looked up once (columnIndex(),
+/// NamePositions), for statements that read many rows.
 class NamedColumns {
  public:
   explicit NamedColumns(const SQLite::Statement& s) : statement_(s) {}
@@ -222,14 +276,7 @@ class NamedColumns {
   const SQLite::Statement& statement() const { return statement_; }
 
   int index(const char* name) const {
-    for (const auto& [known, position] : known_) {
-      if (known == name) {
-        return position;
-      }
-    }
-    const int position = columnIndex(statement_, name);
-    known_.emplace_back(name, position);
-    return position;
+    return known_.find(name, [this](const char* n) { return columnIndex(statement_, n); });
   }
 
   SQLite::Column get(const char* name) const { return statement_.getColumn(index(name)); }
@@ -248,7 +295,7 @@ class NamedColumns {
 
  private:
   const SQLite::Statement& statement_;
-  mutable std::vector<std::pair<const char*, int>> known_;
+  mutable NamePositions known_;
 };
 
 /// The body (or blob) in column `body` as it was written, decompressed per column `codec`. Throws

@@ -7,6 +7,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -103,6 +105,51 @@ TEST_F(SqliteSupportTest, NamedColumnsReadEveryRowByName) {
   EXPECT_EQ(c.optText("name"), std::nullopt);
   EXPECT_EQ(c.index("size"), 0);
   EXPECT_THROW(c.get("ratio"), std::logic_error);
+}
+
+TEST_F(SqliteSupportTest, AReusedStatementBindsRightInWhateverOrderItsRowsBind) {
+  ReusedStatement insert(db_, "INSERT INTO t (id, name, size) VALUES (:id, :name, :size)");
+  const std::string a = "a";
+  const std::string b = "b";
+  const std::string c = "c";
+  // The remembered positions are searched from the last one found: a row that binds in
+  // another order, or skips a name, must still land every value in its own column.
+  bindInt(insert, ":id", 1);
+  bindText(insert, ":name", a);
+  bindInt(insert, ":size", 10);
+  execOnce(insert);
+  bindInt(insert, ":size", 20);
+  bindText(insert, ":name", b);
+  bindInt(insert, ":id", 2);
+  execOnce(insert);
+  bindText(insert, ":name", c);
+  bindInt(insert, ":id", 3);
+  bindInt(insert, ":size", 30);
+  execOnce(insert);
+  EXPECT_THROW(bindInt(insert, ":nmae", 1), std::logic_error);
+
+  SQLite::Statement select(db_, "SELECT id, name, size FROM t ORDER BY id");
+  const NamedColumns col(select);
+  for (const auto& [id, name, size] :
+       {std::tuple{1, "a", 10}, std::tuple{2, "b", 20}, std::tuple{3, "c", 30}}) {
+    ASSERT_TRUE(select.executeStep());
+    EXPECT_EQ(col.get("id").getInt64(), id);
+    EXPECT_EQ(col.optText("name"), name);
+    EXPECT_EQ(col.optInt("size"), size);
+  }
+}
+
+TEST_F(SqliteSupportTest, AStatementLeaseKeepsOneReusedStatement) {
+  db_.exec("INSERT INTO t (id, name) VALUES (1, 'a'), (2, 'b')");
+  std::optional<ReusedStatement> kept;
+  const char* sql = "SELECT name FROM t WHERE id = :id";
+  for (const auto& [id, name] : {std::pair{1, "a"}, std::pair{2, "b"}}) {
+    StatementLease lease(kept, db_, sql);
+    bindInt(*lease, ":id", id);
+    ASSERT_TRUE((*lease).executeStep());
+    EXPECT_EQ((*lease).getColumn(0).getString(), name);
+  }
+  EXPECT_TRUE(kept.has_value());
 }
 
 }  // namespace
