@@ -7,6 +7,8 @@
 #include <system_error>
 #include <thread>
 
+#include "agentvcr/store/identity.hpp"
+
 namespace agentvcr::cli {
 namespace {
 
@@ -103,6 +105,19 @@ std::string defaultFixturesDir(std::string& dir) {
   }
   dir = found->string();
   return {};
+}
+
+void addNodeOption(CLI::App* subcommand, std::string& node) {
+  subcommand->add_option("--node", node,
+                         "Node the recorded session names as its origin (default: host name)");
+}
+
+void printAlreadyHeld(const store::CopyResult& result, const std::string& archive,
+                      std::ostream& out) {
+  for (const store::SkippedSession& session : result.already_held) {
+    out << "already in " << archive << ", not copied again: session " << session.name << " ("
+        << store::shortUuid(session.uuid) << "); --as-new copies it as a new session\n";
+  }
 }
 
 }  // namespace agentvcr::cli

@@ -114,6 +114,7 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
   config.db_path = command.db_path;
   config.session.name = "demo";
   config.session.mode = "demo";
+  config.session.node = command.node;
   proxy::RecordingProxy recording(config);
   recording.start();
   const auto proxy_port = recording.endpoint().port();
@@ -157,6 +158,7 @@ Registration<DemoCommand> registerDemo(CLI::App& app, Invocation& invocation,
   auto* demo = app.add_subcommand(
       "demo", "Record scripted BENCH-like episodes through the proxy into an archive");
   demo->add_option("--db", command->db_path, "Archive to write")->capture_default_str();
+  addNodeOption(demo, command->node);
   demo->add_option("--fixtures", command->fixtures_dir,
                    "Fixtures folder (default: $AGENTVCR_FIXTURES, else the bundled fixtures)");
   runWhenParsed<DemoCommand>(

@@ -62,6 +62,7 @@ Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation) {
   auto& config = command->config;
   eval->add_option("--db", config.db_path, "SQLite archive")->capture_default_str();
   eval->add_option("--agent", *agent, "Live agent base URL (http://)")->required();
+  addNodeOption(eval, config.node);
   eval->add_option("--session", config.selection.sessions,
                    "Re-ask this session (repeatable; default: all but evaluations)");
   eval->add_option("--conversation", config.selection.conversations,

@@ -8,6 +8,7 @@
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/export.hpp"
+#include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::cli {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 std::size_t writeFormat(const ExportCommand& command, const store::ArchiveReader& archive,
                         const std::vector<std::int64_t>& ids, std::ostream& sink) {
   if (command.format == "har") {
-    return store::exportHar(archive, ids, AGENTVCR_VERSION, sink);
+    return store::exportHar(archive, ids, store::agentvcrVersion(), sink);
   }
   if (command.format == "curl") {
     return store::exportCurl(archive, ids, sink);

@@ -22,6 +22,7 @@ int runImport(const ImportCommand& command, std::ostream& out) {
   }
   store::ImportOptions options;
   options.session_name = command.session_name;
+  options.as_new = command.as_new;
   const store::CopyResult result = store::importJsonl(in, command.db_path, options);
   out << "imported " << result.exchanges << " exchange(s) into " << result.session_ids.size()
       << " session(s):";
@@ -29,6 +30,7 @@ int runImport(const ImportCommand& command, std::ostream& out) {
     out << ' ' << id;
   }
   out << "\n";
+  printAlreadyHeld(result, command.db_path, out);
   return kExitOk;
 }
 
@@ -43,6 +45,8 @@ Registration<ImportCommand> registerImport(CLI::App& app, Invocation& invocation
       ->capture_default_str();
   importer->add_option("--session-name", command->session_name,
                        "Name of the imported session(s) (default: the exported names)");
+  importer->add_flag("--as-new", command->as_new,
+                     "Import sessions the archive already holds again, each with a new uuid");
   importer->add_option("input", command->in_path, "JSONL file")
       ->required()
       ->check(CLI::ExistingFile);

@@ -8,6 +8,8 @@
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/identity.hpp"
+#include "agentvcr/store/timing.hpp"
 
 namespace agentvcr::cli {
 namespace {
@@ -72,6 +74,21 @@ std::string decision(const store::CandidateRow& candidate) {
   return text.empty() ? "empty decision" : text;
 }
 
+std::string milliseconds(std::optional<std::int64_t> ns) {
+  if (!ns) {
+    return "not measured";
+  }
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3) << static_cast<double>(*ns) / 1e6 << " ms";
+  return text.str();
+}
+
+void printTiming(const store::TimingSplit& split, std::ostream& out) {
+  out << "  timing: caller -> proxy " << milliseconds(split.caller_to_proxy) << ", proxy -> agent "
+      << milliseconds(split.proxy_to_agent) << ", agent " << milliseconds(split.agent)
+      << ", the rest " << milliseconds(split.rest) << "\n";
+}
+
 void printHeaders(const protocol::Headers& headers, std::ostream& out) {
   for (const auto& field : headers) {
     out << "    " << field.name << ": " << field.value << "\n";
@@ -98,8 +115,12 @@ int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodi
         << duration(exchange->started_ns, exchange->upstream_first_byte_ns);
   }
   out << "\n";
+  printTiming(store::timingSplit(*exchange), out);
   if (exchange->error) {
     out << "  error: " << *exchange->error << "\n";
+  }
+  if (exchange->fault) {
+    out << "  fault injected by agentvcr: " << *exchange->fault << "\n";
   }
   if (exchange->findings) {
     out << "  contract findings: " << *exchange->findings << "\n";
@@ -157,18 +178,20 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
 int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, std::ostream& out) {
   store::ArchiveReader archive(db_path);
   if (!session_id) {
-    out << std::left << std::setw(5) << "ID" << std::setw(16) << "NAME" << std::setw(8) << "MODE"
-        << std::setw(30) << "UPSTREAM" << std::setw(34) << "AGENT" << std::setw(21)
-        << "STARTED (UTC)" << std::setw(10) << "DURATION" << std::setw(7) << "EXCH" << std::setw(7)
-        << "STEPS" << std::setw(6) << "CONV"
+    out << std::left << std::setw(5) << "ID" << std::setw(10) << "UUID" << std::setw(14) << "NODE"
+        << std::setw(16) << "NAME" << std::setw(8) << "MODE" << std::setw(30) << "UPSTREAM"
+        << std::setw(34) << "AGENT" << std::setw(21) << "STARTED (UTC)" << std::setw(10)
+        << "DURATION" << std::setw(7) << "EXCH" << std::setw(7) << "STEPS" << std::setw(6) << "CONV"
         << "FAILED\n";
     for (const auto& session : archive.sessions()) {
       std::string agent =
           session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
-      out << std::setw(5) << session.id << std::setw(16) << oneLine(session.name, 15)
-          << std::setw(8) << session.mode << std::setw(30) << oneLine(session.upstream, 29)
-          << std::setw(34) << oneLine(agent, 33) << std::setw(21) << utcTime(session.started_ns)
-          << std::setw(10) << duration(session.started_ns, session.ended_ns) << std::setw(7)
+      out << std::setw(5) << session.id << std::setw(10) << store::shortUuid(session.uuid)
+          << std::setw(14) << oneLine(session.node, 13) << std::setw(16)
+          << oneLine(session.name, 15) << std::setw(8) << session.mode << std::setw(30)
+          << oneLine(session.upstream, 29) << std::setw(34) << oneLine(agent, 33) << std::setw(21)
+          << utcTime(session.started_ns) << std::setw(10)
+          << duration(session.started_ns, session.ended_ns) << std::setw(7)
           << session.exchange_count << std::setw(7) << session.step_count << std::setw(6)
           << session.conversation_count
           << session.failed_exchange_count + session.error_candidate_count << "\n";

@@ -98,6 +98,7 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
   record->add_option("--listen", args->listen, "Address to listen on")->capture_default_str();
   record->add_option("--db", config.db_path, "SQLite archive")->capture_default_str();
   record->add_option("--session", config.session.name, "Session name");
+  addNodeOption(record, config.session.node);
   record->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
   record
       ->add_option("--max-body", config.relay.max_request_body,

@@ -93,6 +93,7 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
       ->check(CLI::IsMember({"error", "http", "forward"}))
       ->capture_default_str();
   replay->add_option("--upstream", args->upstream, "Live agent asked under --on-miss forward");
+  addNodeOption(replay, config.node);
   replay->add_option("--ignore", args->ignore,
                      "JSON pointer into an input left out of its key (repeatable)");
   replay->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();

@@ -1,6 +1,7 @@
 // Recognising A2A JSON-RPC, its replay key and id re-stamping (a2a-protocol.md §4, §5, §7).
 
 #include <array>
+#include <utility>
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/canonical.hpp"
@@ -34,6 +35,26 @@ void setId(OrderedJson& response, const Json& live_id) {
 }
 
 }  // namespace
+
+std::string_view normalTaskState(std::string_view wire_state) {
+  // v1.0 spells each v0.3 state in upper case, with `_` for `-`, behind TASK_STATE_.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 8> kStates = {{
+      {"submitted", "TASK_STATE_SUBMITTED"},
+      {"working", "TASK_STATE_WORKING"},
+      {"input-required", "TASK_STATE_INPUT_REQUIRED"},
+      {"auth-required", "TASK_STATE_AUTH_REQUIRED"},
+      {"completed", "TASK_STATE_COMPLETED"},
+      {"failed", "TASK_STATE_FAILED"},
+      {"canceled", "TASK_STATE_CANCELED"},
+      {"rejected", "TASK_STATE_REJECTED"},
+  }};
+  for (const auto& [v03, v10] : kStates) {
+    if (wire_state == v03 || wire_state == v10) {
+      return v03;
+    }
+  }
+  return "unknown";
+}
 
 const char* wireVersionName(WireVersion version) {
   return version == WireVersion::V10 ? "1.0" : "0.3";

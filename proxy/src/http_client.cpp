@@ -7,6 +7,12 @@
 #include "http_message.hpp"
 
 namespace agentvcr::proxy {
+namespace {
+
+/// The most the first read of an answer takes.
+constexpr std::size_t kFirstRead = 16 * 1024;
+
+}  // namespace
 
 std::string ClientResponse::header(std::string_view name) const {
   return std::string(protocol::headerValue(headers, name));
@@ -40,6 +46,15 @@ class HttpClient::Impl {
       http::response_parser<http::string_body> parser;
       parser.body_limit(boost::none);
       beast::error_code ec = write_ec;
+      const std::int64_t sent_ns = protocol::nowNs();
+      if (!ec && buffer_.size() == 0) {
+        // The first bytes on their own, to time them; the parser reads them from the buffer.
+        auto [read_ec, read] =
+            co_await stream_->async_read_some(buffer_.prepare(kFirstRead), kUseTuple);
+        buffer_.commit(read);
+        ec = read_ec;
+      }
+      const std::int64_t first_byte_ns = protocol::nowNs();
       if (!ec) {
         std::tie(ec, std::ignore) = co_await http::async_read(*stream_, buffer_, parser, kUseTuple);
       }
@@ -59,7 +74,7 @@ class HttpClient::Impl {
         buffer_.clear();
       }
       co_return ClientResponse{static_cast<int>(response.result_int()), toHeaders(response.base()),
-                               std::move(response.body())};
+                               std::move(response.body()), sent_ns, first_byte_ns};
     }
   }
 

@@ -31,8 +31,9 @@ namespace agentvcr::proxy {
 using ExchangeSink =
     std::function<bool(protocol::Exchange& exchange, const std::function<void()>& on_committed)>;
 
-/// Where the relay reads the time it records (started_ns, upstream_first_byte_ns, ended_ns,
-/// SSE arrivals): protocol::nowNs in the proxy, a hand-set one in tests.
+/// Where the relay reads the time it records (started_ns, request_ended_ns, upstream_sent_ns,
+/// upstream_first_byte_ns, ended_ns, SSE arrivals): protocol::nowNs in the proxy, a hand-set one in
+/// tests.
 using RelayClock = std::function<std::int64_t()>;
 
 inline constexpr std::size_t kRelayChunkBytes = 64 * 1024;
@@ -224,6 +225,7 @@ class RelayCore {
       co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
       co_return false;
     }
+    exchange.request_ended_ns = clock_();
 
     Request request = parser.release();
     stripHopByHop(request.base());
@@ -340,6 +342,7 @@ class RelayCore {
   asio::awaitable<bool> forward(Client& client, Request& request, unsigned client_version,
                                 bool client_keep_alive, RelayedExchange& exchange) {
     for (int attempt = 0;; ++attempt) {
+      exchange.upstream_sent_ns = 0;  // a stale connection's write does not count
       bool reused = false;
       ConnectFailure failure;
       // (Not a conditional expression: GCC 12 miscompiles co_await inside `?:`.)
@@ -372,6 +375,9 @@ class RelayCore {
 
       expiresAfter(upstream->stream, options_->upstream_timeout);
       auto [ec, written] = co_await writeWholeMessage(upstream->stream, request);
+      if (!ec) {
+        exchange.upstream_sent_ns = clock_();
+      }
       if (!ec && upstream->buffer.size() == 0) {
         // Wait for the first response byte on its own to time it exactly.
         auto [read_ec, read] = co_await upstream->stream.async_read_some(

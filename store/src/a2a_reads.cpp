@@ -11,7 +11,8 @@ namespace {
 
 constexpr const char* kCallColumns = R"sql(
   SELECT c.id, c.exchange_id, c.session_id, c.position, c.wire_version, c.method, c.rpc_id,
-         c.task_id, c.context_id, c.skill_id, c.message_id, c.task_state, c.result_kind,
+         c.task_id, c.context_id, c.skill_id, c.message_id, c.task_state, c.task_state_norm,
+         c.result_kind,
          c.artifacts, c.history, c.request_text, c.response_text, c.error_code,
          c.error_message, c.error_data, c.retry_after, c.replay_key, c.conversation_id,
          e.status, e.started_ns, e.ended_ns,
@@ -33,6 +34,7 @@ A2aCallRow readCall(const NamedColumns& c) {
   r.skill_id = c.optText("skill_id");
   r.message_id = c.optText("message_id");
   r.task_state = c.optText("task_state");
+  r.task_state_norm = c.optText("task_state_norm");
   r.result_kind = c.optText("result_kind");
   r.artifacts = c.optText("artifacts");
   r.history = c.optText("history");

@@ -2,18 +2,28 @@
 
 #include "archive_indexer_a2a.hpp"
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "decode.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
 
-/// What a call tells its conversation about how things stand: the task state, or "error".
+/// The call's task state in one vocabulary for both wire versions (normalTaskState()).
+std::optional<std::string> normalState(const protocol::a2a::Call& call) {
+  if (!call.task_state) {
+    return std::nullopt;
+  }
+  return std::string(protocol::a2a::normalTaskState(*call.task_state));
+}
+
+/// What a call tells its conversation about how things stand: the normal task state, or
+/// "error".
 std::optional<std::string> endedIn(const protocol::a2a::Call& call) {
   if (call.error_code) {
     return std::string("error");
   }
-  return call.task_state;
+  return normalState(call);
 }
 
 }  // namespace
@@ -21,12 +31,12 @@ std::optional<std::string> endedIn(const protocol::a2a::Call& call) {
 ArchiveIndexer::A2aStatements::A2aStatements(SQLite::Database& db)
     : call(db, R"sql(
         INSERT INTO a2a_calls (exchange_id, session_id, position, wire_version, method, rpc_id,
-          task_id, context_id, skill_id, message_id, task_state, result_kind, artifacts,
-          history, request_text, response_text, error_code, error_message, error_data,
+          task_id, context_id, skill_id, message_id, task_state, task_state_norm, result_kind,
+          artifacts, history, request_text, response_text, error_code, error_message, error_data,
           retry_after, replay_key, conversation_id)
         VALUES (:exchange_id, :session_id, :position, :wire_version, :method, :rpc_id,
-          :task_id, :context_id, :skill_id, :message_id, :task_state, :result_kind, :artifacts,
-          :history, :request_text, :response_text, :error_code, :error_message, :error_data,
+          :task_id, :context_id, :skill_id, :message_id, :task_state, :task_state_norm,
+          :result_kind, :artifacts, :history, :request_text, :response_text, :error_code, :error_message, :error_data,
           :retry_after, :replay_key, :conversation_id))sql"),
       conversation_by_context(db, R"sql(
         SELECT id FROM conversations
@@ -90,6 +100,8 @@ void ArchiveIndexer::writeA2aAndStream(const DecodedExchange& d, std::int64_t ex
     bindOptText(s, ":skill_id", call.skill_id);
     bindOptText(s, ":message_id", call.message_id);
     bindOptText(s, ":task_state", call.task_state);
+    const std::optional<std::string> state = normalState(call);
+    bindOptText(s, ":task_state_norm", state);
     bindOptText(s, ":result_kind", call.result_kind);
     bindOptText(s, ":artifacts", call.artifacts);
     bindOptText(s, ":history", call.history);

@@ -35,8 +35,8 @@ using protocol::Json;
 namespace {
 
 constexpr const char* kSessionColumns = R"sql(
-  SELECT id, name, mode, upstream, listen, started_ns, ended_ns, agent_health, agent_info,
-         agent_id, agent_version, exchange_count, step_count, candidate_count,
+  SELECT id, uuid, node, recorder_version, derived_from, name, mode, upstream, listen,
+         started_ns, ended_ns, agent_health, agent_info, agent_id, agent_version, exchange_count, step_count, candidate_count,
          internal_step_count, conversation_count, error_candidate_count, failed_exchange_count,
          invalid_exchange_count
   FROM sessions)sql";
@@ -67,8 +67,9 @@ constexpr const char* kExchangeColumns = R"sql(
          request_body_redacted,
          coalesce(request_body_size, length(request_body)) AS request_body_size,
          coalesce(response_body_size, length(response_body)) AS response_body_size,
-         response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns, outcome, error,
-         protocol, route, magma_request_id, request_valid, response_valid, findings)sql";
+         response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
+         upstream_first_byte_ns, ended_ns, outcome, error, fault, protocol, route,
+         magma_request_id, request_valid, response_valid, findings)sql";
 
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
 /// (readExchangeWithPayload()).
@@ -86,6 +87,10 @@ std::int64_t sqlLimit(std::size_t limit) {
 SessionRow readSession(const NamedColumns& c) {
   SessionRow r;
   r.id = c.get("id").getInt64();
+  r.uuid = c.get("uuid").getString();
+  r.node = c.get("node").getString();
+  r.recorder_version = c.optText("recorder_version");
+  r.derived_from = c.optText("derived_from");
   r.name = c.get("name").getString();
   r.mode = c.get("mode").getString();
   r.upstream = c.get("upstream").getString();
@@ -196,10 +201,13 @@ ExchangeRow readExchange(const NamedColumns& c) {
   r.response_body_size = c.get("response_body_size").getInt64();
   r.response_from_upstream = c.get("response_from_upstream").getInt64() != 0;
   r.started_ns = c.get("started_ns").getInt64();
+  r.request_ended_ns = c.optInt("request_ended_ns");
+  r.upstream_sent_ns = c.optInt("upstream_sent_ns");
   r.upstream_first_byte_ns = c.optInt("upstream_first_byte_ns");
   r.ended_ns = c.optInt("ended_ns");
   r.outcome = c.get("outcome").getString();
   r.error = c.optText("error");
+  r.fault = c.optText("fault");
   r.protocol = c.get("protocol").getString();
   r.route = c.get("route").getString();
   r.magma_request_id = c.optText("magma_request_id");

@@ -14,6 +14,7 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
@@ -86,13 +87,15 @@ struct ArchiveWriter::Statements {
             response_body, response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
             request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
-            request_body_dictionary, response_body_dictionary)
+            request_body_dictionary, response_body_dictionary, request_ended_ns, upstream_sent_ns,
+            fault)
           VALUES (:session_id, :seq, :client_address, :method, :target, :http_version, :status,
             :request_headers, :request_body, :request_body_redacted, :response_headers,
             :response_body, :response_from_upstream, :started_ns, :upstream_first_byte_ns,
             :ended_ns, :outcome, :error, :protocol, :route, :findings, :request_body_codec,
             :response_body_codec, :request_body_size, :response_body_size, :response_arrivals,
-            :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary))sql"),
+            :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary,
+            :request_ended_ns, :upstream_sent_ns, :fault))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + :exchanges,
@@ -119,13 +122,21 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     : db_(db), options_(options) {
   try {
     SQLite::Statement insert(db_, R"sql(
-      INSERT INTO sessions (name, mode, upstream, listen, started_ns)
-      VALUES (:name, :mode, :upstream, :listen, :started_ns))sql");
-    insert.bind(":name", session.name);
-    insert.bind(":mode", session.mode);
-    insert.bind(":upstream", session.upstream);
-    insert.bind(":listen", session.listen);
+      INSERT INTO sessions (name, mode, upstream, listen, started_ns, uuid, node,
+        recorder_version, derived_from)
+      VALUES (:name, :mode, :upstream, :listen, :started_ns, :uuid, :node, :recorder_version,
+        :derived_from))sql");
+    const std::string uuid = session.uuid.empty() ? mintUuid() : session.uuid;
+    const std::string node = session.node.empty() ? localNodeName() : session.node;
+    bindText(insert, ":name", session.name);
+    bindText(insert, ":mode", session.mode);
+    bindText(insert, ":upstream", session.upstream);
+    bindText(insert, ":listen", session.listen);
     bindInt(insert, ":started_ns", session.started_ns.value_or(protocol::nowNs()));
+    bindText(insert, ":uuid", uuid);
+    bindText(insert, ":node", node);
+    bindOptText(insert, ":recorder_version", session.recorder_version);
+    bindOptText(insert, ":derived_from", session.derived_from);
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
     ended_ns_ = session.ended_ns;
@@ -198,6 +209,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const std::string response_headers = headersToJson(ex.response_headers);
     const std::optional<std::string> arrivals = arrivalsToJson(ex.response_arrivals);
     const std::optional<std::string> error = nonEmpty(ex.error);
+    const std::optional<std::string> fault = nonEmpty(ex.fault);
     const std::string outcome = protocol::outcomeName(ex.outcome);
     PackedBody request;
     PackedBody response;
@@ -224,10 +236,13 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     bindBlob(e, ":response_body", response_frame ? *response_frame : ex.response_body);
     bindInt(e, ":response_from_upstream", ex.response_from_upstream ? 1 : 0);
     bindInt(e, ":started_ns", ex.started_ns);
+    bindOptInt(e, ":request_ended_ns", nonZero(ex.request_ended_ns));
+    bindOptInt(e, ":upstream_sent_ns", nonZero(ex.upstream_sent_ns));
     bindOptInt(e, ":upstream_first_byte_ns", nonZero(ex.upstream_first_byte_ns));
     bindOptInt(e, ":ended_ns", nonZero(ex.ended_ns));
     bindText(e, ":outcome", outcome);
     bindOptText(e, ":error", error);
+    bindOptText(e, ":fault", fault);
     bindText(e, ":protocol", r.protocol);
     bindText(e, ":route", r.route);
     bindOptText(e, ":findings", r.findings);

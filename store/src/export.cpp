@@ -35,7 +35,10 @@ Ordered exchangeLine(const ExchangeRow& ex) {
   line["status"] = ex.status;
   line["outcome"] = ex.outcome;
   line["error"] = optionalText(ex.error);
+  line["fault"] = optionalText(ex.fault);
   line["started_ns"] = ex.started_ns;
+  line["request_ended_ns"] = optional(ex.request_ended_ns);
+  line["upstream_sent_ns"] = optional(ex.upstream_sent_ns);
   line["upstream_first_byte_ns"] = optional(ex.upstream_first_byte_ns);
   line["ended_ns"] = optional(ex.ended_ns);
   line["protocol"] = ex.protocol;
@@ -50,6 +53,10 @@ Ordered exchangeLine(const ExchangeRow& ex) {
 Ordered sessionLine(const SessionRow& session) {
   Ordered row = Ordered::object();
   row["id"] = session.id;
+  row["uuid"] = session.uuid;
+  row["node"] = session.node;
+  row["recorder_version"] = optionalText(session.recorder_version);
+  row["derived_from"] = optionalText(session.derived_from);
   row["name"] = session.name;
   row["mode"] = session.mode;
   row["upstream"] = session.upstream;

@@ -95,6 +95,7 @@ Ordered a2aCallsJson(const ArchiveReader& reader, std::int64_t exchange_id) {
     c["context_id"] = text(row.context_id);
     c["skill_id"] = text(row.skill_id);
     c["task_state"] = text(row.task_state);
+    c["task_state_norm"] = text(row.task_state_norm);
     c["result_kind"] = text(row.result_kind);
     c["error_code"] = integer(row.error_code);
     c["error_message"] = text(row.error_message);

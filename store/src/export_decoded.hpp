@@ -20,7 +20,8 @@ Ordered magmaStepsJson(const ArchiveReader& reader, std::int64_t exchange_id);
 /// [{position, source_id, feedback, failure}] of the env steps only.
 Ordered envFeedbackJson(const ArchiveReader& reader, std::int64_t exchange_id);
 
-/// [{position, method, rpc_id, task_id, context_id, skill_id, task_state, result_kind,
+/// [{position, method, rpc_id, task_id, context_id, skill_id, task_state, task_state_norm,
+/// result_kind,
 /// error_code, error_message, conversation_id}]
 Ordered a2aCallsJson(const ArchiveReader& reader, std::int64_t exchange_id);
 

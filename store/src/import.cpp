@@ -25,15 +25,32 @@ std::optional<std::string> optionalBody(const json& object, const char* key) {
   return detail::bodyFromJson(object[key]);
 }
 
-SessionInfo sessionFromLine(const json& session) {
-  SessionInfo info;
-  info.name = session.at("name").get<std::string>();
-  info.mode = session.at("mode").get<std::string>();
-  info.upstream = session.at("upstream").get<std::string>();
-  info.listen = session.at("listen").get<std::string>();
-  info.started_ns = session.at("started_ns").get<std::int64_t>();
-  info.ended_ns = optionalInt(session.at("ended_ns"));
-  return info;
+std::optional<std::string> optionalText(const json& object, const char* key) {
+  if (!object.contains(key) || object[key].is_null()) {
+    return std::nullopt;
+  }
+  return object[key].get<std::string>();
+}
+
+/// The session an exported line describes. Exports older than schema 11 carry no identity:
+/// such a session is imported as one never seen, with node `unknown`.
+SessionRow sessionFromLine(const json& session) {
+  SessionRow row;
+  row.uuid = session.value("uuid", std::string());
+  row.node = session.value("node", std::string("unknown"));
+  row.recorder_version = optionalText(session, "recorder_version");
+  row.derived_from = optionalText(session, "derived_from");
+  row.name = session.at("name").get<std::string>();
+  row.mode = session.at("mode").get<std::string>();
+  row.upstream = session.at("upstream").get<std::string>();
+  row.listen = session.at("listen").get<std::string>();
+  row.started_ns = session.at("started_ns").get<std::int64_t>();
+  row.ended_ns = optionalInt(session.at("ended_ns"));
+  return row;
+}
+
+std::optional<std::int64_t> optionalTime(const json& line, const char* key) {
+  return line.contains(key) ? optionalInt(line[key]) : std::nullopt;
 }
 
 ExchangeRow exchangeFromLine(const json& line) {
@@ -46,7 +63,10 @@ ExchangeRow exchangeFromLine(const json& line) {
   row.outcome = line.at("outcome").get<std::string>();
   row.error =
       line.at("error").is_null() ? std::nullopt : std::optional(line["error"].get<std::string>());
+  row.fault = optionalText(line, "fault");
   row.started_ns = line.at("started_ns").get<std::int64_t>();
+  row.request_ended_ns = optionalTime(line, "request_ended_ns");
+  row.upstream_sent_ns = optionalTime(line, "upstream_sent_ns");
   row.upstream_first_byte_ns = optionalInt(line.at("upstream_first_byte_ns"));
   row.ended_ns = optionalInt(line.at("ended_ns"));
   row.request_headers = detail::headersFromJsonArray(line.at("request_headers"));
@@ -71,16 +91,25 @@ std::vector<std::int64_t> eventTimes(const json& line) {
 class Importer {
  public:
   Importer(const std::string& db_path, const ImportOptions& options)
-      : db_path_(db_path), options_(options) {}
+      : db_path_(db_path), options_(options), held_(db_path, options.recorder.busy_timeout) {}
 
-  void startSession(std::int64_t exported_id, SessionInfo info, std::optional<std::string> health,
-                    std::optional<std::string> agent_info) {
+  void startSession(std::int64_t exported_id, const SessionRow& session,
+                    std::optional<std::string> health, std::optional<std::string> agent_info) {
     finish();
+    exported_id_ = exported_id;
+    skipping_ = !options_.as_new && held_.holds(session.uuid);
+    if (skipping_) {
+      result_.already_held.push_back({session.uuid, session.name});
+      return;
+    }
+    if (!options_.as_new) {
+      held_.add(session.uuid);
+    }
+    SessionInfo info = detail::sessionInfoOf(session, options_.as_new);
     if (!options_.session_name.empty()) {
       info.name = options_.session_name;
     }
     recorder_ = std::make_unique<Recorder>(db_path_, info, options_.recorder);
-    exported_id_ = exported_id;
     result_.session_ids.push_back(recorder_->sessionId());
     if (health || agent_info) {
       recorder_->recordAgentIdentity(health.value_or(""), agent_info.value_or(""));
@@ -89,11 +118,16 @@ class Importer {
 
   void add(std::int64_t exported_session, const ExchangeRow& row,
            const std::vector<std::int64_t>& event_times) {
-    if (!recorder_ || exported_session != exported_id_) {
-      SessionInfo info;
-      info.name = "import-" + std::to_string(exported_session);
-      info.mode = "import";
-      startSession(exported_session, info, std::nullopt, std::nullopt);
+    const bool same_session = (recorder_ || skipping_) && exported_session == exported_id_;
+    if (same_session && skipping_) {
+      return;  // the archive holds this session already
+    }
+    if (!same_session) {
+      SessionRow session;  // no uuid: a session never seen before
+      session.name = "import-" + std::to_string(exported_session);
+      session.mode = "import";
+      session.node = "unknown";
+      startSession(exported_session, session, std::nullopt, std::nullopt);
     }
     protocol::Exchange exchange = detail::exchangeFromRow(row, event_times);
     detail::submitWaiting(*recorder_, exchange);
@@ -111,8 +145,10 @@ class Importer {
  private:
   std::string db_path_;
   ImportOptions options_;
+  detail::HeldSessions held_;
   std::unique_ptr<Recorder> recorder_;
   std::int64_t exported_id_ = 0;
+  bool skipping_ = false;  ///< the current exported session is one the archive held
   CopyResult result_;
 };
 

@@ -74,12 +74,21 @@ std::optional<std::int64_t> copiedStep(const ArchiveReader& input, const Archive
 }  // namespace
 
 CopyResult mergeArchive(const std::string& out_path, const std::string& in_path,
-                        const RecorderOptions& options) {
+                        const MergeOptions& merge) {
+  const RecorderOptions& options = merge.recorder;
   const ArchiveReader input(in_path, options.busy_timeout);
+  detail::HeldSessions held(out_path, options.busy_timeout);
   CopyResult result;
   std::map<std::int64_t, std::int64_t> exchange_map;
   for (const SessionRow& session : input.sessions()) {
-    Recorder recorder(out_path, detail::sessionInfoOf(session), options);
+    if (!merge.as_new && held.holds(session.uuid)) {
+      result.already_held.push_back({session.uuid, session.name});
+      continue;
+    }
+    if (!merge.as_new) {
+      held.add(session.uuid);
+    }
+    Recorder recorder(out_path, detail::sessionInfoOf(session, merge.as_new), options);
     result.session_ids.push_back(recorder.sessionId());
     if (session.agent_health || session.agent_info) {
       recorder.recordAgentIdentity(session.agent_health.value_or(""),

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -11,8 +12,10 @@
 #include <SQLiteCpp/Transaction.h>
 #include <sqlite3.h>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
 
@@ -363,6 +366,69 @@ CREATE VIRTUAL TABLE search_a2a_calls USING fts5(
 INSERT INTO search_a2a_calls(search_a2a_calls) VALUES ('rebuild');
 )sql";
 
+// Version 11: identities that survive copying, the timing points of the relay, injected faults
+// and one vocabulary of A2A task states. Rows written before get their uuid, and their
+// task_state_norm, from afterV11; their node is `unknown`; their version, derivation and the two
+// new timing points stay NULL (never measured). `exchanges_fault` is partial: exchanges without a
+// fault, nearly all of them, cost the capture nothing.
+constexpr const char* kSchemaV11 = R"sql(
+ALTER TABLE sessions ADD COLUMN uuid TEXT;
+ALTER TABLE sessions ADD COLUMN node TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE sessions ADD COLUMN recorder_version TEXT;
+ALTER TABLE sessions ADD COLUMN derived_from TEXT;
+ALTER TABLE exchanges ADD COLUMN request_ended_ns INTEGER;
+ALTER TABLE exchanges ADD COLUMN upstream_sent_ns INTEGER;
+ALTER TABLE exchanges ADD COLUMN fault TEXT;
+CREATE INDEX exchanges_fault ON exchanges(session_id, fault) WHERE fault IS NOT NULL;
+ALTER TABLE a2a_calls ADD COLUMN task_state_norm TEXT;
+CREATE INDEX a2a_calls_state ON a2a_calls(session_id, task_state_norm);
+)sql";
+
+/// SQL function agentvcr_mint_uuid(): a fresh uuid per row (mintUuid()).
+void mintUuidInSql(sqlite3_context* context, int /*argc*/, sqlite3_value** /*argv*/) {
+  try {
+    const std::string uuid = mintUuid();
+    sqlite3_result_text(context, uuid.data(), static_cast<int>(uuid.size()), SQLITE_TRANSIENT);
+  } catch (const std::exception& e) {
+    sqlite3_result_error(context, e.what(), -1);  // no exception may cross SQLite's C frames
+  }
+}
+
+/// SQL function agentvcr_task_state(TEXT): protocol::a2a::normalTaskState, NULL for NULL.
+void normalTaskStateInSql(sqlite3_context* context, int /*argc*/, sqlite3_value** argv) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+  if (text == nullptr) {
+    sqlite3_result_null(context);
+    return;
+  }
+  const std::string_view state = protocol::a2a::normalTaskState(
+      std::string_view(text, static_cast<std::size_t>(sqlite3_value_bytes(argv[0]))));
+  // The normal names are string literals: SQLite may keep pointing at them.
+  sqlite3_result_text(context, state.data(), static_cast<int>(state.size()), SQLITE_STATIC);
+}
+
+/// Fills the identity and normal states of rows written before version 11, through the C++ that
+/// computes them for new rows, called from SQL once per row.
+void afterV11(SQLite::Database& db) {
+  sqlite3* handle = db.getHandle();
+  if (sqlite3_create_function_v2(handle, "agentvcr_mint_uuid", 0, SQLITE_UTF8, nullptr,
+                                 &mintUuidInSql, nullptr, nullptr, nullptr) != SQLITE_OK ||
+      sqlite3_create_function_v2(handle, "agentvcr_task_state", 1,
+                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC, nullptr, &normalTaskStateInSql,
+                                 nullptr, nullptr, nullptr) != SQLITE_OK) {
+    throw std::runtime_error(std::string("cannot register the migration's functions: ") +
+                             sqlite3_errmsg(handle));
+  }
+  db.exec(R"sql(
+    UPDATE sessions SET uuid = agentvcr_mint_uuid() WHERE uuid IS NULL;
+    CREATE UNIQUE INDEX sessions_uuid ON sessions(uuid);
+    UPDATE a2a_calls SET task_state_norm = agentvcr_task_state(task_state)
+      WHERE task_state IS NOT NULL;
+    UPDATE conversations SET ended_in = agentvcr_task_state(ended_in)
+      WHERE protocol = 'a2a' AND ended_in IS NOT NULL AND ended_in <> 'error';
+  )sql");
+}
+
 /// Fills what v1 rows lack: protocol and route from method and target, session counters.
 void afterV2(SQLite::Database& db) {
   SQLite::Statement select(db, "SELECT id, method, target FROM exchanges");
@@ -396,10 +462,10 @@ struct Migration {
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, kSchemaV1, nullptr},   {2, kSchemaV2, &afterV2}, {3, kSchemaV3, nullptr},
-      {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},  {6, kSchemaV6, nullptr},
-      {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},  {9, kSchemaV9, nullptr},
-      {10, kSchemaV10, nullptr},
+      {1, kSchemaV1, nullptr},   {2, kSchemaV2, &afterV2},    {3, kSchemaV3, nullptr},
+      {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
+      {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
+      {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11},
   };
   return list;
 }
@@ -420,7 +486,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 10, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 11, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -1,10 +1,16 @@
 #include "session_copy.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
 #include "agentvcr/protocol/sse.hpp"
+#include "agentvcr/store/schema.hpp"
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -32,10 +38,13 @@ protocol::Exchange exchangeFromRow(const ExchangeRow& row,
   ex.response_body = row.response_body;
   ex.response_from_upstream = row.response_from_upstream;
   ex.started_ns = row.started_ns;
+  ex.request_ended_ns = row.request_ended_ns.value_or(0);
+  ex.upstream_sent_ns = row.upstream_sent_ns.value_or(0);
   ex.upstream_first_byte_ns = row.upstream_first_byte_ns.value_or(0);
   ex.ended_ns = row.ended_ns.value_or(0);
   ex.outcome = knownOutcome(row.outcome);
   ex.error = row.error.value_or("");
+  ex.fault = row.fault.value_or("");
   if (!event_at_ns.empty()) {
     const std::vector<protocol::SseEvent> events = protocol::parseEventStream(ex.response_body);
     const std::size_t n = std::min(events.size(), event_at_ns.size());
@@ -56,7 +65,7 @@ void submitWaiting(Recorder& recorder, protocol::Exchange& exchange) {
   }
 }
 
-SessionInfo sessionInfoOf(const SessionRow& row) {
+SessionInfo sessionInfoOf(const SessionRow& row, bool as_new) {
   SessionInfo info;
   info.name = row.name;
   info.mode = row.mode;
@@ -64,7 +73,35 @@ SessionInfo sessionInfoOf(const SessionRow& row) {
   info.listen = row.listen;
   info.started_ns = row.started_ns;
   info.ended_ns = row.ended_ns;
+  info.node = row.node;
+  info.recorder_version = row.recorder_version;
+  if (as_new) {
+    info.derived_from = row.uuid;  // and `uuid` stays empty: the recorder mints one
+  } else {
+    info.uuid = row.uuid;
+    info.derived_from = row.derived_from;
+  }
   return info;
+}
+
+HeldSessions::HeldSessions(const std::string& db_path, std::chrono::milliseconds busy_timeout) {
+  if (!std::filesystem::exists(db_path)) {
+    return;
+  }
+  migrateArchive(db_path, busy_timeout);  // an older archive's sessions get their uuids
+  SQLite::Database db = openDatabase(db_path, SQLite::OPEN_READONLY, busy_timeout);
+  SQLite::Statement q(db, "SELECT uuid FROM sessions");
+  while (q.executeStep()) {
+    uuids_.insert(column(q, "uuid").getString());
+  }
+}
+
+bool HeldSessions::holds(const std::string& uuid) const {
+  return !uuid.empty() && uuids_.count(uuid) != 0;
+}
+
+void HeldSessions::add(const std::string& uuid) {
+  uuids_.insert(uuid);
 }
 
 }  // namespace agentvcr::store::detail

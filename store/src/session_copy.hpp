@@ -3,7 +3,10 @@
 // Import and merge write recorded exchanges again through a Recorder, so the archive decodes,
 // threads and indexes them as if they had just been relayed.
 
+#include <chrono>
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "agentvcr/protocol/exchange.hpp"
@@ -22,7 +25,25 @@ protocol::Exchange exchangeFromRow(const ExchangeRow& row,
 /// Throws std::runtime_error when the recorder is closed.
 void submitWaiting(Recorder& recorder, protocol::Exchange& exchange);
 
-/// The SessionInfo that recreates `row`: name, mode, upstream, listen, start and end.
-SessionInfo sessionInfoOf(const SessionRow& row);
+/// The SessionInfo that recreates `row`: name, mode, upstream, listen, start and end, and its
+/// identity: its uuid, node and version, or with `as_new` a fresh uuid derived from its own.
+SessionInfo sessionInfoOf(const SessionRow& row, bool as_new);
+
+/// The uuids of the sessions an archive holds, so that a copy adds a session once however
+/// often it meets it (import and merge are idempotent).
+class HeldSessions {
+ public:
+  /// Reads the archive at `db_path`, migrating it first; none when there is no file yet.
+  /// Throws std::runtime_error "[store.*]" like migrateArchive().
+  HeldSessions(const std::string& db_path, std::chrono::milliseconds busy_timeout);
+
+  bool holds(const std::string& uuid) const;
+
+  /// Counts `uuid` as held from now on: the copy has just written it.
+  void add(const std::string& uuid);
+
+ private:
+  std::set<std::string> uuids_;
+};
 
 }  // namespace agentvcr::store::detail

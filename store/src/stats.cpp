@@ -100,10 +100,10 @@ void fillA2a(SQLite::Database& db, SessionStats& s) {
             s.a2a_errors[c.get("error_code").getInt64()] = c.get("calls").getInt64();
           });
   eachRow(db,
-          "SELECT task_state, count(*) AS calls FROM a2a_calls WHERE session_id = :session_id "
-          "AND task_state IS NOT NULL GROUP BY 1",
+          "SELECT task_state_norm, count(*) AS calls FROM a2a_calls "
+          "WHERE session_id = :session_id AND task_state_norm IS NOT NULL GROUP BY 1",
           s.session_id, [&](const Columns& c) {
-            s.a2a_task_states[c.get("task_state").getString()] = c.get("calls").getInt64();
+            s.a2a_task_states[c.get("task_state_norm").getString()] = c.get("calls").getInt64();
           });
 }
 

@@ -51,9 +51,12 @@ TEST_F(CliTest, DemoReplacesItsPreviousArchive) {
   cli::DemoCommand demo;
   demo.fixtures_dir = AGENTVCR_FIXTURES_DIR;
   demo.db_path = db_path_;
+  demo.node = "lab-7";
   std::ostringstream out;
   ASSERT_EQ(cli::runDemo(demo, out), cli::kExitOk);
-  EXPECT_EQ(store::ArchiveReader(db_path_).sessions().size(), 1u);
+  const auto sessions = store::ArchiveReader(db_path_).sessions();
+  ASSERT_EQ(sessions.size(), 1u);
+  EXPECT_EQ(sessions[0].node, "lab-7");
 }
 
 TEST_F(CliTest, LsListsSessionsAndConversations) {
@@ -61,6 +64,10 @@ TEST_F(CliTest, LsListsSessionsAndConversations) {
   ASSERT_EQ(cli::runLs(db_path_, std::nullopt, sessions), cli::kExitOk);
   EXPECT_THAT(sessions.str(), HasSubstr("agentvcr-scripted-demo 1.0.0"));
   EXPECT_THAT(sessions.str(), HasSubstr("demo"));
+  const store::SessionRow session = store::ArchiveReader(db_path_).sessions().at(0);
+  EXPECT_THAT(sessions.str(), HasSubstr("UUID"));
+  EXPECT_THAT(sessions.str(), HasSubstr(session.uuid.substr(0, 8) + "  "));
+  EXPECT_THAT(sessions.str(), HasSubstr(session.node.substr(0, 13)));
 
   std::ostringstream conversations;
   ASSERT_EQ(cli::runLs(db_path_, 1, conversations), cli::kExitOk);
@@ -87,6 +94,10 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
   ASSERT_EQ(cli::runShow(show, exchange), cli::kExitOk);
   EXPECT_THAT(exchange.str(), HasSubstr("GET /health -> 200"));
   EXPECT_THAT(exchange.str(), HasSubstr(R"({"status":"ready"})"));
+  // Relayed by the proxy: every share of the time was measured.
+  EXPECT_THAT(exchange.str(), ::testing::MatchesRegex(
+                                  ".*timing: caller -> proxy [0-9.]+ ms, proxy -> agent [0-9.]+ "
+                                  "ms, agent [0-9.]+ ms, the rest [0-9.]+ ms\n.*"));
 }
 
 TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {

@@ -65,16 +65,33 @@ TEST_F(ExportCliTest, HarAndCurlFormatsAndMerge) {
             static_cast<std::size_t>(store::ArchiveReader(db_path_).counts().exchanges));
   EXPECT_THAT(exportTo(db_path_, "curl"), HasSubstr("curl -sS -X 'POST'"));
 
+  // The second copy of the same archive adds nothing, says so, and still succeeds.
   cli::MergeCommand merge;
   merge.out_path = temp_.file("merged.sqlite");
   merge.in_paths = {db_path_, db_path_};
   std::ostringstream out;
   ASSERT_EQ(cli::runMerge(merge, out), cli::kExitOk);
-  const store::ArchiveReader merged(merge.out_path);
   const store::ArchiveReader demo(db_path_);
-  ASSERT_EQ(merged.sessions().size(), 2u);
-  EXPECT_EQ(merged.counts().exchanges, 2 * demo.counts().exchanges);
-  EXPECT_EQ(merged.counts().steps, 2 * demo.counts().steps);
+  const std::string uuid = demo.sessions().at(0).uuid;
+  {
+    const store::ArchiveReader merged(merge.out_path);
+    ASSERT_EQ(merged.sessions().size(), 1u);
+    EXPECT_EQ(merged.sessions()[0].uuid, uuid);
+    EXPECT_EQ(merged.counts().exchanges, demo.counts().exchanges);
+    EXPECT_EQ(merged.counts().steps, demo.counts().steps);
+  }
+  EXPECT_THAT(out.str(), HasSubstr("not copied again: session demo (" + uuid.substr(0, 8) + ")"));
+
+  // --as-new copies it again, as a session derived from the first.
+  merge.in_paths = {db_path_};
+  merge.as_new = true;
+  ASSERT_EQ(cli::runMerge(merge, out), cli::kExitOk);
+  {
+    const store::ArchiveReader merged(merge.out_path);
+    ASSERT_EQ(merged.sessions().size(), 2u);
+    EXPECT_EQ(merged.sessions()[1].derived_from, uuid);
+    EXPECT_EQ(merged.counts().exchanges, 2 * demo.counts().exchanges);
+  }
 
   cli::MergeCommand into_itself;
   into_itself.out_path = db_path_;

@@ -18,7 +18,6 @@ using ::testing::StartsWith;
 constexpr const char* kValidRequest =
     R"({"request_id": "r", "inputs": [{"id": 0, "instruction": {"type": "user", "content": "hi"}}]})";
 
-/// A port nothing listens on: bound, read back, closed.
 /// A port nothing listens on. Not a port freed a moment ago: under parallel tests the kernel
 /// hands it out again, even to this test's own proxy, which then relays to itself.
 std::uint16_t deadPort() {
@@ -38,6 +37,10 @@ TEST_F(RelayFailureTest, AgentDownGives502AndIsRecorded) {
   EXPECT_FALSE(exchanges[0].response_from_upstream);
   EXPECT_THAT(exchanges[0].error.value_or(""), StartsWith("[proxy.upstream.refused]"));
   EXPECT_EQ(exchanges[0].request_body, kValidRequest);
+  // The request was read whole but never reached an agent.
+  EXPECT_TRUE(exchanges[0].request_ended_ns.has_value());
+  EXPECT_EQ(exchanges[0].upstream_sent_ns, std::nullopt);
+  EXPECT_EQ(exchanges[0].upstream_first_byte_ns, std::nullopt);
 }
 
 TEST_F(RelayFailureTest, AgentResetMidBodyGives502BeforeAnyByteReachedTheCaller) {

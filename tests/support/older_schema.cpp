@@ -6,14 +6,34 @@
 namespace agentvcr::testing {
 
 void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 5 || version > 9) {
+  if (version < 2 || version > 10) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 10: A2A calls searchable; the latency index over every exchange.
+  // Version 11: identities, timing points, faults, normal A2A states. A conversation ended in
+  // its last call's state as on the wire.
   db.exec(R"sql(
-    DROP TABLE search_a2a_calls;
-    DROP INDEX exchanges_latency;
-    CREATE INDEX exchanges_latency ON exchanges(ended_ns - started_ns))sql");
+    UPDATE conversations SET ended_in = (
+      SELECT c.task_state FROM a2a_calls c WHERE c.conversation_id = conversations.id
+      AND c.task_state IS NOT NULL ORDER BY c.id DESC LIMIT 1)
+    WHERE protocol = 'a2a' AND ended_in IS NOT NULL AND ended_in <> 'error';
+    DROP INDEX sessions_uuid;
+    DROP INDEX exchanges_fault;
+    DROP INDEX a2a_calls_state;
+    ALTER TABLE sessions DROP COLUMN uuid;
+    ALTER TABLE sessions DROP COLUMN node;
+    ALTER TABLE sessions DROP COLUMN recorder_version;
+    ALTER TABLE sessions DROP COLUMN derived_from;
+    ALTER TABLE exchanges DROP COLUMN request_ended_ns;
+    ALTER TABLE exchanges DROP COLUMN upstream_sent_ns;
+    ALTER TABLE exchanges DROP COLUMN fault;
+    ALTER TABLE a2a_calls DROP COLUMN task_state_norm)sql");
+  if (version < 10) {
+    // Version 10: A2A calls searchable; the latency index over every exchange.
+    db.exec(R"sql(
+      DROP TABLE search_a2a_calls;
+      DROP INDEX exchanges_latency;
+      CREATE INDEX exchanges_latency ON exchanges(ended_ns - started_ns))sql");
+  }
   if (version < 9) {
     // Version 9: body dictionaries and compressed memories. The view before it read every blob
     // as text.
@@ -51,6 +71,34 @@ void shapeAsVersion(SQLite::Database& db, int version) {
   }
   if (version < 6) {  // eval links
     db.exec("DROP TABLE step_links");
+  }
+  if (version < 5) {
+    // Version 5: A2A calls, event streams and A2A conversations. Before it, an A2A exchange was
+    // plain HTTP.
+    db.exec(R"sql(
+      DROP TABLE stream_events;
+      DROP TABLE a2a_calls;
+      DELETE FROM conversations WHERE protocol = 'a2a';
+      UPDATE sessions SET conversation_count =
+        (SELECT count(*) FROM conversations c WHERE c.session_id = sessions.id);
+      UPDATE exchanges SET protocol = 'http', route = 'none' WHERE protocol = 'a2a';
+      DROP INDEX conversations_context;
+      ALTER TABLE conversations DROP COLUMN protocol;
+      ALTER TABLE conversations DROP COLUMN context_id)sql");
+  }
+  if (version < 4) {  // search
+    db.exec(R"sql(
+      DROP TABLE search_steps;
+      DROP TABLE search_candidates;
+      DROP TABLE search_internal_steps;
+      DROP INDEX steps_session;
+      DROP INDEX candidates_error;
+      DROP INDEX exchanges_latency)sql");
+  }
+  if (version < 3) {  // replay misses
+    db.exec(R"sql(
+      DROP TABLE replay_misses;
+      DROP INDEX exchanges_route)sql");
   }
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }

@@ -7,8 +7,9 @@
 
 namespace agentvcr::testing {
 
-/// Removes what versions after `version` (5 to 9) added and sets user_version to it. Version 5
-/// and 6 archives stored bodies verbatim: record the file with compression off for those.
+/// Removes what versions after `version` (2 to 10) added and sets user_version to it. Archives
+/// before version 7 stored bodies verbatim: record the file with compression off for those.
+/// Before version 8, nothing was captured ahead of its index: close the recorder first.
 void shapeAsVersion(SQLite::Database& db, int version);
 
 }  // namespace agentvcr::testing

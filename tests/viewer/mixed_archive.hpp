@@ -182,9 +182,12 @@ inline MixedArchive recordMagmaAndA2a(const std::string& db_path) {
   {
     store::RecorderOptions options;
     options.busy_timeout = std::chrono::milliseconds{60000};
-    store::Recorder recorder(
-        db_path, store::SessionInfo{"mixed", "record", "http://127.0.0.1:8000", "127.0.0.1:8080"},
-        options);
+    store::SessionInfo session;
+    session.name = "mixed";
+    session.mode = "record";
+    session.upstream = "http://127.0.0.1:8000";
+    session.listen = "127.0.0.1:8080";
+    store::Recorder recorder(db_path, session, options);
     for (protocol::Exchange ex :
          {mixed::magmaStep(), mixed::completedSend(), mixed::rateLimitedSend(),
           mixed::streamedSend(), mixed::v10Send()}) {

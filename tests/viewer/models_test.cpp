@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QtTest>
 
+#include "agentvcr/store/identity.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/a2a_text.hpp"
@@ -58,6 +59,16 @@ class ModelsTest : public QObject {
     QCOMPARE(cell(model, 0, viewer::SessionsModel::Exchanges), QString("10"));
     QCOMPARE(cell(model, 0, viewer::SessionsModel::Conversations), QString("7"));
     QCOMPARE(model.data(model.index(0, 0), viewer::SessionsModel::SessionIdRole).toLongLong(), 1);
+    // Where and by what it was recorded: the node, the short uuid, all of it in the tooltip.
+    const store::SessionRow session = reader_->sessions().at(0);
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Node),
+             QString::fromStdString(store::localNodeName()));
+    QCOMPARE(cell(model, 0, viewer::SessionsModel::Uuid),
+             QString::fromStdString(session.uuid.substr(0, 8)));
+    const QString tip =
+        model.data(model.index(0, viewer::SessionsModel::Uuid), Qt::ToolTipRole).toString();
+    QVERIFY(tip.contains(QString::fromStdString(session.uuid)));
+    QVERIFY(tip.contains(QString::fromStdString(store::agentvcrVersion())));
   }
 
   void conversationsAreFetchedLazilyAndForkIntoBranches() {

@@ -1,5 +1,6 @@
 #include "models/sessions_model.hpp"
 
+#include "agentvcr/store/identity.hpp"
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
@@ -33,6 +34,14 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::TextAlignmentRole && index.column() >= Duration) {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
+  if (role == Qt::ToolTipRole && index.column() == Uuid) {
+    QString tip = text(s.uuid) + QStringLiteral("\nrecorded by agentvcr ") +
+                  text(s.recorder_version.value_or("(before 0.1)"));
+    if (s.derived_from) {
+      tip += QStringLiteral("\ncopied from session ") + text(*s.derived_from);
+    }
+    return tip;
+  }
   if (role == Qt::ToolTipRole && index.column() == Errors) {
     return QStringLiteral("%1 failed exchanges, %2 invalid exchanges, %3 error candidates")
         .arg(s.failed_exchange_count)
@@ -45,6 +54,10 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Id:
       return QVariant::fromValue<qlonglong>(s.id);
+    case Uuid:
+      return text(store::shortUuid(s.uuid));
+    case Node:
+      return text(s.node);
     case Name:
       return text(s.name);
     case Mode:
@@ -76,9 +89,9 @@ QVariant SessionsModel::headerData(int section, Qt::Orientation orientation, int
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
     return {};
   }
-  static const char* const kNames[] = {"Id",    "Name",          "Mode",     "Upstream",
-                                       "Agent", "Started",       "Duration", "Exchanges",
-                                       "Steps", "Conversations", "Errors"};
+  static const char* const kNames[] = {
+      "Id",      "Uuid",     "Node",      "Name",  "Mode",          "Upstream", "Agent",
+      "Started", "Duration", "Exchanges", "Steps", "Conversations", "Errors"};
   return section >= 0 && section < ColumnCount ? QString(kNames[section]) : QVariant();
 }
 

@@ -16,6 +16,8 @@ class SessionsModel : public QAbstractTableModel {
  public:
   enum Column {
     Id,
+    Uuid,  ///< the short uuid; the tooltip has all of it, the version and any derivation
+    Node,
     Name,
     Mode,
     Upstream,

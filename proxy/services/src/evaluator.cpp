@@ -200,8 +200,11 @@ void ask(const EvalConfig& config, proxy::HttpClient& client, PlannedExchange& e
   live.request_headers = {{"Content-Type", "application/json"}};
   live.request_body = exchange.request_body;
   live.started_ns = protocol::nowNs();
+  live.request_ended_ns = live.started_ns;  // eval is its own caller: nothing to read
   try {
     auto response = client.postJson(live.target, live.request_body);
+    live.upstream_sent_ns = response.sent_ns;
+    live.upstream_first_byte_ns = response.first_byte_ns;
     live.status = response.status;
     live.response_headers = response.headers;
     live.response_body = std::move(response.body);
@@ -343,6 +346,7 @@ std::int64_t storeRun(const EvalConfig& config, const std::string& name,
   session.name = name;
   session.mode = "eval";
   session.upstream = config.agent.toString();
+  session.node = config.node;
   store::Recorder recorder(config.db_path, session);
   recorder.recordAgentIdentity(identity.health_body, identity.info_body);
   for (auto& exchange : exchanges) {

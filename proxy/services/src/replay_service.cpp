@@ -151,6 +151,7 @@ store::Recorder& ReplayService::recorder() {
     session.mode = session.name;
     session.upstream = forwarding ? config_.upstream->toString() : std::string{};
     session.listen = listenText(config_.server);
+    session.node = config_.node;
     recorder_ = std::make_unique<store::Recorder>(config_.db_path, session);
   }
   return *recorder_;
@@ -170,7 +171,9 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
   exchange.target = request.target;  // as the caller addressed it, like the record relay
   exchange.request_headers = headers;
   exchange.request_body = request.body;
+  // The server hands over a request read whole: it ended when the forward starts.
   exchange.started_ns = protocol::nowNs();
+  exchange.request_ended_ns = exchange.started_ns;
 
   replay::ForwardReply reply;
   try {
@@ -180,6 +183,8 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
     reply.status = response.status;
     reply.headers = std::move(response.headers);
     reply.body = std::move(response.body);
+    exchange.upstream_sent_ns = response.sent_ns;
+    exchange.upstream_first_byte_ns = response.first_byte_ns;
     exchange.outcome = protocol::ExchangeOutcome::Complete;
     exchange.response_from_upstream = true;
   } catch (const proxy::ClientError& error) {

@@ -123,6 +123,36 @@ TEST_F(CommandLineTest, RecordOptions) {
   EXPECT_EQ(record.command->ready_file, "ready.txt");
 }
 
+TEST_F(CommandLineTest, EveryCommandThatRecordsTakesANode) {
+  auto record = registerRecord(app_, invocation_);
+  auto replay = registerReplay(app_, invocation_);
+  auto eval = registerEval(app_, invocation_);
+  auto demo = registerDemo(app_, invocation_, "agentvcr");
+  EXPECT_EQ(record.command->config.session.node, "");  // empty: the host name
+  parseRunnable({"record", "--upstream", "http://agent.test", "--node", "rig-1"});
+  EXPECT_EQ(record.command->config.session.node, "rig-1");
+  parseRunnable({"replay", "--node", "rig-2"});
+  EXPECT_EQ(replay.command->config.node, "rig-2");
+  parseRunnable({"eval", "--agent", "http://agent.test", "--node", "rig-3"});
+  EXPECT_EQ(eval.command->config.node, "rig-3");
+  parseRunnable({"demo", "--fixtures", AGENTVCR_FIXTURES_DIR, "--node", "rig-4"});
+  EXPECT_EQ(demo.command->node, "rig-4");
+}
+
+TEST_F(CommandLineTest, ImportAndMergeCopyAsNewOnlyWhenAsked) {
+  auto import = registerImport(app_, invocation_);
+  auto merge = registerMerge(app_, invocation_);
+  const std::string input = AGENTVCR_FIXTURES_DIR "/demo/episodes.json";  // any existing file
+  parseRunnable({"import", input});
+  EXPECT_FALSE(import.command->as_new);
+  parseRunnable({"import", "--as-new", input});
+  EXPECT_TRUE(import.command->as_new);
+  parseRunnable({"merge", "out.sqlite", input});
+  EXPECT_FALSE(merge.command->as_new);
+  parseRunnable({"merge", "--as-new", "out.sqlite", input});
+  EXPECT_TRUE(merge.command->as_new);
+}
+
 TEST_F(CommandLineTest, RecordRefusesABadUpstreamAsAUsageError) {
   registerRecord(app_, invocation_);
   auto [status, err] = usageError({"record", "--upstream", "ftp://agent.test"});

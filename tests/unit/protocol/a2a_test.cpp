@@ -1,5 +1,8 @@
 #include "agentvcr/protocol/a2a.hpp"
 
+#include <cctype>
+#include <string>
+
 #include <gtest/gtest.h>
 
 namespace agentvcr::protocol::a2a {
@@ -193,6 +196,26 @@ TEST(A2aRestamp, RestampsEventData) {
   EXPECT_EQ(restampEventData(R"({"jsonrpc":"2.0","id":1,"result":{}})", Json(3)),
             R"({"jsonrpc":"2.0","id":3,"result":{}})");
   EXPECT_EQ(restampEventData("not json", Json(3)), "not json");
+}
+
+TEST(A2aTaskStates, BothDialectsNormaliseToTheSameName) {
+  for (const std::string v03 : {"submitted", "working", "input-required", "auth-required",
+                                "completed", "failed", "canceled", "rejected"}) {
+    // v1.0 spells each state in upper case with `_` for `-`, behind TASK_STATE_.
+    std::string v10 = "TASK_STATE_";
+    for (const char c : v03) {
+      v10 += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    EXPECT_EQ(normalTaskState(v03), v03);
+    EXPECT_EQ(normalTaskState(v10), v03) << v10;
+  }
+}
+
+TEST(A2aTaskStates, WhatNeitherDialectNamesIsUnknown) {
+  for (const char* state : {"unknown", "TASK_STATE_UNSPECIFIED", "cancelled", "COMPLETED",
+                            "Completed", "task_state_completed", ""}) {
+    EXPECT_EQ(normalTaskState(state), "unknown") << state;
+  }
 }
 
 }  // namespace

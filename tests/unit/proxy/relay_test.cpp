@@ -185,7 +185,9 @@ TEST(RelayCore, RelaysAndRecordsOneExchange) {
 
 TEST(RelayCore, RecordsTheTimesItsClockGives) {
   Script script{.request = kRequest, .response = kResponse};
-  std::vector<std::int64_t> times = {1'700'000'000'000'000'000, 1'700'000'000'250'000'000,
+  // Header read, body read, request sent, first answer byte, end.
+  std::vector<std::int64_t> times = {1'700'000'000'000'000'000, 1'700'000'000'010'000'000,
+                                     1'700'000'000'020'000'000, 1'700'000'000'250'000'000,
                                      1'700'000'001'000'000'000};
   std::size_t calls = 0;
   Result result = run(script, [&] { return times.at(calls++); });
@@ -193,9 +195,11 @@ TEST(RelayCore, RecordsTheTimesItsClockGives) {
   ASSERT_TRUE(result.finished);
   ASSERT_EQ(result.recorded.size(), 1u);
   EXPECT_EQ(result.recorded[0].started_ns, times[0]);
-  EXPECT_EQ(result.recorded[0].upstream_first_byte_ns, times[1]);
-  EXPECT_EQ(result.recorded[0].ended_ns, times[2]);
-  EXPECT_EQ(calls, 3u);
+  EXPECT_EQ(result.recorded[0].request_ended_ns, times[1]);
+  EXPECT_EQ(result.recorded[0].upstream_sent_ns, times[2]);
+  EXPECT_EQ(result.recorded[0].upstream_first_byte_ns, times[3]);
+  EXPECT_EQ(result.recorded[0].ended_ns, times[4]);
+  EXPECT_EQ(calls, 5u);
 }
 
 // For n = 1, 2, ...: the n-th read or write on the client's stream fails (and every one after

@@ -16,6 +16,7 @@
 
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/step_links.hpp"
 #include "older_schema.hpp"
@@ -642,6 +643,125 @@ TEST(Schema, ReaderRefusesAMissingFile) {
   TempDir dir;
   EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(dir.file("missing.sqlite")); }),
               HasSubstr("[store.open]"));
+}
+
+/// Two sessions of MAGMA steps and A2A calls of both wire versions, recorded by this build with
+/// bodies verbatim (what archives before version 7 held).
+void recordMixedSessions(const std::string& path) {
+  RecorderOptions options = testing::testOptions();
+  options.compress_bodies = false;
+  for (const char* name : {"first", "second"}) {
+    Recorder recorder(path, testing::testSession(name), options);
+    const Json body =
+        testing::request("r1", {testing::input(1, "user", "press sw1", testing::memoryOf("r", 0))});
+    testing::submit(recorder, testing::magmaExchange(
+                                  body, Json::array({testing::sayOutput(
+                                            "r1", 1, 0, testing::memoryOf("r", 1), "Pressed")})));
+    testing::submit(
+        recorder,
+        testing::httpExchange(
+            "POST", "/a2a",
+            R"({"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","role":"user","messageId":"m1","contextId":"c03","parts":[{"kind":"text","text":"hi"}]}}})",
+            200,
+            R"({"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t03","contextId":"c03","status":{"state":"completed"}}})"));
+    testing::submit(
+        recorder,
+        testing::httpExchange(
+            "POST", "/a2a",
+            R"({"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{"message":{"role":"ROLE_USER","messageId":"m2","contextId":"c10","parts":[{"text":"and?"}]}}})",
+            200,
+            R"({"jsonrpc":"2.0","id":2,"result":{"task":{"id":"t10","contextId":"c10","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}})"));
+  }
+}
+
+class MigrationFromOlderVersion : public ::testing::TestWithParam<int> {};
+
+TEST_P(MigrationFromOlderVersion, GivesEverySessionAnIdentityAndKeepsEveryRow) {
+  const int version = GetParam();
+  TempDir dir;
+  const std::string path = dir.file("v" + std::to_string(version) + ".sqlite");
+  recordMixedSessions(path);
+  const std::int64_t exchanges = queryInt(path, "SELECT count(*) FROM exchanges");
+  const std::int64_t steps = queryInt(path, "SELECT count(*) FROM steps");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    agentvcr::testing::shapeAsVersion(db, version);
+  }
+  EXPECT_THAT(thrownMessage([&] { ArchiveReader reader(path); }), HasSubstr("[store.schema.old]"));
+
+  EXPECT_EQ(migrateArchive(path), version);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  const ArchiveReader reader(path);
+  const std::vector<SessionRow> sessions = reader.sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  for (const SessionRow& session : sessions) {
+    EXPECT_THAT(session.uuid,
+                ::testing::MatchesRegex(
+                    "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+    EXPECT_EQ(session.node, "unknown");
+    EXPECT_EQ(session.recorder_version, std::nullopt);
+    EXPECT_EQ(session.derived_from, std::nullopt);
+  }
+  EXPECT_NE(sessions[0].uuid, sessions[1].uuid);
+  EXPECT_EQ(reader.counts().exchanges, exchanges);
+  EXPECT_EQ(reader.counts().steps, steps);
+  // Timing points never measured stay unknown, not zero.
+  EXPECT_EQ(queryInt(path,
+                     "SELECT count(*) FROM exchanges WHERE request_ended_ns IS NOT NULL "
+                     "OR upstream_sent_ns IS NOT NULL OR fault IS NOT NULL"),
+            0);
+  const std::optional<ExchangeRow> first = reader.exchange(1);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->request_ended_ns, std::nullopt);
+
+  if (version >= 5) {
+    // Both spellings of a task state now read the same.
+    EXPECT_EQ(queryText(path,
+                        "SELECT group_concat(task_state_norm, ',') FROM (SELECT "
+                        "task_state_norm FROM a2a_calls ORDER BY id)"),
+              "completed,input-required,completed,input-required");
+    EXPECT_EQ(queryText(path,
+                        "SELECT group_concat(task_state, ',') FROM (SELECT task_state "
+                        "FROM a2a_calls ORDER BY id)"),
+              "completed,TASK_STATE_INPUT_REQUIRED,completed,TASK_STATE_INPUT_REQUIRED");
+    EXPECT_EQ(queryInt(path,
+                       "SELECT count(*) FROM conversations WHERE protocol = 'a2a' AND "
+                       "ended_in = 'input-required'"),
+              2);
+  }
+
+  // The migrated archive records on: new sessions get this build's identity.
+  Recorder recorder(path, testing::testSession("after"), testing::testOptions());
+  recorder.close();
+  EXPECT_EQ(ArchiveReader(path).sessions().back().recorder_version, agentvcrVersion());
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions2To10, MigrationFromOlderVersion, ::testing::Range(2, 11),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return "V" + std::to_string(param.param);
+                         });
+
+TEST(SessionIdentity, ANewSessionGetsAUuidTheHostNameAndThisVersion) {
+  TempDir dir;
+  const std::string path = dir.file("archive.sqlite");
+  {
+    Recorder recorder(path, testing::testSession("plain"), testing::testOptions());
+    SessionInfo named = testing::testSession("named");
+    named.node = "lab-7";
+    Recorder other(path, named, testing::testOptions());
+  }
+  const std::vector<SessionRow> sessions = ArchiveReader(path).sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_EQ(sessions[0].node, localNodeName());
+  EXPECT_EQ(sessions[1].node, "lab-7");
+  EXPECT_EQ(sessions[0].recorder_version, agentvcrVersion());
+  EXPECT_NE(sessions[0].uuid, sessions[1].uuid);
+  EXPECT_EQ(shortUuid(sessions[0].uuid), sessions[0].uuid.substr(0, 8));
+
+  // A uuid is unique in an archive: a second session claiming one is refused.
+  SessionInfo clash = testing::testSession("clash");
+  clash.uuid = sessions[0].uuid;
+  EXPECT_THROW(Recorder(path, clash, testing::testOptions()), std::exception);
 }
 
 }  // namespace

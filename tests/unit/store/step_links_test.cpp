@@ -19,6 +19,7 @@ namespace {
 using testing::queryInt;
 using testing::recordSample;
 using testing::TempDir;
+using testing::testMergeOptions;
 using testing::testOptions;
 
 std::vector<std::int64_t> stepIdsOfSession(const ArchiveReader& reader, std::int64_t session) {
@@ -90,7 +91,7 @@ TEST(StepLinksTest, MergeCarriesTheLinksToTheCopiedSteps) {
   recordSample(out, "already there");
   const auto [recorded, evaluated] = recordEvaluatedSample(in);
 
-  const CopyResult copy = mergeArchive(out, in, testOptions());
+  const CopyResult copy = mergeArchive(out, in, testMergeOptions());
   ASSERT_EQ(copy.session_ids.size(), 2u);
   EXPECT_EQ(copy.step_links, 2u);
   const ArchiveReader source(in);

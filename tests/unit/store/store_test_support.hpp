@@ -19,6 +19,7 @@
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/transfer.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::store::testing {
@@ -45,8 +46,19 @@ inline RecorderOptions testOptions() {
   return options;
 }
 
+inline MergeOptions testMergeOptions() {
+  MergeOptions options;
+  options.recorder = testOptions();
+  return options;
+}
+
 inline SessionInfo testSession(const std::string& name = "test-session") {
-  return SessionInfo{name, "record", "http://127.0.0.1:8000", "127.0.0.1:8080"};
+  SessionInfo session;
+  session.name = name;
+  session.mode = "record";
+  session.upstream = "http://127.0.0.1:8000";
+  session.listen = "127.0.0.1:8080";
+  return session;
 }
 
 inline std::int64_t nextTimeNs() {
@@ -69,6 +81,8 @@ inline protocol::Exchange httpExchange(const std::string& method, const std::str
   ex.response_body = std::move(response_body);
   ex.response_from_upstream = true;
   ex.started_ns = nextTimeNs();
+  ex.request_ended_ns = ex.started_ns + 20'000;
+  ex.upstream_sent_ns = ex.started_ns + 30'000;
   ex.upstream_first_byte_ns = ex.started_ns + 100'000;
   ex.ended_ns = ex.started_ns + 200'000;
   return ex;

@@ -79,6 +79,7 @@ inline std::int64_t recordSample(const std::string& path, const std::string& nam
   failed.upstream_first_byte_ns = 0;
   failed.outcome = protocol::ExchangeOutcome::UpstreamTimeout;
   failed.error = "[proxy.upstream.timeout] no answer";
+  failed.fault = "stall";  // as the chaos mode records the stall it injected
   submit(recorder, failed);
 
   recorder.flush();

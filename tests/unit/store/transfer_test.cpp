@@ -8,9 +8,11 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/export.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "store_test_support.hpp"
 #include "transfer_fixture.hpp"
 
@@ -24,6 +26,7 @@ using testing::queryText;
 using testing::recordSample;
 using testing::sessionCounts;
 using testing::TempDir;
+using testing::testMergeOptions;
 using testing::testOptions;
 
 std::vector<ExchangeRow> allExchanges(const ArchiveReader& reader, std::int64_t session) {
@@ -50,16 +53,23 @@ void expectSameExchanges(const std::vector<ExchangeRow>& a, const std::vector<Ex
     EXPECT_EQ(a[i].response_body, b[i].response_body);
     EXPECT_EQ(a[i].response_from_upstream, b[i].response_from_upstream);
     EXPECT_EQ(a[i].started_ns, b[i].started_ns);
+    EXPECT_EQ(a[i].request_ended_ns, b[i].request_ended_ns);
+    EXPECT_EQ(a[i].upstream_sent_ns, b[i].upstream_sent_ns);
     EXPECT_EQ(a[i].upstream_first_byte_ns, b[i].upstream_first_byte_ns);
     EXPECT_EQ(a[i].ended_ns, b[i].ended_ns);
     EXPECT_EQ(a[i].outcome, b[i].outcome);
     EXPECT_EQ(a[i].error, b[i].error);
+    EXPECT_EQ(a[i].fault, b[i].fault);
     EXPECT_EQ(a[i].protocol, b[i].protocol);
     EXPECT_EQ(a[i].route, b[i].route);
   }
 }
 
 void expectSameSession(const SessionRow& a, const SessionRow& b) {
+  EXPECT_EQ(a.uuid, b.uuid);
+  EXPECT_EQ(a.node, b.node);
+  EXPECT_EQ(a.recorder_version, b.recorder_version);
+  EXPECT_EQ(a.derived_from, b.derived_from);
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.mode, b.mode);
   EXPECT_EQ(a.upstream, b.upstream);
@@ -137,8 +147,8 @@ TEST(TransferTest, MergeKeepsEverySessionDistinctWithAllItsRows) {
   // The output already has a session of its own: merged ones must not clash with it.
   recordSample(merged, "zero");
 
-  const CopyResult a = mergeArchive(merged, first, testOptions());
-  const CopyResult b = mergeArchive(merged, second, testOptions());
+  const CopyResult a = mergeArchive(merged, first, testMergeOptions());
+  const CopyResult b = mergeArchive(merged, second, testMergeOptions());
   ASSERT_EQ(a.session_ids.size(), 1u);
   ASSERT_EQ(b.session_ids.size(), 1u);
   EXPECT_EQ(a.replay_misses, 1u);
@@ -160,6 +170,147 @@ TEST(TransferTest, MergeKeepsEverySessionDistinctWithAllItsRows) {
   ASSERT_TRUE(misses[0].closest_step_id.has_value());
   EXPECT_EQ(out.step(*misses[0].closest_step_id)->session_id, a.session_ids[0]);
   EXPECT_EQ(misses[0].differences, in.replayMisses(first_id)[0].differences);
+}
+
+std::vector<SessionRow> sessionsOf(const std::string& path) {
+  return ArchiveReader(path).sessions();
+}
+
+TEST(TransferTest, AnImportedAndReimportedSessionKeepsItsIdentity) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  const std::string copy = dir.file("copy.sqlite");
+  const std::string copy_of_copy = dir.file("copy2.sqlite");
+  recordSample(source, "first");
+  const SessionRow original = sessionsOf(source).at(0);
+  EXPECT_EQ(original.uuid.size(), 36u);
+  EXPECT_EQ(original.recorder_version, agentvcrVersion());
+
+  std::istringstream first_export(exportAll(source));
+  importJsonl(first_export, copy);
+  std::istringstream second_export(exportAll(copy));
+  importJsonl(second_export, copy_of_copy);
+  for (const std::string& path : {copy, copy_of_copy}) {
+    SCOPED_TRACE(path);
+    const std::vector<SessionRow> sessions = sessionsOf(path);
+    ASSERT_EQ(sessions.size(), 1u);
+    EXPECT_EQ(sessions[0].uuid, original.uuid);
+    EXPECT_EQ(sessions[0].node, original.node);
+    EXPECT_EQ(sessions[0].recorder_version, original.recorder_version);
+    EXPECT_EQ(sessions[0].derived_from, std::nullopt);
+  }
+}
+
+TEST(TransferTest, ImportingASessionTheArchiveHoldsAddsNothing) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  const std::string copy = dir.file("copy.sqlite");
+  recordSample(source, "first");
+  const std::string jsonl = exportAll(source);
+
+  std::istringstream once(jsonl);
+  const CopyResult first = importJsonl(once, copy);
+  std::istringstream twice(jsonl);
+  const CopyResult second = importJsonl(twice, copy);
+  EXPECT_EQ(first.session_ids.size(), 1u);
+  EXPECT_TRUE(second.session_ids.empty());
+  EXPECT_EQ(second.exchanges, 0u);
+  ASSERT_EQ(second.already_held.size(), 1u);
+  EXPECT_EQ(second.already_held[0].uuid, sessionsOf(source).at(0).uuid);
+  EXPECT_EQ(second.already_held[0].name, "first");
+  EXPECT_EQ(queryInt(copy, "SELECT count(*) FROM sessions"), 1);
+  EXPECT_EQ(queryInt(copy, "SELECT count(*) FROM exchanges"), 6);
+
+  // Into the archive it was exported from: nothing either.
+  std::istringstream home(jsonl);
+  EXPECT_EQ(importJsonl(home, source).already_held.size(), 1u);
+  EXPECT_EQ(queryInt(source, "SELECT count(*) FROM sessions"), 1);
+}
+
+TEST(TransferTest, ImportAsNewMintsAUuidDerivedFromTheCopiedOne) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  recordSample(source, "first");
+  const SessionRow original = sessionsOf(source).at(0);
+
+  std::istringstream jsonl(exportAll(source));
+  ImportOptions options;
+  options.as_new = true;
+  const CopyResult result = importJsonl(jsonl, source, options);
+  ASSERT_EQ(result.session_ids.size(), 1u);
+  const SessionRow copy = *ArchiveReader(source).session(result.session_ids[0]);
+  EXPECT_NE(copy.uuid, original.uuid);
+  EXPECT_EQ(copy.uuid.size(), 36u);
+  EXPECT_EQ(copy.derived_from, original.uuid);
+  EXPECT_EQ(copy.node, original.node);
+  EXPECT_EQ(queryInt(source, "SELECT count(*) FROM sessions"), 2);
+}
+
+TEST(TransferTest, AnExportWithoutIdentitiesImportsAsSessionsNeverSeen) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  const std::string copy = dir.file("copy.sqlite");
+  recordSample(source, "first");
+  // What an agentvcr before schema 11 exported: no identity, no new timing points, no fault.
+  std::istringstream exported(exportAll(source));
+  std::string older;
+  for (std::string line; std::getline(exported, line);) {
+    nlohmann::json parsed = nlohmann::json::parse(line);
+    if (parsed.contains("session")) {
+      for (const char* key : {"uuid", "node", "recorder_version", "derived_from"}) {
+        parsed["session"].erase(key);
+      }
+    }
+    for (const char* key : {"request_ended_ns", "upstream_sent_ns", "fault"}) {
+      parsed.erase(key);
+    }
+    older += parsed.dump() + "\n";
+  }
+  for (int time = 0; time < 2; ++time) {
+    std::istringstream jsonl(older);
+    EXPECT_EQ(importJsonl(jsonl, copy).session_ids.size(), 1u);
+  }
+  const std::vector<SessionRow> sessions = sessionsOf(copy);
+  ASSERT_EQ(sessions.size(), 2u);  // nothing tells the two copies apart
+  EXPECT_NE(sessions[0].uuid, sessions[1].uuid);
+  EXPECT_EQ(sessions[0].node, "unknown");
+  EXPECT_EQ(sessions[0].recorder_version, std::nullopt);
+  const ArchiveReader reader(copy);
+  const ExchangeRow first = *reader.exchange(reader.exchanges(sessions[0].id, 0, 1).at(0).id);
+  EXPECT_EQ(first.request_ended_ns, std::nullopt);
+  EXPECT_EQ(first.upstream_sent_ns, std::nullopt);
+}
+
+TEST(TransferTest, MergingTheSameArchiveTwiceGivesEachSessionOnce) {
+  TempDir dir;
+  const std::string first = dir.file("first.sqlite");
+  const std::string merged = dir.file("merged.sqlite");
+  recordSample(first, "one");
+  recordSample(first, "two");
+
+  const CopyResult once = mergeArchive(merged, first, testMergeOptions());
+  const CopyResult twice = mergeArchive(merged, first, testMergeOptions());
+  EXPECT_EQ(once.session_ids.size(), 2u);
+  EXPECT_TRUE(twice.session_ids.empty());
+  EXPECT_EQ(twice.already_held.size(), 2u);
+  EXPECT_EQ(queryInt(merged, "SELECT count(*) FROM sessions"), 2);
+  EXPECT_EQ(queryInt(merged, "SELECT count(*) FROM exchanges"), 12);
+  const std::vector<SessionRow> in = sessionsOf(first);
+  const std::vector<SessionRow> out = sessionsOf(merged);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].uuid, in[0].uuid);
+  EXPECT_EQ(out[1].uuid, in[1].uuid);
+
+  // Merged archives export and import back without a duplicate either.
+  std::istringstream jsonl(exportAll(merged));
+  EXPECT_EQ(importJsonl(jsonl, first).already_held.size(), 2u);
+
+  MergeOptions as_new = testMergeOptions();
+  as_new.as_new = true;
+  const CopyResult again = mergeArchive(merged, first, as_new);
+  ASSERT_EQ(again.session_ids.size(), 2u);
+  EXPECT_EQ(ArchiveReader(merged).session(again.session_ids[0])->derived_from, in[0].uuid);
+  EXPECT_EQ(queryInt(merged, "SELECT count(DISTINCT uuid) FROM sessions"), 4);
 }
 
 }  // namespace

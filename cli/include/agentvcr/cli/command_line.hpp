@@ -11,6 +11,7 @@
 
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/proxy/url.hpp"
+#include "agentvcr/store/transfer.hpp"
 
 /// The `agentvcr` command line: each command registers its subcommand, options and help on a
 /// CLI11 app, next to its run function. Parsing only fills option structs and an Invocation;
@@ -79,6 +80,10 @@ void runWhenParsed(CLI::App* subcommand, Invocation& invocation, std::string nam
   });
 }
 
+/// `--node NAME`: where the sessions a command records say they were recorded (default: the
+/// host name).
+void addNodeOption(CLI::App* subcommand, std::string& node);
+
 /// HOST:PORT of a --listen option; throws CLI::ValidationError naming --listen otherwise.
 proxy::HostPort parseListen(const std::string& text);
 
@@ -95,5 +100,9 @@ std::optional<std::filesystem::path> findFixturesDir(const char* environment,
 /// findFixturesDir() for this process, or a usage error naming --fixtures and
 /// AGENTVCR_FIXTURES when none is found (then `dir` is left alone).
 std::string defaultFixturesDir(std::string& dir);
+
+/// Names, for `import` and `merge`, the sessions a copy left out because `archive` held them.
+void printAlreadyHeld(const store::CopyResult& result, const std::string& archive,
+                      std::ostream& out);
 
 }  // namespace agentvcr::cli

@@ -77,6 +77,7 @@ struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
   std::string db_path = kDefaultDemoArchive;
   unsigned threads = 2;
+  std::string node;                  ///< --node; empty: the host name
   std::string program = "agentvcr";  ///< how the user runs agentvcr, for the printed hints
 };
 
@@ -116,6 +117,7 @@ struct ImportCommand {
   std::string format = "jsonl";
   std::string in_path;
   std::string session_name;  ///< empty: the exported names
+  bool as_new = false;       ///< --as-new: copy sessions the archive holds again, as new ones
 };
 
 int runImport(const ImportCommand& command, std::ostream& out);
@@ -124,6 +126,7 @@ int runImport(const ImportCommand& command, std::ostream& out);
 struct MergeCommand {
   std::string out_path;
   std::vector<std::string> in_paths;
+  bool as_new = false;  ///< as ImportCommand::as_new
 };
 
 int runMerge(const MergeCommand& command, std::ostream& out);

@@ -32,6 +32,12 @@ bool isJsonRpc(const Json& body);
 /// True for the method names of the v1.0 binding (`SendMessage`, `GetTask`...).
 bool isV10Method(std::string_view method);
 
+/// A task state in one vocabulary for both dialects: the v0.3 names (`submitted`, `working`,
+/// `input-required`, `auth-required`, `completed`, `failed`, `canceled`, `rejected`,
+/// `unknown`). v1.0's `TASK_STATE_INPUT_REQUIRED` gives `input-required`; `TASK_STATE_UNSPECIFIED`,
+/// the British `cancelled` and any other text give `unknown`.
+std::string_view normalTaskState(std::string_view wire_state);
+
 /// What the archive keeps of one JSON-RPC call and its answer. Ids and texts are as sent; JSON
 /// values (`rpc_id`, `artifacts`, `history`, `error_data`) are compact JSON text.
 struct Call {

@@ -61,6 +61,8 @@ struct Exchange {
 
   /// Times in nanoseconds since the Unix epoch; 0 when the moment never came.
   std::int64_t started_ns = 0;              ///< request header fully read from the client
+  std::int64_t request_ended_ns = 0;        ///< last request byte read from the client
+  std::int64_t upstream_sent_ns = 0;        ///< request fully written to the upstream
   std::int64_t upstream_first_byte_ns = 0;  ///< first byte of the upstream response
   std::int64_t ended_ns = 0;                ///< last response byte written (or failure)
   /// For event-stream responses: when each piece arrived, so every event keeps its own time.
@@ -68,6 +70,9 @@ struct Exchange {
 
   ExchangeOutcome outcome = ExchangeOutcome::Complete;
   std::string error;  ///< empty on success, else "[proxy.upstream.refused] connection refused"
+  /// Empty, or the kind of fault the proxy injected into this exchange on purpose. Kept apart
+  /// from `outcome`, which says what the agent did.
+  std::string fault;
 };
 
 }  // namespace agentvcr::protocol

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/rows.hpp"
 
 namespace agentvcr::store {
@@ -56,6 +57,13 @@ struct SessionInfo {
   /// clock's (empty: now at open, and at close()).
   std::optional<std::int64_t> started_ns = std::nullopt;
   std::optional<std::int64_t> ended_ns = std::nullopt;
+  /// Who recorded it (identity.hpp). A new session leaves `uuid` empty (one is minted) and
+  /// `node` empty (localNodeName()); import and merge pass the copied session's, so that its
+  /// identity survives the copy.
+  std::string uuid;
+  std::string node;
+  std::optional<std::string> recorder_version = std::string(agentvcrVersion());
+  std::optional<std::string> derived_from = std::nullopt;  ///< see SessionRow::derived_from
 };
 
 struct RecorderStats {

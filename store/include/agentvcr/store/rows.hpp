@@ -15,6 +15,10 @@ namespace agentvcr::store {
 /// One recording run (`sessions`), with counters the writer keeps up to date per batch.
 struct SessionRow {
   std::int64_t id = 0;
+  std::string uuid;  ///< RFC 4122, minted when the session was first recorded; kept by copies
+  std::string node;  ///< where it was recorded: a host name, `--node`, or `unknown`
+  std::optional<std::string> recorder_version;  ///< the agentvcr that recorded it; empty: older
+  std::optional<std::string> derived_from;      ///< the uuid it was copied from with --as-new
   std::string name;
   std::string mode;
   std::string upstream;
@@ -134,13 +138,18 @@ struct ExchangeRow {
   std::int64_t request_body_size = 0;
   std::int64_t response_body_size = 0;
   bool response_from_upstream = false;
+  /// The timing points (protocol::Exchange); empty when the moment never came or, for rows
+  /// older than schema 11, was never measured.
   std::int64_t started_ns = 0;
+  std::optional<std::int64_t> request_ended_ns;
+  std::optional<std::int64_t> upstream_sent_ns;
   std::optional<std::int64_t> upstream_first_byte_ns;
   std::optional<std::int64_t> ended_ns;
   std::string outcome;  ///< protocol::outcomeName
   std::optional<std::string> error;
-  std::string protocol;  ///< "magma" or "http"
-  std::string route;     ///< protocol::magma::routeName
+  std::optional<std::string> fault;  ///< the fault the proxy injected, if it did
+  std::string protocol;              ///< "magma" or "http"
+  std::string route;                 ///< protocol::magma::routeName
   std::optional<std::string> magma_request_id;
   std::optional<bool> request_valid;    ///< empty when no validation applies
   std::optional<bool> response_valid;   ///< empty when no validation applies
@@ -193,7 +202,8 @@ struct A2aCallRow {
   std::optional<std::string> context_id;
   std::optional<std::string> skill_id;
   std::optional<std::string> message_id;
-  std::optional<std::string> task_state;
+  std::optional<std::string> task_state;       ///< as on the wire: `completed`, `TASK_STATE_FAILED`
+  std::optional<std::string> task_state_norm;  ///< protocol::a2a::normalTaskState of it
   std::optional<std::string> result_kind;
   std::optional<std::string> artifacts;  ///< JSON array text
   std::optional<std::string> history;    ///< JSON array text

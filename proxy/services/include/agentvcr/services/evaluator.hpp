@@ -30,6 +30,7 @@ struct EvalConfig {
   /// Send each recorded input as its own request instead of in the recording's batches.
   bool one_by_one = false;
   std::chrono::milliseconds timeout{600'000};
+  std::string node;  ///< the node the evaluation session names (empty: the host name)
   /// Called after each answered request with (done, total), from the worker threads.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };

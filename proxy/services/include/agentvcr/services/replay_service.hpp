@@ -26,6 +26,7 @@ struct ReplayServiceConfig {
   /// "replay-forward" when forwarding). The session is only created at the first miss, so a
   /// replay that hits everything leaves the archive untouched.
   bool store_misses = true;
+  std::string node;  ///< the node that session names (empty: the host name)
   /// Where each miss is logged, one JSON object per line (stderr by default).
   std::function<void(const std::string& line)> log_miss;
 };

@@ -1,0 +1,25 @@
+#pragma once
+
+// What identifies a session beyond its row id, which changes with every copy: a UUID minted
+// once, the node that recorded it and the agentvcr version that did (docs/schema.md,
+// "Identity").
+
+#include <string>
+#include <string_view>
+
+namespace agentvcr::store {
+
+/// The version of this agentvcr build ("0.1.0").
+const char* agentvcrVersion();
+
+/// A fresh random RFC 4122 UUID (version 4) as 36 lower-case characters.
+std::string mintUuid();
+
+/// The node a session is recorded on when `--node` does not name one: this machine's host name,
+/// or `unknown` when it has none.
+std::string localNodeName();
+
+/// The first eight hex digits of `uuid`, as `agentvcr ls` and the viewer show it.
+std::string shortUuid(std::string_view uuid);
+
+}  // namespace agentvcr::store

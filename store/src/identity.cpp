@@ -1,0 +1,34 @@
+#include "agentvcr/store/identity.hpp"
+
+#include <array>
+
+#include <boost/uuid/random_generator.hpp>
+#include <boost/uuid/uuid_io.hpp>
+#include <unistd.h>
+
+namespace agentvcr::store {
+
+const char* agentvcrVersion() {
+  return AGENTVCR_VERSION;
+}
+
+std::string mintUuid() {
+  // Seeded from the operating system's entropy; one generator per thread, since minting is rare
+  // and the generator is not thread-safe.
+  thread_local boost::uuids::random_generator generate;
+  return boost::uuids::to_string(generate());
+}
+
+std::string localNodeName() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0 || name[0] == '\0') {
+    return "unknown";
+  }
+  return std::string(name.data());
+}
+
+std::string shortUuid(std::string_view uuid) {
+  return std::string(uuid.substr(0, 8));
+}
+
+}  // namespace agentvcr::store
