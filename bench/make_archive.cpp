@@ -478,8 +478,11 @@ int run(const Options& options) {
     }
   }
   const auto started = std::chrono::steady_clock::now();
-  store::SessionInfo session{"bench-replay-archive", "record", "http://127.0.0.1:8000",
-                             "127.0.0.1:8080"};
+  store::SessionInfo session;
+  session.name = "bench-replay-archive";
+  session.mode = "record";
+  session.upstream = "http://127.0.0.1:8000";
+  session.listen = "127.0.0.1:8080";
   store::Recorder recorder(options.db, session);
   recorder.recordAgentIdentity(
       R"({"status":"ready"})",
