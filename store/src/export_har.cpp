@@ -157,13 +157,16 @@ Ordered response(const ExchangeRow& ex) {
   return r;
 }
 
-/// HAR wants non-negative send/wait/receive: a moment that never came counts as no time.
+/// HAR wants non-negative send/wait/receive: a moment that never came counts as no time. `send`
+/// lasts until the request was fully written to the agent (caller and proxy together), `wait`
+/// is the agent's; rows older than schema 11 never measured the send and count it in `wait`.
 Ordered timings(const ExchangeRow& ex) {
   const std::int64_t end = ex.ended_ns.value_or(ex.started_ns);
   const std::int64_t first = ex.upstream_first_byte_ns.value_or(end);
+  const std::int64_t sent = std::min(ex.upstream_sent_ns.value_or(ex.started_ns), first);
   Ordered t = Ordered::object();
-  t["send"] = 0;
-  t["wait"] = milliseconds(std::max<std::int64_t>(0, first - ex.started_ns));
+  t["send"] = milliseconds(std::max<std::int64_t>(0, sent - ex.started_ns));
+  t["wait"] = milliseconds(std::max<std::int64_t>(0, first - sent));
   t["receive"] = milliseconds(std::max<std::int64_t>(0, end - first));
   return t;
 }
@@ -186,7 +189,7 @@ std::size_t exportHar(const ArchiveReader& reader, const std::vector<std::int64_
     Ordered entry = Ordered::object();
     entry["startedDateTime"] = isoTime(ex->started_ns);
     Ordered t = timings(*ex);
-    entry["time"] = t["wait"].get<double>() + t["receive"].get<double>();
+    entry["time"] = t["send"].get<double>() + t["wait"].get<double>() + t["receive"].get<double>();
     entry["request"] = request(*ex, upstreams[ex->session_id]);
     entry["response"] = response(*ex);
     entry["cache"] = Ordered::object();

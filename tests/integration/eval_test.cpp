@@ -16,6 +16,7 @@
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/replay/conversation_diff.hpp"
 #include "replay_fixture.hpp"
+#include "timing_points.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -167,6 +168,10 @@ TEST_F(EvalTest, TheReplayOfTheArchiveMatchesEverything) {
   EXPECT_EQ(session->mode, "eval");
   EXPECT_EQ(session->name, "eval of session 1");
   EXPECT_EQ(session->step_count, overall["steps"].get<std::int64_t>());
+  for (const auto& listed : reader.exchanges(session->id, 0, store::ArchiveReader::kNoLimit)) {
+    SCOPED_TRACE(listed.id);
+    expectTimingPointsInOrder(*reader.exchange(listed.id));
+  }
   std::multiset<std::uint64_t> recorded_keys;
   std::multiset<std::uint64_t> eval_keys;
   reader.forEachReplayStep(

@@ -7,6 +7,7 @@
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "replay_fixture.hpp"
+#include "timing_points.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -208,6 +209,7 @@ TEST_F(ReplayMissTest, ForwardPolicyAsksTheLiveAgentAndRecordsTheNewExchange) {
   ASSERT_EQ(exchanges.size(), 1u);
   EXPECT_EQ(exchanges[0].status, 200);
   EXPECT_EQ(exchanges[0].magma_request_id, "live-forward");
+  expectTimingPointsInOrder(*reader.exchange(exchanges[0].id));
   auto steps = reader.stepsOfExchange(exchanges[0].id);
   ASSERT_EQ(steps.size(), 1u) << "only the missed input is forwarded";
   EXPECT_EQ(steps[0].instruction_content, "Please press sw2");

@@ -1,6 +1,8 @@
 // The timing points the relay records for every exchange (docs/schema.md, "Timing points"):
 // always in order, and each share of the time where it was spent.
 
+#include "timing_points.hpp"
+
 #include <chrono>
 #include <thread>
 
@@ -24,25 +26,13 @@ constexpr std::int64_t kPauseNs = std::chrono::nanoseconds(100ms).count();
 
 class TimingPointsTest : public ProxyTest {};
 
-/// started <= request_ended <= upstream_sent <= upstream_first_byte <= ended, none missing.
-void expectOrdered(const store::ExchangeRow& exchange) {
-  ASSERT_TRUE(exchange.request_ended_ns.has_value());
-  ASSERT_TRUE(exchange.upstream_sent_ns.has_value());
-  ASSERT_TRUE(exchange.upstream_first_byte_ns.has_value());
-  ASSERT_TRUE(exchange.ended_ns.has_value());
-  EXPECT_LE(exchange.started_ns, *exchange.request_ended_ns);
-  EXPECT_LE(*exchange.request_ended_ns, *exchange.upstream_sent_ns);
-  EXPECT_LE(*exchange.upstream_sent_ns, *exchange.upstream_first_byte_ns);
-  EXPECT_LE(*exchange.upstream_first_byte_ns, *exchange.ended_ns);
-}
-
 TEST_F(TimingPointsTest, AQuickExchangeHasAllFivePointsInOrder) {
   FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
   startProxy(agent.url());
   EXPECT_EQ(client().postJson("/v1/responses", "{}").status, 200);
   const auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);
-  expectOrdered(exchanges[0]);
+  expectTimingPointsInOrder(exchanges[0]);
 }
 
 TEST_F(TimingPointsTest, ASlowCallerBodyIsTheCallersShare) {
@@ -56,7 +46,7 @@ TEST_F(TimingPointsTest, ASlowCallerBodyIsTheCallersShare) {
 
   const auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);
-  expectOrdered(exchanges[0]);
+  expectTimingPointsInOrder(exchanges[0]);
   const store::TimingSplit split = store::timingSplit(exchanges[0]);
   EXPECT_GE(*split.caller_to_proxy, kPauseNs);
   EXPECT_GT(*split.caller_to_proxy, *split.agent);
@@ -72,7 +62,7 @@ TEST_F(TimingPointsTest, AThinkingAgentIsTheAgentsShare) {
 
   const auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);
-  expectOrdered(exchanges[0]);
+  expectTimingPointsInOrder(exchanges[0]);
   const store::TimingSplit split = store::timingSplit(exchanges[0]);
   EXPECT_GE(*split.agent, kPauseNs);
   EXPECT_GT(*split.agent, *split.caller_to_proxy);
@@ -95,7 +85,7 @@ TEST_F(TimingPointsTest, ChunkedBodiesBothWaysKeepTheOrderAndTheAnswerIsTheRest)
   const auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);
   EXPECT_EQ(exchanges[0].request_body, "hello world");
-  expectOrdered(exchanges[0]);
+  expectTimingPointsInOrder(exchanges[0]);
   const store::TimingSplit split = store::timingSplit(exchanges[0]);
   EXPECT_GE(*split.caller_to_proxy, kPauseNs);
   EXPECT_GE(*split.rest, kPauseNs);  // two pauses of 80 ms between the answer's chunks
@@ -123,7 +113,7 @@ TEST_F(TimingPointsTest, ManyConcurrentExchangesAreEachInOrder) {
   ASSERT_EQ(exchanges.size(), 80u);
   for (const auto& exchange : exchanges) {
     SCOPED_TRACE(exchange.id);
-    expectOrdered(exchange);
+    expectTimingPointsInOrder(exchange);
   }
 }
 

@@ -107,7 +107,10 @@ TEST(ExportFormatsTest, HarHasEveryRequiredFieldWithItsType) {
   EXPECT_EQ(entries[1]["_env_feedback"].size(), 1u);
   EXPECT_EQ(entries[2]["_a2a_calls"][0]["method"], "message/send");
   EXPECT_EQ(entries[3]["_stream_events"][0]["at_ns"], kFirstEventNs);
-  EXPECT_EQ(entries[0]["timings"]["wait"], 0.1);
+  // Sent to the agent 0.03 ms after the start, its first byte 0.07 ms later.
+  EXPECT_DOUBLE_EQ(entries[0]["timings"]["send"].get<double>(), 0.03);
+  EXPECT_DOUBLE_EQ(entries[0]["timings"]["wait"].get<double>(), 0.07);
+  EXPECT_DOUBLE_EQ(entries[0]["time"].get<double>(), 0.2);
 }
 
 TEST(ExportFormatsTest, HarBase64BodiesDecodeToTheRecordedBytes) {
