@@ -1,0 +1,456 @@
+#include "agentvcr/store/change_feed.hpp"
+
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/store/schema.hpp"
+#include "body_compression.hpp"
+#include "sqlite_support.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+// Columns named `local_*` are this file's own ids: the feed reads them to find related rows and
+// never hands them on.
+constexpr std::string_view kLocalPrefix = "local_";
+
+constexpr const char* kExchanges = R"sql(
+  SELECT id AS local_id, indexed AS local_indexed, seq, client_address, method, target,
+         http_version, status, request_headers, request_body, request_body_codec,
+         request_body_size, request_body_dictionary AS local_request_dictionary,
+         request_body_redacted, response_headers, response_body, response_body_codec,
+         response_body_size, response_body_dictionary AS local_response_dictionary,
+         response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
+         upstream_first_byte_ns, ended_ns, outcome, error, fault, protocol, route,
+         magma_request_id, request_valid, response_valid, findings, decoder_version
+  FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
+
+constexpr const char* kSteps = R"sql(
+  WITH conversation_numbers AS (
+    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
+    WHERE session_id = :session)
+  SELECT e.seq, s.position, s.source_id, s.replay_key, s.instruction_type,
+         s.instruction_content, s.env_feedback, s.env_failure, s.memory_hash, s.tools_hash,
+         s.attributes_hash, s.extra_keys_hash, s.num_outputs, n.number AS conversation,
+         pe.seq AS parent_seq, ps.position AS parent_position,
+         pc.candidate_index AS parent_candidate_index, s.parent_ambiguity, s.depth
+  FROM steps s
+  JOIN exchanges e ON e.id = s.exchange_id
+  LEFT JOIN conversation_numbers n ON n.id = s.conversation_id
+  LEFT JOIN candidates pc ON pc.id = s.parent_candidate_id
+  LEFT JOIN steps ps ON ps.id = pc.step_id
+  LEFT JOIN exchanges pe ON pe.id = ps.exchange_id
+  WHERE s.exchange_id BETWEEN :first AND :last AND e.session_id = :session
+  ORDER BY e.seq, s.position)sql";
+
+constexpr const char* kCandidates = R"sql(
+  SELECT e.seq, s.position, c.candidate_index, c.status, c.say, c.tool_calls, c.decision_kind,
+         c.error_code, c.error_message, c.error_component, c.memory_hash,
+         c.internal_step_count
+  FROM candidates c
+  JOIN steps s ON s.id = c.step_id
+  JOIN exchanges e ON e.id = s.exchange_id
+  WHERE s.exchange_id BETWEEN :first AND :last AND e.session_id = :session
+  ORDER BY e.seq, s.position, c.candidate_index)sql";
+
+constexpr const char* kInternalSteps = R"sql(
+  SELECT e.seq, s.position AS input_position, c.candidate_index, i.position, i.step_key,
+         i.component, i.origin, i.full_prompt, i.output_raw, i.rest
+  FROM internal_steps i
+  JOIN candidates c ON c.id = i.candidate_id
+  JOIN steps s ON s.id = c.step_id
+  JOIN exchanges e ON e.id = s.exchange_id
+  WHERE s.exchange_id BETWEEN :first AND :last AND e.session_id = :session
+  ORDER BY e.seq, s.position, c.candidate_index, i.position)sql";
+
+constexpr const char* kA2aCalls = R"sql(
+  WITH conversation_numbers AS (
+    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
+    WHERE session_id = :session)
+  SELECT e.seq, a.position, a.wire_version, a.method, a.rpc_id, a.task_id, a.context_id,
+         a.skill_id, a.message_id, a.task_state, a.task_state_norm, a.result_kind, a.artifacts,
+         a.history, a.request_text, a.response_text, a.error_code, a.error_message,
+         a.error_data, a.retry_after, a.replay_key, n.number AS conversation
+  FROM a2a_calls a
+  JOIN exchanges e ON e.id = a.exchange_id
+  LEFT JOIN conversation_numbers n ON n.id = a.conversation_id
+  WHERE a.exchange_id BETWEEN :first AND :last AND e.session_id = :session
+  ORDER BY e.seq, a.position)sql";
+
+constexpr const char* kStreamEvents = R"sql(
+  SELECT e.seq, v.position, v.at_ns, v.event, v.event_id, v.data
+  FROM stream_events v
+  JOIN exchanges e ON e.id = v.exchange_id
+  WHERE v.exchange_id BETWEEN :first AND :last AND e.session_id = :session
+  ORDER BY e.seq, v.position)sql";
+
+constexpr const char* kStepLinks = R"sql(
+  SELECT e.seq, s.position, rx.uuid AS recorded_session_uuid, re.seq AS recorded_seq,
+         rs.position AS recorded_position
+  FROM step_links l
+  JOIN steps s ON s.id = l.step_id
+  JOIN exchanges e ON e.id = s.exchange_id
+  JOIN steps rs ON rs.id = l.recorded_step_id
+  JOIN exchanges re ON re.id = rs.exchange_id
+  JOIN sessions rx ON rx.id = re.session_id
+  WHERE e.session_id = :session
+  ORDER BY e.seq, s.position)sql";
+
+// The conversations that steps or calls of the batch belong to, as they stand now.
+constexpr const char* kConversations = R"sql(
+  WITH conversation_numbers AS (
+    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
+    WHERE session_id = :session)
+  SELECT n.number, re.seq AS root_seq, rs.position AS root_position, c.title, c.step_count,
+         c.candidate_count, c.error_candidates, c.env_failures, c.max_depth, c.first_ns,
+         c.last_ns, c.ended_in, c.protocol, c.context_id
+  FROM conversations c
+  JOIN conversation_numbers n ON n.id = c.id
+  LEFT JOIN steps rs ON rs.id = c.root_step_id
+  LEFT JOIN exchanges re ON re.id = rs.exchange_id
+  WHERE c.id IN (SELECT conversation_id FROM steps
+                 WHERE exchange_id BETWEEN :first AND :last AND session_id = :session
+                 UNION
+                 SELECT conversation_id FROM a2a_calls
+                 WHERE exchange_id BETWEEN :first AND :last AND session_id = :session)
+  ORDER BY n.number)sql";
+
+constexpr const char* kBlobs = R"sql(
+  SELECT b.hash, b.codec AS local_codec, b.text
+  FROM blobs b
+  WHERE b.hash IN (
+    SELECT memory_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
+                                    AND session_id = :session
+    UNION SELECT tools_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
+                                         AND session_id = :session
+    UNION SELECT attributes_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
+                                              AND session_id = :session
+    UNION SELECT extra_keys_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
+                                              AND session_id = :session
+    UNION SELECT c.memory_hash FROM candidates c JOIN steps s ON s.id = c.step_id
+          WHERE s.exchange_id BETWEEN :first AND :last AND s.session_id = :session))sql";
+
+constexpr const char* kReplayMisses = R"sql(
+  SELECT * FROM (
+    SELECT row_number() OVER (ORDER BY m.id) AS number, m.at_ns, m.route, m.request_id,
+           m.position, m.source_id, m.replay_key, m.input, cx.uuid AS closest_session_uuid,
+           ce.seq AS closest_seq, cs.position AS closest_position, m.differences, m.policy
+    FROM replay_misses m
+    LEFT JOIN steps cs ON cs.id = m.closest_step_id
+    LEFT JOIN exchanges ce ON ce.id = cs.exchange_id
+    LEFT JOIN sessions cx ON cx.id = ce.session_id
+    WHERE m.session_id = :session)
+  WHERE number > :after ORDER BY number LIMIT :limit)sql";
+
+constexpr const char* kSession = R"sql(
+  SELECT uuid AS local_uuid, node, recorder_version, derived_from, name, mode, upstream, listen,
+         started_ns, ended_ns, agent_health, agent_info, agent_id, agent_version,
+         exchange_count, step_count, candidate_count, internal_step_count,
+         conversation_count, error_candidate_count, failed_exchange_count,
+         invalid_exchange_count
+  FROM sessions WHERE id = :session)sql";
+
+FeedValue valueOf(const SQLite::Column& c) {
+  if (c.isInteger()) {
+    return c.getInt64();
+  }
+  if (c.isFloat()) {
+    return c.getDouble();
+  }
+  if (c.isText()) {
+    return c.getString();
+  }
+  if (c.isBlob()) {
+    return FeedBytes{c.getString()};
+  }
+  return std::monostate{};
+}
+
+/// The rows of `q` as a table keyed by `session_uuid`: every column except the local ones.
+/// `local` receives the local columns of each row, in the same order.
+FeedTable readTable(SQLite::Statement& q, const std::string& table, const std::string& uuid,
+                    std::vector<std::vector<FeedValue>>* local = nullptr) {
+  FeedTable out;
+  out.table = table;
+  out.columns.push_back("session_uuid");
+  std::vector<int> kept;
+  std::vector<int> local_columns;
+  for (int i = 0; i < q.getColumnCount(); ++i) {
+    const std::string name = q.getColumnName(i);
+    if (name.starts_with(kLocalPrefix)) {
+      local_columns.push_back(i);
+    } else {
+      kept.push_back(i);
+      out.columns.push_back(name);
+    }
+  }
+  while (q.executeStep()) {
+    std::vector<FeedValue> row;
+    row.reserve(kept.size() + 1);
+    row.emplace_back(uuid);
+    for (int i : kept) {
+      row.push_back(valueOf(q.getColumn(i)));
+    }
+    out.rows.push_back(std::move(row));
+    if (local != nullptr) {
+      std::vector<FeedValue> locals;
+      for (int i : local_columns) {
+        locals.push_back(valueOf(q.getColumn(i)));
+      }
+      local->push_back(std::move(locals));
+    }
+  }
+  return out;
+}
+
+std::optional<std::int64_t> intOf(const FeedValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) {
+    return *i;
+  }
+  return std::nullopt;
+}
+
+std::string bytesOf(const FeedValue& v) {
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    return *s;
+  }
+  if (const auto* b = std::get_if<FeedBytes>(&v)) {
+    return b->data;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::size_t FeedBatch::rowCount() const {
+  std::size_t n = 0;
+  for (const FeedTable& t : tables) {
+    n += t.rows.size();
+  }
+  return n;
+}
+
+struct ChangeFeed::Impl {
+  SQLite::Database db;
+
+  Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
+      : db(detail::openDatabase(path, SQLite::OPEN_READONLY, busy_timeout)) {}
+
+  /// The dictionaries with local ids `ids` as a `body_dictionaries` table keyed by the hash of
+  /// their content (local ids differ from file to file); `hashes` receives id -> hash. Every
+  /// batch carries all it refers to: a batch that failed is read again whole.
+  FeedTable dictionaries(const std::set<std::int64_t>& ids,
+                         std::unordered_map<std::int64_t, std::int64_t>& hashes) {
+    FeedTable out{"body_dictionaries", {"hash", "content", "codec", "size"}, {}};
+    SQLite::Statement q(db, "SELECT content, codec, size FROM body_dictionaries WHERE id = :id");
+    for (std::int64_t id : ids) {
+      detail::bindInt(q, ":id", id);
+      if (q.executeStep()) {
+        std::string content = q.getColumn(0).getString();
+        const auto hash = detail::toDb(protocol::stableHash(content));
+        hashes[id] = hash;
+        out.rows.push_back({hash, FeedBytes{std::move(content)}, valueOf(q.getColumn(1)),
+                            valueOf(q.getColumn(2))});
+      }
+      q.reset();
+    }
+    return out;
+  }
+};
+
+ChangeFeed::ChangeFeed(const std::string& db_path, std::chrono::milliseconds busy_timeout) {
+  migrateArchive(db_path, busy_timeout);  // an older archive's sessions get their uuids
+  impl_ = std::make_unique<Impl>(db_path, busy_timeout);
+}
+
+ChangeFeed::~ChangeFeed() = default;
+
+const std::vector<std::string>& ChangeFeed::tableNames() {
+  static const std::vector<std::string> names = {
+      "body_dictionaries", "blobs",         "sessions",   "conversations",
+      "exchanges",         "steps",         "candidates", "internal_steps",
+      "a2a_calls",         "stream_events", "step_links", "replay_misses"};
+  return names;
+}
+
+std::vector<FeedSession> ChangeFeed::sessions() {
+  SQLite::Transaction read(impl_->db, SQLite::TransactionBehavior::DEFERRED);
+  SQLite::Statement q(impl_->db, R"sql(
+    SELECT s.id, s.uuid, s.ended_ns IS NOT NULL AS ended,
+           s.exchange_count || '/' || s.step_count || '/' || s.candidate_count || '/' ||
+           s.internal_step_count || '/' || s.conversation_count || '/' ||
+           s.error_candidate_count || '/' || s.failed_exchange_count || '/' ||
+           s.invalid_exchange_count || '/' || coalesce(s.ended_ns, '') || '/' ||
+           length(coalesce(s.agent_health, '')) || '/' || length(coalesce(s.agent_info, '')) ||
+           '/' || (SELECT count(*) FROM replay_misses m WHERE m.session_id = s.id) ||
+           '/' || (SELECT count(*) FROM step_links l JOIN steps t ON t.id = l.step_id
+                   WHERE t.session_id = s.id) AS fingerprint, s.exchange_count
+    FROM sessions s ORDER BY s.id)sql");
+  std::vector<FeedSession> out;
+  while (q.executeStep()) {
+    out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                   q.getColumn(2).getInt() != 0, q.getColumn(3).getString(),
+                   q.getColumn(4).getInt64()});
+  }
+  return out;  // the read transaction ends here, rolled back: it wrote nothing
+}
+
+FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after,
+                           std::size_t max_exchanges) {
+  SQLite::Database& db = impl_->db;
+  SQLite::Transaction read(db, SQLite::TransactionBehavior::DEFERRED);
+  FeedBatch batch;
+  batch.end = after;
+
+  SQLite::Statement exchanges_query(db, kExchanges);
+  detail::bindInt(exchanges_query, ":session", session.id);
+  detail::bindInt(exchanges_query, ":next", after.exchanges);
+  detail::bindInt(exchanges_query, ":limit", static_cast<std::int64_t>(max_exchanges) + 1);
+  std::vector<std::vector<FeedValue>> locals;
+  FeedTable exchanges = readTable(exchanges_query, "exchanges", session.uuid, &locals);
+
+  // Keep the indexed prefix: the rows after an unindexed one have no steps or calls yet.
+  std::size_t kept = 0;
+  while (kept < exchanges.rows.size() && kept < max_exchanges && intOf(locals[kept][1]) != 0) {
+    ++kept;
+  }
+  batch.waiting_for_index = kept < exchanges.rows.size() && kept < max_exchanges;
+  const bool more_exchanges = exchanges.rows.size() > kept;
+  exchanges.rows.resize(kept);
+  locals.resize(kept);
+  batch.exchanges = kept;
+
+  std::vector<FeedTable> derived;
+  if (kept > 0) {
+    const std::int64_t first = *intOf(locals.front()[0]);
+    const std::int64_t last = *intOf(locals.back()[0]);
+    batch.end.exchanges = *intOf(exchanges.rows.back()[1]) + 1;
+
+    // Dictionary ids become the hashes of their contents.
+    std::set<std::int64_t> referenced;
+    for (const auto& row : locals) {
+      for (std::size_t i : {2u, 3u}) {
+        if (auto id = intOf(row[i])) {
+          referenced.insert(*id);
+        }
+      }
+    }
+    std::unordered_map<std::int64_t, std::int64_t> dictionary_hashes;
+    derived.push_back(impl_->dictionaries(referenced, dictionary_hashes));
+    std::size_t request_dictionary = 0;
+    std::size_t response_dictionary = 0;
+    for (std::size_t i = 0; i < exchanges.columns.size(); ++i) {
+      if (exchanges.columns[i] == "request_body_codec") {
+        request_dictionary = i;
+      } else if (exchanges.columns[i] == "response_body_codec") {
+        response_dictionary = i;
+      }
+    }
+    exchanges.columns.insert(exchanges.columns.begin() + static_cast<long>(response_dictionary) + 1,
+                             "response_body_dictionary");
+    exchanges.columns.insert(exchanges.columns.begin() + static_cast<long>(request_dictionary) + 1,
+                             "request_body_dictionary");
+    for (std::size_t r = 0; r < exchanges.rows.size(); ++r) {
+      auto hashOf = [&](const FeedValue& local) -> FeedValue {
+        const auto id = intOf(local);
+        const auto hash = id ? dictionary_hashes.find(*id) : dictionary_hashes.end();
+        return hash != dictionary_hashes.end() ? FeedValue(hash->second) : FeedValue();
+      };
+      auto& row = exchanges.rows[r];
+      row.insert(row.begin() + static_cast<long>(response_dictionary) + 1, hashOf(locals[r][3]));
+      row.insert(row.begin() + static_cast<long>(request_dictionary) + 1, hashOf(locals[r][2]));
+    }
+
+    auto ranged = [&](const char* sql, const std::string& table) {
+      SQLite::Statement q(db, sql);
+      detail::bindInt(q, ":session", session.id);
+      detail::bindInt(q, ":first", first);
+      detail::bindInt(q, ":last", last);
+      std::vector<std::vector<FeedValue>> blob_locals;
+      FeedTable t = readTable(q, table, session.uuid, table == "blobs" ? &blob_locals : nullptr);
+      if (table == "blobs") {
+        // Blobs are global, keyed by hash alone; the fleet keeps their JSON text whole (a
+        // compressed memory is unpacked) so that SQL can reach inside.
+        t.columns.erase(t.columns.begin());
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          auto& row = t.rows[r];
+          row.erase(row.begin());
+          if (auto* codec = std::get_if<std::string>(&blob_locals[r][0])) {
+            row[1] = detail::unpackBody(bytesOf(row[1]), *codec);
+          } else {
+            row[1] = bytesOf(row[1]);
+          }
+        }
+      }
+      return t;
+    };
+    derived.push_back(ranged(kBlobs, "blobs"));
+    derived.push_back(ranged(kConversations, "conversations"));
+    // The conversations' order of insertion matters to nothing: they are upserted by number.
+    derived.push_back(std::move(exchanges));
+    derived.push_back(ranged(kSteps, "steps"));
+    derived.push_back(ranged(kCandidates, "candidates"));
+    derived.push_back(ranged(kInternalSteps, "internal_steps"));
+    derived.push_back(ranged(kA2aCalls, "a2a_calls"));
+    derived.push_back(ranged(kStreamEvents, "stream_events"));
+  }
+
+  SQLite::Statement misses_query(db, kReplayMisses);
+  detail::bindInt(misses_query, ":session", session.id);
+  detail::bindInt(misses_query, ":after", after.misses);
+  detail::bindInt(misses_query, ":limit", static_cast<std::int64_t>(max_exchanges));
+  FeedTable misses = readTable(misses_query, "replay_misses", session.uuid);
+  batch.misses = misses.rows.size();
+  if (!misses.rows.empty()) {
+    batch.end.misses = *intOf(misses.rows.back()[1]);
+  }
+  const bool more_misses = misses.rows.size() == max_exchanges;
+
+  // An evaluation links its steps to the recorded ones when it ends, all at once: the links
+  // are fed whole whenever their number grew (the fleet archive keeps each once).
+  SQLite::Statement links_query(db, kStepLinks);
+  detail::bindInt(links_query, ":session", session.id);
+  FeedTable links = readTable(links_query, "step_links", session.uuid);
+  if (static_cast<std::int64_t>(links.rows.size()) > after.links) {
+    batch.end.links = static_cast<std::int64_t>(links.rows.size());
+    batch.links = links.rows.size();
+    derived.push_back(std::move(links));
+  }
+
+  SQLite::Statement session_query(db, kSession);
+  detail::bindInt(session_query, ":session", session.id);
+  FeedTable sessions = readTable(session_query, "sessions", session.uuid);
+  sessions.columns[0] = "uuid";
+
+  // In tableNames() order: what others refer to comes first.
+  std::vector<FeedTable> ordered;
+  auto take = [&](const std::string& name) {
+    for (FeedTable& t : derived) {
+      if (t.table == name) {
+        ordered.push_back(std::move(t));
+      }
+    }
+  };
+  take("body_dictionaries");
+  take("blobs");
+  ordered.push_back(std::move(sessions));
+  for (const char* name : {"conversations", "exchanges", "steps", "candidates", "internal_steps",
+                           "a2a_calls", "stream_events", "step_links"}) {
+    take(name);
+  }
+  ordered.push_back(std::move(misses));
+  batch.tables = std::move(ordered);
+  batch.caught_up = !more_exchanges && !more_misses;
+  return batch;
+}
+
+}  // namespace agentvcr::store
