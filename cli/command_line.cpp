@@ -53,6 +53,8 @@ void registerAll(CLI::App& app, Invocation& invocation, const std::string& progr
   registerEval(app, invocation);
   registerLint(app, invocation);
   registerStats(app, invocation);
+  registerShip(app, invocation);
+  registerPg(app, invocation);
 }
 
 CLI::App* registerMock(CLI::App& app) {

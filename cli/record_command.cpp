@@ -1,11 +1,18 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <optional>
 #include <ostream>
+#include <thread>
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
+#include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/shipper.hpp"
 
 namespace agentvcr::cli {
 
@@ -23,9 +30,58 @@ void writeReadyFile(const std::string& path, const std::string& text) {
   }
 }
 
+namespace {
+
+/// `record --ship`: a shipper thread following the archive the recorder writes. It only reads
+/// the file, so PostgreSQL being slow or away never slows the relay.
+class ShippingThread {
+ public:
+  ShippingThread(const std::string& db_path, const std::string& uri, std::ostream& out) {
+    fleet::ShipOptions options;
+    options.db_path = db_path;
+    options.uri = uri;
+    options.follow = true;
+    options.log = [](const std::string& line) {
+      std::cerr << "agentvcr record: " << line << std::endl;
+    };
+    shipper_ = std::make_unique<fleet::Shipper>(options);
+    out << "agentvcr record: shipping to " << fleet::redactedUri(uri) << std::endl;
+    thread_ = std::thread([this] {
+      shipper_->run();
+      done_.set_value();
+    });
+  }
+
+  /// Ships what the recorder committed for at most `drain`, then stops; says what is left.
+  void finish(std::chrono::seconds drain, std::ostream& out) {
+    shipper_->finish();
+    if (done_.get_future().wait_for(drain) != std::future_status::ready) {
+      shipper_->stop();
+    }
+    thread_.join();
+    const fleet::ShipStats stats = shipper_->stats();
+    out << "agentvcr record: shipped " << stats.exchanges << " exchanges";
+    if (stats.left > 0) {
+      out << "; " << stats.left << " left in the archive for `agentvcr ship`";
+    }
+    out << std::endl;
+  }
+
+ private:
+  std::unique_ptr<fleet::Shipper> shipper_;
+  std::promise<void> done_;
+  std::thread thread_;
+};
+
+}  // namespace
+
 int runRecord(const RecordCommand& command, std::ostream& out) {
   proxy::RecordingProxy recording(command.config);
   recording.start();
+  std::optional<ShippingThread> shipping;
+  if (!command.ship_uri.empty()) {
+    shipping.emplace(command.config.db_path, command.ship_uri, out);
+  }
   const auto endpoint = recording.endpoint();
   const std::string address =
       "http://" + endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -38,6 +94,9 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   int signal = waitForStopSignal();
   out << "agentvcr record: signal " << signal << ", draining" << std::endl;
   recording.stop();
+  if (shipping) {
+    shipping->finish(command.ship_drain, out);
+  }
   auto stats = recording.recorder().stats();
   out << "agentvcr record: " << stats.written << " exchanges written in " << stats.batches
       << " batches, " << stats.indexed << " indexed";
@@ -127,6 +186,15 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
       ->add_option("--ca-file", config.relay.ca_file,
                    "Also trust the certificate authorities in this PEM file")
       ->check(CLI::ExistingFile);
+  record->add_option("--ship", command->ship_uri,
+                     "Also ship the recording into this fleet archive (postgresql://...) as it "
+                     "is indexed; PostgreSQL being slow or down never slows the relay");
+  record
+      ->add_option_function<int>(
+          "--ship-drain",
+          [command](int seconds) { command->ship_drain = std::chrono::seconds(seconds); },
+          "With --ship: seconds to keep shipping after SIGTERM (default 10)")
+      ->check(CLI::Range(0, 3600));
   record->add_flag("!--no-probe", config.probe_identity,
                    "Do not ask the agent for /health and /v1/info at start");
   runWhenParsed<RecordCommand>(

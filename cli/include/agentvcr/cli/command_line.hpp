@@ -57,6 +57,9 @@ Registration<MergeCommand> registerMerge(CLI::App& app, Invocation& invocation);
 Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation);
 Registration<LintCommand> registerLint(CLI::App& app, Invocation& invocation);
 Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation);
+Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation);
+/// `pg` only groups the fleet archive's administration: `pg migrate`.
+CLI::App* registerPg(CLI::App& app, Invocation& invocation);
 
 /// Every command, in the order `agentvcr --help` lists them.
 void registerAll(CLI::App& app, Invocation& invocation, const std::string& program);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -28,6 +29,8 @@ inline constexpr const char* kDefaultDemoArchive = "agentvcr-demo.sqlite";
 struct RecordCommand {
   proxy::RecordingProxyConfig config;
   std::string ready_file;  ///< written with "http://host:port" once listening
+  std::string ship_uri;    ///< --ship: the fleet archive to ship to as the recording goes
+  std::chrono::seconds ship_drain{10};  ///< after the signal, ship for at most this long
 };
 
 int runRecord(const RecordCommand& command, std::ostream& out);
@@ -168,6 +171,25 @@ struct MigrateCommand {
 /// `agentvcr migrate`: applies the pending schema migrations to the archive at `db_path` (which
 /// must exist) and says from which version to which. Throws std::runtime_error on failure.
 int runMigrate(const std::string& db_path, std::ostream& out);
+
+/// `agentvcr ship`: copies what an archive committed into the fleet archive (docs/fleet.md).
+struct ShipCommand {
+  std::string db_path = kDefaultArchive;
+  std::string uri;      ///< --to
+  bool follow = false;  ///< keep shipping until SIGINT/SIGTERM
+  std::size_t batch = 2000;
+  std::chrono::seconds drain{10};  ///< after the signal, ship for at most this long
+};
+
+/// kExitFailure when the fleet archive could not take the rows (the reason on stderr).
+int runShip(const ShipCommand& command, std::ostream& out);
+
+/// `agentvcr pg migrate --db URI`.
+struct PgMigrateCommand {
+  std::string uri;
+};
+
+int runPgMigrate(const PgMigrateCommand& command, std::ostream& out);
 
 /// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
 void writeReadyFile(const std::string& path, const std::string& text);

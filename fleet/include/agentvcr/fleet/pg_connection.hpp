@@ -1,0 +1,103 @@
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+struct pg_cancel;
+
+/// A thin owner of libpq's connection and results: agentvcr talks to PostgreSQL through libpq
+/// itself, so its connection strings, environment (PGPASSWORD, PGSERVICE ...), .pgpass and
+/// sslmode all work as documented for every libpq program.
+namespace agentvcr::fleet {
+
+/// A PostgreSQL failure. `sqlstate` is the server's code (empty when the connection failed or
+/// was lost, `connection_lost` then says so). Messages never hold a password: they name the
+/// archive by redactedUri().
+class PgError : public std::runtime_error {
+ public:
+  PgError(const std::string& message, std::string sqlstate, bool connection_lost)
+      : std::runtime_error(message),
+        sqlstate_(std::move(sqlstate)),
+        connection_lost_(connection_lost) {}
+
+  const std::string& sqlstate() const { return sqlstate_; }
+
+  bool connectionLost() const { return connection_lost_; }
+
+ private:
+  std::string sqlstate_;
+  bool connection_lost_;
+};
+
+/// `uri` with any password replaced by `***`: in a URI's user info, in a `password` query
+/// parameter, or in a key=value connection string.
+std::string redactedUri(std::string_view uri);
+
+/// True when `text` names a PostgreSQL archive rather than a file (postgresql:// or postgres://).
+bool isPostgresUri(std::string_view text);
+
+/// The rows of one command's answer, as text.
+class PgResult {
+ public:
+  explicit PgResult(pg_result* result) : result_(result) {}
+
+  ~PgResult();
+
+  PgResult(PgResult&& other) noexcept : result_(other.result_) { other.result_ = nullptr; }
+
+  PgResult& operator=(PgResult&& other) noexcept;
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+
+  int rows() const;
+  int columns() const;
+  bool isNull(int row, int column) const;
+  /// The value as text; for bytea, its hex form unless the query asked for binary results.
+  std::string_view text(int row, int column) const;
+  std::optional<std::string> optionalText(int row, int column) const;
+  long long integer(int row, int column) const;
+  std::optional<long long> optionalInteger(int row, int column) const;
+  int columnNumber(const char* name) const;  ///< throws std::logic_error when missing
+
+ private:
+  pg_result* result_;
+};
+
+/// One connection. Not thread-safe, except cancel(), which another thread may call to stop
+/// the command in flight.
+class PgConnection {
+ public:
+  /// Connects to `uri` (a postgresql:// URI or a key=value string) with libpq, giving up after
+  /// `connect_timeout_s` unless the URI sets its own. Throws PgError "[fleet.connect] ...".
+  explicit PgConnection(const std::string& uri, int connect_timeout_s = 10);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  /// Runs one or more statements without parameters. Throws PgError on failure.
+  PgResult exec(std::string_view sql);
+  /// Runs one statement with text parameters (nullopt: NULL). Throws PgError on failure.
+  PgResult exec(const std::string& sql, const std::vector<std::optional<std::string>>& params);
+  /// Runs `copy_from_stdin` (a COPY ... FROM STDIN) feeding it `data`. Throws PgError.
+  void copyIn(const std::string& copy_from_stdin, std::string_view data);
+
+  /// Asks the server to stop the command in flight, from any thread; harmless when idle.
+  void cancel();
+
+  const std::string& redactedUri() const { return redacted_; }
+
+ private:
+  PgResult check(pg_result* result, std::string_view what);
+  [[noreturn]] void fail(std::string_view what, pg_result* result);
+
+  pg_conn* conn_ = nullptr;
+  pg_cancel* cancel_ = nullptr;  // made once: PQcancel may run on any thread
+  std::string redacted_;
+};
+
+}  // namespace agentvcr::fleet

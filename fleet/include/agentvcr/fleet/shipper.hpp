@@ -1,0 +1,75 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+
+/// Shipping an archive into the fleet archive (docs/fleet.md): the SQLite file is the local
+/// buffer, PostgreSQL the destination. The shipper only reads the file, so it never competes with
+/// a recorder for its write lock, and a slow or absent PostgreSQL never slows the recording.
+namespace agentvcr::fleet {
+
+class PgConnection;
+
+struct ShipOptions {
+  std::string db_path;  ///< the SQLite archive to read
+  std::string uri;      ///< the fleet archive, a libpq URI or connection string
+  /// Keep looking for new rows until stop(); otherwise stop once everything committed so far
+  /// is shipped.
+  bool follow = false;
+  std::size_t batch_exchanges = 2000;           ///< exchanges per PostgreSQL transaction, at most
+  std::chrono::milliseconds poll{200};          ///< how often --follow looks for new rows
+  std::chrono::milliseconds retry_first{250};   ///< first wait after a failure, doubled up to
+  std::chrono::milliseconds retry_max{10'000};  ///< ... this
+  /// Without `follow`, give up after this many failed attempts in a row (0: never).
+  int attempts = 5;
+  /// Where the shipper reports: one line per outage, recovery or fatal error, never per row.
+  std::function<void(const std::string&)> log;
+};
+
+struct ShipStats {
+  std::uint64_t exchanges = 0;  ///< exchanges shipped (rows the fleet already held count too)
+  std::uint64_t rows = 0;       ///< rows of every table sent
+  std::uint64_t batches = 0;
+  std::uint64_t sessions = 0;  ///< sessions with anything shipped
+  std::uint64_t outages = 0;   ///< times PostgreSQL went away or refused a batch
+  /// Exchanges the archive had committed that were not shipped when run() returned.
+  std::uint64_t left = 0;
+};
+
+/// The outcome of run(): everything shipped, or why not.
+enum class ShipEnd { CaughtUp, Stopped, Failed };
+
+class Shipper {
+ public:
+  explicit Shipper(ShipOptions options);
+  ~Shipper();
+  Shipper(const Shipper&) = delete;
+  Shipper& operator=(const Shipper&) = delete;
+
+  /// Ships until caught up (or, with `follow`, until stop()). Connection failures are retried
+  /// with backoff; a fleet schema that is missing, older or newer ends it (ShipEnd::Failed,
+  /// with the reason in error()).
+  ShipEnd run();
+
+  /// Ends run() from any thread: the batch in flight is cancelled and rolled back (the rows
+  /// stay in the archive for the next shipper).
+  void stop();
+
+  /// Ends `follow` mode once caught up: run() ships what is committed now, then returns.
+  void finish();
+
+  ShipStats stats() const;
+  std::string error() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentvcr::fleet

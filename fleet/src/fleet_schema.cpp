@@ -1,0 +1,338 @@
+#include "agentvcr/fleet/fleet_schema.hpp"
+
+#include <string>
+
+namespace agentvcr::fleet {
+namespace {
+
+// Any fixed number: the advisory lock every `agentvcr pg migrate` takes.
+constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(7236712331)";
+
+// Version 1. Names and meanings follow the SQLite archive (docs/schema.md); keys are natural:
+// (session_uuid, seq) for an exchange, plus the input position for a step, plus the candidate
+// index for a candidate, and so on. A conversation is keyed by its number in its session (the
+// order the recorder created them). Bodies stay zstd frames, their dictionaries keyed by
+// content hash. Blobs keep their JSON text; `doc` holds it as jsonb when it parses.
+constexpr const char* kFleetSchemaV1 = R"sql(
+CREATE TABLE sessions (
+  uuid                   uuid   PRIMARY KEY,
+  node                   text   NOT NULL,
+  recorder_version       text,
+  derived_from           text,
+  name                   text   NOT NULL,
+  mode                   text   NOT NULL,
+  upstream               text   NOT NULL,
+  listen                 text   NOT NULL,
+  started_ns             bigint NOT NULL,
+  ended_ns               bigint,
+  agent_health           text,
+  agent_info             text,
+  agent_id               text,
+  agent_version          text,
+  exchange_count         bigint NOT NULL,
+  step_count             bigint NOT NULL,
+  candidate_count        bigint NOT NULL,
+  internal_step_count    bigint NOT NULL,
+  conversation_count     bigint NOT NULL,
+  error_candidate_count  bigint NOT NULL,
+  failed_exchange_count  bigint NOT NULL,
+  invalid_exchange_count bigint NOT NULL
+);
+CREATE INDEX sessions_node ON sessions(node, started_ns);
+CREATE INDEX sessions_agent ON sessions(agent_id, agent_version);
+
+CREATE TABLE body_dictionaries (
+  hash    bigint PRIMARY KEY,
+  content bytea  NOT NULL,
+  codec   text,
+  size    bigint NOT NULL
+);
+
+CREATE TABLE blobs (
+  hash bigint PRIMARY KEY,
+  text text   NOT NULL,
+  doc  jsonb
+);
+CREATE INDEX blobs_doc ON blobs USING gin (doc jsonb_path_ops);
+
+CREATE TABLE exchanges (
+  session_uuid             uuid     NOT NULL,
+  seq                      bigint   NOT NULL,
+  client_address           text     NOT NULL,
+  method                   text     NOT NULL,
+  target                   text     NOT NULL,
+  http_version             integer  NOT NULL,
+  status                   integer  NOT NULL,
+  request_headers          text     NOT NULL,
+  request_body             bytea    NOT NULL,
+  request_body_codec       text,
+  request_body_dictionary  bigint,
+  request_body_size        bigint,
+  request_body_redacted    boolean  NOT NULL,
+  response_headers         text     NOT NULL,
+  response_body            bytea    NOT NULL,
+  response_body_codec      text,
+  response_body_dictionary bigint,
+  response_body_size       bigint,
+  response_from_upstream   boolean  NOT NULL,
+  started_ns               bigint   NOT NULL,
+  request_ended_ns         bigint,
+  upstream_sent_ns         bigint,
+  upstream_first_byte_ns   bigint,
+  ended_ns                 bigint,
+  outcome                  text     NOT NULL,
+  error                    text,
+  fault                    text,
+  protocol                 text     NOT NULL,
+  route                    text     NOT NULL,
+  magma_request_id         text,
+  request_valid            boolean,
+  response_valid           boolean,
+  findings                 text,
+  decoder_version          integer  NOT NULL,
+  PRIMARY KEY (session_uuid, seq)
+);
+CREATE INDEX exchanges_started ON exchanges(started_ns);
+
+CREATE TABLE conversations (
+  session_uuid     uuid   NOT NULL,
+  number           bigint NOT NULL,
+  root_seq         bigint,
+  root_position    bigint,
+  title            text,
+  step_count       bigint NOT NULL,
+  candidate_count  bigint NOT NULL,
+  error_candidates bigint NOT NULL,
+  env_failures     bigint NOT NULL,
+  max_depth        bigint NOT NULL,
+  first_ns         bigint,
+  last_ns          bigint,
+  ended_in         text,
+  protocol         text   NOT NULL,
+  context_id       text,
+  PRIMARY KEY (session_uuid, number)
+);
+
+CREATE TABLE steps (
+  session_uuid           uuid    NOT NULL,
+  seq                    bigint  NOT NULL,
+  position               integer NOT NULL,
+  source_id              bigint  NOT NULL,
+  replay_key             bigint  NOT NULL,
+  instruction_type       text    NOT NULL,
+  instruction_content    text    NOT NULL,
+  env_feedback           jsonb,
+  env_failure            boolean,
+  memory_hash            bigint  NOT NULL,
+  tools_hash             bigint  NOT NULL,
+  attributes_hash        bigint  NOT NULL,
+  extra_keys_hash        bigint  NOT NULL,
+  num_outputs            integer NOT NULL,
+  conversation           bigint,
+  parent_seq             bigint,
+  parent_position        integer,
+  parent_candidate_index integer,
+  parent_ambiguity       integer NOT NULL,
+  depth                  integer NOT NULL,
+  PRIMARY KEY (session_uuid, seq, position)
+);
+CREATE INDEX steps_conversation ON steps(session_uuid, conversation);
+
+CREATE TABLE candidates (
+  session_uuid        uuid    NOT NULL,
+  seq                 bigint  NOT NULL,
+  position            integer NOT NULL,
+  candidate_index     integer NOT NULL,
+  status              text    NOT NULL,
+  say                 text,
+  tool_calls          jsonb,
+  decision_kind       text,
+  error_code          text,
+  error_message       text,
+  error_component     text,
+  memory_hash         bigint  NOT NULL,
+  internal_step_count integer NOT NULL,
+  PRIMARY KEY (session_uuid, seq, position, candidate_index)
+);
+
+CREATE TABLE internal_steps (
+  session_uuid    uuid    NOT NULL,
+  seq             bigint  NOT NULL,
+  input_position  integer NOT NULL,
+  candidate_index integer NOT NULL,
+  position        integer NOT NULL,
+  step_key        text,
+  component       text,
+  origin          text,
+  full_prompt     text,
+  output_raw      text,
+  rest            text    NOT NULL,
+  PRIMARY KEY (session_uuid, seq, input_position, candidate_index, position)
+);
+
+CREATE TABLE a2a_calls (
+  session_uuid    uuid    NOT NULL,
+  seq             bigint  NOT NULL,
+  position        integer NOT NULL,
+  wire_version    text    NOT NULL,
+  method          text,
+  rpc_id          text,
+  task_id         text,
+  context_id      text,
+  skill_id        text,
+  message_id      text,
+  task_state      text,
+  task_state_norm text,
+  result_kind     text,
+  artifacts       text,
+  history         text,
+  request_text    text,
+  response_text   text,
+  error_code      integer,
+  error_message   text,
+  error_data      text,
+  retry_after     double precision,
+  replay_key      bigint  NOT NULL,
+  conversation    bigint,
+  PRIMARY KEY (session_uuid, seq, position)
+);
+CREATE INDEX a2a_calls_skill ON a2a_calls(skill_id, error_code);
+
+CREATE TABLE stream_events (
+  session_uuid uuid    NOT NULL,
+  seq          bigint  NOT NULL,
+  position     integer NOT NULL,
+  at_ns        bigint  NOT NULL,
+  event        text,
+  event_id     text,
+  data         text    NOT NULL,
+  PRIMARY KEY (session_uuid, seq, position)
+);
+
+CREATE TABLE step_links (
+  session_uuid          uuid    NOT NULL,
+  seq                   bigint  NOT NULL,
+  position              integer NOT NULL,
+  recorded_session_uuid uuid    NOT NULL,
+  recorded_seq          bigint  NOT NULL,
+  recorded_position     integer NOT NULL,
+  PRIMARY KEY (session_uuid, seq, position)
+);
+
+CREATE TABLE replay_misses (
+  session_uuid         uuid    NOT NULL,
+  number               bigint  NOT NULL,
+  at_ns                bigint  NOT NULL,
+  route                text    NOT NULL,
+  request_id           text    NOT NULL,
+  position             integer NOT NULL,
+  source_id            bigint,
+  replay_key           bigint  NOT NULL,
+  input                text    NOT NULL,
+  closest_session_uuid uuid,
+  closest_seq          bigint,
+  closest_position     integer,
+  differences          text    NOT NULL,
+  policy               text    NOT NULL,
+  PRIMARY KEY (session_uuid, number)
+);
+
+-- How far each session was shipped, committed with the rows it counts: how many of its
+-- exchanges (they are numbered from 0: the next seq to ship), replay misses and step links.
+CREATE TABLE ship_positions (
+  session_uuid uuid        PRIMARY KEY,
+  exchanges    bigint      NOT NULL,
+  misses       bigint      NOT NULL,
+  links        bigint      NOT NULL,
+  shipped_at   timestamptz NOT NULL DEFAULT now()
+);
+
+-- A blob's JSON as jsonb, or NULL when it does not parse (a blob is kept whatever it holds).
+CREATE FUNCTION agentvcr_jsonb_or_null(text) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN $1::jsonb;
+EXCEPTION WHEN others THEN
+  RETURN NULL;
+END $$;
+)sql";
+
+struct Migration {
+  int to_version;
+  const char* sql;
+};
+
+constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}};
+
+bool hasVersionTable(PgConnection& conn) {
+  return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
+}
+
+std::string migrateCommand(const PgConnection& conn) {
+  return "agentvcr pg migrate --db '" + conn.redactedUri() + "'";
+}
+
+}  // namespace
+
+int fleetSchemaVersion(PgConnection& conn) {
+  if (!hasVersionTable(conn)) {
+    return 0;
+  }
+  PgResult r = conn.exec("SELECT version FROM agentvcr_fleet_schema");
+  return r.rows() == 0 ? 0 : static_cast<int>(r.integer(0, 0));
+}
+
+int migrateFleet(PgConnection& conn) {
+  static_assert(kFleetSchemaVersion == 1, "add a migration for the new version");
+  conn.exec("BEGIN");
+  try {
+    conn.exec(kMigrationLock);
+    conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");
+    const int before = fleetSchemaVersion(conn);
+    if (before > kFleetSchemaVersion) {
+      throw FleetSchemaError("[fleet.schema.newer] " + conn.redactedUri() +
+                             " holds fleet schema version " + std::to_string(before) +
+                             "; this agentvcr knows up to version " +
+                             std::to_string(kFleetSchemaVersion) + ": use a newer agentvcr");
+    }
+    for (const Migration& m : kMigrations) {
+      if (m.to_version > before) {
+        conn.exec(m.sql);
+      }
+    }
+    conn.exec("DELETE FROM agentvcr_fleet_schema");
+    conn.exec("INSERT INTO agentvcr_fleet_schema VALUES (" + std::to_string(kFleetSchemaVersion) +
+              ")");
+    conn.exec("COMMIT");
+    return before;
+  } catch (...) {
+    try {
+      conn.exec("ROLLBACK");
+    } catch (const PgError&) {
+      // the connection is gone: the server rolled back already
+    }
+    throw;
+  }
+}
+
+void requireFleetSchema(PgConnection& conn) {
+  const int version = fleetSchemaVersion(conn);
+  if (version == 0) {
+    throw FleetSchemaError("[fleet.schema.missing] " + conn.redactedUri() +
+                           " holds no agentvcr fleet archive yet: run " + migrateCommand(conn));
+  }
+  if (version < kFleetSchemaVersion) {
+    throw FleetSchemaError("[fleet.schema.older] " + conn.redactedUri() +
+                           " holds fleet schema version " + std::to_string(version) +
+                           "; this agentvcr writes version " + std::to_string(kFleetSchemaVersion) +
+                           ": run " + migrateCommand(conn));
+  }
+  if (version > kFleetSchemaVersion) {
+    throw FleetSchemaError("[fleet.schema.newer] " + conn.redactedUri() +
+                           " holds fleet schema version " + std::to_string(version) +
+                           "; this agentvcr knows up to version " +
+                           std::to_string(kFleetSchemaVersion) + ": use a newer agentvcr");
+  }
+}
+
+}  // namespace agentvcr::fleet

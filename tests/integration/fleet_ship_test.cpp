@@ -1,0 +1,468 @@
+// Shipping archives into a real PostgreSQL 15 (tests/support/pg_cluster, started by ctest's
+// `postgres` fixture): every table row for row and byte for byte, idempotence, four shippers at
+// once, an outage under load, a shipper killed with SIGKILL, and the messages a user meets.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "agentvcr/fleet/fleet_schema.hpp"
+#include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/shipper.hpp"
+#include "agentvcr/store/transfer.hpp"
+#include "demo_recording.hpp"
+#include "temp_dir.hpp"
+#include "wait.hpp"
+
+extern char** environ;
+
+namespace agentvcr::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string readLine(const std::string& path) {
+  std::ifstream file(path);
+  std::string line;
+  std::getline(file, line);
+  return line;
+}
+
+std::string clusterDir() {
+  const char* dir = std::getenv("AGENTVCR_TEST_PG_DIR");
+  return dir != nullptr ? dir : "";
+}
+
+/// `uri` of a cluster (tests/support/pg_cluster) with its database replaced by `database`.
+std::string withDatabase(const std::string& uri, const std::string& database) {
+  const std::size_t slash = uri.find('/', uri.find("://") + 3);
+  const std::size_t query = uri.find('?', slash);
+  return uri.substr(0, slash + 1) + database + uri.substr(query);
+}
+
+std::string randomName(const char* prefix) {
+  std::random_device device;
+  return prefix + std::to_string(device()) + std::to_string(device());
+}
+
+// The tables whose rows belong to one session, and what keys them in PostgreSQL.
+const std::vector<std::string> kSessionTables = {"exchanges",      "steps",      "candidates",
+                                                 "internal_steps", "a2a_calls",  "stream_events",
+                                                 "conversations",  "step_links", "replay_misses"};
+
+/// A database of its own on the test cluster, migrated to the fleet schema, dropped afterwards.
+class FleetDatabase {
+ public:
+  explicit FleetDatabase(const std::string& cluster_uri) : cluster_uri_(cluster_uri) {
+    name_ = randomName("fleet_");
+    fleet::PgConnection(cluster_uri_).exec("CREATE DATABASE " + name_);
+    uri_ = withDatabase(cluster_uri_, name_);
+    fleet::PgConnection conn(uri_);
+    fleet::migrateFleet(conn);
+  }
+
+  ~FleetDatabase() {
+    try {
+      fleet::PgConnection(cluster_uri_).exec("DROP DATABASE " + name_ + " WITH (FORCE)");
+    } catch (const std::exception&) {
+      // the cluster is already gone
+    }
+  }
+
+  const std::string& uri() const { return uri_; }
+
+  long long count(const std::string& sql) const {
+    fleet::PgConnection conn(uri_);
+    return conn.exec(sql).integer(0, 0);
+  }
+
+  long long rows(const std::string& table) const { return count("SELECT count(*) FROM " + table); }
+
+ private:
+  std::string cluster_uri_;
+  std::string name_;
+  std::string uri_;
+};
+
+long long sqliteCount(const std::string& db_path, const std::string& sql) {
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, sql);
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
+/// Rows of each table an archive holds, counted as the fleet archive counts them.
+std::map<std::string, long long> archiveCounts(const std::string& db_path) {
+  std::map<std::string, long long> counts;
+  for (const std::string& table : kSessionTables) {
+    counts[table] = sqliteCount(db_path, "SELECT count(*) FROM " + table);
+  }
+  counts["sessions"] = sqliteCount(db_path, "SELECT count(*) FROM sessions");
+  // Keyed by content in the fleet archive: sessions that built the same dictionary share it.
+  counts["body_dictionaries"] =
+      sqliteCount(db_path, "SELECT count(DISTINCT content) FROM body_dictionaries");
+  counts["blobs"] = sqliteCount(db_path, "SELECT count(*) FROM blobs");
+  return counts;
+}
+
+std::map<std::string, long long> fleetCounts(const FleetDatabase& fleet_db) {
+  std::map<std::string, long long> counts;
+  for (const std::string& table : kSessionTables) {
+    counts[table] = fleet_db.rows(table);
+  }
+  counts["sessions"] = fleet_db.rows("sessions");
+  counts["body_dictionaries"] = fleet_db.rows("body_dictionaries");
+  counts["blobs"] = fleet_db.rows("blobs");
+  return counts;
+}
+
+fleet::ShipStats ship(const std::string& db_path, const std::string& uri) {
+  fleet::ShipOptions options;
+  options.db_path = db_path;
+  options.uri = uri;
+  options.batch_exchanges = 7;  // many batches, so that positions matter
+  fleet::Shipper shipper(options);
+  EXPECT_EQ(shipper.run(), fleet::ShipEnd::CaughtUp) << shipper.error();
+  return shipper.stats();
+}
+
+class FleetShipTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(clusterDir().empty())
+        << "AGENTVCR_TEST_PG_DIR is not set: ctest starts the cluster (fixture `postgres`)";
+    cluster_uri_ = readLine(clusterDir() + "/uri");
+    ASSERT_FALSE(cluster_uri_.empty()) << "no cluster in " << clusterDir();
+    fleet_db_ = std::make_unique<FleetDatabase>(cluster_uri_);
+  }
+
+  std::string recordArchive(const std::string& name) {
+    const std::string path = dir_.file(name + ".sqlite");
+    recordDemo(path, name);
+    return path;
+  }
+
+  TempDir dir_;
+  std::string cluster_uri_;
+  std::unique_ptr<FleetDatabase> fleet_db_;
+};
+
+TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
+  const std::string db = recordArchive("demo");
+  const fleet::ShipStats stats = ship(db, fleet_db_->uri());
+  const auto local = archiveCounts(db);
+  EXPECT_EQ(fleetCounts(*fleet_db_), local);
+  EXPECT_GT(local.at("steps"), 10);
+  EXPECT_GT(local.at("internal_steps"), 0);
+  EXPECT_GT(local.at("body_dictionaries"), 0);
+  EXPECT_EQ(stats.exchanges, static_cast<std::uint64_t>(local.at("exchanges")));
+  EXPECT_EQ(stats.left, 0u);
+
+  // Bodies stay the stored frames, headers and timing points as recorded.
+  SQLite::Database sqlite(db, SQLite::OPEN_READONLY);
+  SQLite::Statement q(sqlite, R"sql(
+    SELECT e.seq, hex(e.request_body), hex(e.response_body), e.request_headers, e.started_ns,
+           e.upstream_first_byte_ns, s.uuid
+    FROM exchanges e JOIN sessions s ON s.id = e.session_id ORDER BY e.seq)sql");
+  fleet::PgConnection pg(fleet_db_->uri());
+  int compared = 0;
+  while (q.executeStep()) {
+    fleet::PgResult r = pg.exec(
+        "SELECT upper(encode(request_body, 'hex')), upper(encode(response_body, 'hex')), "
+        "request_headers, started_ns, upstream_first_byte_ns FROM exchanges "
+        "WHERE session_uuid = $1 AND seq = $2",
+        {q.getColumn(6).getString(), q.getColumn(0).getString()});
+    ASSERT_EQ(r.rows(), 1);
+    EXPECT_EQ(r.text(0, 0), q.getColumn(1).getString());
+    EXPECT_EQ(r.text(0, 1), q.getColumn(2).getString());
+    EXPECT_EQ(r.text(0, 2), q.getColumn(3).getString());
+    EXPECT_EQ(r.integer(0, 3), q.getColumn(4).getInt64());
+    EXPECT_EQ(r.optionalInteger(0, 4).value_or(-1),
+              q.getColumn(5).isNull() ? -1 : q.getColumn(5).getInt64());
+    ++compared;
+  }
+  EXPECT_EQ(compared, local.at("exchanges"));
+
+  // Memories are JSON SQL can reach into, and every step's parent is a candidate that exists.
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE doc IS NULL"), 0);
+  EXPECT_EQ(fleet_db_->count(R"sql(
+    SELECT count(*) FROM steps s WHERE s.parent_seq IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM candidates c WHERE c.session_uuid = s.session_uuid AND c.seq = s.parent_seq
+        AND c.position = s.parent_position AND c.candidate_index = s.parent_candidate_index))sql"),
+            0);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM steps WHERE parent_seq IS NOT NULL"),
+            sqliteCount(db, "SELECT count(*) FROM steps WHERE parent_candidate_id IS NOT NULL"));
+  EXPECT_EQ(fleet_db_->count("SELECT sum(step_count) FROM conversations"),
+            sqliteCount(db, "SELECT sum(step_count) FROM conversations"));
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM sessions WHERE ended_ns IS NOT NULL"), 1);
+  EXPECT_EQ(fleet_db_->count("SELECT exchanges FROM ship_positions"), local.at("exchanges"));
+}
+
+TEST_F(FleetShipTest, ShippingAgainOrShippingACopyAddsNothing) {
+  const std::string db = recordArchive("demo");
+  ship(db, fleet_db_->uri());
+  const auto once = fleetCounts(*fleet_db_);
+
+  ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), once) << "shipped twice";
+
+  // A merge keeps the session's uuid: its rows land on the same keys.
+  const std::string merged = dir_.file("merged.sqlite");
+  store::mergeArchive(merged, db);
+  const fleet::ShipStats from_copy = ship(merged, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), once) << "shipped a merged copy";
+  EXPECT_EQ(from_copy.exchanges, 0u) << "the copy's positions were known to the fleet archive";
+}
+
+TEST_F(FleetShipTest, FourShippersAtOnceEachSessionOnce) {
+  std::vector<std::string> archives;
+  for (int i = 0; i < 4; ++i) {
+    archives.push_back(recordArchive("node" + std::to_string(i)));
+  }
+  std::vector<std::thread> shippers;
+  for (const std::string& db : archives) {
+    shippers.emplace_back([&, db] { ship(db, fleet_db_->uri()); });
+  }
+  for (std::thread& t : shippers) {
+    t.join();
+  }
+  long long exchanges = 0;
+  for (const std::string& db : archives) {
+    exchanges += sqliteCount(db, "SELECT count(*) FROM exchanges");
+  }
+  EXPECT_EQ(fleet_db_->rows("sessions"), 4);
+  EXPECT_EQ(fleet_db_->rows("exchanges"), exchanges);
+  EXPECT_EQ(fleet_db_->count("SELECT sum(exchange_count) FROM sessions"), exchanges);
+}
+
+TEST_F(FleetShipTest, NewerOlderOrMissingSchemaSaysWhatToRun) {
+  const std::string db = recordArchive("demo");
+  fleet::ShipOptions options;
+  options.db_path = db;
+  options.uri = fleet_db_->uri();
+  {
+    fleet::PgConnection(fleet_db_->uri()).exec("UPDATE agentvcr_fleet_schema SET version = 99");
+    fleet::Shipper shipper(options);
+    EXPECT_EQ(shipper.run(), fleet::ShipEnd::Failed);
+    EXPECT_THAT(shipper.error(), AllOf(HasSubstr("[fleet.schema.newer]"), HasSubstr("99"),
+                                       HasSubstr("up to version 1")));
+  }
+  {
+    fleet::PgConnection(fleet_db_->uri()).exec("DROP TABLE agentvcr_fleet_schema");
+    fleet::Shipper shipper(options);
+    EXPECT_EQ(shipper.run(), fleet::ShipEnd::Failed);
+    EXPECT_THAT(shipper.error(),
+                AllOf(HasSubstr("[fleet.schema.missing]"), HasSubstr("agentvcr pg migrate --db")));
+  }
+}
+
+TEST_F(FleetShipTest, MigratingTwiceAtOnceAppliesEachStepOnce) {
+  const FleetDatabase fresh(cluster_uri_);  // migrated once already by its constructor
+  std::atomic<int> already{0};
+  std::vector<std::thread> migrations;
+  for (int i = 0; i < 2; ++i) {
+    migrations.emplace_back([&] {
+      fleet::PgConnection conn(fresh.uri());
+      if (fleet::migrateFleet(conn) == fleet::kFleetSchemaVersion) {
+        ++already;
+      }
+    });
+  }
+  for (std::thread& t : migrations) {
+    t.join();
+  }
+  EXPECT_EQ(already, 2);
+  EXPECT_EQ(fresh.count("SELECT version FROM agentvcr_fleet_schema"), fleet::kFleetSchemaVersion);
+}
+
+TEST_F(FleetShipTest, ConnectionFailuresAreClearAndNeverShowThePassword) {
+  const std::string db = recordArchive("demo");
+  const std::string port = readLine(clusterDir() + "/port");
+  auto failure = [&](const std::string& uri) {
+    fleet::ShipOptions options;
+    options.db_path = db;
+    options.uri = uri;
+    options.attempts = 1;
+    fleet::Shipper shipper(options);
+    EXPECT_EQ(shipper.run(), fleet::ShipEnd::Failed);
+    EXPECT_EQ(shipper.stats().left,
+              static_cast<std::uint64_t>(sqliteCount(db, "SELECT count(*) FROM exchanges")));
+    return shipper.error();
+  };
+  const std::string wrong_password =
+      failure("postgresql://agentvcr:Wr0ngSecret@127.0.0.1:" + port + "/postgres");
+  EXPECT_THAT(wrong_password,
+              AllOf(HasSubstr("[fleet.connect]"), HasSubstr("password authentication failed"),
+                    HasSubstr("agentvcr:***@127.0.0.1"), Not(HasSubstr("Wr0ng"))));
+  EXPECT_THAT(failure("postgresql://agentvcr@127.0.0.1:1/postgres?connect_timeout=2"),
+              AllOf(HasSubstr("[fleet.connect]"), HasSubstr("127.0.0.1:1")));
+  EXPECT_THAT(failure("postgresql://nobody@[bad"), HasSubstr("[fleet.connect]"));
+  EXPECT_THAT(failure("host=127.0.0.1 port=" + port + " user=agentvcr password=Wr0ngSecret"),
+              AllOf(HasSubstr("password=***"), Not(HasSubstr("Wr0ng"))));
+}
+
+/// The SQL queries docs/fleet.md gives (the blocks that read), in order.
+std::vector<std::string> documentedQueries() {
+  std::ifstream doc(AGENTVCR_FLEET_DOC);
+  std::vector<std::string> queries;
+  std::string line;
+  std::string block;
+  bool in_sql = false;
+  while (std::getline(doc, line)) {
+    if (!in_sql && line == "```sql") {
+      in_sql = true;
+      block.clear();
+    } else if (in_sql && line == "```") {
+      in_sql = false;
+      if (block.starts_with("SELECT") || block.starts_with("WITH")) {
+        queries.push_back(block);
+      }
+    } else if (in_sql) {
+      block += line + "\n";
+    }
+  }
+  return queries;
+}
+
+TEST_F(FleetShipTest, TheDocumentedQueriesRunOnAShippedRecording) {
+  ship(recordArchive("demo"), fleet_db_->uri());
+  const std::vector<std::string> queries = documentedQueries();
+  ASSERT_GE(queries.size(), 5u);
+  fleet::PgConnection pg(fleet_db_->uri());
+  for (const std::string& sql : queries) {
+    EXPECT_NO_THROW(pg.exec(sql)) << sql;
+  }
+  // The demo's robots press buttons: the tools-per-robot query finds them.
+  const auto tools = std::find_if(queries.begin(), queries.end(), [](const std::string& q) {
+    return q.find("jsonb_array_elements(tool_calls)") != std::string::npos;
+  });
+  ASSERT_NE(tools, queries.end());
+  EXPECT_GT(pg.exec(*tools).rows(), 0);
+}
+
+/// `agentvcr ship` as a process.
+pid_t spawnShip(const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {AGENTVCR_BINARY, "ship"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (auto& arg : args) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, AGENTVCR_BINARY, nullptr, nullptr, argv.data(), environ), 0);
+  return pid;
+}
+
+int waitExit(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+TEST_F(FleetShipTest, AShipperKilledMidwayResumesWithoutLossOrDoubles) {
+  const std::string db = recordArchive("demo");
+  const long long exchanges = sqliteCount(db, "SELECT count(*) FROM exchanges");
+  const pid_t shipper =
+      spawnShip({"--db", db, "--to", fleet_db_->uri(), "--follow", "--batch", "1"});
+  ASSERT_TRUE(waitUntil([&] { return fleet_db_->rows("exchanges") >= exchanges / 3; }, 60s));
+  kill(shipper, SIGKILL);
+  EXPECT_EQ(waitExit(shipper), -SIGKILL);
+  EXPECT_LT(fleet_db_->rows("exchanges"), exchanges) << "killed before the end";
+
+  EXPECT_EQ(waitExit(spawnShip({"--db", db, "--to", fleet_db_->uri()})), 0);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+/// A cluster of the test's own, which it stops and starts again.
+class OwnCluster {
+ public:
+  explicit OwnCluster(const std::string& dir) : dir_(dir) { start(); }
+
+  ~OwnCluster() { run("remove"); }
+
+  void start() { run("start"); }
+
+  void stop() { run("stop"); }
+
+  std::string uri() const { return readLine(dir_ + "/uri"); }
+
+ private:
+  void run(const char* action) {
+    const std::string command =
+        std::string(AGENTVCR_PG_CLUSTER) + " " + action + " " + dir_ + " >/dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(FleetShipTest, AnOutageUnderLoadLosesNothingAndDoublesNothing) {
+  OwnCluster cluster(dir_.file("cluster"));
+  const FleetDatabase fleet_db(cluster.uri());
+  const std::string db = dir_.file("buffer.sqlite");
+  recordDemo(db, "before");
+
+  std::vector<std::string> log;
+  std::mutex log_mutex;
+  fleet::ShipOptions options;
+  options.db_path = db;
+  options.uri = fleet_db.uri();
+  options.follow = true;
+  options.poll = 20ms;
+  options.retry_first = 50ms;
+  options.retry_max = 200ms;
+  options.log = [&](const std::string& line) {
+    std::lock_guard lock(log_mutex);
+    log.push_back(line);
+  };
+  fleet::Shipper shipper(options);
+  std::thread shipping([&] { shipper.run(); });
+  const long long before = sqliteCount(db, "SELECT count(*) FROM exchanges");
+  ASSERT_TRUE(waitUntil([&] { return fleet_db.rows("exchanges") == before; }, 60s));
+
+  cluster.stop();
+  // Recording goes on while PostgreSQL is away: two more sessions, at full speed.
+  recordDemo(db, "during-1");
+  recordDemo(db, "during-2");
+  std::this_thread::sleep_for(500ms);  // several failed retries
+  cluster.start();
+
+  const long long all = sqliteCount(db, "SELECT count(*) FROM exchanges");
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        try {
+          return fleet_db.rows("exchanges") == all;
+        } catch (const fleet::PgError&) {
+          return false;
+        }
+      },
+      60s));
+  shipper.finish();
+  shipping.join();
+  EXPECT_EQ(fleetCounts(fleet_db), archiveCounts(db));
+  EXPECT_EQ(shipper.stats().outages, 1u);
+  std::lock_guard lock(log_mutex);
+  // One message when it went away, one when it came back: not one per retry or per row.
+  ASSERT_EQ(log.size(), 2u) << ::testing::PrintToString(log);
+  EXPECT_THAT(log[1], HasSubstr("is back after"));
+}
+
+}  // namespace
+}  // namespace agentvcr::testing
