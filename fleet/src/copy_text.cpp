@@ -4,50 +4,17 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "agentvcr/protocol/utf8.hpp"
+
 namespace agentvcr::fleet::detail {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-/// Length of the well-formed UTF-8 sequence at `text[i]`, 0 when it is not one (RFC 3629:
-/// no overlong forms, no surrogates, nothing above U+10FFFF), or for NUL.
-std::size_t wellFormedLength(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
-  const std::uint8_t lead = byte(i);
-  if (lead == 0) {
-    return 0;
-  }
-  if (lead < 0x80) {
-    return 1;
-  }
-  std::size_t length = 0;
-  std::uint8_t low = 0x80;
-  std::uint8_t high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    low = lead == 0xE0 ? 0xA0 : 0x80;
-    high = lead == 0xED ? 0x9F : 0xBF;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    low = lead == 0xF0 ? 0x90 : 0x80;
-    high = lead == 0xF4 ? 0x8F : 0xBF;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) {
-    return 0;
-  }
-  if (byte(i + 1) < low || byte(i + 1) > high) {
-    return 0;
-  }
-  for (std::size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) {
-      return 0;
-    }
-  }
-  return length;
+/// Length of the UTF-8 sequence at `text[i]` that PostgreSQL's text can hold: a well-formed
+/// one other than NUL; 0 for anything else.
+std::size_t storableLength(std::string_view text, std::size_t i) {
+  return text[i] == '\0' ? 0 : protocol::utf8SequenceLength(text, i);
 }
 
 void appendEscapedText(std::string& out, std::string_view text) {
@@ -77,7 +44,7 @@ std::string storableText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = wellFormedLength(text, i);
+    const std::size_t n = storableLength(text, i);
     if (n == 0) {
       out += kReplacement;
       ++i;
@@ -103,7 +70,7 @@ void appendCopyField(std::string& out, const store::FeedValue& value) {
   } else if (const auto* text = std::get_if<std::string>(&value)) {
     bool clean = true;
     for (std::size_t i = 0; i < text->size() && clean;) {
-      const std::size_t n = wellFormedLength(*text, i);
+      const std::size_t n = storableLength(*text, i);
       clean = n != 0;
       i += n;
     }

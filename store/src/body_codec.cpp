@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "agentvcr/protocol/utf8.hpp"
+
 namespace agentvcr::store::detail {
 namespace {
 
@@ -29,49 +31,6 @@ int sextet(char c) {
 }
 
 }  // namespace
-
-bool isUtf8(std::string_view bytes) {
-  std::size_t i = 0;
-  const std::size_t n = bytes.size();
-  while (i < n) {
-    const auto b = static_cast<unsigned char>(bytes[i]);
-    if (b < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t length = 0;
-    unsigned char lo = 0x80;  // bounds of the second byte
-    unsigned char hi = 0xBF;
-    if (b >= 0xC2 && b <= 0xDF) {
-      length = 2;
-    } else if (b >= 0xE0 && b <= 0xEF) {
-      length = 3;
-      lo = b == 0xE0 ? 0xA0 : 0x80;  // overlong
-      hi = b == 0xED ? 0x9F : 0xBF;  // surrogates
-    } else if (b >= 0xF0 && b <= 0xF4) {
-      length = 4;
-      lo = b == 0xF0 ? 0x90 : 0x80;  // overlong
-      hi = b == 0xF4 ? 0x8F : 0xBF;  // above U+10FFFF
-    } else {
-      return false;
-    }
-    if (n - i < length) {
-      return false;
-    }
-    const auto second = static_cast<unsigned char>(bytes[i + 1]);
-    if (second < lo || second > hi) {
-      return false;
-    }
-    for (std::size_t k = 2; k < length; ++k) {
-      const auto c = static_cast<unsigned char>(bytes[i + k]);
-      if (c < 0x80 || c > 0xBF) {
-        return false;
-      }
-    }
-    i += length;
-  }
-  return true;
-}
 
 std::string base64Encode(std::string_view bytes) {
   std::string out;
@@ -139,7 +98,7 @@ std::optional<std::string> base64Decode(std::string_view text) {
 }
 
 Ordered bodyToJson(const std::string& bytes) {
-  if (isUtf8(bytes)) {
+  if (protocol::isUtf8(bytes)) {
     return bytes;
   }
   Ordered wrapped = Ordered::object();

@@ -15,10 +15,6 @@ namespace agentvcr::store::detail {
 
 using Ordered = nlohmann::ordered_json;
 
-/// Whether `bytes` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
-/// above U+10FFFF).
-bool isUtf8(std::string_view bytes);
-
 /// Standard base64 (RFC 4648 §4) with padding.
 std::string base64Encode(std::string_view bytes);
 

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/store/export.hpp"
 #include "body_codec.hpp"
 #include "export_url.hpp"
@@ -41,7 +42,7 @@ std::string curlCommand(const ExchangeRow& exchange, const std::string& upstream
   const std::string& body = exchange.request_body;
   // A shell word cannot hold a NUL byte, other binary bodies are unreadable in a terminal,
   // and curl reads "--data-binary @x" as the file x: those go through base64 on stdin.
-  const bool piped = !body.empty() && (!detail::isUtf8(body) ||
+  const bool piped = !body.empty() && (!protocol::isUtf8(body) ||
                                        body.find('\0') != std::string::npos || body.front() == '@');
   std::string command;
   if (piped) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/store/export.hpp"
 #include "body_codec.hpp"
 #include "export_decoded.hpp"
@@ -121,7 +122,7 @@ Ordered request(const ExchangeRow& ex, const std::string& upstream) {
   if (!ex.request_body.empty()) {
     Ordered post = Ordered::object();
     post["mimeType"] = std::string(protocol::headerValue(ex.request_headers, "Content-Type"));
-    if (detail::isUtf8(ex.request_body)) {
+    if (protocol::isUtf8(ex.request_body)) {
       post["text"] = ex.request_body;
     } else {
       post["text"] = detail::base64Encode(ex.request_body);
@@ -138,7 +139,7 @@ Ordered response(const ExchangeRow& ex) {
   Ordered content = Ordered::object();
   content["size"] = static_cast<std::int64_t>(ex.response_body.size());
   content["mimeType"] = std::string(protocol::headerValue(ex.response_headers, "Content-Type"));
-  if (detail::isUtf8(ex.response_body)) {
+  if (protocol::isUtf8(ex.response_body)) {
     content["text"] = ex.response_body;
   } else {
     content["text"] = detail::base64Encode(ex.response_body);
