@@ -6,6 +6,8 @@
 
 #include <zstd.h>
 
+#include "agentvcr/store/transfer.hpp"
+
 namespace agentvcr::store::detail {
 namespace {
 
@@ -106,3 +108,13 @@ std::string unpackBody(std::string_view stored, const std::optional<std::string>
 }
 
 }  // namespace agentvcr::store::detail
+
+namespace agentvcr::store {
+
+std::string unpackStoredBody(std::string_view stored, const std::optional<std::string>& codec,
+                             std::optional<std::string_view> dictionary) {
+  return dictionary ? detail::unpackBody(stored, codec, *dictionary)
+                    : detail::unpackBody(stored, codec);
+}
+
+}  // namespace agentvcr::store

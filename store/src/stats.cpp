@@ -133,6 +133,8 @@ ArchiveStats collectStats(const std::string& db_path, const std::vector<std::int
       }
       SessionStats s;
       s.session_id = row.id;
+      s.uuid = row.uuid;
+      s.node = row.node;
       s.name = row.name;
       s.agent_id = row.agent_id;
       s.agent_version = row.agent_version;

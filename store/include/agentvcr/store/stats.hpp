@@ -24,7 +24,9 @@ struct LatencyStats {
 /// One recording session. A session records one agent (its /v1/info identity, when seen), so
 /// "per session and agent" is per session labelled with the agent.
 struct SessionStats {
-  std::int64_t session_id = 0;
+  std::int64_t session_id = 0;  ///< 0 in the fleet archive, where the uuid names sessions
+  std::string uuid;
+  std::string node;
   std::string name;
   std::optional<std::string> agent_id;
   std::optional<std::string> agent_version;

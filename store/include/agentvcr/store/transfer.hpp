@@ -2,11 +2,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <istream>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/rows.hpp"
 
 /// Copying recorded sessions into an archive: import of the archive JSONL (exportArchiveJsonl)
 /// and merge of whole archives (docs/schema.md, Export, import and merge). Both write through
@@ -52,13 +56,62 @@ struct CopyResult {
 CopyResult importJsonl(std::istream& in, const std::string& db_path,
                        const ImportOptions& options = {});
 
+/// A step named by what it is rather than by an archive's row id: its session's uuid, its
+/// exchange's `seq` and its position in the request's inputs. The same in every copy.
+struct StepKey {
+  std::string session_uuid;
+  std::int64_t seq = 0;
+  std::int64_t position = 0;
+};
+
+/// An evaluation link of a copied session: its step, and the recorded step it re-asked.
+struct CopiedLink {
+  StepKey step;
+  StepKey recorded;
+};
+
+/// A replay miss of a copied session, its closest recorded step named by key.
+struct CopiedMiss {
+  ReplayMissRow miss;  ///< closest_step_id is ignored: `closest` names it
+  std::optional<StepKey> closest;
+};
+
+/// Where copied sessions come from: an archive file (merge) or the fleet archive (pull).
+class SessionSource {
+ public:
+  virtual ~SessionSource() = default;
+
+  /// The sessions to copy, in order.
+  virtual std::vector<SessionRow> sessions() = 0;
+  /// Calls `each` with every exchange of `session` in seq order, bodies as relayed, and the
+  /// arrival times of its stream events in order.
+  virtual void exchanges(
+      const SessionRow& session,
+      const std::function<void(const ExchangeRow&, const std::vector<std::int64_t>&)>& each) = 0;
+  virtual std::vector<CopiedLink> stepLinks(const SessionRow& session) = 0;
+  virtual std::vector<CopiedMiss> replayMisses(const SessionRow& session) = 0;
+};
+
+/// Copies the sessions of `source` into `out_path` (created if missing), each through a
+/// Recorder with its identity, exchanges, agent identity, replay misses and evaluation links.
+/// A session whose uuid `out_path` already holds is skipped (CopyResult::already_held) unless
+/// `as_new`. A link or a miss's closest step is kept when the step it names is in `out_path`
+/// once the session is copied (copied before, or held already), looked up by its key.
+CopyResult copySessions(SessionSource& source, const std::string& out_path,
+                        const MergeOptions& options = {});
+
+/// A body as relayed, from the bytes an archive stores (docs/schema.md, Bodies): `stored`
+/// with `codec` (NULL or "zstd"), compressed against `dictionary` (a dictionary's content as
+/// relayed) when there is one. Throws std::runtime_error "[store.body.*]".
+std::string unpackStoredBody(std::string_view stored, const std::optional<std::string>& codec,
+                             std::optional<std::string_view> dictionary = std::nullopt);
+
+/// The header fields an archive's `request_headers` / `response_headers` column holds (none
+/// for text that is not such a column's).
+protocol::Headers storedHeaders(const std::string& text);
+
 /// Copies every session of the archive `in_path` into `out_path` (created if missing), each
-/// as a new session with its identity (uuid, node, version), its exchanges in order, its agent
-/// identity and its replay misses (a miss's closest step is pointed at the copy of that step when
-/// it was copied from the same input before, else left empty) and its evaluation step links (kept
-/// when both steps were copied: an evaluation comes after what it re-asked). A session whose uuid
-/// `out_path` already holds is skipped (CopyResult::already_held) unless `as_new`: merging the same
-/// archive twice copies each session once.
+/// with copySessions(): merging the same archive twice copies each session once.
 CopyResult mergeArchive(const std::string& out_path, const std::string& in_path,
                         const MergeOptions& options = {});
 
