@@ -54,6 +54,7 @@ void registerAll(CLI::App& app, Invocation& invocation, const std::string& progr
   registerLint(app, invocation);
   registerStats(app, invocation);
   registerShip(app, invocation);
+  registerPull(app, invocation);
   registerPg(app, invocation);
 }
 

@@ -7,6 +7,8 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/fleet/fleet_reads.hpp"
+#include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/timing.hpp"
@@ -175,27 +177,36 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
 
 }  // namespace
 
+/// The sessions table of `ls`. Sessions of the fleet archive have no id (0): their uuid names
+/// them.
+void printSessions(const std::vector<store::SessionRow>& sessions, std::ostream& out) {
+  out << std::left << std::setw(5) << "ID" << std::setw(10) << "UUID" << std::setw(14) << "NODE"
+      << std::setw(16) << "NAME" << std::setw(8) << "MODE" << std::setw(30) << "UPSTREAM"
+      << std::setw(34) << "AGENT" << std::setw(21) << "STARTED (UTC)" << std::setw(10) << "DURATION"
+      << std::setw(7) << "EXCH" << std::setw(7) << "STEPS" << std::setw(6) << "CONV"
+      << "FAILED\n";
+  for (const auto& session : sessions) {
+    std::string agent =
+        session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
+    out << std::setw(5) << (session.id != 0 ? std::to_string(session.id) : "-") << std::setw(10)
+        << store::shortUuid(session.uuid) << std::setw(14) << oneLine(session.node, 13)
+        << std::setw(16) << oneLine(session.name, 15) << std::setw(8) << session.mode
+        << std::setw(30) << oneLine(session.upstream, 29) << std::setw(34) << oneLine(agent, 33)
+        << std::setw(21) << utcTime(session.started_ns) << std::setw(10)
+        << duration(session.started_ns, session.ended_ns) << std::setw(7) << session.exchange_count
+        << std::setw(7) << session.step_count << std::setw(6) << session.conversation_count
+        << session.failed_exchange_count + session.error_candidate_count << "\n";
+  }
+}
+
 int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, std::ostream& out) {
+  if (fleet::isPostgresUri(db_path)) {
+    printSessions(fleet::fleetSessions(db_path), out);
+    return kExitOk;
+  }
   store::ArchiveReader archive(db_path);
   if (!session_id) {
-    out << std::left << std::setw(5) << "ID" << std::setw(10) << "UUID" << std::setw(14) << "NODE"
-        << std::setw(16) << "NAME" << std::setw(8) << "MODE" << std::setw(30) << "UPSTREAM"
-        << std::setw(34) << "AGENT" << std::setw(21) << "STARTED (UTC)" << std::setw(10)
-        << "DURATION" << std::setw(7) << "EXCH" << std::setw(7) << "STEPS" << std::setw(6) << "CONV"
-        << "FAILED\n";
-    for (const auto& session : archive.sessions()) {
-      std::string agent =
-          session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
-      out << std::setw(5) << session.id << std::setw(10) << store::shortUuid(session.uuid)
-          << std::setw(14) << oneLine(session.node, 13) << std::setw(16)
-          << oneLine(session.name, 15) << std::setw(8) << session.mode << std::setw(30)
-          << oneLine(session.upstream, 29) << std::setw(34) << oneLine(agent, 33) << std::setw(21)
-          << utcTime(session.started_ns) << std::setw(10)
-          << duration(session.started_ns, session.ended_ns) << std::setw(7)
-          << session.exchange_count << std::setw(7) << session.step_count << std::setw(6)
-          << session.conversation_count
-          << session.failed_exchange_count + session.error_candidate_count << "\n";
-    }
+    printSessions(archive.sessions(), out);
     return kExitOk;
   }
   auto session = archive.session(*session_id);
@@ -238,9 +249,19 @@ int runLsCommand(const LsCommand& command, std::ostream& out) {
 Registration<LsCommand> registerLs(CLI::App& app, Invocation& invocation) {
   auto command = std::make_shared<LsCommand>();
   auto* ls = app.add_subcommand("ls", "List sessions, or the conversations of one");
-  ls->add_option("--db", command->db_path, "Archive")->capture_default_str();
+  ls->add_option("--db", command->db_path, "Archive, or a fleet archive (postgresql://...)")
+      ->capture_default_str();
   ls->add_option("session", command->session, "Session id: list its conversations");
-  runWhenParsed<LsCommand>(ls, invocation, "ls", command, {}, runLsCommand);
+  runWhenParsed<LsCommand>(
+      ls, invocation, "ls", command,
+      [](LsCommand& parsed) {
+        return fleet::isPostgresUri(parsed.db_path) && parsed.session
+                   ? std::string(
+                         "a fleet archive lists its sessions; `agentvcr pull` one to list "
+                         "its conversations")
+                   : std::string();
+      },
+      runLsCommand);
   return {ls, command};
 }
 

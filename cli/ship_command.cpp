@@ -1,4 +1,4 @@
-// `agentvcr ship` and `agentvcr pg migrate`: the fleet archive on PostgreSQL (docs/fleet.md).
+// `agentvcr ship`: what an archive committed, copied into the fleet archive (docs/fleet.md).
 
 #include <chrono>
 #include <csignal>
@@ -15,7 +15,6 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
-#include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
 
@@ -94,19 +93,6 @@ int runShip(const ShipCommand& command, std::ostream& out) {
   return status;
 }
 
-int runPgMigrate(const PgMigrateCommand& command, std::ostream& out) {
-  fleet::PgConnection conn(command.uri);
-  const int before = fleet::migrateFleet(conn);
-  if (before == fleet::kFleetSchemaVersion) {
-    out << conn.redactedUri() << ": already at fleet schema version " << fleet::kFleetSchemaVersion
-        << "\n";
-  } else {
-    out << conn.redactedUri() << ": fleet schema version " << before << " -> "
-        << fleet::kFleetSchemaVersion << "\n";
-  }
-  return kExitOk;
-}
-
 Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation) {
   auto command = std::make_shared<ShipCommand>();
   auto* ship = app.add_subcommand(
@@ -129,17 +115,6 @@ Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation) {
       ->check(CLI::Range(0, 3600));
   runWhenParsed<ShipCommand>(ship, invocation, "ship", command, {}, runShip);
   return {ship, command};
-}
-
-CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
-  auto* pg = app.add_subcommand("pg", "Administer the fleet archive on PostgreSQL");
-  pg->require_subcommand(1);
-  auto command = std::make_shared<PgMigrateCommand>();
-  auto* migrate = pg->add_subcommand(
-      "migrate", "Create the fleet archive's tables, or bring them to this agentvcr's version");
-  migrate->add_option("--db", command->uri, "Fleet archive (postgresql://...)")->required();
-  runWhenParsed<PgMigrateCommand>(migrate, invocation, "pg migrate", command, {}, runPgMigrate);
-  return pg;
 }
 
 }  // namespace agentvcr::cli

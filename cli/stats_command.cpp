@@ -8,7 +8,10 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/fleet/fleet_reads.hpp"
+#include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/stats.hpp"
 
 namespace agentvcr::cli {
@@ -59,7 +62,10 @@ std::vector<std::pair<std::string, std::string>> rowsOf(const Map& counts) {
 
 void writeText(const store::ArchiveStats& stats, std::ostream& out) {
   for (const store::SessionStats& s : stats.sessions) {
-    out << "session " << s.session_id << " " << s.name << " (" << agentLabel(s) << ")\n";
+    // The fleet archive has no session ids: its sessions are named by uuid.
+    out << "session "
+        << (s.session_id != 0 ? std::to_string(s.session_id) : store::shortUuid(s.uuid)) << " "
+        << s.name << " (" << agentLabel(s) << ") on " << s.node << "\n";
     table(out, "traffic",
           {{"exchanges", std::to_string(s.exchanges)},
            {"steps", std::to_string(s.steps)},
@@ -105,7 +111,9 @@ void writeJson(const store::ArchiveStats& stats, std::ostream& out) {
     for (const auto& [robot, by_tool] : s.tools_by_robot) {
       tools[robot] = objectOf(by_tool);
     }
-    sessions.push_back({{"session_id", s.session_id},
+    sessions.push_back({{"session_id", s.session_id != 0 ? Json(s.session_id) : Json()},
+                        {"uuid", s.uuid},
+                        {"node", s.node},
                         {"name", s.name},
                         {"agent_id", s.agent_id ? Json(*s.agent_id) : Json()},
                         {"agent_version", s.agent_version ? Json(*s.agent_version) : Json()},
@@ -134,7 +142,9 @@ void writeJson(const store::ArchiveStats& stats, std::ostream& out) {
 }  // namespace
 
 int runStats(const StatsCommand& command, std::ostream& out) {
-  const store::ArchiveStats stats = store::collectStats(command.db_path, command.sessions);
+  const store::ArchiveStats stats = fleet::isPostgresUri(command.db_path)
+                                        ? fleet::collectFleetStats(command.db_path)
+                                        : store::collectStats(command.db_path, command.sessions);
   if (command.format == "json") {
     writeJson(stats, out);
   } else {
@@ -146,12 +156,24 @@ int runStats(const StatsCommand& command, std::ostream& out) {
 Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation) {
   auto command = std::make_shared<StatsCommand>();
   auto* stats = app.add_subcommand("stats", "Per-session traffic, latency and error stats");
-  stats->add_option("--db", command->db_path, "Archive")->capture_default_str();
-  stats->add_option("--session", command->sessions, "Only this session (repeatable)");
+  stats->add_option("--db", command->db_path, "Archive, or a fleet archive (postgresql://...)")
+      ->capture_default_str();
+  stats->add_option("--session", command->sessions,
+                    "Only this session (repeatable; not on a fleet archive: `agentvcr pull` a "
+                    "slice)");
   stats->add_option("--format", command->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  runWhenParsed<StatsCommand>(stats, invocation, "stats", command, {}, runStats);
+  runWhenParsed<StatsCommand>(
+      stats, invocation, "stats", command,
+      [](StatsCommand& parsed) {
+        return fleet::isPostgresUri(parsed.db_path) && !parsed.sessions.empty()
+                   ? std::string(
+                         "--session takes a session id of a SQLite archive; on a fleet "
+                         "archive, `agentvcr pull` the sessions to look at")
+                   : std::string();
+      },
+      runStats);
   return {stats, command};
 }
 

@@ -268,6 +268,13 @@ bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
 }
 
+FleetSchemaError newerSchema(const PgConnection& conn, int version) {
+  return FleetSchemaError("[fleet.schema.newer] " + conn.redactedUri() +
+                          " holds fleet schema version " + std::to_string(version) +
+                          "; this agentvcr knows up to version " +
+                          std::to_string(kFleetSchemaVersion) + ": use a newer agentvcr");
+}
+
 std::string migrateCommand(const PgConnection& conn) {
   return "agentvcr pg migrate --db '" + conn.redactedUri() + "'";
 }
@@ -290,10 +297,7 @@ int migrateFleet(PgConnection& conn) {
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");
     const int before = fleetSchemaVersion(conn);
     if (before > kFleetSchemaVersion) {
-      throw FleetSchemaError("[fleet.schema.newer] " + conn.redactedUri() +
-                             " holds fleet schema version " + std::to_string(before) +
-                             "; this agentvcr knows up to version " +
-                             std::to_string(kFleetSchemaVersion) + ": use a newer agentvcr");
+      throw newerSchema(conn, before);
     }
     for (const Migration& m : kMigrations) {
       if (m.to_version > before) {
@@ -328,10 +332,7 @@ void requireFleetSchema(PgConnection& conn) {
                            ": run " + migrateCommand(conn));
   }
   if (version > kFleetSchemaVersion) {
-    throw FleetSchemaError("[fleet.schema.newer] " + conn.redactedUri() +
-                           " holds fleet schema version " + std::to_string(version) +
-                           "; this agentvcr knows up to version " +
-                           std::to_string(kFleetSchemaVersion) + ": use a newer agentvcr");
+    throw newerSchema(conn, version);
   }
 }
 

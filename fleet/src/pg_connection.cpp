@@ -97,11 +97,11 @@ std::optional<std::string> PgResult::optionalText(int row, int column) const {
   return std::string(text(row, column));
 }
 
-long long PgResult::integer(int row, int column) const {
+std::int64_t PgResult::integer(int row, int column) const {
   return std::strtoll(PQgetvalue(result_, row, column), nullptr, 10);
 }
 
-std::optional<long long> PgResult::optionalInteger(int row, int column) const {
+std::optional<std::int64_t> PgResult::optionalInteger(int row, int column) const {
   if (isNull(row, column)) {
     return std::nullopt;
   }

@@ -9,18 +9,23 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/fleet/shipper.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "demo_recording.hpp"
@@ -317,6 +322,127 @@ TEST_F(FleetShipTest, ConnectionFailuresAreClearAndNeverShowThePassword) {
               AllOf(HasSubstr("password=***"), Not(HasSubstr("Wr0ng"))));
 }
 
+/// A digest of every row of every table of a fleet archive, by table: equal digests, equal rows.
+std::map<std::string, std::string> fleetDigests(const FleetDatabase& fleet_db) {
+  fleet::PgConnection pg(fleet_db.uri());
+  std::map<std::string, std::string> digests;
+  for (const std::string& table : kSessionTables) {
+    digests[table] = pg.exec(
+                           "SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), ''))"
+                           " FROM " +
+                           table + " t")
+                         .text(0, 0);
+  }
+  for (const char* table : {"sessions", "blobs", "body_dictionaries"}) {
+    digests[table] = pg.exec(std::string("SELECT md5(coalesce(string_agg(t::text, '|' ORDER BY "
+                                         "t::text), '')) FROM ") +
+                             table + " t")
+                         .text(0, 0);
+  }
+  return digests;
+}
+
+TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
+  const std::string db = recordArchive("demo");
+  ship(db, fleet_db_->uri());
+
+  const std::string pulled = dir_.file("pulled.sqlite");
+  fleet::PullOptions options;
+  options.uri = fleet_db_->uri();
+  options.db_path = pulled;
+  const store::CopyResult result = fleet::pull(options);
+  EXPECT_EQ(result.session_ids.size(), 1u);
+  EXPECT_EQ(static_cast<long long>(result.exchanges),
+            sqliteCount(db, "SELECT count(*) FROM exchanges"));
+  EXPECT_EQ(archiveCounts(pulled), archiveCounts(db));
+
+  // Shipped again from the pulled copy into a second fleet archive: every row equal, bodies,
+  // headers, timings, uuids and every decoded row included.
+  const FleetDatabase second(cluster_uri_);
+  ship(pulled, second.uri());
+  EXPECT_EQ(fleetDigests(second), fleetDigests(*fleet_db_));
+
+  // And into the first: it holds all of it already.
+  const auto before = fleetCounts(*fleet_db_);
+  EXPECT_EQ(ship(pulled, fleet_db_->uri()).exchanges, 0u);
+  EXPECT_EQ(fleetCounts(*fleet_db_), before);
+
+  // Pulling again adds nothing either: the archive holds the session.
+  EXPECT_EQ(fleet::pull(options).already_held.size(), 1u);
+}
+
+TEST_F(FleetShipTest, PullTakesTheSlicesItIsAskedFor) {
+  for (const char* node : {"a", "b"}) {
+    const std::string db = dir_.file(std::string(node) + ".sqlite");
+    recordDemo(db, node);
+    SQLite::Database(db, SQLite::OPEN_READWRITE)
+        .exec(std::string("UPDATE sessions SET node = '") + node + "'");
+    ship(db, fleet_db_->uri());
+  }
+  auto pulledSessions = [&](fleet::PullOptions options) {
+    options.uri = fleet_db_->uri();
+    options.db_path = dir_.file(randomName("slice") + ".sqlite");
+    return fleet::pull(options).session_ids.size();
+  };
+  EXPECT_EQ(pulledSessions({}), 2u);
+  fleet::PullOptions by_node;
+  by_node.nodes = {"b"};
+  EXPECT_EQ(pulledSessions(by_node), 1u);
+  fleet::PgConnection pg(fleet_db_->uri());
+  fleet::PullOptions by_session;
+  by_session.sessions = {std::string(pg.exec("SELECT left(uuid::text, 8) FROM sessions WHERE "
+                                             "node = 'a'")
+                                         .text(0, 0))};
+  EXPECT_EQ(pulledSessions(by_session), 1u);
+  fleet::PullOptions future;
+  future.since = "2999-01-01";
+  EXPECT_EQ(pulledSessions(future), 0u);
+  fleet::PullOptions past;
+  past.since = "2000-01-01T00:00:00Z";
+  EXPECT_EQ(pulledSessions(past), 2u);
+}
+
+TEST_F(FleetShipTest, LsAndStatsReadTheFleetArchiveWithEachSessionsNode) {
+  for (const char* node : {"gen-worker-1", "gen-worker-2"}) {
+    const std::string db = dir_.file(std::string(node) + ".sqlite");
+    recordDemo(db, node);
+    SQLite::Database(db, SQLite::OPEN_READWRITE)
+        .exec(std::string("UPDATE sessions SET node = '") + node + "'");
+    ship(db, fleet_db_->uri());
+  }
+  std::ostringstream ls;
+  EXPECT_EQ(cli::runLs(fleet_db_->uri(), std::nullopt, ls), cli::kExitOk);
+  EXPECT_THAT(ls.str(),
+              AllOf(HasSubstr("NODE"), HasSubstr("gen-worker-1"), HasSubstr("gen-worker-2")));
+
+  cli::StatsCommand stats;
+  stats.db_path = fleet_db_->uri();
+  stats.format = "json";
+  std::ostringstream out;
+  EXPECT_EQ(cli::runStats(stats, out), cli::kExitOk);
+  const auto json = nlohmann::json::parse(out.str());
+  ASSERT_EQ(json["sessions"].size(), 2u);
+  for (const auto& session : json["sessions"]) {
+    EXPECT_THAT(session["node"].get<std::string>(), HasSubstr("gen-worker-"));
+    EXPECT_GT(session["steps"].get<int>(), 10);
+    EXPECT_GT(session["latency_ms"]["count"].get<int>(), 0);
+    EXPECT_GT(session["tools_by_robot"].size(), 0u);
+  }
+  // The same figures as the SQLite archive's own stats.
+  cli::StatsCommand local;
+  local.db_path = dir_.file("gen-worker-1.sqlite");
+  local.format = "json";
+  std::ostringstream local_out;
+  cli::runStats(local, local_out);
+  auto local_session = nlohmann::json::parse(local_out.str())["sessions"][0];
+  auto fleet_session =
+      json["sessions"][0]["name"] == "gen-worker-1" ? json["sessions"][0] : json["sessions"][1];
+  for (const char* key : {"steps", "candidates", "env_failures", "tools_by_robot", "latency_ms",
+                          "http_statuses", "error_codes"}) {
+    EXPECT_EQ(fleet_session[key], local_session[key]) << key;
+  }
+}
+
 /// The SQL queries docs/fleet.md gives (the blocks that read), in order.
 std::vector<std::string> documentedQueries() {
   std::ifstream doc(AGENTVCR_FLEET_DOC);
@@ -348,12 +474,24 @@ TEST_F(FleetShipTest, TheDocumentedQueriesRunOnAShippedRecording) {
   for (const std::string& sql : queries) {
     EXPECT_NO_THROW(pg.exec(sql)) << sql;
   }
-  // The demo's robots press buttons: the tools-per-robot query finds them.
-  const auto tools = std::find_if(queries.begin(), queries.end(), [](const std::string& q) {
-    return q.find("jsonb_array_elements(tool_calls)") != std::string::npos;
-  });
-  ASSERT_NE(tools, queries.end());
-  EXPECT_GT(pg.exec(*tools).rows(), 0);
+  auto documented = [&](const char* fragment) {
+    const auto found = std::find_if(queries.begin(), queries.end(), [&](const std::string& q) {
+      return q.find(fragment) != std::string::npos;
+    });
+    EXPECT_NE(found, queries.end()) << fragment;
+    return found == queries.end() ? std::string("SELECT 1 WHERE false") : *found;
+  };
+  // The demo's robots press buttons: the tools-per-robot query names robot and tool.
+  const fleet::PgResult tools = pg.exec(documented("jsonb_array_elements(tool_calls)"));
+  ASSERT_GT(tools.rows(), 0);
+  bool pressed = false;
+  for (int i = 0; i < tools.rows(); ++i) {
+    EXPECT_FALSE(tools.isNull(i, 0)) << "every call names its robot";
+    pressed = pressed || tools.text(i, 1) == "press_button";
+  }
+  EXPECT_TRUE(pressed);
+  // The GIN-indexed blob query reaches inside the tools offered.
+  EXPECT_GT(pg.exec(documented("b.doc @>")).integer(0, 0), 0);
 }
 
 /// `agentvcr ship` as a process.
@@ -388,6 +526,58 @@ TEST_F(FleetShipTest, AShipperKilledMidwayResumesWithoutLossOrDoubles) {
 
   EXPECT_EQ(waitExit(spawnShip({"--db", db, "--to", fleet_db_->uri()})), 0);
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+/// `agentvcr record --ship URI` as a process in front of the demo's agent, its stderr kept in
+/// `log`; plays the demo through it and stops it with SIGTERM. Returns its exit status.
+int recordAndShip(const std::string& db, const std::string& uri, const std::string& log,
+                  const std::string& ready, const std::string& drain_s) {
+  ScriptedAgentServer agent;
+  std::vector<std::string> args = {
+      AGENTVCR_BINARY, "record",       "--upstream",   agent.url(), "--db",   db,
+      "--listen",      "127.0.0.1:0",  "--ready-file", ready,       "--ship", uri,
+      "--no-probe",    "--ship-drain", drain_s};
+  std::vector<char*> argv;
+  for (auto& arg : args) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, AGENTVCR_BINARY, &files, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&files);
+  EXPECT_TRUE(waitUntil([&] { return !readLine(ready).empty(); }, 30s));
+  const std::string url = readLine(ready);
+  const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+  sim::magma::DemoDriver driver(demoPlan());
+  drive(driver, port);
+  kill(pid, SIGTERM);
+  return waitExit(pid);
+}
+
+TEST_F(FleetShipTest, RecordShipsWhatItRecordsAndRecordsOnWhenPostgresIsAway) {
+  const std::string shipped = dir_.file("shipped.sqlite");
+  EXPECT_EQ(
+      recordAndShip(shipped, fleet_db_->uri(), dir_.file("up.log"), dir_.file("up.ready"), "60"),
+      0);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(shipped)) << "SIGTERM ships what is left";
+  EXPECT_GT(fleet_db_->rows("exchanges"), 5);
+
+  // Unreachable at start: a warning, once, and the recording goes on.
+  const std::string kept = dir_.file("kept.sqlite");
+  const std::string log = dir_.file("down.log");
+  EXPECT_EQ(recordAndShip(kept, "postgresql://agentvcr:Wr0ngSecret@127.0.0.1:1/postgres", log,
+                          dir_.file("down.ready"), "1"),
+            0);
+  EXPECT_EQ(sqliteCount(kept, "SELECT count(*) FROM exchanges"),
+            sqliteCount(shipped, "SELECT count(*) FROM exchanges"));
+  std::ifstream file(log);
+  const std::string err((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(err,
+              AllOf(HasSubstr("[fleet.connect]"), HasSubstr("retrying"), Not(HasSubstr("Wr0ng"))));
+  EXPECT_EQ(err.find("[fleet.connect]"), err.rfind("[fleet.connect]")) << err;
 }
 
 /// A cluster of the test's own, which it stops and starts again.

@@ -58,6 +58,7 @@ Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation);
 Registration<LintCommand> registerLint(CLI::App& app, Invocation& invocation);
 Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation);
 Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation);
+Registration<PullCommand> registerPull(CLI::App& app, Invocation& invocation);
 /// `pg` only groups the fleet archive's administration: `pg migrate`.
 CLI::App* registerPg(CLI::App& app, Invocation& invocation);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
@@ -183,6 +184,13 @@ struct ShipCommand {
 
 /// kExitFailure when the fleet archive could not take the rows (the reason on stderr).
 int runShip(const ShipCommand& command, std::ostream& out);
+
+/// `agentvcr pull`: sessions out of the fleet archive into a SQLite archive.
+struct PullCommand {
+  fleet::PullOptions options;
+};
+
+int runPull(const PullCommand& command, std::ostream& out);
 
 /// `agentvcr pg migrate --db URI`.
 struct PgMigrateCommand {

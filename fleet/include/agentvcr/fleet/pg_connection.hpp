@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -60,8 +61,8 @@ class PgResult {
   /// The value as text; for bytea, its hex form unless the query asked for binary results.
   std::string_view text(int row, int column) const;
   std::optional<std::string> optionalText(int row, int column) const;
-  long long integer(int row, int column) const;
-  std::optional<long long> optionalInteger(int row, int column) const;
+  std::int64_t integer(int row, int column) const;
+  std::optional<std::int64_t> optionalInteger(int row, int column) const;
   int columnNumber(const char* name) const;  ///< throws std::logic_error when missing
 
  private:

@@ -1,0 +1,225 @@
+#include "agentvcr/fleet/pull.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "agentvcr/fleet/fleet_schema.hpp"
+#include "agentvcr/fleet/pg_connection.hpp"
+#include "session_rows.hpp"
+
+namespace agentvcr::fleet {
+namespace {
+
+constexpr int kPage = 256;
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  throw std::runtime_error("[fleet.pull] bytea is not hex");
+}
+
+/// The bytes of a bytea value in PostgreSQL's hex output (\x0a1b...).
+std::string bytesOf(std::string_view hex) {
+  if (!hex.starts_with("\\x")) {
+    throw std::runtime_error("[fleet.pull] bytea is not in hex output");
+  }
+  std::string out;
+  out.reserve((hex.size() - 2) / 2);
+  for (std::size_t i = 2; i + 1 < hex.size(); i += 2) {
+    out += static_cast<char>(hexValue(hex[i]) * 16 + hexValue(hex[i + 1]));
+  }
+  return out;
+}
+
+/// The fleet archive's sessions, for store::copySessions().
+class FleetSource : public store::SessionSource {
+ public:
+  FleetSource(PgConnection& conn, const PullOptions& options) : conn_(conn), options_(options) {}
+
+  std::vector<store::SessionRow> sessions() override {
+    std::string sql =
+        std::string("SELECT ") + detail::kSessionColumns + " FROM sessions WHERE true";
+    std::vector<std::optional<std::string>> params;
+    auto anyOf = [&](const char* column, const std::vector<std::string>& values, bool prefix) {
+      if (values.empty()) {
+        return;
+      }
+      sql += " AND (false";
+      for (const std::string& v : values) {
+        params.push_back(prefix ? v + "%" : v);
+        sql += std::string(" OR ") + column + (prefix ? " LIKE $" : " = $") +
+               std::to_string(params.size());
+      }
+      sql += ")";
+    };
+    anyOf("uuid::text", options_.sessions, true);
+    anyOf("node", options_.nodes, false);
+    if (options_.since) {
+      params.push_back(*options_.since);
+      // Compared as numeric: a time past 2262 does not fit nanoseconds in a bigint.
+      sql += " AND started_ns >= extract(epoch FROM $" + std::to_string(params.size()) +
+             "::timestamptz) * 1e9";
+    }
+    sql += " ORDER BY started_ns, uuid";
+    PgResult r = conn_.exec(sql, params);
+    std::vector<store::SessionRow> out;
+    for (int i = 0; i < r.rows(); ++i) {
+      out.push_back(detail::sessionOf(r, i));
+    }
+    return out;
+  }
+
+  void exchanges(const store::SessionRow& session,
+                 const std::function<void(const store::ExchangeRow&,
+                                          const std::vector<std::int64_t>&)>& each) override {
+    for (std::int64_t next = 0;;) {
+      PgResult r = conn_.exec(R"sql(
+        SELECT seq, client_address, method, target, http_version, status, request_headers,
+               request_body, request_body_codec, request_body_dictionary, response_headers,
+               response_body, response_body_codec, response_body_dictionary,
+               response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
+               upstream_first_byte_ns, ended_ns, outcome, error, fault
+        FROM exchanges WHERE session_uuid = $1 AND seq >= $2 ORDER BY seq LIMIT $3)sql",
+                              {session.uuid, std::to_string(next), std::to_string(kPage)});
+      if (r.rows() == 0) {
+        return;
+      }
+      const auto times = eventTimes(session.uuid, r.integer(0, 0), r.integer(r.rows() - 1, 0));
+      for (int i = 0; i < r.rows(); ++i) {
+        store::ExchangeRow row;
+        row.seq = r.integer(i, 0);
+        row.client_address = std::string(r.text(i, 1));
+        row.method = std::string(r.text(i, 2));
+        row.target = std::string(r.text(i, 3));
+        row.http_version = static_cast<unsigned>(r.integer(i, 4));
+        row.status = static_cast<int>(r.integer(i, 5));
+        row.request_headers = store::storedHeaders(std::string(r.text(i, 6)));
+        row.request_body = body(r, i, 7);
+        row.response_headers = store::storedHeaders(std::string(r.text(i, 10)));
+        row.response_body = body(r, i, 11);
+        row.response_from_upstream = r.text(i, 14) == "t";
+        row.started_ns = r.integer(i, 15);
+        row.request_ended_ns = r.optionalInteger(i, 16);
+        row.upstream_sent_ns = r.optionalInteger(i, 17);
+        row.upstream_first_byte_ns = r.optionalInteger(i, 18);
+        row.ended_ns = r.optionalInteger(i, 19);
+        row.outcome = std::string(r.text(i, 20));
+        row.error = r.optionalText(i, 21);
+        row.fault = r.optionalText(i, 22);
+        const auto found = times.find(row.seq);
+        each(row, found == times.end() ? std::vector<std::int64_t>{} : found->second);
+        next = row.seq + 1;
+      }
+    }
+  }
+
+  std::vector<store::CopiedLink> stepLinks(const store::SessionRow& session) override {
+    PgResult r = conn_.exec(R"sql(
+      SELECT seq, position, recorded_session_uuid::text, recorded_seq, recorded_position
+      FROM step_links WHERE session_uuid = $1 ORDER BY seq, position)sql",
+                            {session.uuid});
+    std::vector<store::CopiedLink> links;
+    for (int i = 0; i < r.rows(); ++i) {
+      links.push_back({{session.uuid, r.integer(i, 0), r.integer(i, 1)},
+                       {std::string(r.text(i, 2)), r.integer(i, 3), r.integer(i, 4)}});
+    }
+    return links;
+  }
+
+  std::vector<store::CopiedMiss> replayMisses(const store::SessionRow& session) override {
+    PgResult r = conn_.exec(R"sql(
+      SELECT at_ns, route, request_id, position, source_id, replay_key, input,
+             closest_session_uuid::text, closest_seq, closest_position, differences, policy
+      FROM replay_misses WHERE session_uuid = $1 ORDER BY number)sql",
+                            {session.uuid});
+    std::vector<store::CopiedMiss> misses;
+    for (int i = 0; i < r.rows(); ++i) {
+      store::CopiedMiss m;
+      m.miss.at_ns = r.integer(i, 0);
+      m.miss.route = std::string(r.text(i, 1));
+      m.miss.request_id = std::string(r.text(i, 2));
+      m.miss.position = r.integer(i, 3);
+      m.miss.source_id = r.optionalInteger(i, 4);
+      m.miss.replay_key = static_cast<std::uint64_t>(r.integer(i, 5));
+      m.miss.input = std::string(r.text(i, 6));
+      if (!r.isNull(i, 7)) {
+        m.closest = store::StepKey{std::string(r.text(i, 7)), r.integer(i, 8), r.integer(i, 9)};
+      }
+      m.miss.differences = std::string(r.text(i, 10));
+      m.miss.policy = std::string(r.text(i, 11));
+      misses.push_back(std::move(m));
+    }
+    return misses;
+  }
+
+ private:
+  /// Stream event arrival times of the exchanges `first`..`last` of a session, by seq.
+  std::map<std::int64_t, std::vector<std::int64_t>> eventTimes(const std::string& uuid,
+                                                               std::int64_t first,
+                                                               std::int64_t last) {
+    PgResult r = conn_.exec(
+        "SELECT seq, at_ns FROM stream_events WHERE session_uuid = $1 AND seq BETWEEN $2 AND $3 "
+        "ORDER BY seq, position",
+        {uuid, std::to_string(first), std::to_string(last)});
+    std::map<std::int64_t, std::vector<std::int64_t>> times;
+    for (int i = 0; i < r.rows(); ++i) {
+      times[r.integer(i, 0)].push_back(r.integer(i, 1));
+    }
+    return times;
+  }
+
+  /// The body in columns `at` (bytes), `at + 1` (codec) and `at + 2` (dictionary hash).
+  std::string body(const PgResult& r, int row, int at) {
+    const std::string stored = bytesOf(r.text(row, at));
+    const std::optional<std::string> codec = r.optionalText(row, at + 1);
+    if (r.isNull(row, at + 2)) {
+      return store::unpackStoredBody(stored, codec);
+    }
+    return store::unpackStoredBody(stored, codec, dictionary(r.integer(row, at + 2)));
+  }
+
+  /// A dictionary's content as relayed, read once per pull.
+  const std::string& dictionary(std::int64_t hash) {
+    auto known = dictionaries_.find(hash);
+    if (known != dictionaries_.end()) {
+      return known->second;
+    }
+    PgResult r = conn_.exec("SELECT content, codec FROM body_dictionaries WHERE hash = $1",
+                            {std::to_string(hash)});
+    if (r.rows() == 0) {
+      throw std::runtime_error("[fleet.pull] body dictionary " + std::to_string(hash) +
+                               " is missing from " + conn_.redactedUri());
+    }
+    return dictionaries_[hash] =
+               store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1));
+  }
+
+  PgConnection& conn_;
+  const PullOptions& options_;
+  std::map<std::int64_t, std::string> dictionaries_;
+};
+
+}  // namespace
+
+store::CopyResult pull(const PullOptions& options) {
+  PgConnection conn(options.uri);
+  requireFleetSchema(conn);
+  // One snapshot for the whole pull: a session being shipped meanwhile is copied as it stood.
+  conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  FleetSource source(conn, options);
+  store::MergeOptions merge;
+  merge.as_new = options.as_new;
+  store::CopyResult result = store::copySessions(source, options.db_path, merge);
+  conn.exec("COMMIT");
+  return result;
+}
+
+}  // namespace agentvcr::fleet
