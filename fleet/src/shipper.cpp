@@ -43,17 +43,19 @@ std::string joined(const std::vector<std::string>& names, const char* prefix = "
   return out;
 }
 
-/// The statement that moves a table's staged rows into the table.
+/// The statement that moves staged blobs into `blobs`, each parsed as jsonb `as` ("s.text::jsonb",
+/// or the function that gives NULL for text that is not JSON). Only blobs the archive does not
+/// hold yet are parsed.
+std::string insertBlobs(const char* as) {
+  return std::string("INSERT INTO blobs (hash, text, doc) SELECT s.hash, s.text, ") + as +
+         " FROM agentvcr_stage_blobs s WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = "
+         "s.hash) ON CONFLICT DO NOTHING";
+}
+
+/// The statement that moves a table's staged rows into the table (blobs: insertBlobs()).
 std::string insertFromStage(const store::FeedTable& t) {
   const std::string columns = joined(t.columns);
   const std::string stage = "agentvcr_stage_" + t.table;
-  if (t.table == "blobs") {
-    // Parsing JSON costs: only blobs the archive does not hold yet are parsed.
-    return "INSERT INTO blobs (hash, text, doc) SELECT s.hash, s.text, "
-           "agentvcr_jsonb_or_null(s.text) FROM " +
-           stage + " s WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = s.hash) " +
-           "ON CONFLICT DO NOTHING";
-  }
   std::string sql = "INSERT INTO " + t.table + " (" + columns + ") SELECT " + columns + " FROM " +
                     stage + " ON CONFLICT ";
   for (const Upsert& u : kUpserts) {
@@ -133,6 +135,23 @@ struct Shipper::Impl {
     }
   }
 
+  /// Blobs are JSON but nothing guarantees it, and a cast that fails would fail the batch for
+  /// good. Catching the failure per row costs a subtransaction each: cast the batch at once,
+  /// and only a batch holding a blob that is not JSON goes row by row.
+  static void moveBlobs(PgConnection& conn) {
+    conn.exec("SAVEPOINT agentvcr_blobs");
+    try {
+      conn.exec(insertBlobs("s.text::jsonb"));
+      conn.exec("RELEASE SAVEPOINT agentvcr_blobs");
+    } catch (const PgError& e) {
+      if (!e.sqlstate().starts_with("22")) {  // not a data exception: not a blob's fault
+        throw;
+      }
+      conn.exec("ROLLBACK TO SAVEPOINT agentvcr_blobs");
+      conn.exec(insertBlobs("agentvcr_jsonb_or_null(s.text)"));
+    }
+  }
+
   void write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
     conn.exec("BEGIN");
     try {
@@ -142,7 +161,11 @@ struct Shipper::Impl {
         }
         conn.copyIn("COPY agentvcr_stage_" + t.table + " (" + joined(t.columns) + ") FROM STDIN",
                     detail::copyText(t));
-        conn.exec(insertFromStage(t));
+        if (t.table == "blobs") {
+          moveBlobs(conn);
+        } else {
+          conn.exec(insertFromStage(t));
+        }
       }
       // The position commits with the rows it counts.
       conn.exec(

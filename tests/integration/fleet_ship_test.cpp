@@ -219,6 +219,28 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
   EXPECT_EQ(fleet_db_->count("SELECT exchanges FROM ship_positions"), local.at("exchanges"));
 }
 
+TEST_F(FleetShipTest, TextPostgresCannotHoldNeverStopsTheShipping) {
+  const std::string db = recordArchive("demo");
+  {
+    SQLite::Database sqlite(db, SQLite::OPEN_READWRITE);
+    // A blob that is not JSON, and a header with a NUL byte and malformed UTF-8.
+    sqlite.exec(
+        "UPDATE blobs SET text = 'not json {' WHERE hash = "
+        "(SELECT tools_hash FROM steps ORDER BY id LIMIT 1)");
+    sqlite.exec(
+        "UPDATE exchanges SET response_headers = "
+        "'[[\"x-odd\",\"a' || char(0) || CAST(X'FF' AS TEXT) || 'b\"]]' WHERE seq = 0");
+  }
+  const fleet::ShipStats stats = ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  EXPECT_EQ(stats.left, 0u);
+  EXPECT_EQ(
+      fleet_db_->count("SELECT count(*) FROM blobs WHERE doc IS NULL AND text = 'not json {'"), 1);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM exchanges WHERE seq = 0 AND "
+                             "response_headers LIKE '%a\uFFFD\uFFFDb%'"),
+            1);
+}
+
 TEST_F(FleetShipTest, ShippingAgainOrShippingACopyAddsNothing) {
   const std::string db = recordArchive("demo");
   ship(db, fleet_db_->uri());
