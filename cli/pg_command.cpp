@@ -1,11 +1,13 @@
 // `agentvcr pg`: administration of the fleet archive on PostgreSQL (docs/fleet.md).
 
 #include <ostream>
+#include <string>
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/prune.hpp"
 
 namespace agentvcr::cli {
 
@@ -22,6 +24,23 @@ int runPgMigrate(const PgMigrateCommand& command, std::ostream& out) {
   return kExitOk;
 }
 
+int runPgPrune(const PgPruneCommand& command, std::ostream& out) {
+  fleet::PgConnection conn(command.uri);
+  const fleet::PruneResult pruned = fleet::pruneFleet(conn, command.before, command.dry_run);
+  out << conn.redactedUri() << (command.dry_run ? ": would prune " : ": pruned ") << pruned.sessions
+      << " session(s) started before " << command.before << ", " << pruned.exchanges
+      << " exchange(s)";
+  if (!pruned.months.empty()) {
+    out << "; month(s) dropped whole:";
+    for (const std::string& month : pruned.months) {
+      out << " " << month.substr(0, 7);
+    }
+  }
+  out << "; " << pruned.blobs << " blob(s) and " << pruned.dictionaries
+      << " body dictionary(ies) no longer used\n";
+  return kExitOk;
+}
+
 CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
   auto* pg = app.add_subcommand("pg", "Administer the fleet archive on PostgreSQL");
   pg->require_subcommand(1);
@@ -30,6 +49,17 @@ CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
       "migrate", "Create the fleet archive's tables, or bring them to this agentvcr's version");
   migrate->add_option("--db", command->uri, "Fleet archive (postgresql://...)")->required();
   runWhenParsed<PgMigrateCommand>(migrate, invocation, "pg migrate", command, {}, runPgMigrate);
+
+  auto prune_command = std::make_shared<PgPruneCommand>();
+  auto* prune = pg->add_subcommand(
+      "prune", "Remove the sessions that started before a date, dropping whole months");
+  prune->add_option("--db", prune_command->uri, "Fleet archive (postgresql://...)")->required();
+  prune
+      ->add_option("--before", prune_command->before,
+                   "Sessions started before DATE go (2026-11-01; UTC unless it names a zone)")
+      ->required();
+  prune->add_flag("--dry-run", prune_command->dry_run, "Count what would go, change nothing");
+  runWhenParsed<PgPruneCommand>(prune, invocation, "pg prune", prune_command, {}, runPgPrune);
   return pg;
 }
 

@@ -1,5 +1,6 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace agentvcr::fleet {
@@ -257,12 +258,108 @@ EXCEPTION WHEN others THEN
 END $$;
 )sql";
 
+// Version 2: the tables that grow with every exchange are partitioned by month, so that
+// `agentvcr pg prune` drops old months whole instead of deleting row by row. A session's rows
+// are filed under the UTC month it started (`session_month`, part of each key because
+// PostgreSQL wants the partition key in every unique index), so a month holds whole sessions.
+// `agentvcr_months` lists the months that have partitions; agentvcr_file_month() adds one.
+// Existing rows move into their months.
+constexpr const char* kFleetSchemaV2 = R"sql(
+CREATE TABLE agentvcr_months (month date PRIMARY KEY);
+
+CREATE FUNCTION agentvcr_month(started_ns bigint) RETURNS date
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT date_trunc('month', to_timestamp(started_ns / 1e9) AT TIME ZONE 'UTC')::date
+$$;
+
+CREATE FUNCTION agentvcr_monthly_tables() RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+  SELECT c.relname::text FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+  WHERE c.relnamespace = current_schema()::regnamespace ORDER BY 1
+$$;
+
+CREATE FUNCTION agentvcr_month_partition(t text, m date) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT t || to_char(m, '"_y"YYYY"m"MM')
+$$;
+
+-- Makes the partitions of month `m` unless they exist, and returns `m`. Checked without a lock
+-- first: every batch asks, and the month nearly always exists. The lock is the one shippers
+-- share while they write and `agentvcr pg prune` takes alone. It runs as the tables' owner, so
+-- that a shipper's role needs no right to create tables.
+CREATE FUNCTION agentvcr_file_month(m date) RETURNS date
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+DECLARE
+  t text;
+BEGIN
+  IF EXISTS (SELECT 1 FROM agentvcr_months WHERE month = m) THEN
+    RETURN m;
+  END IF;
+  PERFORM pg_advisory_xact_lock(7236712332);
+  IF EXISTS (SELECT 1 FROM agentvcr_months WHERE month = m) THEN
+    RETURN m;
+  END IF;
+  FOR t IN SELECT agentvcr_monthly_tables() LOOP
+    EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',
+                   agentvcr_month_partition(t, m), t, m, (m + interval '1 month')::date);
+  END LOOP;
+  INSERT INTO agentvcr_months VALUES (m);
+  RETURN m;
+END $$;
+
+-- Drops the partitions of month `m`, and every row they held.
+CREATE FUNCTION agentvcr_drop_month(m date) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  t text;
+BEGIN
+  FOR t IN SELECT agentvcr_monthly_tables() LOOP
+    EXECUTE format('DROP TABLE IF EXISTS %I', agentvcr_month_partition(t, m));
+  END LOOP;
+  DELETE FROM agentvcr_months WHERE month = m;
+END $$;
+
+DO $$
+DECLARE
+  t record;
+  i record;
+BEGIN
+  FOR t IN SELECT * FROM (VALUES
+      ('exchanges', 'session_uuid, seq'),
+      ('steps', 'session_uuid, seq, position'),
+      ('candidates', 'session_uuid, seq, position, candidate_index'),
+      ('internal_steps', 'session_uuid, seq, input_position, candidate_index, position'),
+      ('a2a_calls', 'session_uuid, seq, position'),
+      ('stream_events', 'session_uuid, seq, position')) AS v(name, key) LOOP
+    EXECUTE format('ALTER TABLE %I RENAME TO %I', t.name, t.name || '_v1');
+    FOR i IN SELECT indexname FROM pg_indexes
+             WHERE schemaname = current_schema() AND tablename = t.name || '_v1' LOOP
+      EXECUTE format('ALTER INDEX %I RENAME TO %I', i.indexname, i.indexname || '_v1');
+    END LOOP;
+    EXECUTE format('CREATE TABLE %I (LIKE %I, session_month date NOT NULL, '
+                   'PRIMARY KEY (%s, session_month)) PARTITION BY RANGE (session_month)',
+                   t.name, t.name || '_v1', t.key);
+  END LOOP;
+  PERFORM agentvcr_file_month(m) FROM (SELECT DISTINCT agentvcr_month(started_ns) FROM sessions)
+    AS months(m);
+  FOR t IN SELECT agentvcr_monthly_tables() AS name LOOP
+    EXECUTE format('INSERT INTO %I SELECT o.*, agentvcr_month(s.started_ns) FROM %I o '
+                   'JOIN sessions s ON s.uuid = o.session_uuid', t.name, t.name || '_v1');
+    EXECUTE format('DROP TABLE %I', t.name || '_v1');
+  END LOOP;
+END $$;
+
+CREATE INDEX exchanges_started ON exchanges(started_ns);
+CREATE INDEX steps_conversation ON steps(session_uuid, conversation);
+CREATE INDEX a2a_calls_skill ON a2a_calls(skill_id, error_code);
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
-constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}};
+constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -289,8 +386,8 @@ int fleetSchemaVersion(PgConnection& conn) {
   return r.rows() == 0 ? 0 : static_cast<int>(r.integer(0, 0));
 }
 
-int migrateFleet(PgConnection& conn) {
-  static_assert(kFleetSchemaVersion == 1, "add a migration for the new version");
+int migrateFleet(PgConnection& conn, int to_version) {
+  static_assert(kFleetSchemaVersion == 2, "add a migration for the new version");
   conn.exec("BEGIN");
   try {
     conn.exec(kMigrationLock);
@@ -299,14 +396,14 @@ int migrateFleet(PgConnection& conn) {
     if (before > kFleetSchemaVersion) {
       throw newerSchema(conn, before);
     }
+    const int after = std::max(before, to_version);
     for (const Migration& m : kMigrations) {
-      if (m.to_version > before) {
+      if (m.to_version > before && m.to_version <= after) {
         conn.exec(m.sql);
       }
     }
     conn.exec("DELETE FROM agentvcr_fleet_schema");
-    conn.exec("INSERT INTO agentvcr_fleet_schema VALUES (" + std::to_string(kFleetSchemaVersion) +
-              ")");
+    conn.exec("INSERT INTO agentvcr_fleet_schema VALUES (" + std::to_string(after) + ")");
     conn.exec("COMMIT");
     return before;
   } catch (...) {

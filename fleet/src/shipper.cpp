@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <map>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,12 +54,14 @@ std::string insertBlobs(const char* as) {
          "s.hash) ON CONFLICT DO NOTHING";
 }
 
-/// The statement that moves a table's staged rows into the table (blobs: insertBlobs()).
-std::string insertFromStage(const store::FeedTable& t) {
+/// The statement that moves a table's staged rows into the table (blobs: insertBlobs()). Rows
+/// of a `monthly` table are filed under the month given as $1.
+std::string insertFromStage(const store::FeedTable& t, bool monthly) {
   const std::string columns = joined(t.columns);
   const std::string stage = "agentvcr_stage_" + t.table;
-  std::string sql = "INSERT INTO " + t.table + " (" + columns + ") SELECT " + columns + " FROM " +
-                    stage + " ON CONFLICT ";
+  std::string sql = "INSERT INTO " + t.table + " (" + columns +
+                    (monthly ? ", session_month) SELECT " : ") SELECT ") + columns +
+                    (monthly ? ", $1::date FROM " : " FROM ") + stage + " ON CONFLICT ";
   for (const Upsert& u : kUpserts) {
     if (t.table == u.table) {
       std::string set;
@@ -70,6 +74,21 @@ std::string insertFromStage(const store::FeedTable& t) {
     }
   }
   return sql + "DO NOTHING";
+}
+
+/// When the batch's session started: every batch carries the session's row.
+std::string sessionStartedNs(const store::FeedBatch& batch) {
+  for (const store::FeedTable& t : batch.tables) {
+    if (t.table != "sessions" || t.rows.empty()) {
+      continue;
+    }
+    const auto column = std::find(t.columns.begin(), t.columns.end(), "started_ns");
+    const store::FeedValue& value = t.rows.front().at(column - t.columns.begin());
+    if (const auto* ns = std::get_if<std::int64_t>(&value)) {
+      return std::to_string(*ns);
+    }
+  }
+  throw std::logic_error("a feed batch without its session's start");
 }
 
 std::string seconds(Clock::duration d) {
@@ -92,6 +111,7 @@ struct Shipper::Impl {
 
   std::map<std::string, store::FeedPosition> positions;  // what the fleet holds, per uuid
   std::map<std::string, std::string> shipped;            // fingerprint when last caught up
+  std::set<std::string> monthly;  // the fleet archive's tables partitioned by month
 
   explicit Impl(ShipOptions o) : options(std::move(o)), feed(options.db_path) {}
 
@@ -114,6 +134,14 @@ struct Shipper::Impl {
     for (const std::string& table : store::ChangeFeed::tableNames()) {
       conn->exec("CREATE TEMP TABLE IF NOT EXISTS agentvcr_stage_" + table + " (LIKE " + table +
                  ") ON COMMIT DELETE ROWS");
+    }
+    monthly.clear();
+    PgResult tables = conn->exec("SELECT agentvcr_monthly_tables()");
+    for (int i = 0; i < tables.rows(); ++i) {
+      const std::string table(tables.text(i, 0));
+      // Staged rows have no month yet: the insert gives them theirs.
+      conn->exec("ALTER TABLE agentvcr_stage_" + table + " DROP COLUMN IF EXISTS session_month");
+      monthly.insert(table);
     }
     return conn;
   }
@@ -153,8 +181,14 @@ struct Shipper::Impl {
   }
 
   void write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
+    // Its own transaction: a partition made inside the batch's would lock the table against
+    // every other shipper until the batch commits.
+    const std::optional<std::string> month = std::string(
+        conn.exec("SELECT agentvcr_file_month(agentvcr_month($1))::text", {sessionStartedNs(batch)})
+            .text(0, 0));
     conn.exec("BEGIN");
     try {
+      conn.exec("SELECT pg_advisory_xact_lock_shared(" + std::to_string(kMonthsLock) + ")");
       for (const store::FeedTable& t : batch.tables) {
         if (t.rows.empty()) {
           continue;
@@ -163,8 +197,10 @@ struct Shipper::Impl {
                     detail::copyText(t));
         if (t.table == "blobs") {
           moveBlobs(conn);
+        } else if (monthly.contains(t.table)) {
+          conn.exec(insertFromStage(t, true), {month});
         } else {
-          conn.exec(insertFromStage(t));
+          conn.exec(insertFromStage(t, false));
         }
       }
       // The position commits with the rows it counts.

@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <thread>
 
@@ -23,13 +20,9 @@
 #include <sys/wait.h>
 
 #include "agentvcr/cli/commands.hpp"
-#include "agentvcr/fleet/fleet_schema.hpp"
-#include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/pull.hpp"
-#include "agentvcr/fleet/shipper.hpp"
 #include "agentvcr/store/transfer.hpp"
-#include "demo_recording.hpp"
-#include "temp_dir.hpp"
+#include "fleet_fixture.hpp"
 #include "wait.hpp"
 
 extern char** environ;
@@ -41,132 +34,6 @@ using namespace std::chrono_literals;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string readLine(const std::string& path) {
-  std::ifstream file(path);
-  std::string line;
-  std::getline(file, line);
-  return line;
-}
-
-std::string clusterDir() {
-  const char* dir = std::getenv("AGENTVCR_TEST_PG_DIR");
-  return dir != nullptr ? dir : "";
-}
-
-/// `uri` of a cluster (tests/support/pg_cluster) with its database replaced by `database`.
-std::string withDatabase(const std::string& uri, const std::string& database) {
-  const std::size_t slash = uri.find('/', uri.find("://") + 3);
-  const std::size_t query = uri.find('?', slash);
-  return uri.substr(0, slash + 1) + database + uri.substr(query);
-}
-
-std::string randomName(const char* prefix) {
-  std::random_device device;
-  return prefix + std::to_string(device()) + std::to_string(device());
-}
-
-// The tables whose rows belong to one session, and what keys them in PostgreSQL.
-const std::vector<std::string> kSessionTables = {"exchanges",      "steps",      "candidates",
-                                                 "internal_steps", "a2a_calls",  "stream_events",
-                                                 "conversations",  "step_links", "replay_misses"};
-
-/// A database of its own on the test cluster, migrated to the fleet schema, dropped afterwards.
-class FleetDatabase {
- public:
-  explicit FleetDatabase(const std::string& cluster_uri) : cluster_uri_(cluster_uri) {
-    name_ = randomName("fleet_");
-    fleet::PgConnection(cluster_uri_).exec("CREATE DATABASE " + name_);
-    uri_ = withDatabase(cluster_uri_, name_);
-    fleet::PgConnection conn(uri_);
-    fleet::migrateFleet(conn);
-  }
-
-  ~FleetDatabase() {
-    try {
-      fleet::PgConnection(cluster_uri_).exec("DROP DATABASE " + name_ + " WITH (FORCE)");
-    } catch (const std::exception&) {
-      // the cluster is already gone
-    }
-  }
-
-  const std::string& uri() const { return uri_; }
-
-  long long count(const std::string& sql) const {
-    fleet::PgConnection conn(uri_);
-    return conn.exec(sql).integer(0, 0);
-  }
-
-  long long rows(const std::string& table) const { return count("SELECT count(*) FROM " + table); }
-
- private:
-  std::string cluster_uri_;
-  std::string name_;
-  std::string uri_;
-};
-
-long long sqliteCount(const std::string& db_path, const std::string& sql) {
-  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
-  SQLite::Statement q(db, sql);
-  q.executeStep();
-  return q.getColumn(0).getInt64();
-}
-
-/// Rows of each table an archive holds, counted as the fleet archive counts them.
-std::map<std::string, long long> archiveCounts(const std::string& db_path) {
-  std::map<std::string, long long> counts;
-  for (const std::string& table : kSessionTables) {
-    counts[table] = sqliteCount(db_path, "SELECT count(*) FROM " + table);
-  }
-  counts["sessions"] = sqliteCount(db_path, "SELECT count(*) FROM sessions");
-  // Keyed by content in the fleet archive: sessions that built the same dictionary share it.
-  counts["body_dictionaries"] =
-      sqliteCount(db_path, "SELECT count(DISTINCT content) FROM body_dictionaries");
-  counts["blobs"] = sqliteCount(db_path, "SELECT count(*) FROM blobs");
-  return counts;
-}
-
-std::map<std::string, long long> fleetCounts(const FleetDatabase& fleet_db) {
-  std::map<std::string, long long> counts;
-  for (const std::string& table : kSessionTables) {
-    counts[table] = fleet_db.rows(table);
-  }
-  counts["sessions"] = fleet_db.rows("sessions");
-  counts["body_dictionaries"] = fleet_db.rows("body_dictionaries");
-  counts["blobs"] = fleet_db.rows("blobs");
-  return counts;
-}
-
-fleet::ShipStats ship(const std::string& db_path, const std::string& uri) {
-  fleet::ShipOptions options;
-  options.db_path = db_path;
-  options.uri = uri;
-  options.batch_exchanges = 7;  // many batches, so that positions matter
-  fleet::Shipper shipper(options);
-  EXPECT_EQ(shipper.run(), fleet::ShipEnd::CaughtUp) << shipper.error();
-  return shipper.stats();
-}
-
-class FleetShipTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_FALSE(clusterDir().empty())
-        << "AGENTVCR_TEST_PG_DIR is not set: ctest starts the cluster (fixture `postgres`)";
-    cluster_uri_ = readLine(clusterDir() + "/uri");
-    ASSERT_FALSE(cluster_uri_.empty()) << "no cluster in " << clusterDir();
-    fleet_db_ = std::make_unique<FleetDatabase>(cluster_uri_);
-  }
-
-  std::string recordArchive(const std::string& name) {
-    const std::string path = dir_.file(name + ".sqlite");
-    recordDemo(path, name);
-    return path;
-  }
-
-  TempDir dir_;
-  std::string cluster_uri_;
-  std::unique_ptr<FleetDatabase> fleet_db_;
-};
 
 TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
   const std::string db = recordArchive("demo");
@@ -276,46 +143,6 @@ TEST_F(FleetShipTest, FourShippersAtOnceEachSessionOnce) {
   EXPECT_EQ(fleet_db_->rows("sessions"), 4);
   EXPECT_EQ(fleet_db_->rows("exchanges"), exchanges);
   EXPECT_EQ(fleet_db_->count("SELECT sum(exchange_count) FROM sessions"), exchanges);
-}
-
-TEST_F(FleetShipTest, NewerOlderOrMissingSchemaSaysWhatToRun) {
-  const std::string db = recordArchive("demo");
-  fleet::ShipOptions options;
-  options.db_path = db;
-  options.uri = fleet_db_->uri();
-  {
-    fleet::PgConnection(fleet_db_->uri()).exec("UPDATE agentvcr_fleet_schema SET version = 99");
-    fleet::Shipper shipper(options);
-    EXPECT_EQ(shipper.run(), fleet::ShipEnd::Failed);
-    EXPECT_THAT(shipper.error(), AllOf(HasSubstr("[fleet.schema.newer]"), HasSubstr("99"),
-                                       HasSubstr("up to version 1")));
-  }
-  {
-    fleet::PgConnection(fleet_db_->uri()).exec("DROP TABLE agentvcr_fleet_schema");
-    fleet::Shipper shipper(options);
-    EXPECT_EQ(shipper.run(), fleet::ShipEnd::Failed);
-    EXPECT_THAT(shipper.error(),
-                AllOf(HasSubstr("[fleet.schema.missing]"), HasSubstr("agentvcr pg migrate --db")));
-  }
-}
-
-TEST_F(FleetShipTest, MigratingTwiceAtOnceAppliesEachStepOnce) {
-  const FleetDatabase fresh(cluster_uri_);  // migrated once already by its constructor
-  std::atomic<int> already{0};
-  std::vector<std::thread> migrations;
-  for (int i = 0; i < 2; ++i) {
-    migrations.emplace_back([&] {
-      fleet::PgConnection conn(fresh.uri());
-      if (fleet::migrateFleet(conn) == fleet::kFleetSchemaVersion) {
-        ++already;
-      }
-    });
-  }
-  for (std::thread& t : migrations) {
-    t.join();
-  }
-  EXPECT_EQ(already, 2);
-  EXPECT_EQ(fresh.count("SELECT version FROM agentvcr_fleet_schema"), fleet::kFleetSchemaVersion);
 }
 
 TEST_F(FleetShipTest, ConnectionFailuresAreClearAndNeverShowThePassword) {
@@ -466,9 +293,10 @@ TEST_F(FleetShipTest, LsAndStatsReadTheFleetArchiveWithEachSessionsNode) {
 }
 
 /// The SQL queries docs/fleet.md gives (the blocks that read), in order.
-std::vector<std::string> documentedQueries() {
+/// The SQL blocks of docs/fleet.md that begin with `start`.
+std::vector<std::string> documentedSql(const std::string& start) {
   std::ifstream doc(AGENTVCR_FLEET_DOC);
-  std::vector<std::string> queries;
+  std::vector<std::string> blocks;
   std::string line;
   std::string block;
   bool in_sql = false;
@@ -478,14 +306,48 @@ std::vector<std::string> documentedQueries() {
       block.clear();
     } else if (in_sql && line == "```") {
       in_sql = false;
-      if (block.starts_with("SELECT") || block.starts_with("WITH")) {
-        queries.push_back(block);
+      if (block.starts_with(start)) {
+        blocks.push_back(block);
       }
     } else if (in_sql) {
       block += line + "\n";
     }
   }
+  return blocks;
+}
+
+std::vector<std::string> documentedQueries() {
+  std::vector<std::string> queries = documentedSql("SELECT");
+  for (std::string& with : documentedSql("WITH")) {
+    queries.push_back(std::move(with));
+  }
   return queries;
+}
+
+std::string replacedAll(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at)) {
+    text.replace(at, from.size(), to);
+    at += to.size();
+  }
+  return text;
+}
+
+TEST_F(FleetShipTest, TheDocumentedShipperRoleShipsIntoAMonthNotYetMade) {
+  const std::vector<std::string> grants = documentedSql("CREATE ROLE shipper");
+  ASSERT_EQ(grants.size(), 1u);
+  const std::string role = randomName("shipper_");
+  fleet::PgConnection(fleet_db_->uri())
+      .exec(replacedAll(replacedAll(grants.front(), "shipper", role), "DATABASE agentvcr",
+                        "DATABASE " + fleet_db_->name()));
+  ASSERT_EQ(fleet_db_->rows("agentvcr_months"), 0);
+
+  const std::string db = recordArchive("demo");
+  ship(db, replacedAll(fleet_db_->uri(), "agentvcr@", role + "@"));
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  EXPECT_EQ(fleet_db_->rows("agentvcr_months"), 1);
+
+  fleet_db_.reset();  // the role's rights went with its database
+  fleet::PgConnection(cluster_uri_).exec("DROP ROLE " + role);
 }
 
 TEST_F(FleetShipTest, TheDocumentedQueriesRunOnAShippedRecording) {

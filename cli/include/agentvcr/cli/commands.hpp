@@ -199,6 +199,15 @@ struct PgMigrateCommand {
 
 int runPgMigrate(const PgMigrateCommand& command, std::ostream& out);
 
+/// `agentvcr pg prune --db URI --before DATE [--dry-run]`.
+struct PgPruneCommand {
+  std::string uri;
+  std::string before;
+  bool dry_run = false;
+};
+
+int runPgPrune(const PgPruneCommand& command, std::ostream& out);
+
 /// Writes `text` to `path` atomically (temp file + rename) so a watcher never reads half.
 void writeReadyFile(const std::string& path, const std::string& text);
 

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agentvcr/fleet/pg_connection.hpp"
+
+/// `agentvcr pg prune`: old sessions out of the fleet archive (docs/fleet.md).
+namespace agentvcr::fleet {
+
+/// What a prune removed, or would remove.
+struct PruneResult {
+  std::int64_t sessions = 0;
+  std::int64_t exchanges = 0;
+  std::vector<std::string> months;  ///< months dropped whole, as 2026-10-01
+  std::int64_t blobs = 0;           ///< blobs no remaining row refers to
+  std::int64_t dictionaries = 0;    ///< body dictionaries no remaining exchange refers to
+};
+
+/// Removes every session that started before `before` (a date or a time; UTC unless it names a
+/// zone) with all its rows: the months that end by then are dropped whole, the rest deleted row
+/// by row; then the blobs and dictionaries nothing refers to any more. One transaction, which
+/// waits for the batches shippers have in flight. Ship positions stay, so a shipper that still
+/// holds a pruned session does not ship it again. With `dry_run` nothing changes: the counts
+/// say what would go. Throws PgError, "[fleet.prune] ..." for a `before` that is not a time.
+PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_run);
+
+}  // namespace agentvcr::fleet
