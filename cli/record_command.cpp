@@ -13,6 +13,7 @@
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
+#include "agentvcr/store/background_thread.hpp"
 
 namespace agentvcr::cli {
 
@@ -32,6 +33,9 @@ void writeReadyFile(const std::string& path, const std::string& text) {
 
 namespace {
 
+/// Linux's lowest scheduling priority.
+constexpr int kMaxNice = 19;
+
 /// `record --ship`: a shipper thread following the archive the recorder writes. It only reads
 /// the file, so PostgreSQL being slow or away never slows the relay.
 class ShippingThread {
@@ -47,6 +51,10 @@ class ShippingThread {
     shipper_ = std::make_unique<fleet::Shipper>(options);
     out << "agentvcr record: shipping to " << fleet::redactedUri(uri) << std::endl;
     thread_ = std::thread([this] {
+      // Shipping can wait and the relay cannot: on a saturated machine the relay takes the CPU
+      // and the archive keeps what is not shipped yet, which drains once the load eases.
+      store::nameThisThread("avcr-ship");
+      store::lowerThisThreadsPriority(kMaxNice);
       shipper_->run();
       done_.set_value();
     });

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "background_thread.hpp"
+#include "agentvcr/store/background_thread.hpp"
 
 namespace agentvcr::store::detail {
 

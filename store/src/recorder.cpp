@@ -14,9 +14,9 @@
 #include <variant>
 #include <vector>
 
+#include "agentvcr/store/background_thread.hpp"
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
-#include "background_thread.hpp"
 #include "decode_ahead.hpp"
 #include "session_lock.hpp"
 #include "wal_checkpointer.hpp"
@@ -187,7 +187,7 @@ class Recorder::Impl {
   }
 
   void runCapture() noexcept {
-    detail::nameThisThread("avcr-capture");
+    nameThisThread("avcr-capture");
     std::vector<QueueItem> batch;
     batch.reserve(std::min<std::size_t>(options_.max_batch, 4096));
     for (;;) {
@@ -252,8 +252,8 @@ class Recorder::Impl {
   /// with the rows an earlier run left unindexed (a crash), and drains everything before it
   /// exits, after the capture thread.
   void runIndexer() noexcept {
-    detail::nameThisThread("avcr-index");
-    detail::lowerThisThreadsPriority();
+    nameThisThread("avcr-index");
+    lowerThisThreadsPriority();
     for (;;) {
       std::int64_t captured = 0;
       bool last_round = false;

@@ -4,8 +4,8 @@
 
 #include <sqlite3.h>
 
+#include "agentvcr/store/background_thread.hpp"
 #include "archive_writer.hpp"
-#include "background_thread.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {

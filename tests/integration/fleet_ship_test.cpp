@@ -23,6 +23,7 @@
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "fleet_fixture.hpp"
+#include "thread_niceness.hpp"
 #include "wait.hpp"
 
 extern char** environ;
@@ -433,6 +434,14 @@ int recordAndShip(const std::string& db, const std::string& uri, const std::stri
   EXPECT_EQ(posix_spawn(&pid, AGENTVCR_BINARY, &files, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&files);
   EXPECT_TRUE(waitUntil([&] { return !readLine(ready).empty(); }, 30s));
+  // Shipping yields the CPU to the relay: it runs at the lowest priority.
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const auto niceness = threadNicenessByName(std::to_string(pid));
+        const auto ship = niceness.find("avcr-ship");
+        return ship != niceness.end() && ship->second == 19;
+      },
+      10s));
   const std::string url = readLine(ready);
   const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
   sim::magma::DemoDriver driver(demoPlan());

@@ -24,10 +24,12 @@
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "store_test_support.hpp"
+#include "thread_niceness.hpp"
 
 namespace agentvcr::store {
 namespace {
 
+using agentvcr::testing::threadNicenessByName;
 using protocol::Json;
 using ::testing::HasSubstr;
 using testing::httpExchange;
@@ -68,32 +70,6 @@ class WriteLock {
   SQLite::Database db_;
   bool held_ = true;
 };
-
-/// The nice value of each of this process's threads, by thread name (/proc/self/task).
-std::multimap<std::string, int> threadNicenessByName() {
-  std::multimap<std::string, int> niceness;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::string name;
-    std::getline(std::ifstream(task.path() / "comm"), name);
-    std::string stat;
-    std::getline(std::ifstream(task.path() / "stat"), stat);
-    // After "pid (comm) ", the nice value is the 17th field.
-    const auto fields = stat.rfind(')');
-    if (name.empty() || fields == std::string::npos) {
-      continue;  // the thread ended while we looked
-    }
-    std::istringstream rest(stat.substr(fields + 2));
-    std::string field;
-    for (int i = 0; i < 16; ++i) {
-      rest >> field;
-    }
-    int nice = 0;
-    if (rest >> nice) {
-      niceness.emplace(name, nice);
-    }
-  }
-  return niceness;
-}
 
 /// CPU time each thread of this process has had so far, in nanoseconds, by thread name.
 std::multimap<std::string, std::uint64_t> threadRuntimeByName() {

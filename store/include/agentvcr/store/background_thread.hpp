@@ -7,7 +7,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-namespace agentvcr::store::detail {
+/// Thread names and priorities for the work that runs beside the relay and can wait.
+namespace agentvcr::store {
 
 /// Names the calling thread so `top -H`, `perf` and debuggers tell the recorder's threads
 /// apart. Linux keeps at most 15 characters; a longer name is left unset.
@@ -22,16 +23,16 @@ inline void nameThisThread(const char* name) noexcept {
 /// still gets about a tenth of a contended core, which bounds how long it can hold it.
 inline constexpr int kBackgroundNiceIncrement = 10;
 
-/// Lowers the calling thread's scheduling priority by kBackgroundNiceIncrement (Linux nice
-/// values are per thread). Lowering needs no privilege; should it fail, the thread keeps the
-/// process's priority, which is only slower.
-inline void lowerThisThreadsPriority() noexcept {
+/// Lowers the calling thread's scheduling priority by `increment` (Linux nice values are per
+/// thread, and never go past 19). Lowering needs no privilege; should it fail, the thread keeps
+/// the process's priority, which is only slower.
+inline void lowerThisThreadsPriority(int increment = kBackgroundNiceIncrement) noexcept {
   const auto thread = static_cast<id_t>(gettid());
   errno = 0;
   const int nice = getpriority(PRIO_PROCESS, thread);
   if (errno == 0) {
-    setpriority(PRIO_PROCESS, thread, std::min(nice + kBackgroundNiceIncrement, 19));
+    setpriority(PRIO_PROCESS, thread, std::min(nice + increment, 19));
   }
 }
 
-}  // namespace agentvcr::store::detail
+}  // namespace agentvcr::store
