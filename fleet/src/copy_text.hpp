@@ -15,8 +15,9 @@ namespace agentvcr::fleet::detail {
 /// cannot hold a NUL byte or malformed UTF-8: each such byte of a text value becomes U+FFFD.
 void appendCopyField(std::string& out, const store::FeedValue& value);
 
-/// The rows of `table` as COPY text: fields separated by tabs, one row per line.
-std::string copyText(const store::FeedTable& table);
+/// The rows of `table` as COPY text: fields separated by tabs, one row per line, each ending
+/// with `last_field` when it is given (already in COPY text).
+std::string copyText(const store::FeedTable& table, std::string_view last_field = {});
 
 /// Text PostgreSQL's text type accepts: `text` with each NUL byte and each byte of a malformed
 /// UTF-8 sequence replaced by U+FFFD.

@@ -107,13 +107,15 @@ std::vector<store::SessionRow> fleetSessions(const std::string& uri) {
 store::ArchiveStats collectFleetStats(const std::string& uri) {
   PgConnection conn(uri);
   requireFleetSchema(conn);
-  conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-  store::ArchiveStats stats;
-  for (const store::SessionRow& session : readSessions(conn)) {
-    stats.sessions.push_back(statsOf(conn, session));
-  }
-  conn.exec("COMMIT");
-  return stats;
+  return conn.transaction(
+      [&] {
+        store::ArchiveStats stats;
+        for (const store::SessionRow& session : readSessions(conn)) {
+          stats.sessions.push_back(statsOf(conn, session));
+        }
+        return stats;
+      },
+      PgConnection::Finish::Commit, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
 }  // namespace agentvcr::fleet

@@ -388,8 +388,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 
 int migrateFleet(PgConnection& conn, int to_version) {
   static_assert(kFleetSchemaVersion == 2, "add a migration for the new version");
-  conn.exec("BEGIN");
-  try {
+  return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");
     const int before = fleetSchemaVersion(conn);
@@ -404,16 +403,8 @@ int migrateFleet(PgConnection& conn, int to_version) {
     }
     conn.exec("DELETE FROM agentvcr_fleet_schema");
     conn.exec("INSERT INTO agentvcr_fleet_schema VALUES (" + std::to_string(after) + ")");
-    conn.exec("COMMIT");
     return before;
-  } catch (...) {
-    try {
-      conn.exec("ROLLBACK");
-    } catch (const PgError&) {
-      // the connection is gone: the server rolled back already
-    }
-    throw;
-  }
+  });
 }
 
 void requireFleetSchema(PgConnection& conn) {

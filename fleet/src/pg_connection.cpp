@@ -204,6 +204,14 @@ void PgConnection::copyIn(const std::string& copy_from_stdin, std::string_view d
   }
 }
 
+void PgConnection::rollbackQuietly() noexcept {
+  try {
+    exec("ROLLBACK");
+  } catch (const std::exception&) {
+    // the connection is gone, and the transaction with it
+  }
+}
+
 void PgConnection::cancel() {
   if (cancel_ != nullptr) {
     char error[256];

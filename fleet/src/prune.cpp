@@ -86,19 +86,8 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
 
 PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_run) {
   requireFleetSchema(conn);
-  conn.exec("BEGIN");
-  try {
-    PruneResult result = prune(conn, before);
-    conn.exec(dry_run ? "ROLLBACK" : "COMMIT");
-    return result;
-  } catch (...) {
-    try {
-      conn.exec("ROLLBACK");
-    } catch (const PgError&) {
-      // the connection is gone: the server rolled back already
-    }
-    throw;
-  }
+  return conn.transaction([&] { return prune(conn, before); },
+                          dry_run ? PgConnection::Finish::Rollback : PgConnection::Finish::Commit);
 }
 
 }  // namespace agentvcr::fleet

@@ -213,13 +213,14 @@ store::CopyResult pull(const PullOptions& options) {
   PgConnection conn(options.uri);
   requireFleetSchema(conn);
   // One snapshot for the whole pull: a session being shipped meanwhile is copied as it stood.
-  conn.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-  FleetSource source(conn, options);
-  store::MergeOptions merge;
-  merge.as_new = options.as_new;
-  store::CopyResult result = store::copySessions(source, options.db_path, merge);
-  conn.exec("COMMIT");
-  return result;
+  return conn.transaction(
+      [&] {
+        FleetSource source(conn, options);
+        store::MergeOptions merge;
+        merge.as_new = options.as_new;
+        return store::copySessions(source, options.db_path, merge);
+      },
+      PgConnection::Finish::Commit, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
 }  // namespace agentvcr::fleet

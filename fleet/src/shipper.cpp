@@ -46,12 +46,12 @@ std::string joined(const std::vector<std::string>& names, const char* prefix = "
 }
 
 /// The statement that moves staged blobs into `blobs`, each parsed as jsonb `as` ("s.text::jsonb",
-/// or the function that gives NULL for text that is not JSON). Only blobs the archive does not
-/// hold yet are parsed.
+/// or the function that gives NULL for text that is not JSON). No check for the blobs the
+/// archive holds already: a batch brings few of them, and PostgreSQL answers such a check with a
+/// hash join that reads the whole table, which grows with the fleet.
 std::string insertBlobs(const char* as) {
   return std::string("INSERT INTO blobs (hash, text, doc) SELECT s.hash, s.text, ") + as +
-         " FROM agentvcr_stage_blobs s WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.hash = "
-         "s.hash) ON CONFLICT DO NOTHING";
+         " FROM agentvcr_stage_blobs s ON CONFLICT DO NOTHING";
 }
 
 /// The statement that moves a table's staged rows into the table (blobs: insertBlobs()). Rows
@@ -89,6 +89,13 @@ std::string sessionStartedNs(const store::FeedBatch& batch) {
     }
   }
   throw std::logic_error("a feed batch without its session's start");
+}
+
+constexpr const char* kUniqueViolation = "23505";
+
+/// Blobs and body dictionaries: keyed by the hash of their content, shared by every session.
+bool isContentAddressed(const std::string& table) {
+  return table == "blobs" || table == "body_dictionaries";
 }
 
 std::string seconds(Clock::duration d) {
@@ -180,27 +187,70 @@ struct Shipper::Impl {
     }
   }
 
+  /// Copies rows of a monthly table straight in, which costs PostgreSQL half of staging them
+  /// first. They are new but for a position lost or a batch whose commit went unanswered: the
+  /// first row the table already holds fails the COPY, and the batch takes the staged way.
+  bool copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
+    conn.exec("SAVEPOINT agentvcr_copy");
+    try {
+      conn.copyIn("COPY " + t.table + " (" + joined(t.columns) + ", session_month) FROM STDIN",
+                  detail::copyText(t, month));
+      conn.exec("RELEASE SAVEPOINT agentvcr_copy");
+      return true;
+    } catch (const PgError& e) {
+      if (e.sqlstate() != kUniqueViolation) {
+        throw;
+      }
+      conn.exec("ROLLBACK TO SAVEPOINT agentvcr_copy");
+      return false;
+    }
+  }
+
+  /// Moves a batch's rows of one table in: straight, or COPY into its staging table and INSERT
+  /// from there with what its rows need on conflict.
+  void moveTable(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
+    if (t.rows.empty()) {
+      return;
+    }
+    if (monthly.contains(t.table) && copyStraightIn(conn, t, month)) {
+      return;
+    }
+    conn.copyIn("COPY agentvcr_stage_" + t.table + " (" + joined(t.columns) + ") FROM STDIN",
+                detail::copyText(t));
+    if (t.table == "blobs") {
+      moveBlobs(conn);
+    } else if (monthly.contains(t.table)) {
+      conn.exec(insertFromStage(t, true), {month});
+    } else {
+      conn.exec(insertFromStage(t, false));
+    }
+  }
+
   void write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
     // Its own transaction: a partition made inside the batch's would lock the table against
     // every other shipper until the batch commits.
-    const std::optional<std::string> month = std::string(
+    const std::string month(
         conn.exec("SELECT agentvcr_file_month(agentvcr_month($1))::text", {sessionStartedNs(batch)})
             .text(0, 0));
-    conn.exec("BEGIN");
-    try {
-      conn.exec("SELECT pg_advisory_xact_lock_shared(" + std::to_string(kMonthsLock) + ")");
+    // Held across both transactions below, so that a prune cannot collect the blobs between
+    // their commit and the batch's. Should anything fail, the connection goes, and the lock
+    // with it.
+    const std::string lock = std::to_string(kMonthsLock);
+    conn.exec("SELECT pg_advisory_lock_shared(" + lock + ")");
+    // Rows keyed by content, which other shippers may be sending at the same moment, go first
+    // and commit at once: a key that a transaction still open inserted makes every other insert
+    // of it wait for that transaction's end, which would chain the shippers' batches.
+    conn.transaction([&] {
       for (const store::FeedTable& t : batch.tables) {
-        if (t.rows.empty()) {
-          continue;
+        if (isContentAddressed(t.table)) {
+          moveTable(conn, t, month);
         }
-        conn.copyIn("COPY agentvcr_stage_" + t.table + " (" + joined(t.columns) + ") FROM STDIN",
-                    detail::copyText(t));
-        if (t.table == "blobs") {
-          moveBlobs(conn);
-        } else if (monthly.contains(t.table)) {
-          conn.exec(insertFromStage(t, true), {month});
-        } else {
-          conn.exec(insertFromStage(t, false));
+      }
+    });
+    conn.transaction([&] {
+      for (const store::FeedTable& t : batch.tables) {
+        if (!isContentAddressed(t.table)) {
+          moveTable(conn, t, month);
         }
       }
       // The position commits with the rows it counts.
@@ -212,15 +262,8 @@ struct Shipper::Impl {
           "links = GREATEST(ship_positions.links, EXCLUDED.links), shipped_at = now()",
           {uuid, std::to_string(batch.end.exchanges), std::to_string(batch.end.misses),
            std::to_string(batch.end.links)});
-      conn.exec("COMMIT");
-    } catch (...) {
-      try {
-        conn.exec("ROLLBACK");
-      } catch (const PgError&) {
-        // the connection is gone, and the transaction with it
-      }
-      throw;
-    }
+    });
+    conn.exec("SELECT pg_advisory_unlock_shared(" + lock + ")");
   }
 
   /// Ships one session as far as it is committed and indexed. True when nothing is left.

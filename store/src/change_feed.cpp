@@ -1,5 +1,6 @@
 #include "agentvcr/store/change_feed.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -35,17 +36,13 @@ constexpr const char* kExchanges = R"sql(
   FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
 
 constexpr const char* kSteps = R"sql(
-  WITH conversation_numbers AS (
-    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
-    WHERE session_id = :session)
   SELECT e.seq, s.position, s.source_id, s.replay_key, s.instruction_type,
          s.instruction_content, s.env_feedback, s.env_failure, s.memory_hash, s.tools_hash,
-         s.attributes_hash, s.extra_keys_hash, s.num_outputs, n.number AS conversation,
+         s.attributes_hash, s.extra_keys_hash, s.num_outputs, s.conversation_id AS conversation,
          pe.seq AS parent_seq, ps.position AS parent_position,
          pc.candidate_index AS parent_candidate_index, s.parent_ambiguity, s.depth
   FROM steps s
   JOIN exchanges e ON e.id = s.exchange_id
-  LEFT JOIN conversation_numbers n ON n.id = s.conversation_id
   LEFT JOIN candidates pc ON pc.id = s.parent_candidate_id
   LEFT JOIN steps ps ON ps.id = pc.step_id
   LEFT JOIN exchanges pe ON pe.id = ps.exchange_id
@@ -73,16 +70,12 @@ constexpr const char* kInternalSteps = R"sql(
   ORDER BY e.seq, s.position, c.candidate_index, i.position)sql";
 
 constexpr const char* kA2aCalls = R"sql(
-  WITH conversation_numbers AS (
-    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
-    WHERE session_id = :session)
   SELECT e.seq, a.position, a.wire_version, a.method, a.rpc_id, a.task_id, a.context_id,
          a.skill_id, a.message_id, a.task_state, a.task_state_norm, a.result_kind, a.artifacts,
          a.history, a.request_text, a.response_text, a.error_code, a.error_message,
-         a.error_data, a.retry_after, a.replay_key, n.number AS conversation
+         a.error_data, a.retry_after, a.replay_key, a.conversation_id AS conversation
   FROM a2a_calls a
   JOIN exchanges e ON e.id = a.exchange_id
-  LEFT JOIN conversation_numbers n ON n.id = a.conversation_id
   WHERE a.exchange_id BETWEEN :first AND :last AND e.session_id = :session
   ORDER BY e.seq, a.position)sql";
 
@@ -105,39 +98,41 @@ constexpr const char* kStepLinks = R"sql(
   WHERE e.session_id = :session
   ORDER BY e.seq, s.position)sql";
 
-// The conversations that steps or calls of the batch belong to, as they stand now.
+// The conversations that steps or calls of the batch belong to, as they stand now. Here and in
+// the blobs' query the `+` keeps SQLite on the exchange_id index: the session's index would
+// read every row of the session for each batch.
 constexpr const char* kConversations = R"sql(
-  WITH conversation_numbers AS (
-    SELECT id, row_number() OVER (ORDER BY id) AS number FROM conversations
-    WHERE session_id = :session)
-  SELECT n.number, re.seq AS root_seq, rs.position AS root_position, c.title, c.step_count,
-         c.candidate_count, c.error_candidates, c.env_failures, c.max_depth, c.first_ns,
-         c.last_ns, c.ended_in, c.protocol, c.context_id
+  SELECT c.id AS number, re.seq AS root_seq, rs.position AS root_position, c.title,
+         c.step_count, c.candidate_count, c.error_candidates, c.env_failures, c.max_depth,
+         c.first_ns, c.last_ns, c.ended_in, c.protocol, c.context_id
   FROM conversations c
-  JOIN conversation_numbers n ON n.id = c.id
   LEFT JOIN steps rs ON rs.id = c.root_step_id
   LEFT JOIN exchanges re ON re.id = rs.exchange_id
   WHERE c.id IN (SELECT conversation_id FROM steps
-                 WHERE exchange_id BETWEEN :first AND :last AND session_id = :session
+                 WHERE exchange_id BETWEEN :first AND :last AND +session_id = :session
                  UNION
                  SELECT conversation_id FROM a2a_calls
-                 WHERE exchange_id BETWEEN :first AND :last AND session_id = :session)
-  ORDER BY n.number)sql";
+                 WHERE exchange_id BETWEEN :first AND :last AND +session_id = :session)
+  ORDER BY c.id)sql";
 
 constexpr const char* kBlobs = R"sql(
+  WITH batch_steps AS (
+    SELECT id, memory_hash, tools_hash, attributes_hash, extra_keys_hash FROM steps
+    WHERE exchange_id BETWEEN :first AND :last AND +session_id = :session)
   SELECT b.hash, b.codec AS local_codec, b.text
   FROM blobs b
   WHERE b.hash IN (
-    SELECT memory_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
-                                    AND session_id = :session
-    UNION SELECT tools_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
-                                         AND session_id = :session
-    UNION SELECT attributes_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
-                                              AND session_id = :session
-    UNION SELECT extra_keys_hash FROM steps WHERE exchange_id BETWEEN :first AND :last
-                                              AND session_id = :session
-    UNION SELECT c.memory_hash FROM candidates c JOIN steps s ON s.id = c.step_id
-          WHERE s.exchange_id BETWEEN :first AND :last AND s.session_id = :session))sql";
+    SELECT memory_hash FROM batch_steps
+    UNION SELECT tools_hash FROM batch_steps
+    UNION SELECT attributes_hash FROM batch_steps
+    UNION SELECT extra_keys_hash FROM batch_steps
+    UNION SELECT c.memory_hash FROM candidates c JOIN batch_steps s ON s.id = c.step_id))sql";
+
+// The session's conversations in the order they began: a conversation's number in the fleet
+// archive is its rank here. The queries above give conversations by their ids in this file,
+// which numberConversations() turns into numbers.
+constexpr const char* kConversationIds =
+    "SELECT id FROM conversations WHERE session_id = :session ORDER BY id";
 
 constexpr const char* kReplayMisses = R"sql(
   SELECT * FROM (
@@ -229,6 +224,19 @@ std::string bytesOf(const FeedValue& v) {
   return {};
 }
 
+/// Replaces the local conversation ids in `column` of `t` by their numbers: ranks in `ids`
+/// (sorted), from 1.
+void numberConversations(FeedTable& t, const std::string& column,
+                         const std::vector<std::int64_t>& ids) {
+  const auto at = std::find(t.columns.begin(), t.columns.end(), column) - t.columns.begin();
+  for (auto& row : t.rows) {
+    if (const auto* id = std::get_if<std::int64_t>(&row[at])) {
+      const auto rank = std::lower_bound(ids.begin(), ids.end(), *id);
+      row[at] = rank != ids.end() && *rank == *id ? FeedValue(rank - ids.begin() + 1) : FeedValue();
+    }
+  }
+}
+
 }  // namespace
 
 std::size_t FeedBatch::rowCount() const {
@@ -243,7 +251,11 @@ struct ChangeFeed::Impl {
   SQLite::Database db;
 
   Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
-      : db(detail::openDatabase(path, SQLite::OPEN_READONLY, busy_timeout)) {}
+      : db(detail::openDatabase(path, SQLite::OPEN_READONLY, busy_timeout)) {
+    // The feed reads each page once, in order: mapped, SQLite reads it where it lies instead of
+    // copying it through a system call first. Address space only; the kernel pages it in.
+    db.exec("PRAGMA mmap_size = 1073741824");
+  }
 
   /// The dictionaries with local ids `ids` as a `body_dictionaries` table keyed by the hash of
   /// their content (local ids differ from file to file); `hashes` receives id -> hash. Every
@@ -393,14 +405,25 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after,
       }
       return t;
     };
+    std::vector<std::int64_t> conversation_ids;
+    SQLite::Statement ids_query(db, kConversationIds);
+    detail::bindInt(ids_query, ":session", session.id);
+    while (ids_query.executeStep()) {
+      conversation_ids.push_back(ids_query.getColumn(0).getInt64());
+    }
+    auto numbered = [&](const char* sql, const std::string& table, const char* column) {
+      FeedTable t = ranged(sql, table);
+      numberConversations(t, column, conversation_ids);
+      return t;
+    };
     derived.push_back(ranged(kBlobs, "blobs"));
-    derived.push_back(ranged(kConversations, "conversations"));
+    derived.push_back(numbered(kConversations, "conversations", "number"));
     // The conversations' order of insertion matters to nothing: they are upserted by number.
     derived.push_back(std::move(exchanges));
-    derived.push_back(ranged(kSteps, "steps"));
+    derived.push_back(numbered(kSteps, "steps", "conversation"));
     derived.push_back(ranged(kCandidates, "candidates"));
     derived.push_back(ranged(kInternalSteps, "internal_steps"));
-    derived.push_back(ranged(kA2aCalls, "a2a_calls"));
+    derived.push_back(numbered(kA2aCalls, "a2a_calls", "conversation"));
     derived.push_back(ranged(kStreamEvents, "stream_events"));
   }
 

@@ -123,6 +123,12 @@ TEST_F(FleetShipTest, ShippingAgainOrShippingACopyAddsNothing) {
   const fleet::ShipStats from_copy = ship(merged, fleet_db_->uri());
   EXPECT_EQ(fleetCounts(*fleet_db_), once) << "shipped a merged copy";
   EXPECT_EQ(from_copy.exchanges, 0u) << "the copy's positions were known to the fleet archive";
+
+  // Positions lost (a restore of an older backup): every row comes again, onto its key.
+  fleet::PgConnection(fleet_db_->uri()).exec("DELETE FROM ship_positions");
+  const fleet::ShipStats resent = ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), once) << "shipped again without positions";
+  EXPECT_EQ(resent.exchanges, static_cast<std::uint64_t>(once.at("exchanges")));
 }
 
 TEST_F(FleetShipTest, FourShippersAtOnceEachSessionOnce) {

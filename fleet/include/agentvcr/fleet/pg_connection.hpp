@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 struct pg_conn;
@@ -87,12 +88,37 @@ class PgConnection {
   /// Runs `copy_from_stdin` (a COPY ... FROM STDIN) feeding it `data`. Throws PgError.
   void copyIn(const std::string& copy_from_stdin, std::string_view data);
 
+  /// How a transaction that ran to its end finishes: a dry run rolls back.
+  enum class Finish { Commit, Rollback };
+
+  /// Runs `work()` in a transaction opened by `begin` and returns what it returns. When `work`
+  /// throws, rolls back (quietly: a lost connection rolled back already) and throws on.
+  template <class Work>
+  auto transaction(Work&& work, Finish finish = Finish::Commit, std::string_view begin = "BEGIN") {
+    exec(begin);
+    try {
+      const char* end = finish == Finish::Commit ? "COMMIT" : "ROLLBACK";
+      if constexpr (std::is_void_v<decltype(work())>) {
+        work();
+        exec(end);
+      } else {
+        auto result = work();
+        exec(end);
+        return result;
+      }
+    } catch (...) {
+      rollbackQuietly();
+      throw;
+    }
+  }
+
   /// Asks the server to stop the command in flight, from any thread; harmless when idle.
   void cancel();
 
   const std::string& redactedUri() const { return redacted_; }
 
  private:
+  void rollbackQuietly() noexcept;
   PgResult check(pg_result* result, std::string_view what);
   [[noreturn]] void fail(std::string_view what, pg_result* result);
 
