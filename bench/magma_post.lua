@@ -65,6 +65,15 @@ if corpus_path and corpus_path ~= "" then
   end
 end
 
+-- BENCH_DELAY_MS paces each connection: it waits that long after every answer (bench/fleet
+-- holds a steady load with it while PostgreSQL is away).
+local delay_ms = tonumber(os.getenv("BENCH_DELAY_MS") or "")
+if delay_ms and delay_ms > 0 then
+  function delay()
+    return delay_ms
+  end
+end
+
 function done(summary, latency, requests)
   local e = summary.errors
   -- Latencies in microseconds. Field order is fixed; bench/run parses "key=value" pairs.
