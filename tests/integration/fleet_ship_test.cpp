@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "agentvcr/cli/commands.hpp"
@@ -176,6 +177,63 @@ TEST_F(FleetShipTest, ConnectionFailuresAreClearAndNeverShowThePassword) {
   EXPECT_THAT(failure("postgresql://nobody@[bad"), HasSubstr("[fleet.connect]"));
   EXPECT_THAT(failure("host=127.0.0.1 port=" + port + " user=agentvcr password=Wr0ngSecret"),
               AllOf(HasSubstr("password=***"), Not(HasSubstr("Wr0ng"))));
+}
+
+/// An environment variable set for a scope: libpq reads PGPASSWORD and friends at connect.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+
+  ~ScopedEnv() { unsetenv(name_); }
+
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+TEST_F(FleetShipTest, LibpqFindsPasswordsAndServicesWhereItsOwnProgramsDo) {
+  const std::string db = recordArchive("demo");
+  const std::string port = readLine(clusterDir() + "/port");
+  const std::string password = readLine(clusterDir() + "/password");
+  // Over TCP, where the test cluster asks for a password; none in the URI.
+  const std::string uri = "postgresql://agentvcr@127.0.0.1:" + port + "/" + fleet_db_->name();
+  auto ship = [&](const std::string& to) {
+    fleet::ShipOptions options;
+    options.db_path = db;
+    options.uri = to;
+    options.attempts = 1;
+    fleet::Shipper shipper(options);
+    return shipper.run() == fleet::ShipEnd::CaughtUp ? std::string("shipped") : shipper.error();
+  };
+  EXPECT_THAT(ship(uri), AllOf(HasSubstr("[fleet.connect]"), HasSubstr("no password")));
+  {
+    const ScopedEnv env("PGPASSWORD", password);
+    EXPECT_EQ(ship(uri), "shipped");
+  }
+  {
+    const std::string pgpass = dir_.file("pgpass");
+    std::ofstream(pgpass) << "127.0.0.1:" << port << ":*:agentvcr:" << password << "\n";
+    chmod(pgpass.c_str(), 0600);  // libpq ignores a password file others can read
+    const ScopedEnv env("PGPASSFILE", pgpass);
+    EXPECT_EQ(ship(uri), "shipped");
+  }
+  {
+    const std::string services = dir_.file("pg_service.conf");
+    std::ofstream(services) << "[fleet]\nhost=127.0.0.1\nport=" << port
+                            << "\nuser=agentvcr\npassword=" << password
+                            << "\ndbname=" << fleet_db_->name() << "\n";
+    const ScopedEnv env("PGSERVICEFILE", services);
+    EXPECT_EQ(ship("service=fleet"), "shipped");
+  }
+  // verify-full to a server that speaks no TLS: refused, never a fall back to plain text.
+  const ScopedEnv env("PGPASSWORD", password);
+  EXPECT_THAT(ship(uri + "?sslmode=verify-full"),
+              AllOf(HasSubstr("[fleet.connect]"), HasSubstr("SSL")));
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
 }
 
 /// A digest of every row of every table of a fleet archive, by table: equal digests, equal rows.
