@@ -8,6 +8,7 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/lint.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
@@ -92,7 +93,8 @@ bool isEventStream(const store::ExchangeRow& ex) {
   return false;
 }
 
-/// The JSON-RPC envelope rules. Unparsable bodies are left to the stored findings; an
+/// The JSON-RPC envelope rules and, for v1.0 calls (method name or A2A-Version header), the
+/// params and result shapes. Unparsable bodies are left to the stored findings; an
 /// event-stream response is not one JSON document and is skipped.
 void a2aRules(const store::ArchiveReader& reader, const store::ExchangeRow& listed,
               std::vector<Violation>& out) {
@@ -105,7 +107,10 @@ void a2aRules(const store::ArchiveReader& reader, const store::ExchangeRow& list
   }
   Json request = Json::parse(ex->request_body, nullptr, false);
   if (!request.is_discarded()) {
-    add(*ex, "request", {}, protocol::lint::lintA2aRequest(request), out);
+    add(*ex, "request", {},
+        protocol::lint::lintA2aRequest(request,
+                                       protocol::headerValue(ex->request_headers, "A2A-Version")),
+        out);
   }
   if (ex->response_body.empty() || isEventStream(*ex)) {
     return;

@@ -262,7 +262,7 @@ std::optional<Json> parseBody(std::string_view body) {
 }
 
 WireVersion versionOf(std::string_view header, const std::optional<std::string>& method) {
-  if ((!header.empty() && header.front() == '1') || (method && isV10Method(*method))) {
+  if (asksForV10(header) || (method && isV10Method(*method))) {
     return WireVersion::V10;
   }
   return WireVersion::V03;

@@ -80,26 +80,50 @@ bool isJsonRpc(const Json& body) {
   return isJsonRpcObject(body);
 }
 
+namespace {
+
+/// The methods both versions have, under each one's name (a2a-v1.md, "Method names").
+/// ListTasks is v1.0 only.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kRenamed = {{
+    {"message/send", "SendMessage"},
+    {"message/stream", "SendStreamingMessage"},
+    {"tasks/get", "GetTask"},
+    {"tasks/cancel", "CancelTask"},
+    {"tasks/resubscribe", "SubscribeToTask"},
+    {"tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"},
+    {"tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"},
+    {"tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"},
+    {"tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"},
+    {"agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"},
+}};
+
+}  // namespace
+
 bool isV10Method(std::string_view method) {
-  static constexpr std::array<std::string_view, 11> kMethods = {
-      "SendMessage",
-      "SendStreamingMessage",
-      "GetTask",
-      "ListTasks",
-      "CancelTask",
-      "SubscribeToTask",
-      "CreateTaskPushNotificationConfig",
-      "GetTaskPushNotificationConfig",
-      "ListTaskPushNotificationConfig",
-      "DeleteTaskPushNotificationConfig",
-      "GetExtendedAgentCard",
-  };
-  for (std::string_view known : kMethods) {
-    if (method == known) {
+  // The singular ListTaskPushNotificationConfig is an older spelling of the plural; calls that
+  // use it are still v1.0 calls.
+  if (method == "ListTasks" || method == "ListTaskPushNotificationConfig") {
+    return true;
+  }
+  for (const auto& [v03, v10] : kRenamed) {
+    if (method == v10) {
       return true;
     }
   }
   return false;
+}
+
+std::string_view v10MethodName(std::string_view v03_method) {
+  for (const auto& [v03, v10] : kRenamed) {
+    if (v03_method == v03) {
+      return v10;
+    }
+  }
+  return {};
+}
+
+bool asksForV10(std::string_view a2a_version_header) {
+  return !a2a_version_header.empty() && a2a_version_header.front() == '1';
 }
 
 std::uint64_t callKey(std::string_view http_method, std::string_view target,

@@ -1,5 +1,11 @@
+#include <array>
+#include <cctype>
+#include <initializer_list>
 #include <string>
+#include <string_view>
+#include <utility>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/lint.hpp"
 
 namespace agentvcr::protocol::lint {
@@ -9,6 +15,29 @@ JsonPath child(const JsonPath& base, PathElement key) {
   JsonPath path = base;
   path.push_back(std::move(key));
   return path;
+}
+
+const Json* member(const Json& object, const char* key) {
+  if (!object.is_object()) {
+    return nullptr;
+  }
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+/// A value as a finding quotes it: scalars as JSON text, containers by their type, so that a
+/// message stays one short line whatever the body held.
+std::string shown(const Json* value) {
+  if (value == nullptr) {
+    return "nothing";
+  }
+  if (value->is_object()) {
+    return "an object";
+  }
+  if (value->is_array()) {
+    return "an array";
+  }
+  return dumpCompact(*value);
 }
 
 /// JSON-RPC 2.0 §4: an id is a string, a number or null; objects and arrays are not ids.
@@ -39,7 +68,330 @@ void checkId(const Json& envelope, const JsonPath& base, bool required,
   }
 }
 
-void lintRequestObject(const Json& request, const JsonPath& base, std::vector<LintFinding>& out) {
+// --- A2A v1.0 shapes (a2a-v1.md): ProtoJSON objects without `kind`, SCREAMING_SNAKE enums ---
+
+/// The v1.0 spelling of a v0.3 enum value: `user` is ROLE_USER, `input-required` is
+/// TASK_STATE_INPUT_REQUIRED.
+std::string v10Spelling(std::string_view prefix, std::string_view v03) {
+  std::string name(prefix);
+  for (char c : v03) {
+    name += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+/// v1.0 tells objects apart by their fields and by the member wrapping them; a `kind` member is
+/// the v0.3 discriminator left in by a client or agent that was ported halfway.
+void checkNoKind(const Json& object, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (const Json* kind = member(object, "kind")) {
+    out.push_back(
+        {kA2aV1Kind, child(path, "kind"),
+         "kind " + shown(kind) + " is a v0.3 discriminator; v1.0 objects carry no kind member"});
+  }
+}
+
+void checkPart(const Json& part, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (!part.is_object()) {
+    out.push_back({kA2aV1Part, path, "A Part must be an object, got " + shown(&part)});
+    return;
+  }
+  checkNoKind(part, path, out);
+  std::string carried;
+  int count = 0;
+  for (const char* content : {"text", "raw", "url", "data"}) {
+    const Json* value = member(part, content);
+    if (value == nullptr) {
+      continue;
+    }
+    carried += (count++ == 0 ? "" : " and ") + std::string(content);
+    if (std::string_view(content) != "data" && !value->is_string()) {  // data: any JSON
+      out.push_back({kA2aV1Part, child(path, content),
+                     std::string("Part ") + content + " must be a string, got " + shown(value)});
+    }
+  }
+  if (count != 1) {
+    out.push_back({kA2aV1Part, path,
+                   "A Part carries exactly one of text, raw, url and data, got " +
+                       (count == 0 ? std::string("none") : carried)});
+  }
+}
+
+/// The `parts` of a Message or an Artifact: required and not empty.
+void checkParts(const Json& owner, const JsonPath& path, std::vector<LintFinding>& out) {
+  const JsonPath at = child(path, "parts");
+  const Json* parts = member(owner, "parts");
+  if (parts == nullptr || !parts->is_array() || parts->empty()) {
+    out.push_back({kA2aV1Parts, at,
+                   "parts must be a non-empty array of Parts, got " +
+                       (parts != nullptr && parts->is_array() ? std::string("an empty array")
+                                                              : shown(parts))});
+    return;
+  }
+  for (std::size_t i = 0; i < parts->size(); ++i) {
+    checkPart((*parts)[i], child(at, static_cast<std::int64_t>(i)), out);
+  }
+}
+
+void checkMessage(const Json* message, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (message == nullptr || !message->is_object()) {
+    out.push_back(
+        {kA2aV1Message, path,
+         "A Message must be an object {messageId, role, parts, ...}, got " + shown(message)});
+    return;
+  }
+  checkNoKind(*message, path, out);
+  const Json* id = member(*message, "messageId");
+  if (id == nullptr || !id->is_string() || id->get_ref<const std::string&>().empty()) {
+    out.push_back({kA2aV1MessageId, child(path, "messageId"),
+                   "messageId must be a non-empty string, got " + shown(id)});
+  }
+  const Json* role = member(*message, "role");
+  if (role == nullptr || (*role != "ROLE_USER" && *role != "ROLE_AGENT")) {
+    std::string expected = "role must be \"ROLE_USER\" or \"ROLE_AGENT\", got " + shown(role);
+    if (role != nullptr && (*role == "user" || *role == "agent")) {
+      expected = "role " + shown(role) + " is the v0.3 spelling; v1.0 writes \"" +
+                 v10Spelling("ROLE_", role->get_ref<const std::string&>()) + "\"";
+    }
+    out.push_back({kA2aV1Role, child(path, "role"), std::move(expected)});
+  }
+  checkParts(*message, path, out);
+}
+
+/// A TaskState name: one of the eight TASK_STATE_* values a2a-v1.md lists (not
+/// TASK_STATE_UNSPECIFIED). A v0.3 name is reported with its v1.0 spelling.
+void checkTaskState(const Json* state, const JsonPath& path, std::vector<LintFinding>& out) {
+  const std::string_view text = state != nullptr && state->is_string()
+                                    ? std::string_view(state->get_ref<const std::string&>())
+                                    : std::string_view();
+  const std::string_view v03 = a2a::normalTaskState(text);
+  const bool known = v03 != "unknown";
+  if (known && text.starts_with("TASK_STATE_")) {
+    return;
+  }
+  out.push_back(
+      {kA2aV1TaskState, path,
+       known ? "state " + shown(state) + " is the v0.3 spelling; v1.0 writes \"" +
+                   v10Spelling("TASK_STATE_", v03) + "\""
+             : "state must be a TASK_STATE_* name (TASK_STATE_SUBMITTED, TASK_STATE_WORKING, "
+               "TASK_STATE_COMPLETED, ...), got " +
+                   shown(state)});
+}
+
+void checkStatus(const Json* status, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (status == nullptr || !status->is_object()) {
+    out.push_back({kA2aV1TaskState, path,
+                   "status must be an object {state, message?, timestamp?}, got " + shown(status)});
+    return;
+  }
+  checkTaskState(member(*status, "state"), child(path, "state"), out);
+  if (const Json* message = member(*status, "message")) {
+    checkMessage(message, child(path, "message"), out);
+  }
+}
+
+void checkArtifact(const Json* artifact, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (artifact == nullptr || !artifact->is_object()) {
+    out.push_back(
+        {kA2aV1Artifact, path,
+         "An Artifact must be an object {artifactId, parts, ...}, got " + shown(artifact)});
+    return;
+  }
+  checkNoKind(*artifact, path, out);
+  checkParts(*artifact, path, out);
+}
+
+void checkTask(const Json& task, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (!task.is_object()) {
+    out.push_back(
+        {kA2aV1Result, path, "A Task must be an object {id, status, ...}, got " + shown(&task)});
+    return;
+  }
+  checkNoKind(task, path, out);
+  const Json* id = member(task, "id");
+  if (id == nullptr || !id->is_string()) {
+    out.push_back(
+        {kA2aV1TaskId, child(path, "id"), "A Task's id must be a string, got " + shown(id)});
+  }
+  checkStatus(member(task, "status"), child(path, "status"), out);
+  if (const Json* history = member(task, "history")) {
+    if (!history->is_array()) {
+      out.push_back({kA2aV1Message, child(path, "history"),
+                     "history must be an array of Messages, got " + shown(history)});
+    } else {
+      for (std::size_t i = 0; i < history->size(); ++i) {
+        checkMessage(&(*history)[i], child(child(path, "history"), static_cast<std::int64_t>(i)),
+                     out);
+      }
+    }
+  }
+  if (const Json* artifacts = member(task, "artifacts")) {
+    if (!artifacts->is_array()) {
+      out.push_back({kA2aV1Artifact, child(path, "artifacts"),
+                     "artifacts must be an array of Artifacts, got " + shown(artifacts)});
+    } else {
+      for (std::size_t i = 0; i < artifacts->size(); ++i) {
+        checkArtifact(&(*artifacts)[i],
+                      child(child(path, "artifacts"), static_cast<std::int64_t>(i)), out);
+      }
+    }
+  }
+}
+
+/// A result wrapped in exactly one of `wrappers` ({"task": Task}, {"statusUpdate": ...}), the
+/// wrapped value checked as the object its member names.
+void checkWrapped(std::string_view method, const Json& result, const JsonPath& path,
+                  std::initializer_list<const char*> wrappers, std::vector<LintFinding>& out) {
+  std::string expected;
+  std::vector<std::string> present;
+  for (const char* wrapper : wrappers) {
+    expected += (expected.empty() ? "{\"" : " or {\"") + std::string(wrapper) + "\": ...}";
+    if (member(result, wrapper) != nullptr) {
+      present.emplace_back(wrapper);
+    }
+  }
+  if (present.size() != 1) {
+    std::string got;
+    for (const std::string& wrapper : present) {
+      got += (got.empty() ? "" : " and ") + wrapper;
+    }
+    if (present.empty() && result.is_object()) {
+      for (const auto& [key, ignored] : result.items()) {
+        got += (got.empty() ? "members " : ", ") + key;
+      }
+      if (got.empty()) {
+        got = "an empty object";
+      }
+    }
+    out.push_back({kA2aV1Result, path,
+                   std::string(method) + " result must be exactly one of " + expected + ", got " +
+                       (got.empty() ? shown(&result) : got)});
+  }
+  checkNoKind(result, path, out);
+  if (present.size() != 1) {
+    return;
+  }
+  const std::string& name = present[0];
+  const Json& value = result[name];
+  const JsonPath at = child(path, name);
+  if (name == "task") {
+    checkTask(value, at, out);
+  } else if (name == "message") {
+    checkMessage(&value, at, out);
+  } else if (!value.is_object()) {
+    out.push_back({kA2aV1Result, at, name + " must be an object, got " + shown(&value)});
+  } else if (name == "statusUpdate") {
+    checkNoKind(value, at, out);
+    checkStatus(member(value, "status"), child(at, "status"), out);
+  } else {
+    checkNoKind(value, at, out);
+    checkArtifact(member(value, "artifact"), child(at, "artifact"), out);
+  }
+}
+
+/// The result of a v1.0 method, by the method's table row in a2a-v1.md. Streaming methods'
+/// results are checked as one event: an event-stream body is not linted, but an agent may
+/// answer a streaming call with a single JSON response.
+void checkV10Result(std::string_view method, const Json& result, const JsonPath& path,
+                    std::vector<LintFinding>& out) {
+  if (method == "SendMessage") {
+    checkWrapped(method, result, path, {"task", "message"}, out);
+  } else if (method == "SendStreamingMessage" || method == "SubscribeToTask") {
+    checkWrapped(method, result, path, {"task", "message", "statusUpdate", "artifactUpdate"}, out);
+  } else if (method == "GetTask" || method == "CancelTask") {
+    checkTask(result, path, out);
+  } else if (method == "ListTasks") {
+    const Json* tasks = member(result, "tasks");
+    if (tasks == nullptr || !tasks->is_array()) {
+      out.push_back({kA2aV1Result, result.is_object() ? child(path, "tasks") : path,
+                     "ListTasks result must be an object {tasks: [Task], nextPageToken, ...}, "
+                     "got " +
+                         (!result.is_object() ? shown(&result)
+                          : tasks == nullptr  ? std::string("no tasks member")
+                                              : "tasks " + shown(tasks))});
+      return;
+    }
+    for (std::size_t i = 0; i < tasks->size(); ++i) {
+      checkTask((*tasks)[i], child(child(path, "tasks"), static_cast<std::int64_t>(i)), out);
+    }
+  }
+}
+
+void checkConfiguration(const Json& configuration, const JsonPath& path,
+                        std::vector<LintFinding>& out) {
+  if (!configuration.is_object()) {
+    out.push_back({kA2aV1Configuration, path,
+                   "configuration must be an object, got " + shown(&configuration)});
+    return;
+  }
+  const Json* history = member(configuration, "historyLength");
+  if (history != nullptr && !(history->is_number_integer() && *history >= 0)) {
+    out.push_back({kA2aV1Configuration, child(path, "historyLength"),
+                   "historyLength must be a non-negative integer, got " + shown(history)});
+  }
+  const Json* immediately = member(configuration, "returnImmediately");
+  if (immediately != nullptr && !immediately->is_boolean()) {
+    out.push_back({kA2aV1Configuration, child(path, "returnImmediately"),
+                   "returnImmediately must be a boolean, got " + shown(immediately)});
+  }
+}
+
+/// The params of a request on the v1.0 binding, by the method's table row in a2a-v1.md. A
+/// v0.3 method name sent with `A2A-Version: 1.x` is itself the finding: a server routing by
+/// the header (as @a2a-js/sdk does) answers it with -32601.
+void checkV10Request(const Json& request, const std::string& method, const JsonPath& base,
+                     std::string_view version_header, std::vector<LintFinding>& out) {
+  if (!a2a::isV10Method(method)) {
+    if (a2a::asksForV10(version_header)) {
+      const std::string_view renamed = a2a::v10MethodName(method);
+      out.push_back({kA2aV1Method, child(base, "method"),
+                     "A2A-Version " + std::string(version_header) +
+                         " asks for the v1.0 binding, which has no method \"" + method + "\"" +
+                         (renamed.empty() ? std::string()
+                                          : "; v1.0 calls it \"" + std::string(renamed) + "\"")});
+    }
+    return;
+  }
+  const bool send = method == "SendMessage" || method == "SendStreamingMessage";
+  const bool by_id = method == "GetTask" || method == "CancelTask" || method == "SubscribeToTask";
+  const Json* params = member(request, "params");
+  if ((!send && !by_id && method != "ListTasks") || (method == "ListTasks" && params == nullptr)) {
+    return;  // no params rule for the method, or ListTasks, whose params are all optional
+  }
+  const JsonPath at = child(base, "params");
+  if (params == nullptr || !params->is_object()) {
+    out.push_back({kA2aV1Params, at,
+                   method + " params must be an object" +
+                       (send    ? " {message, configuration?, metadata?}"
+                        : by_id ? " {id, ...}"
+                                : "") +
+                       ", got " + shown(params)});
+    return;
+  }
+  if (send) {
+    checkMessage(member(*params, "message"), child(at, "message"), out);
+    if (const Json* configuration = member(*params, "configuration")) {
+      checkConfiguration(*configuration, child(at, "configuration"), out);
+    }
+  } else if (by_id) {
+    const Json* id = member(*params, "id");
+    if (id == nullptr || !id->is_string()) {
+      out.push_back({kA2aV1TaskId, child(at, "id"),
+                     method + " params.id must be the task id as a string, got " + shown(id)});
+    }
+  } else {
+    const Json* size = member(*params, "pageSize");
+    if (size != nullptr && !(size->is_number_integer() && *size >= 1 && *size <= 100)) {
+      out.push_back({kA2aV1PageSize, child(at, "pageSize"),
+                     "pageSize must be an integer from 1 to 100, got " + shown(size)});
+    }
+    if (const Json* status = member(*params, "status")) {
+      checkTaskState(status, child(at, "status"), out);
+    }
+  }
+}
+
+void lintRequestObject(const Json& request, const JsonPath& base, std::string_view version_header,
+                       std::vector<LintFinding>& out) {
   if (!request.is_object()) {
     out.push_back({kA2aEnvelope, base, "A JSON-RPC request must be an object"});
     return;
@@ -50,6 +402,9 @@ void lintRequestObject(const Json& request, const JsonPath& base, std::vector<Li
     out.push_back({kA2aMethod, child(base, "method"), "method must be a string"});
   }
   checkId(request, base, false, out);
+  if (method != request.end() && method->is_string()) {
+    checkV10Request(request, method->get_ref<const std::string&>(), base, version_header, out);
+  }
 }
 
 void lintResponseObject(const Json& response, const JsonPath& base, std::vector<LintFinding>& out) {
@@ -117,10 +472,30 @@ std::vector<Json> requestIds(const Json& request) {
   return ids;
 }
 
+/// The request object `response` answers: the request itself when it is not a batch (a wrong
+/// id is a finding of its own, the answer is still that call's); in a batch, the one with the
+/// same id.
+const Json* answeredRequest(const Json& request, const Json& response) {
+  if (!request.is_array()) {
+    return &request;
+  }
+  const Json* id = member(response, "id");
+  for (const Json& r : request) {
+    if (const Json* asked = member(r, "id");
+        id != nullptr && asked != nullptr && sameId(*asked, *id)) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-std::vector<LintFinding> lintA2aRequest(const Json& request) {
-  return lintSingleOrBatch(request, lintRequestObject);
+std::vector<LintFinding> lintA2aRequest(const Json& request, std::string_view a2a_version_header) {
+  return lintSingleOrBatch(request, [a2a_version_header](const Json& r, const JsonPath& base,
+                                                         std::vector<LintFinding>& out) {
+    lintRequestObject(r, base, a2a_version_header, out);
+  });
 }
 
 std::vector<LintFinding> lintA2aResponse(const Json& response) {
@@ -142,7 +517,22 @@ std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& respon
     found.push_back({kA2aIdMismatch, child(base, "id"),
                      "Response id " + r["id"].dump() + " answers no request id of the exchange"});
   };
-  for (LintFinding& f : lintSingleOrBatch(response, check)) {
+  // A result is checked against the shape of the method it answers; the method name alone
+  // says which results are v1.0 (a v0.3 name under a v1.0 header has no v1.0 shape).
+  auto shape = [&](const Json& r, const JsonPath& base, std::vector<LintFinding>& found) {
+    const Json* call = answeredRequest(request, r);
+    const Json* method = call != nullptr ? member(*call, "method") : nullptr;
+    const Json* result = member(r, "result");
+    if (method != nullptr && method->is_string() && result != nullptr &&
+        a2a::isV10Method(method->get_ref<const std::string&>())) {
+      checkV10Result(method->get_ref<const std::string&>(), *result, child(base, "result"), found);
+    }
+  };
+  auto relate = [&](const Json& r, const JsonPath& base, std::vector<LintFinding>& found) {
+    check(r, base, found);
+    shape(r, base, found);
+  };
+  for (LintFinding& f : lintSingleOrBatch(response, relate)) {
     out.push_back(std::move(f));
   }
   return out;

@@ -134,6 +134,45 @@ TEST_F(LintStatsCliTest, CleanArchivePassesWithExitZero) {
   EXPECT_EQ(text.str(), "0 violations\n");
 }
 
+TEST_F(LintStatsCliTest, ChecksV10ShapesByMethodNameAndA2aVersionHeader) {
+  protocol::Exchange v03_name =
+      a2aExchange(R"({"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}})",
+                  R"({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}})");
+  v03_name.request_headers.push_back({"A2A-Version", "1.0"});
+  record({
+      v03_name,  // 1
+      a2aExchange(R"({"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{"message":{
+                      "messageId":"m1","role":"user","parts":[{"text":"hi"}]}}})",
+                  R"({"jsonrpc":"2.0","id":2,"result":{"kind":"task","id":"t1",
+                      "status":{"state":"TASK_STATE_COMPLETED"}}})"),  // 2
+      a2aExchange(R"({"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{
+                      "messageId":"m2","role":"ROLE_USER","parts":[{"text":"hi"}]}}})",
+                  R"({"jsonrpc":"2.0","id":3,"result":{"task":{"id":"t2","contextId":"c",
+                      "status":{"state":"TASK_STATE_COMPLETED"}}}})"),  // 3
+  });
+  int status = -1;
+  Json report = lintJson(status);
+  EXPECT_EQ(status, kExitFailure);
+  std::vector<std::string> found;
+  for (const Json& v : report["violations"]) {
+    found.push_back(std::to_string(v["exchange_id"].get<std::int64_t>()) + " " +
+                    v["side"].get<std::string>() + " " + v["path"].get<std::string>() + " " +
+                    v["rule"].get<std::string>());
+  }
+  EXPECT_EQ(found,
+            (std::vector<std::string>{
+                "1 request /method a2a_v1_method", "2 request /params/message/role a2a_v1_role",
+                "2 response /result a2a_v1_result", "2 response /result/kind a2a_v1_kind"}))
+      << report.dump(2);
+
+  std::ostringstream text;
+  EXPECT_EQ(runLint({path_, {}, "text"}, text), kExitFailure);
+  EXPECT_NE(text.str().find("exchange 2 request /params/message/role: a2a_v1_role: role \"user\" "
+                            "is the v0.3 spelling; v1.0 writes \"ROLE_USER\""),
+            std::string::npos)
+      << text.str();
+}
+
 TEST_F(LintStatsCliTest, StatsReportsEachSessionAsTablesOrJson) {
   record({magmaExchange(request("s1", {input(1, "user", "press", memoryOf("s1", 0))}),
                         Json::array({callOutput("s1", 1, 0, memoryOf("s1", 1), "sw1")}))});

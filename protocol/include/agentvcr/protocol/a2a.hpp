@@ -32,6 +32,13 @@ bool isJsonRpc(const Json& body);
 /// True for the method names of the v1.0 binding (`SendMessage`, `GetTask`...).
 bool isV10Method(std::string_view method);
 
+/// v1.0's name for a v0.3 method (`message/send` gives `SendMessage`); empty when `v03_method`
+/// is not a v0.3 method.
+std::string_view v10MethodName(std::string_view v03_method);
+
+/// Whether an `A2A-Version` value asks for v1.0: any `1.x`. Empty (no header) means 0.3.
+bool asksForV10(std::string_view a2a_version_header);
+
 /// A task state in one vocabulary for both dialects: the v0.3 names (`submitted`, `working`,
 /// `input-required`, `auth-required`, `completed`, `failed`, `canceled`, `rejected`,
 /// `unknown`). v1.0's `TASK_STATE_INPUT_REQUIRED` gives `input-required`; `TASK_STATE_UNSPECIFIED`,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
@@ -25,6 +26,21 @@ inline constexpr const char* kA2aId = "a2a_id";
 inline constexpr const char* kA2aResultOrError = "a2a_result_or_error";
 inline constexpr const char* kA2aErrorCode = "a2a_error_code";
 inline constexpr const char* kA2aIdMismatch = "a2a_id_mismatch";
+// A2A v1.0 params and result shapes, on calls whose method is a v1.0 name.
+inline constexpr const char* kA2aV1Method = "a2a_v1_method";
+inline constexpr const char* kA2aV1Params = "a2a_v1_params";
+inline constexpr const char* kA2aV1Message = "a2a_v1_message";
+inline constexpr const char* kA2aV1MessageId = "a2a_v1_message_id";
+inline constexpr const char* kA2aV1Role = "a2a_v1_role";
+inline constexpr const char* kA2aV1Parts = "a2a_v1_parts";
+inline constexpr const char* kA2aV1Part = "a2a_v1_part";
+inline constexpr const char* kA2aV1Kind = "a2a_v1_kind";
+inline constexpr const char* kA2aV1Configuration = "a2a_v1_configuration";
+inline constexpr const char* kA2aV1TaskId = "a2a_v1_task_id";
+inline constexpr const char* kA2aV1PageSize = "a2a_v1_page_size";
+inline constexpr const char* kA2aV1TaskState = "a2a_v1_task_state";
+inline constexpr const char* kA2aV1Artifact = "a2a_v1_artifact";
+inline constexpr const char* kA2aV1Result = "a2a_v1_result";
 
 /// One broken rule: `path` locates the offending value inside the document that was checked.
 struct LintFinding {
@@ -43,15 +59,27 @@ struct LintFinding {
 std::vector<LintFinding> lintCandidate(const Json& input, const Json& output);
 
 /// Envelope rules of one JSON-RPC 2.0 request object (or batch array): `jsonrpc` is "2.0",
-/// `method` a string, `id` (when present) a string, number or null.
-std::vector<LintFinding> lintA2aRequest(const Json& request);
+/// `method` a string, `id` (when present) a string, number or null. For a method of the v1.0
+/// binding (a2a::isV10Method), the v1.0 params shapes: SendMessage/SendStreamingMessage a
+/// Message (messageId, ROLE_* role, non-empty parts of exactly one of text, raw, url, data, no
+/// `kind`) and a well-typed configuration; GetTask/CancelTask/SubscribeToTask a string id;
+/// ListTasks a pageSize of 1..100 and a TASK_STATE_* status. `a2a_version_header` is the
+/// request's A2A-Version header, empty when absent: a `1.x` header with a method v1.0 does not
+/// name (`message/send`) is a kA2aV1Method finding.
+std::vector<LintFinding> lintA2aRequest(const Json& request,
+                                        std::string_view a2a_version_header = {});
 
 /// Envelope rules of one JSON-RPC 2.0 response object (or batch array): `jsonrpc` is "2.0",
 /// `id` a string, number or null, exactly one of `result` and `error`, `error.code` an integer.
 std::vector<LintFinding> lintA2aResponse(const Json& response);
 
 /// lintA2aResponse() plus: every response id is the id of a request of the exchange, of the
-/// same JSON type (1 and "1" differ). Paths are relative to the response body.
+/// same JSON type (1 and "1" differ); and the result of a v1.0 method has its v1.0 shape:
+/// SendMessage `{"task"}` or `{"message"}`, a streaming method one event (`{"task"}`,
+/// `{"message"}`, `{"statusUpdate"}`, `{"artifactUpdate"}`), GetTask/CancelTask a Task,
+/// ListTasks a `tasks` array; Tasks with a string id and a TASK_STATE_* state, Messages as in
+/// lintA2aRequest(), none of these objects with a `kind`. Paths are relative to the response
+/// body.
 std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& response);
 
 }  // namespace agentvcr::protocol::lint
