@@ -219,7 +219,7 @@ class GuiSmokeTest : public QObject {
     viewer::MainWindow window(QString::fromStdString(db));
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    QCOMPARE(window.conversationsModel()->rowCount(), 2);
+    QCOMPARE(window.conversationsModel()->rowCount(), 3);
     const auto call_pane = [&](A2aCallDetails::Tab tab) {
       return window.callDetails()->pane(tab)->toPlainText();
     };
@@ -268,6 +268,16 @@ class GuiSmokeTest : public QObject {
     QCOMPARE(window.exportSelection(QString::fromStdString(temp_.file("a2a.jsonl"))),
              std::size_t{4});
     QVERIFY(window.openDiff(mixed.magma_conversation, mixed.a2a_conversation) == nullptr);
+
+    // A v1.0 conversation shows the same way, its states in the v0.3 words, with no warning.
+    QVERIFY(window.selectConversation(mixed.a2a_v10_conversation));
+    QVERIFY(window.showingCalls());
+    QCOMPARE(window.callsModel()->rowCount(), 3);
+    QVERIFY(window.selectCall(window.callsModel()->at(2).id));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("method: CancelTask"));
+    QVERIFY(call_pane(A2aCallDetails::CallTab).contains("state: canceled (sent as TASK_STATE_"));
+    QVERIFY(!call_pane(A2aCallDetails::CallTab).contains("⚠"));
+    QVERIFY(call_pane(A2aCallDetails::HttpTab).contains("A2A-Version: 1.0"));
 
     QVERIFY(window.selectConversation(mixed.magma_conversation));
     QVERIFY(!window.showingCalls());

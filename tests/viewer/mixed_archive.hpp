@@ -1,8 +1,9 @@
 #pragma once
 
-// An archive whose one session holds a MAGMA conversation next to an A2A conversation, written
-// by store::Recorder from hand-made exchanges (no proxy, no agent): what the viewer tests use
-// to check how A2A calls show. Shapes follow a2a-protocol.md §4 and §5.
+// An archive whose one session holds a MAGMA conversation next to two A2A conversations, one
+// on each wire version, written by store::Recorder from hand-made exchanges (no proxy, no
+// agent): what the viewer tests use to check how A2A calls show. Shapes follow
+// a2a-protocol.md §4 and §5 for v0.3, a2a-v1.md for v1.0.
 
 #include <cstdint>
 #include <stdexcept>
@@ -19,7 +20,8 @@ namespace agentvcr::testing {
 /// The conversations of the mixed archive (session 1).
 struct MixedArchive {
   std::int64_t magma_conversation = 0;
-  std::int64_t a2a_conversation = 0;
+  std::int64_t a2a_conversation = 0;      ///< contextId c-1, v0.3 but for its last call
+  std::int64_t a2a_v10_conversation = 0;  ///< contextId c-10, all v1.0 and all answered
 };
 
 namespace mixed {
@@ -160,24 +162,74 @@ inline protocol::Exchange streamedSend() {
   return ex;
 }
 
+/// `ex` as a v1.0 client sends it: naming its version in the A2A-Version header.
+inline protocol::Exchange fromV10Client(protocol::Exchange ex) {
+  ex.request_headers.push_back({"A2A-Version", "1.0"});
+  return ex;
+}
+
 /// A v1.0 client's SendMessage (A2A-Version: 1.0, no `kind`) to a v0.3 agent: -32601.
 inline protocol::Exchange v10Send() {
   const protocol::Json message = {{"role", "ROLE_USER"},
                                   {"messageId", "m-4"},
                                   {"contextId", "c-1"},
                                   {"parts", {{{"text", "Is this the new wire?"}}}}};
-  auto ex = post("/api/v1/a2a", rpc(4, "SendMessage", {{"message", message}}), 200,
-                 R"({"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}})",
-                 kStartNs + 4000 * kMs, 3 * kMs);
-  ex.request_headers.push_back({"A2A-Version", "1.0"});
-  return ex;
+  return fromV10Client(
+      post("/api/v1/a2a", rpc(4, "SendMessage", {{"message", message}}), 200,
+           R"({"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"Method not found"}})",
+           kStartNs + 4000 * kMs, 3 * kMs));
+}
+
+/// Task t-10 of a v1.0 agent in ProtoJSON (no `kind`, enum names for roles and states): the
+/// user asked, the agent asked back; `state` is where the task stands.
+inline protocol::Json v10Task(const std::string& state) {
+  const protocol::Json asked = {{"messageId", "m-10"},
+                                {"contextId", "c-10"},
+                                {"taskId", "t-10"},
+                                {"role", "ROLE_USER"},
+                                {"parts", {{{"text", "Plan a parish retreat"}}}}};
+  const protocol::Json asked_back = {{"messageId", "m-11"},
+                                     {"contextId", "c-10"},
+                                     {"taskId", "t-10"},
+                                     {"role", "ROLE_AGENT"},
+                                     {"parts", {{{"text", "For how many days?"}}}}};
+  protocol::Json status = {{"state", state}};
+  if (state == "TASK_STATE_INPUT_REQUIRED") {
+    status["message"] = asked_back;  // what the agent waits for
+  }
+  return {{"id", "t-10"},
+          {"contextId", "c-10"},
+          {"status", std::move(status)},
+          {"history", {asked, asked_back}}};
+}
+
+inline std::string rpcResult(int id, protocol::Json result) {
+  return protocol::Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump();
+}
+
+/// A v1.0 conversation with a v1.0 agent, as one records it: SendMessage creates t-10, which
+/// waits for input; GetTask reads it; CancelTask cancels it. Every call answered.
+inline std::vector<protocol::Exchange> v10Conversation() {
+  const protocol::Json message = {{"messageId", "m-10"},
+                                  {"role", "ROLE_USER"},
+                                  {"parts", {{{"text", "Plan a parish retreat"}}}}};
+  return {fromV10Client(post("/api/v1/a2a", rpc(10, "SendMessage", {{"message", message}}), 200,
+                             rpcResult(10, {{"task", v10Task("TASK_STATE_INPUT_REQUIRED")}}),
+                             kStartNs + 5000 * kMs, 600 * kMs)),
+          fromV10Client(post("/api/v1/a2a", rpc(11, "GetTask", {{"id", "t-10"}}), 200,
+                             rpcResult(11, v10Task("TASK_STATE_INPUT_REQUIRED")),
+                             kStartNs + 6000 * kMs, 4 * kMs)),
+          fromV10Client(post("/api/v1/a2a", rpc(12, "CancelTask", {{"id", "t-10"}}), 200,
+                             rpcResult(12, v10Task("TASK_STATE_CANCELED")), kStartNs + 7000 * kMs,
+                             6 * kMs))};
 }
 
 }  // namespace mixed
 
 /// Records the mixed archive into `db_path`: a MAGMA conversation ("Please press sw1"), then
 /// an A2A conversation (contextId c-1) of four calls: a completed message/send, a
-/// rate-limited one, a streamed message/stream and a v1.0 SendMessage.
+/// rate-limited one, a streamed message/stream and a v1.0 SendMessage the agent does not know;
+/// then a v1.0 conversation (contextId c-10) of three calls: SendMessage, GetTask, CancelTask.
 inline MixedArchive recordMagmaAndA2a(const std::string& db_path) {
   {
     store::RecorderOptions options;
@@ -188,9 +240,13 @@ inline MixedArchive recordMagmaAndA2a(const std::string& db_path) {
     session.upstream = "http://127.0.0.1:8000";
     session.listen = "127.0.0.1:8080";
     store::Recorder recorder(db_path, session, options);
-    for (protocol::Exchange ex :
-         {mixed::magmaStep(), mixed::completedSend(), mixed::rateLimitedSend(),
-          mixed::streamedSend(), mixed::v10Send()}) {
+    std::vector<protocol::Exchange> exchanges = {mixed::magmaStep(), mixed::completedSend(),
+                                                 mixed::rateLimitedSend(), mixed::streamedSend(),
+                                                 mixed::v10Send()};
+    for (protocol::Exchange& ex : mixed::v10Conversation()) {
+      exchanges.push_back(std::move(ex));
+    }
+    for (protocol::Exchange& ex : exchanges) {
       if (!recorder.trySubmit(ex)) {
         throw std::runtime_error("the recorder refused an exchange");
       }
@@ -200,8 +256,13 @@ inline MixedArchive recordMagmaAndA2a(const std::string& db_path) {
   MixedArchive archive;
   store::ArchiveReader reader(db_path);
   for (const auto& conversation : reader.conversations(1)) {
-    (conversation.protocol == "a2a" ? archive.a2a_conversation : archive.magma_conversation) =
-        conversation.id;
+    if (conversation.protocol != "a2a") {
+      archive.magma_conversation = conversation.id;
+    } else if (conversation.context_id == "c-10") {
+      archive.a2a_v10_conversation = conversation.id;
+    } else {
+      archive.a2a_conversation = conversation.id;
+    }
   }
   return archive;
 }

@@ -229,7 +229,7 @@ class ModelsTest : public QObject {
     ConversationsModel model(mixed_reader_);
     model.setSession(1);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowCount(), 3);
     const QModelIndex magma = model.indexOfConversation(mixed_.magma_conversation);
     const QModelIndex a2a = model.indexOfConversation(mixed_.a2a_conversation);
     QVERIFY(magma.isValid() && a2a.isValid());
@@ -251,6 +251,15 @@ class ModelsTest : public QObject {
     QVERIFY(model.data(a2a, Qt::ToolTipRole).toString().contains("context c-1"));
     QVERIFY(!model.hasChildren(a2a));  // no GEN branches below calls
     QVERIFY(!model.canFetchMore(a2a));
+
+    // A v1.0 conversation ends in the same words as a v0.3 one, and canceled is no failure.
+    const QModelIndex v10 = model.indexOfConversation(mixed_.a2a_v10_conversation);
+    QVERIFY(v10.isValid());
+    QCOMPARE(cell(model, v10.row(), ConversationsModel::Title), QString("Plan a parish retreat"));
+    QCOMPARE(cell(model, v10.row(), ConversationsModel::Steps), QString("3"));
+    QCOMPARE(cell(model, v10.row(), ConversationsModel::Outcome), QString("canceled"));
+    QVERIFY(!model.data(model.index(v10.row(), ConversationsModel::Outcome), Qt::ForegroundRole)
+                 .isValid());
   }
 
   void a2aCallsShowOneRowPerCall() {
@@ -311,6 +320,79 @@ class ModelsTest : public QObject {
     model.clear();
     QCOMPARE(model.rowCount(), 0);
     QVERIFY(!model.conversation());
+  }
+
+  // What a v1.0 agent answered reads as a v0.3 agent's would: no warning, the states in the
+  // v0.3 words, the wire spelling one tooltip away.
+  void a2aV10CallsReadLikeV03Ones() {
+    A2aCallsModel model(mixed_reader_);
+    model.setConversation(mixed_.a2a_v10_conversation);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 3);
+    const QString methods[] = {"SendMessage", "GetTask", "CancelTask"};
+    const QString states[] = {"input-required", "input-required", "canceled"};
+    const QString sent[] = {"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_INPUT_REQUIRED",
+                            "TASK_STATE_CANCELED"};
+    for (int row = 0; row < 3; ++row) {
+      QCOMPARE(cell(model, row, A2aCallsModel::Method), methods[row]);
+      QCOMPARE(cell(model, row, A2aCallsModel::Wire), QString("1.0"));
+      QCOMPARE(model.data(model.index(row, 0), A2aCallsModel::WireV10Role).toBool(), true);
+      QVERIFY(!model.data(model.index(row, A2aCallsModel::Wire), Qt::BackgroundRole).isValid());
+      QCOMPARE(model.data(model.index(row, A2aCallsModel::Wire), Qt::ToolTipRole).toString(),
+               QString("A2A v1.0 wire"));
+      QCOMPARE(cell(model, row, A2aCallsModel::State), states[row]);
+      QCOMPARE(model.data(model.index(row, A2aCallsModel::State), Qt::ToolTipRole).toString(),
+               "sent as " + sent[row]);
+      QCOMPARE(model.data(model.index(row, 0), A2aCallsModel::FailedRole).toBool(), false);
+      QVERIFY(!model.data(model.index(row, A2aCallsModel::State), Qt::ForegroundRole).isValid());
+      QCOMPARE(cell(model, row, A2aCallsModel::Task), QString("t-10"));
+      QCOMPARE(cell(model, row, A2aCallsModel::Error), QString());
+      QCOMPARE(cell(model, row, A2aCallsModel::Answer), QString("For how many days?"));
+    }
+    QCOMPARE(cell(model, 0, A2aCallsModel::Question), QString("Plan a parish retreat"));
+
+    const auto calls = mixed_reader_->a2aCalls(mixed_.a2a_v10_conversation);
+    QCOMPARE(calls.size(), std::size_t{3});
+    const QString sent_message = QString::fromStdString(viewer::callText(calls[0]));
+    QVERIFY(sent_message.contains("wire v1.0"));
+    QVERIFY(!sent_message.contains("⚠"));
+    QVERIFY(sent_message.contains(
+        "state: input-required (sent as TASK_STATE_INPUT_REQUIRED; result: task)"));
+    QVERIFY(QString::fromStdString(viewer::callText(calls[2]))
+                .contains("state: canceled (sent as TASK_STATE_CANCELED; result: task)"));
+  }
+
+  // The rules on rows made by hand, for what the recorded conversations do not hold.
+  void a2aFailureAndWarningFollowTheNormalStateAndTheAgentsRefusal() {
+    store::A2aCallRow call;
+    call.wire_version = "1.0";
+    call.method = "SendMessage";
+    call.status = 200;
+    call.task_state = "TASK_STATE_FAILED";
+    call.task_state_norm = "failed";
+    QVERIFY(viewer::callFailed(call));
+    QCOMPARE(viewer::callStateText(call), std::string("failed"));
+    call.task_state = "TASK_STATE_REJECTED";
+    call.task_state_norm = "rejected";
+    QVERIFY(viewer::callFailed(call));
+    call.task_state = "TASK_STATE_COMPLETED";
+    call.task_state_norm = "completed";
+    QVERIFY(!viewer::callFailed(call));
+    // A state outside both vocabularies reads as the agent sent it, not as "unknown".
+    call.task_state = "paused";
+    call.task_state_norm = "unknown";
+    QCOMPARE(viewer::callStateText(call), std::string("paused"));
+
+    QCOMPARE(viewer::wireWarning(call), std::string());
+    call.error_code = -32001;  // task not found: the agent understood the v1.0 call
+    QCOMPARE(viewer::wireWarning(call), std::string());
+    call.error_code = -32009;
+    QVERIFY(viewer::wireWarning(call).find("-32009 (version not supported)") != std::string::npos);
+    call.error_code = -32601;
+    QVERIFY(viewer::wireWarning(call).find("it speaks v0.3") != std::string::npos);
+    call.wire_version = "0.3";
+    call.method = "message/send";  // unknown to this agent: no version to blame
+    QCOMPARE(viewer::wireWarning(call), std::string());
   }
 
   void a2aDetailsTextsShowErrorsArtifactsAndStreamTimes() {

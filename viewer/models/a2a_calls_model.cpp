@@ -71,8 +71,9 @@ QVariant A2aCallsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::BackgroundRole:
-      // Amber, like a warning sign: a v1.0 call to a v0.3 agent is the usual misconfiguration.
-      if (column == Wire && isV10Call(call)) {
+      // Amber, like a warning sign: the agent refused the version (a v1.0 caller of a v0.3
+      // agent is the usual misconfiguration); an answered v1.0 call is as plain as a v0.3 one.
+      if (column == Wire && !wireWarning(call).empty()) {
         return QColor(255, 214, 102);
       }
       return {};
@@ -92,7 +93,7 @@ QVariant A2aCallsModel::displayText(const store::A2aCallRow& call, int column) c
     case Method:
       return call.method ? text(*call.method) : QStringLiteral("(no method)");
     case Wire:
-      return isV10Call(call) ? text(call.wire_version + " ⚠") : text(call.wire_version);
+      return wireWarning(call).empty() ? text(call.wire_version) : text(call.wire_version + " ⚠");
     case Skill:
       return optionalText(call.skill_id);
     case Task:
@@ -121,7 +122,13 @@ QVariant A2aCallsModel::toolTip(const store::A2aCallRow& call, int column) const
                  ? QStringLiteral("answered as a stream of %1 events").arg(call.stream_event_count)
                  : QVariant();
     case Wire:
-      return isV10Call(call) ? text(wireWarning(call)) : QStringLiteral("A2A v0.3 wire");
+      if (const std::string warning = wireWarning(call); !warning.empty()) {
+        return text(warning);
+      }
+      return text("A2A v" + call.wire_version + " wire");
+    case State:
+      // The column reads in one vocabulary; this is how the agent spelled it.
+      return call.task_state ? text("sent as " + *call.task_state) : QVariant();
     case Error:
       return optionalText(call.error_message);
     case Question:

@@ -12,8 +12,9 @@
 namespace agentvcr::viewer {
 
 /// The timeline of an A2A conversation (one contextId): a row per JSON-RPC call in recording
-/// order, with when it started, method, wire version (v1.0 calls flagged), state, latency, the
-/// user's text and the answer's text, error, skill and task. Failed calls read in red.
+/// order, with when it started, method, wire version (flagged when the agent refused it, see
+/// wireWarning()), state in one vocabulary for both versions, latency, the user's text and the
+/// answer's text, error, skill and task. Failed calls read in red.
 class A2aCallsModel : public QAbstractTableModel {
   Q_OBJECT
 

@@ -28,9 +28,8 @@ bool callFailed(const store::A2aCallRow& call) {
   if (call.error_code || call.status >= 400) {
     return true;
   }
-  const std::string state = call.task_state.value_or("");
-  return state == "failed" || state == "rejected" || state == "TASK_STATE_FAILED" ||
-         state == "TASK_STATE_REJECTED";
+  const std::string state = call.task_state_norm.value_or("");
+  return state == "failed" || state == "rejected";
 }
 
 bool isV10Call(const store::A2aCallRow& call) {
@@ -39,7 +38,9 @@ bool isV10Call(const store::A2aCallRow& call) {
 
 std::string callStateText(const store::A2aCallRow& call) {
   if (call.task_state) {
-    return *call.task_state;
+    // "unknown" would hide what an agent with a state of its own sent: that reads as sent.
+    return call.task_state_norm && *call.task_state_norm != "unknown" ? *call.task_state_norm
+                                                                      : *call.task_state;
   }
   if (call.result_kind == "message") {
     return "message";
@@ -64,16 +65,20 @@ std::string callErrorText(const store::A2aCallRow& call) {
 }
 
 std::string wireWarning(const store::A2aCallRow& call) {
-  if (!isV10Call(call)) {
+  // Only the agent's refusal tells that the version was wrong: a v1.0 call it answered, with a
+  // result or with any other error, was understood.
+  if (!isV10Call(call) || (call.error_code != -32601 && call.error_code != -32009)) {
     return {};
   }
-  std::string warning =
-      "A2A v1.0 call (method " + call.method.value_or("?") +
-      "): v0.3 agents such as Magisterium expect message/send, tasks/get, tasks/cancel.";
+  const std::string called = "A2A v1.0 call (method " + call.method.value_or("?") + ")";
   if (call.error_code == -32601) {
-    warning += " The agent answered -32601 (method not found): it speaks v0.3.";
+    return called +
+           " answered -32601 (method not found): it speaks v0.3, as Magisterium does, and "
+           "expects message/send, tasks/get, tasks/cancel.";
   }
-  return warning;
+  return called +
+         " answered -32009 (version not supported): the agent does not serve A2A 1.0; call it "
+         "as v0.3 (message/send, no A2A-Version header).";
 }
 
 std::string callText(const store::A2aCallRow& call) {
@@ -90,8 +95,16 @@ std::string callText(const store::A2aCallRow& call) {
   out << "\nmethod: " << orNone(call.method) << "\nskill: " << orNone(call.skill_id)
       << "\ntask: " << orNone(call.task_id) << " · context: " << orNone(call.context_id)
       << " · message: " << orNone(call.message_id) << "\nstate: " << orNone(callStateText(call));
+  // The column shows the normal state; the spelling the agent sent stays in sight here.
+  std::string state_notes;
+  if (call.task_state && *call.task_state != callStateText(call)) {
+    state_notes = "sent as " + *call.task_state;
+  }
   if (call.result_kind) {
-    out << " (result: " << *call.result_kind << ")";
+    state_notes += (state_notes.empty() ? "" : "; ") + ("result: " + *call.result_kind);
+  }
+  if (!state_notes.empty()) {
+    out << " (" << state_notes << ")";
   }
   out << "\nHTTP status: " << call.status;
   if (call.ended_ns) {

@@ -22,11 +22,11 @@ bool isA2aRow(const store::ConversationRow& row) {
   return row.protocol == "a2a";
 }
 
-/// Errors on the way, or a last state that is a failure (A2A tasks end `failed`, `rejected`).
+/// Errors on the way, or a last state that is a failure (A2A tasks end `failed`, `rejected`;
+/// the store records them in the normal vocabulary whatever the wire version).
 bool endedBadly(const store::ConversationRow& row) {
   const std::string ended = row.ended_in.value_or("");
-  return row.error_candidates > 0 || ended == "error" || ended == "failed" || ended == "rejected" ||
-         ended == "TASK_STATE_FAILED" || ended == "TASK_STATE_REJECTED";
+  return row.error_candidates > 0 || ended == "error" || ended == "failed" || ended == "rejected";
 }
 
 std::string outcomeText(const store::ConversationRow& row) {
