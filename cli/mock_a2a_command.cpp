@@ -41,8 +41,13 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   }
   config.fixtures = std::move(*fixtures.fixtures);
   config.tokens = loadTokens(command);
-  services::A2aMockService service(std::move(config), std::make_shared<sim::a2a::SystemClock>(),
-                                   command.server);
+  std::shared_ptr<const sim::a2a::Clock> clock;
+  if (command.fixed_clock) {
+    clock = std::make_shared<sim::a2a::ManualClock>(*command.fixed_clock);
+  } else {
+    clock = std::make_shared<sim::a2a::SystemClock>();
+  }
+  services::A2aMockService service(std::move(config), std::move(clock), command.server);
   service.start();
   const std::string address = service.baseUrl();
   out << "agentvcr mock a2a: " << sim::a2a::profileName(service.profile().kind)
@@ -64,6 +69,8 @@ struct MockA2aArguments {
   std::string listen = "127.0.0.1:8000";
   std::string card_version;
   std::string check_order;
+  std::string a2a_version;
+  std::string clock = "system";
   std::string rate_window = "fixed";
   unsigned rate_default = 15;
   unsigned rate_expensive = 2;
@@ -89,6 +96,28 @@ std::string configureMockA2a(MockA2aCommand& command, const MockA2aArguments& ar
       return "--card-version 0.2.6 applies to the magisterium profile only";
     }
     config.card_version = args.card_version;
+  }
+  if (!args.a2a_version.empty()) {
+    if (magisterium) {
+      return "--a2a-version applies to the standard profile only: Magisterium speaks v0.3";
+    }
+    using sim::a2a::WireVersion;
+    config.a2a_versions = args.a2a_version == "0.3" ? std::vector{WireVersion::V03}
+                          : args.a2a_version == "1.0"
+                              ? std::vector{WireVersion::V10}
+                              : std::vector{WireVersion::V03, WireVersion::V10};
+  }
+  if (args.clock != "system") {
+    constexpr std::string_view kFixed = "fixed:";
+    std::string_view clock = args.clock;
+    command.fixed_clock = clock.substr(0, kFixed.size()) == kFixed
+                              ? sim::a2a::parseIsoTimestamp(clock.substr(kFixed.size()))
+                              : std::nullopt;
+    if (!command.fixed_clock) {
+      return "--clock must be `system` or `fixed:` and an RFC 3339 time, such as "
+             "fixed:2026-01-01T00:00:00Z; got '" +
+             args.clock + "'";
+    }
   }
   if (config.endpoint_path.empty() || config.endpoint_path.front() != '/') {
     return "--endpoint-path must start with '/'";
@@ -133,7 +162,7 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
   command->server.threads = std::min(2u, defaultThreads());
 
   auto* a2a = mock.add_subcommand("a2a", "A synthetic A2A JSON-RPC server");
-  a2a->add_option("--profile", args->profile, "magisterium or standard (A2A v0.3)")
+  a2a->add_option("--profile", args->profile, "magisterium or standard (A2A v0.3 and v1.0)")
       ->check(CLI::IsMember({"magisterium", "standard"}))
       ->capture_default_str();
   a2a->add_option("--fixtures", command->fixtures_dir,
@@ -156,7 +185,13 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
   a2a->add_option("--card-version", args->card_version,
                   "protocolVersion of the magisterium card: 0.3.0 (default) or 0.2.6")
       ->check(CLI::IsMember({"0.2.6", "0.3.0"}));
+  a2a->add_option("--a2a-version", args->a2a_version,
+                  "A2A versions the standard profile serves: 0.3, 1.0 or both (default)")
+      ->check(CLI::IsMember({"0.3", "1.0", "both"}));
   a2a->add_option("--seed", command->config.seed, "Seed of the minted ids")->capture_default_str();
+  a2a->add_option("--clock", args->clock,
+                  "system, or fixed:TIME (RFC 3339) for timestamps that never change")
+      ->capture_default_str();
   a2a->add_option("--stream-delay-ms", args->stream_delay_ms, "Pause between two stream events")
       ->capture_default_str();
   a2a->add_option("--rate-default", args->rate_default, "message/send calls per window and token")

@@ -1,38 +1,86 @@
 #include "agentvcr/sim/a2a/card.hpp"
 
 namespace agentvcr::sim::a2a {
+namespace {
+
+/// One `supportedInterfaces` entry: the JSON-RPC endpoint in one version.
+Json agentInterface(const std::string& url, const char* version) {
+  return {{"url", url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", version}};
+}
+
+Json capabilities(const Json& card_template, const Profile& profile, bool extended) {
+  if (profile.kind == ProfileKind::Magisterium) {
+    return {{"streaming", false}, {"pushNotifications", false}, {"stateTransitionHistory", true}};
+  }
+  Json declared = card_template.contains("capabilities") ? card_template["capabilities"]
+                                                         : Json{{"streaming", true},
+                                                                {"pushNotifications", false},
+                                                                {"stateTransitionHistory", true}};
+  if (profile.serves(WireVersion::V10) && declared.is_object()) {
+    declared["extendedAgentCard"] = extended;
+  }
+  return declared;
+}
+
+}  // namespace
 
 Json buildCard(const Json& card_template, const Profile& profile, const SkillTable& skills,
-               const std::string& url) {
+               const std::string& url, bool extended) {
+  const bool v03 = profile.serves(WireVersion::V03);
+  const bool v10 = profile.serves(WireVersion::V10);
   Json card = Json::object();
-  card["protocolVersion"] = profile.card_version;
+  if (v03) {
+    card["protocolVersion"] = profile.card_version;
+  }
   for (const char* leading : {"name", "description"}) {
     if (card_template.contains(leading)) {
       card[leading] = card_template[leading];
     }
   }
-  card["url"] = url;
-  if (profile.card_version.rfind("0.2.", 0) != 0) {
-    card["preferredTransport"] = "JSONRPC";
+  if (v03) {
+    card["url"] = url;
+    if (profile.card_version.rfind("0.2.", 0) != 0) {
+      card["preferredTransport"] = "JSONRPC";
+    }
+  }
+  if (v10) {
+    // v1.0 clients pick an interface from this list, the newest version first; v0.3 clients
+    // read `url` and `protocolVersion` above.
+    Json& interfaces = card["supportedInterfaces"] = Json::array();
+    interfaces.push_back(agentInterface(url, "1.0"));
+    if (v03) {
+      interfaces.push_back(agentInterface(url, "0.3"));
+    }
   }
   for (const auto& [key, value] : card_template.items()) {
     if (!card.contains(key) && key != "skills" && key != "capabilities") {
       card[key] = value;
     }
   }
-  if (profile.kind == ProfileKind::Magisterium) {
-    card["capabilities"] = {
-        {"streaming", false}, {"pushNotifications", false}, {"stateTransitionHistory", true}};
-  } else {
-    card["capabilities"] = card_template.contains("capabilities")
-                               ? card_template["capabilities"]
-                               : Json{{"streaming", true},
-                                      {"pushNotifications", false},
-                                      {"stateTransitionHistory", true}};
+  card["capabilities"] = capabilities(card_template, profile, extended);
+  if (v03 && extended) {
+    card["supportsAuthenticatedExtendedCard"] = true;
   }
   card["skills"] = Json::array();
   for (const Skill& skill : skills.skills()) {
     card["skills"].push_back(skill.card_entry);
+  }
+  return card;
+}
+
+Json buildExtendedCard(const Json& card_template, const Json& extension, const Profile& profile,
+                       const SkillTable& skills, const std::string& url) {
+  Json merged = card_template;
+  for (const auto& [key, value] : extension.items()) {
+    if (key != "skills") {
+      merged[key] = value;
+    }
+  }
+  Json card = buildCard(merged, profile, skills, url, true);
+  if (extension.contains("skills") && extension["skills"].is_array()) {
+    for (const Json& skill : extension["skills"]) {
+      card["skills"].push_back(skill);
+    }
   }
   return card;
 }

@@ -27,4 +27,93 @@ std::string isoTimestamp(TimePoint when) {
   return text;
 }
 
+namespace {
+
+/// Reads exactly `width` digits at `at`, advancing it.
+std::optional<int> digits(std::string_view text, std::size_t& at, std::size_t width) {
+  if (text.size() < at + width) {
+    return std::nullopt;
+  }
+  int value = 0;
+  for (std::size_t i = 0; i < width; ++i) {
+    const char c = text[at + i];
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    value = value * 10 + (c - '0');
+  }
+  at += width;
+  return value;
+}
+
+bool expect(std::string_view text, std::size_t& at, std::string_view any_of) {
+  if (at < text.size() && any_of.find(text[at]) != std::string_view::npos) {
+    ++at;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<TimePoint> parseIsoTimestamp(std::string_view text) {
+  std::size_t at = 0;
+  const auto year = digits(text, at, 4);
+  const bool dash1 = expect(text, at, "-");
+  const auto month = digits(text, at, 2);
+  const bool dash2 = expect(text, at, "-");
+  const auto day = digits(text, at, 2);
+  const bool t = expect(text, at, "Tt");
+  const auto hour = digits(text, at, 2);
+  const bool colon1 = expect(text, at, ":");
+  const auto minute = digits(text, at, 2);
+  const bool colon2 = expect(text, at, ":");
+  const auto second = digits(text, at, 2);
+  if (!year || !month || !day || !hour || !minute || !second || !dash1 || !dash2 || !t || !colon1 ||
+      !colon2) {
+    return std::nullopt;
+  }
+  const year_month_day date{std::chrono::year(*year),
+                            std::chrono::month(static_cast<unsigned>(*month)),
+                            std::chrono::day(static_cast<unsigned>(*day))};
+  if (!date.ok() || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  nanoseconds fraction{0};
+  if (expect(text, at, ".")) {
+    std::int64_t scale = 100'000'000;
+    const std::size_t first = at;
+    while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+      fraction += nanoseconds((text[at] - '0') * scale);
+      scale /= 10;
+      ++at;
+    }
+    if (at == first) {
+      return std::nullopt;
+    }
+  }
+  minutes offset{0};
+  if (!expect(text, at, "Zz")) {
+    const bool ahead = at < text.size() && text[at] == '+';
+    if (!expect(text, at, "+-")) {
+      return std::nullopt;
+    }
+    const auto offset_hours = digits(text, at, 2);
+    const bool colon = expect(text, at, ":");
+    const auto offset_minutes = digits(text, at, 2);
+    if (!offset_hours || !colon || !offset_minutes || *offset_hours > 23 || *offset_minutes > 59) {
+      return std::nullopt;
+    }
+    offset = hours(*offset_hours) + minutes(*offset_minutes);
+    if (!ahead) {
+      offset = -offset;
+    }
+  }
+  if (at != text.size()) {
+    return std::nullopt;
+  }
+  const auto local = sys_days(date) + hours(*hour) + minutes(*minute) + seconds(*second) + fraction;
+  return time_point_cast<system_clock::duration>(local - offset);
+}
+
 }  // namespace agentvcr::sim::a2a

@@ -13,7 +13,7 @@ constexpr const char* kCardPaths[] = {"/.well-known/agent.json", "/.well-known/a
 
 Profile profileFor(const MockConfig& config) {
   if (config.profile == ProfileKind::Standard) {
-    return standardProfile();
+    return standardProfile(config.a2a_versions);
   }
   if (config.card_version != "0.3.0" && config.card_version != "0.2.6") {
     throw std::invalid_argument("card version must be 0.3.0 or 0.2.6, got '" + config.card_version +
@@ -27,6 +27,9 @@ MockConfig validated(MockConfig config) {
   if (config.fixtures.skills.skills().empty()) {
     throw std::invalid_argument("the fixtures define no skill");
   }
+  if (config.a2a_versions.empty()) {
+    throw std::invalid_argument("serve at least one A2A version");
+  }
   if (config.check_order.size() != defaultCheckOrder().size()) {
     throw std::invalid_argument("the check order must name all eight checks once each");
   }
@@ -38,9 +41,9 @@ MockConfig validated(MockConfig config) {
   }
   if (config.profile == ProfileKind::Magisterium) {
     for (const Skill& skill : config.fixtures.skills.skills()) {
-      if (skill.working_turns > 0) {
+      if (skill.input_turns > 0) {
         throw std::invalid_argument("skill '" + skill.id +
-                                    "' stays working, but Magisterium's skills are synchronous");
+                                    "' asks for input, but Magisterium's skills are synchronous");
       }
     }
   }
@@ -77,8 +80,14 @@ MockEngine::MockEngine(MockConfig config, std::shared_ptr<const Clock> clock)
 
 void MockEngine::setPublicUrl(const std::string& url) {
   config_.public_url = url;
-  card_ = buildCard(config_.fixtures.card_template, profile_, config_.fixtures.skills, url);
+  const Fixtures& fixtures = config_.fixtures;
+  const bool extended = profile_.kind == ProfileKind::Standard && fixtures.extended_card;
+  card_ = buildCard(fixtures.card_template, profile_, fixtures.skills, url, extended);
   dispatcher_.setStreaming(cardStreams(card_));
+  dispatcher_.setExtendedCard(extended ? std::optional<Json>(buildExtendedCard(
+                                             fixtures.card_template, *fixtures.extended_card,
+                                             profile_, fixtures.skills, url))
+                                       : std::nullopt);
 }
 
 protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
@@ -120,7 +129,21 @@ protocol::HttpReply MockEngine::cardReply() const {
 }
 
 protocol::HttpReply MockEngine::answerRpc(const protocol::HttpRequest& request) {
-  RpcAnswer answer = dispatcher_.dispatch(request.headers, request.body);
+  RpcAnswers answers = dispatcher_.dispatch(request);
+  if (answers.batch) {
+    // Each element answers on its own; HTTP says only that the batch was read.
+    protocol::HttpReply reply;
+    reply.body = "[";
+    for (const RpcAnswer& answer : answers.answers) {
+      const MethodOutcome& outcome = answer.outcome;
+      reply.body += reply.body.size() > 1 ? "," : "";
+      reply.body += outcome.result ? resultBody(answer.id, *outcome.result)
+                                   : errorBody(answer.id, *outcome.error);
+    }
+    reply.body += "]";
+    return reply;
+  }
+  RpcAnswer& answer = answers.answers.front();
   MethodOutcome& outcome = answer.outcome;
   if (!outcome.stream.empty()) {
     return streamReply(answer.id, outcome.stream);

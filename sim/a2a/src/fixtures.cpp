@@ -18,7 +18,8 @@ std::optional<std::string> readFile(const std::string& path) {
 
 }  // namespace
 
-FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text) {
+FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text,
+                              std::optional<std::string_view> extended_card_text) {
   auto card = parseJsonText(card_text);
   if (!card || !card->is_object()) {
     return {std::nullopt, "card.json: not a JSON object"};
@@ -31,7 +32,14 @@ FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skill
   if (!skills.table) {
     return {std::nullopt, "skills.json: " + skills.error};
   }
-  return {Fixtures{std::move(*card), std::move(*skills.table)}, {}};
+  std::optional<Json> extended_card;
+  if (extended_card_text) {
+    extended_card = parseJsonText(*extended_card_text);
+    if (!extended_card || !extended_card->is_object()) {
+      return {std::nullopt, "extended-card.json: not a JSON object"};
+    }
+  }
+  return {Fixtures{std::move(*card), std::move(*skills.table), std::move(extended_card)}, {}};
 }
 
 FixturesLoad loadFixturesDir(const std::string& dir) {
@@ -45,7 +53,10 @@ FixturesLoad loadFixturesDir(const std::string& dir) {
   if (!skills) {
     return {std::nullopt, "cannot read " + skills_path};
   }
-  auto load = fixturesFromText(*card, *skills);
+  // The extended card is optional: a folder without one configures none.
+  const auto extended = readFile(dir + "/extended-card.json");
+  auto load = extended ? fixturesFromText(*card, *skills, std::string_view(*extended))
+                       : fixturesFromText(*card, *skills);
   if (!load.fixtures) {
     load.error = dir + "/" + load.error;
   }

@@ -16,7 +16,7 @@ Json responseHead(const Json& id) {
 
 }  // namespace
 
-Envelope readEnvelope(const Json& document) {
+Envelope readEnvelope(const Json& document, bool requires_id) {
   Envelope envelope;
   if (!document.is_object()) {
     envelope.problem = document.is_array() ? "batch requests are not supported"
@@ -34,9 +34,9 @@ Envelope readEnvelope(const Json& document) {
     envelope.problem = "jsonrpc must be \"2.0\"";
   } else if (method == document.end() || !method->is_string()) {
     envelope.problem = "method must be a string";
-  } else if (id == document.end()) {
+  } else if (id == document.end() && requires_id) {
     envelope.problem = "id is required";
-  } else if (!envelope.id) {
+  } else if (id != document.end() && !envelope.id) {
     envelope.problem = "id must be a string, a number or null";
   } else if (params != document.end() && !params->is_object() && !params->is_array()) {
     envelope.problem = "params must be an object or an array";

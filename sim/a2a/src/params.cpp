@@ -1,7 +1,16 @@
 #include "agentvcr/sim/a2a/params.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace agentvcr::sim::a2a {
 namespace {
+
+constexpr std::array<std::string_view, 9> kV10States = {
+    "TASK_STATE_UNSPECIFIED", "TASK_STATE_SUBMITTED",      "TASK_STATE_WORKING",
+    "TASK_STATE_COMPLETED",   "TASK_STATE_FAILED",         "TASK_STATE_CANCELED",
+    "TASK_STATE_REJECTED",    "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED",
+};
 
 /// The reason a part is invalid, or "" when it is valid. Appends its text to `query`.
 std::string checkPart(const Json& part, const std::string& where, std::string& query) {
@@ -74,34 +83,8 @@ std::string historyLength(const Json& object, const std::string& where,
   return where + "historyLength must be a non-negative integer";
 }
 
-std::string checkMessage(const Json& message, SendParams& send) {
-  if (!message.is_object()) {
-    return "message must be an object";
-  }
-  const auto role = message.find("role");
-  if (role == message.end() || *role != "user") {
-    return "message.role must be \"user\"";
-  }
-  const auto kind = message.find("kind");
-  if (kind == message.end() || *kind != "message") {
-    return "message.kind must be \"message\"";
-  }
-  const auto message_id = message.find("messageId");
-  if (message_id == message.end() || !message_id->is_string() ||
-      message_id->get_ref<const std::string&>().empty()) {
-    return "message.messageId must be a non-empty string";
-  }
-  const auto parts = message.find("parts");
-  if (parts == message.end() || !parts->is_array() || parts->empty()) {
-    return "message.parts must be a non-empty array";
-  }
-  for (std::size_t i = 0; i < parts->size(); ++i) {
-    if (auto problem =
-            checkPart((*parts)[i], "message.parts[" + std::to_string(i) + "]", send.query);
-        !problem.empty()) {
-      return problem;
-    }
-  }
+/// contextId, taskId and metadata.skillId, common to both versions' messages.
+std::string readMessageIds(const Json& message, SendParams& send) {
   for (auto [name, out] :
        {std::pair{"contextId", &send.context_id}, std::pair{"taskId", &send.task_id}}) {
     if (auto problem = optionalString(message, name, "message", *out); !problem.empty()) {
@@ -124,9 +107,122 @@ std::string checkMessage(const Json& message, SendParams& send) {
   return {};
 }
 
+/// The reason a v1.0 part is invalid, or "" when it is valid. Appends its text to `query`.
+std::string checkPartV10(const Json& part, const std::string& where, std::string& query) {
+  if (!part.is_object()) {
+    return where + " must be an object";
+  }
+  int contents = 0;
+  for (const char* member : {"text", "raw", "url", "data"}) {
+    contents += part.contains(member) ? 1 : 0;
+  }
+  if (contents != 1) {
+    return where + " must hold exactly one of text, raw, url and data";
+  }
+  for (const char* member : {"text", "raw", "url", "filename", "mediaType"}) {
+    if (part.contains(member) && !part[member].is_string()) {
+      return where + "." + member + " must be a string";
+    }
+  }
+  if (part.contains("metadata") && !part["metadata"].is_object()) {
+    return where + ".metadata must be an object";
+  }
+  if (part.contains("text")) {
+    query += (query.empty() ? "" : "\n") + part["text"].get<std::string>();
+  }
+  return {};
+}
+
+/// Reads an optional boolean member; "" when valid, else the reason.
+std::string optionalBool(const Json& object, const char* name, const std::string& where,
+                         std::optional<bool>& out) {
+  const auto value = object.find(name);
+  if (value == object.end() || value->is_null()) {
+    return {};
+  }
+  if (!value->is_boolean()) {
+    return where + name + " must be a boolean";
+  }
+  out = value->get<bool>();
+  return {};
+}
+
+/// The `configuration` of a send: historyLength in both versions, then v0.3's `blocking` or
+/// v1.0's `returnImmediately` and `acceptedOutputModes`.
+std::string readConfiguration(const Json& params, WireVersion version, SendParams& send) {
+  const auto configuration = params.find("configuration");
+  if (configuration == params.end() || configuration->is_null()) {
+    return {};
+  }
+  if (!configuration->is_object()) {
+    return "configuration must be an object";
+  }
+  if (auto problem = historyLength(*configuration, "configuration.", send.history_length);
+      !problem.empty()) {
+    return problem;
+  }
+  std::optional<bool> flag;
+  const bool v10 = version == WireVersion::V10;
+  if (auto problem = optionalBool(*configuration, v10 ? "returnImmediately" : "blocking",
+                                  "configuration.", flag);
+      !problem.empty()) {
+    return problem;
+  }
+  if (flag) {
+    send.blocking = v10 ? !*flag : *flag;
+  }
+  const auto modes = configuration->find("acceptedOutputModes");
+  if (modes != configuration->end() && !modes->is_null()) {
+    const bool strings =
+        modes->is_array() &&
+        std::all_of(modes->begin(), modes->end(), [](const Json& m) { return m.is_string(); });
+    if (!strings) {
+      return "configuration.acceptedOutputModes must be an array of strings";
+    }
+  }
+  return {};
+}
+
+/// Checks the message of a send in `version`'s shape: role `user` and kind `message` in v0.3,
+/// role `ROLE_USER` in v1.0; a non-empty messageId; non-empty parts of that version.
+std::string checkMessage(const Json& message, WireVersion version, SendParams& send) {
+  if (!message.is_object()) {
+    return "message must be an object";
+  }
+  const bool v10 = version == WireVersion::V10;
+  const char* user = v10 ? "ROLE_USER" : "user";
+  const auto role = message.find("role");
+  if (role == message.end() || *role != user) {
+    return std::string("message.role must be \"") + user + "\"";
+  }
+  const auto kind = message.find("kind");
+  if (!v10 && (kind == message.end() || *kind != "message")) {
+    return "message.kind must be \"message\"";
+  }
+  const auto message_id = message.find("messageId");
+  if (message_id == message.end() || !message_id->is_string() ||
+      message_id->get_ref<const std::string&>().empty()) {
+    return "message.messageId must be a non-empty string";
+  }
+  const auto parts = message.find("parts");
+  if (parts == message.end() || !parts->is_array() || parts->empty()) {
+    return "message.parts must be a non-empty array";
+  }
+  const auto check_part = v10 ? checkPartV10 : checkPart;
+  for (std::size_t i = 0; i < parts->size(); ++i) {
+    if (auto problem =
+            check_part((*parts)[i], "message.parts[" + std::to_string(i) + "]", send.query);
+        !problem.empty()) {
+      return problem;
+    }
+  }
+  return readMessageIds(message, send);
+}
+
 }  // namespace
 
-ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, bool read_configuration) {
+ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, WireVersion version,
+                                      bool read_configuration) {
   if (!params || !params->is_object()) {
     return {std::nullopt, "params must be an object"};
   }
@@ -135,20 +231,15 @@ ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, bool re
   if (message == params->end()) {
     return {std::nullopt, "message must be an object"};
   }
-  if (auto problem = checkMessage(*message, send); !problem.empty()) {
+  if (auto problem = checkMessage(*message, version, send); !problem.empty()) {
     return {std::nullopt, problem};
   }
-  send.message = *message;
-  const auto configuration = params->find("configuration");
-  if (read_configuration && configuration != params->end() && !configuration->is_null()) {
-    if (!configuration->is_object()) {
-      return {std::nullopt, "configuration must be an object"};
-    }
-    if (auto problem = historyLength(*configuration, "configuration.", send.history_length);
-        !problem.empty()) {
+  if (read_configuration) {
+    if (auto problem = readConfiguration(*params, version, send); !problem.empty()) {
       return {std::nullopt, problem};
     }
   }
+  send.message = version == WireVersion::V10 ? messageFromV10(*message) : *message;
   return {std::move(send), {}};
 }
 
@@ -168,6 +259,74 @@ ParamsRead<TaskIdParams> readTaskIdParams(const std::optional<Json>& params,
     }
   }
   return {std::move(task), {}};
+}
+
+ParamsRead<ListTasksParams> readListTasksParams(const std::optional<Json>& params) {
+  ListTasksParams list;
+  if (!params || params->is_null()) {
+    return {list, {}};
+  }
+  if (!params->is_object()) {
+    return {std::nullopt, "params must be an object"};
+  }
+  if (auto problem = optionalString(*params, "contextId", "params", list.context_id);
+      !problem.empty()) {
+    return {std::nullopt, problem};
+  }
+  if (const auto status = params->find("status"); status != params->end() && !status->is_null()) {
+    if (!status->is_string() || std::find(kV10States.begin(), kV10States.end(),
+                                          status->get<std::string>()) == kV10States.end()) {
+      return {std::nullopt, "status must be a TASK_STATE_* name"};
+    }
+    if (*status != "TASK_STATE_UNSPECIFIED") {
+      list.status = status->get<std::string>();
+    }
+  }
+  if (const auto size = params->find("pageSize"); size != params->end() && !size->is_null()) {
+    if (!size->is_number_integer() || size->get<std::int64_t>() < 1 ||
+        size->get<std::int64_t>() > 100) {
+      return {std::nullopt, "pageSize must be an integer from 1 to 100"};
+    }
+    list.page_size = size->get<std::size_t>();
+  }
+  if (const auto token = params->find("pageToken"); token != params->end() && !token->is_null()) {
+    // The tokens this server issues are offsets into the sorted list; anything else is not one.
+    const bool offset =
+        token->is_string() && !token->get_ref<const std::string&>().empty() &&
+        token->get_ref<const std::string&>().size() < 10 &&
+        token->get_ref<const std::string&>().find_first_not_of("0123456789") == std::string::npos;
+    if (token->is_string() && token->get_ref<const std::string&>().empty()) {
+      list.offset = 0;
+    } else if (!offset) {
+      return {std::nullopt, "pageToken is not one this server issued"};
+    } else {
+      list.offset = std::stoul(token->get<std::string>());
+    }
+  }
+  if (auto problem = historyLength(*params, "", list.history_length); !problem.empty()) {
+    return {std::nullopt, problem};
+  }
+  if (const auto after = params->find("statusTimestampAfter");
+      after != params->end() && !after->is_null()) {
+    list.status_timestamp_after =
+        after->is_string() ? parseIsoTimestamp(after->get<std::string>()) : std::nullopt;
+    if (!list.status_timestamp_after) {
+      return {std::nullopt, "statusTimestampAfter must be an RFC 3339 timestamp"};
+    }
+  }
+  std::optional<bool> include;
+  if (auto problem = optionalBool(*params, "includeArtifacts", "", include); !problem.empty()) {
+    return {std::nullopt, problem};
+  }
+  list.include_artifacts = include.value_or(false);
+  return {std::move(list), {}};
+}
+
+std::string checkObjectParams(const std::optional<Json>& params, bool optional) {
+  if (!params || params->is_null()) {
+    return optional ? std::string() : std::string("params must be an object");
+  }
+  return params->is_object() ? std::string() : std::string("params must be an object");
 }
 
 }  // namespace agentvcr::sim::a2a

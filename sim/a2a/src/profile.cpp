@@ -69,6 +69,8 @@ RpcError standardError(Fault fault, std::string_view detail) {
       return plain(-32005, "Incompatible content types");
     case Fault::ExtendedCardNotConfigured:
       return plain(-32007, "Authenticated Extended Card is not configured");
+    case Fault::VersionNotSupported:
+      return plain(-32009, "A2A version not supported: " + std::string(detail));
     default:
       return plain(-32603, "Internal error");
   }
@@ -90,8 +92,40 @@ std::optional<ProfileKind> profileFromName(std::string_view name) {
   return std::nullopt;
 }
 
-bool Profile::answers(std::string_view method) const {
-  return std::find(methods.begin(), methods.end(), method) != methods.end();
+std::optional<Operation> operationOf(std::string_view method, WireVersion version) {
+  static constexpr std::pair<std::string_view, Operation> kOperations[] = {
+      {"SendMessage", Operation::Send},
+      {"SendStreamingMessage", Operation::Stream},
+      {"GetTask", Operation::GetTask},
+      {"ListTasks", Operation::ListTasks},
+      {"CancelTask", Operation::Cancel},
+      {"SubscribeToTask", Operation::Subscribe},
+      {"CreateTaskPushNotificationConfig", Operation::PushConfig},
+      {"GetTaskPushNotificationConfig", Operation::PushConfig},
+      {"ListTaskPushNotificationConfigs", Operation::PushConfig},
+      {"DeleteTaskPushNotificationConfig", Operation::PushConfig},
+      {"GetExtendedAgentCard", Operation::ExtendedCard},
+  };
+  // A v0.3 name is looked up by its v1.0 name; one that v0.3 does not have finds nothing.
+  const std::string_view v10_name =
+      version == WireVersion::V10 ? method : protocol::a2a::v10MethodName(method);
+  for (const auto& [name, operation] : kOperations) {
+    if (!v10_name.empty() && name == v10_name) {
+      return operation;
+    }
+  }
+  return std::nullopt;
+}
+
+bool Profile::serves(WireVersion version) const {
+  return std::find(versions.begin(), versions.end(), version) != versions.end();
+}
+
+std::optional<Operation> Profile::answers(std::string_view method, WireVersion version) const {
+  if (!serves(version) || std::find(methods.begin(), methods.end(), method) == methods.end()) {
+    return std::nullopt;
+  }
+  return operationOf(method, version);
 }
 
 RpcError Profile::error(Fault fault, std::string_view detail) const {
@@ -111,7 +145,7 @@ Profile magisteriumProfile(std::string card_version) {
   return profile;
 }
 
-Profile standardProfile() {
+Profile standardProfile(std::vector<WireVersion> versions) {
   Profile profile;
   profile.kind = ProfileKind::Standard;
   profile.card_version = "0.3.0";
@@ -125,10 +159,25 @@ Profile standardProfile() {
                      "tasks/pushNotificationConfig/get",
                      "tasks/pushNotificationConfig/list",
                      "tasks/pushNotificationConfig/delete",
-                     "agent/getAuthenticatedExtendedCard"};
+                     "agent/getAuthenticatedExtendedCard",
+                     "SendMessage",
+                     "SendStreamingMessage",
+                     "GetTask",
+                     "ListTasks",
+                     "CancelTask",
+                     "SubscribeToTask",
+                     "CreateTaskPushNotificationConfig",
+                     "GetTaskPushNotificationConfig",
+                     "ListTaskPushNotificationConfigs",
+                     "DeleteTaskPushNotificationConfig",
+                     "GetExtendedAgentCard"};
+  profile.versions = std::move(versions);
+  profile.reads_version_header = true;
+  profile.accepts_batches = true;
+  profile.requires_id = false;
   profile.checks_content_type = true;
   profile.honours_send_configuration = true;
-  profile.allows_working_tasks = true;
+  profile.interrupts_tasks = true;
   return profile;
 }
 

@@ -49,24 +49,54 @@ std::optional<Caller> identify(const protocol::Headers& headers, const MockConfi
   return Caller{std::string(token), *plan};
 }
 
-bool isSendMethod(std::string_view method) {
-  return method == "message/send" || method == "message/stream";
+/// The value of query parameter `name` in `target` ("/a2a?A2A-Version=1.0"), undecoded: a
+/// version needs no escaping.
+std::string_view queryParameter(std::string_view target, std::string_view name) {
+  const auto question = target.find('?');
+  if (question == std::string_view::npos) {
+    return {};
+  }
+  std::string_view query = target.substr(question + 1);
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const auto equals = pair.find('=');
+    if (pair.substr(0, equals) == name) {
+      return equals == std::string_view::npos ? std::string_view() : pair.substr(equals + 1);
+    }
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  return {};
+}
+
+bool isSend(std::optional<Operation> operation) {
+  return operation == Operation::Send || operation == Operation::Stream;
 }
 
 }  // namespace
+
+/// The A2A version a request asked for, read from its `A2A-Version` header or query parameter.
+struct RpcDispatcher::Version {
+  WireVersion version = WireVersion::V03;  ///< what to answer in when served
+  bool served = true;
+  std::string asked;  ///< the value sent ("0.3" when none was), for the -32009 message
+};
 
 /// Everything the checks look at, read from the request up front: reading has no side
 /// effects, so only the order of the checks decides which fault is reported.
 struct RpcDispatcher::Call {
   bool json_content_type = true;
-  std::optional<Json> document;
+  bool parsed = false;
   Envelope envelope;
   bool envelope_valid = false;
+  const Version* version = nullptr;
+  bool in_batch = false;
   std::optional<Caller> caller;
-  bool method_known = false;
+  std::optional<Operation> operation;  ///< set when the method is known in the version asked
   std::string params_error;
   std::optional<SendParams> send;
   std::optional<TaskIdParams> task;
+  std::optional<ListTasksParams> list;
   const Skill* skill = nullptr;
 };
 
@@ -76,12 +106,12 @@ std::optional<RpcError> RpcDispatcher::run(Check check, Call& call) {
       if (!call.json_content_type) {
         return profile_.error(Fault::ContentTypeNotSupported);
       }
-      if (!call.document) {
+      if (!call.parsed) {
         return profile_.error(Fault::ParseError);
       }
       return std::nullopt;
     case Check::Envelope:
-      if (call.document && !call.envelope_valid) {
+      if (call.parsed && !call.envelope_valid) {
         return profile_.error(Fault::InvalidRequest);
       }
       return std::nullopt;
@@ -96,12 +126,29 @@ std::optional<RpcError> RpcDispatcher::run(Check check, Call& call) {
       }
       return std::nullopt;
     case Check::Method:
-      if (call.envelope_valid && !call.method_known) {
-        return profile_.error(Fault::MethodNotFound, call.envelope.method);
+      // The version comes first: it decides which methods exist.
+      if (call.envelope_valid && !call.version->served) {
+        RpcError refused = profile_.error(Fault::VersionNotSupported, call.version->asked);
+        Json served = Json::array();
+        for (WireVersion version : profile_.versions) {
+          served.push_back(protocol::a2a::wireVersionName(version));
+        }
+        refused.data = Json{{"supportedVersions", std::move(served)}};
+        return refused;
+      }
+      if (call.envelope_valid && !call.operation) {
+        const std::string& method = call.envelope.method;
+        // The usual mistake of a hand-written v1.0 call: the header that selects v1.0 is missing.
+        const bool v10_name = call.version->version == WireVersion::V03 &&
+                              profile_.serves(WireVersion::V10) &&
+                              operationOf(method, WireVersion::V10);
+        return profile_.error(
+            Fault::MethodNotFound,
+            v10_name ? method + " (a v1.0 method: send A2A-Version: 1.0)" : method);
       }
       return std::nullopt;
     case Check::Params:
-      if (call.method_known && !call.params_error.empty()) {
+      if (call.operation && !call.params_error.empty()) {
         return profile_.error(Fault::InvalidParams, call.params_error);
       }
       return std::nullopt;
@@ -112,7 +159,7 @@ std::optional<RpcError> RpcDispatcher::run(Check check, Call& call) {
       return std::nullopt;
     case Check::Quota:
       // Only message/send counts, and only for a caller the other checks let through.
-      if (profile_.checks_quota && config_.quota && call.envelope.method == "message/send" &&
+      if (profile_.checks_quota && config_.quota && call.operation == Operation::Send &&
           call.send && call.skill != nullptr && call.caller && isPaid(call.caller->plan)) {
         if (auto wait = limiter_.admit(call.caller->user, call.skill->tier, clock_.now())) {
           RpcError refused = profile_.error(Fault::RateLimited);
@@ -126,67 +173,121 @@ std::optional<RpcError> RpcDispatcher::run(Check check, Call& call) {
 }
 
 MethodOutcome RpcDispatcher::execute(const Call& call) {
-  const std::string& method = call.envelope.method;
-  const bool complete = call.envelope_valid && call.method_known && call.params_error.empty() &&
-                        (!isSendMethod(method) || (call.send && call.skill != nullptr));
+  const bool complete = call.envelope_valid && call.version->served && call.operation &&
+                        call.params_error.empty() &&
+                        (!isSend(call.operation) || (call.send && call.skill != nullptr));
   if (!complete) {
     return MethodOutcome::failed(profile_.error(Fault::InternalError));  // a check was skipped
   }
-  if (isSendMethod(method)) {
-    if (method == "message/stream" && !streaming_) {
-      return MethodOutcome::failed(
-          profile_.error(Fault::UnsupportedOperation, "Streaming is not supported by this agent"));
-    }
-    return method == "message/send" ? tasks_.send(*call.send, *call.skill)
-                                    : tasks_.stream(*call.send, *call.skill);
+  const WireVersion version = call.version->version;
+  const bool streams =
+      call.operation == Operation::Stream || call.operation == Operation::Subscribe;
+  if (streams && !streaming_) {
+    return MethodOutcome::failed(
+        profile_.error(Fault::UnsupportedOperation, "Streaming is not supported by this agent"));
   }
-  if (method == "tasks/get") {
-    return tasks_.get(*call.task);
+  if (streams && call.in_batch) {
+    return MethodOutcome::failed(profile_.error(
+        Fault::UnsupportedOperation, "A streaming method cannot be answered inside a batch"));
   }
-  if (method == "tasks/cancel") {
-    return tasks_.cancel(*call.task);
+  switch (*call.operation) {
+    case Operation::Send:
+      return tasks_.send(*call.send, *call.skill, version);
+    case Operation::Stream:
+      return tasks_.stream(*call.send, *call.skill, version);
+    case Operation::GetTask:
+      return tasks_.get(*call.task, version);
+    case Operation::ListTasks:
+      return tasks_.list(*call.list);
+    case Operation::Cancel:
+      return tasks_.cancel(*call.task, version);
+    case Operation::Subscribe:
+      return tasks_.subscribe(*call.task, version);
+    case Operation::PushConfig:
+      return MethodOutcome::failed(profile_.error(Fault::PushNotSupported));
+    case Operation::ExtendedCard:
+      return extended_card_
+                 ? MethodOutcome::ok(*extended_card_)
+                 : MethodOutcome::failed(profile_.error(Fault::ExtendedCardNotConfigured));
   }
-  if (method == "tasks/resubscribe") {
-    if (!streaming_) {
-      return MethodOutcome::failed(
-          profile_.error(Fault::UnsupportedOperation, "Streaming is not supported by this agent"));
-    }
-    return tasks_.resubscribe(*call.task);
-  }
-  if (method.rfind("tasks/pushNotificationConfig/", 0) == 0) {
-    return MethodOutcome::failed(profile_.error(Fault::PushNotSupported));
-  }
-  if (method == "agent/getAuthenticatedExtendedCard") {
-    return MethodOutcome::failed(profile_.error(Fault::ExtendedCardNotConfigured));
-  }
-  return MethodOutcome::failed(profile_.error(Fault::MethodNotFound, method));
+  return MethodOutcome::failed(profile_.error(Fault::MethodNotFound, call.envelope.method));
 }
 
-RpcAnswer RpcDispatcher::dispatch(const protocol::Headers& headers, std::string_view body) {
+RpcDispatcher::Version RpcDispatcher::readVersion(const protocol::HttpRequest& request) const {
+  Version read;
+  if (!profile_.reads_version_header) {
+    return read;
+  }
+  const protocol::HeaderField* header = protocol::findHeader(request.headers, "a2a-version");
+  std::string_view asked = header != nullptr ? std::string_view(header->value)
+                                             : queryParameter(request.target, "A2A-Version");
+  asked = trimmed(asked);
+  // No version named means 0.3 (a2a-v1.md, "Versions on the wire").
+  const std::optional<WireVersion> version =
+      asked.empty() ? std::optional<WireVersion>(WireVersion::V03) : versionFromText(asked);
+  read.asked = asked.empty() ? "0.3" : std::string(asked);
+  read.served = version && profile_.serves(*version);
+  if (version) {
+    read.version = *version;
+  }
+  return read;
+}
+
+void RpcDispatcher::readParams(Call& call) const {
+  const std::optional<Json>& params = call.envelope.params;
+  switch (*call.operation) {
+    case Operation::Send:
+    case Operation::Stream: {
+      auto read =
+          readSendParams(params, call.version->version, profile_.honours_send_configuration);
+      call.send = std::move(read.value);
+      call.params_error = std::move(read.error);
+      return;
+    }
+    case Operation::GetTask:
+    case Operation::Cancel:
+    case Operation::Subscribe: {
+      auto read = readTaskIdParams(params, call.operation == Operation::GetTask);
+      call.task = std::move(read.value);
+      call.params_error = std::move(read.error);
+      return;
+    }
+    case Operation::ListTasks: {
+      auto read = readListTasksParams(params);
+      call.list = std::move(read.value);
+      call.params_error = std::move(read.error);
+      return;
+    }
+    case Operation::PushConfig:
+      call.params_error = checkObjectParams(params, false);
+      return;
+    case Operation::ExtendedCard:
+      call.params_error = checkObjectParams(params, true);
+      return;
+  }
+}
+
+RpcAnswer RpcDispatcher::answer(const protocol::Headers& headers, bool json_content_type,
+                                const Json* document, const Version& version, bool in_batch) {
   RpcAnswer answer{nullptr, {}};
   try {
     Call call;
-    call.json_content_type = !profile_.checks_content_type ||
-                             isJsonMediaType(protocol::findHeader(headers, "content-type"));
-    call.document = parseJsonText(body);
-    if (call.document) {
-      call.envelope = readEnvelope(*call.document);
+    call.json_content_type = json_content_type;
+    call.parsed = document != nullptr;
+    call.version = &version;
+    call.in_batch = in_batch;
+    if (document != nullptr) {
+      call.envelope = readEnvelope(*document, profile_.requires_id);
       call.envelope_valid = call.envelope.problem.empty();
       answer.id = call.envelope.id.value_or(nullptr);
     }
     call.caller = profile_.checks_auth ? identify(headers, config_)
                                        : std::optional<Caller>(Caller{"anonymous", Plan::Pro});
-    const std::string& method = call.envelope.method;
-    call.method_known = call.envelope_valid && profile_.answers(method);
-    if (call.method_known && isSendMethod(method)) {
-      auto read = readSendParams(call.envelope.params, profile_.honours_send_configuration);
-      call.send = std::move(read.value);
-      call.params_error = std::move(read.error);
-    } else if (call.method_known && method.rfind("tasks/", 0) == 0 &&
-               method.find("pushNotificationConfig") == std::string::npos) {
-      auto read = readTaskIdParams(call.envelope.params, method == "tasks/get");
-      call.task = std::move(read.value);
-      call.params_error = std::move(read.error);
+    if (call.envelope_valid && version.served) {
+      call.operation = profile_.answers(call.envelope.method, version.version);
+    }
+    if (call.operation) {
+      readParams(call);
     }
     if (call.send) {
       const SkillTable& skills = config_.fixtures.skills;
@@ -206,6 +307,31 @@ RpcAnswer RpcDispatcher::dispatch(const protocol::Headers& headers, std::string_
     answer.outcome = MethodOutcome::failed(profile_.error(Fault::InternalError));
   }
   return answer;
+}
+
+RpcAnswers RpcDispatcher::dispatch(const protocol::HttpRequest& request) {
+  RpcAnswers answers;
+  const bool json_content_type =
+      !profile_.checks_content_type ||
+      isJsonMediaType(protocol::findHeader(request.headers, "content-type"));
+  const std::optional<Json> document = parseJsonText(request.body);
+  const Version version = readVersion(request);
+  if (document && document->is_array() && profile_.accepts_batches && json_content_type) {
+    if (document->empty()) {
+      // JSON-RPC 2.0 §6: an empty batch is one Invalid Request, not an empty array.
+      answers.answers.push_back(
+          {nullptr, MethodOutcome::failed(profile_.error(Fault::InvalidRequest))});
+      return answers;
+    }
+    answers.batch = true;
+    for (const Json& element : *document) {
+      answers.answers.push_back(answer(request.headers, true, &element, version, true));
+    }
+    return answers;
+  }
+  answers.answers.push_back(
+      answer(request.headers, json_content_type, document ? &*document : nullptr, version, false));
+  return answers;
 }
 
 }  // namespace agentvcr::sim::a2a

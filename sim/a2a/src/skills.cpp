@@ -56,11 +56,12 @@ Answer readAnswer(const Json& entry, const std::string& where) {
   if (entry.contains("match")) {
     answer.match = lowerAscii(stringMember(entry, "match", where));
   }
-  const int kinds =
-      static_cast<int>(entry.contains("text")) + static_cast<int>(entry.contains("chunks")) +
-      static_cast<int>(entry.contains("fail")) + static_cast<int>(entry.contains("internal_error"));
+  int kinds = 0;
+  for (const char* kind : {"text", "chunks", "fail", "reject", "internal_error"}) {
+    kinds += static_cast<int>(entry.contains(kind));
+  }
   if (kinds != 1) {
-    throw FixtureError{where + " needs exactly one of text, chunks, fail, internal_error"};
+    throw FixtureError{where + " needs exactly one of text, chunks, fail, reject, internal_error"};
   }
   if (entry.contains("text")) {
     answer.chunks.push_back(stringMember(entry, "text", where));
@@ -71,6 +72,8 @@ Answer readAnswer(const Json& entry, const std::string& where) {
     }
   } else if (entry.contains("fail")) {
     answer.failure = stringMember(entry, "fail", where);
+  } else if (entry.contains("reject")) {
+    answer.rejection = stringMember(entry, "reject", where);
   } else if (entry["internal_error"] != true) {
     throw FixtureError{where + ".internal_error must be true"};
   } else {
@@ -78,6 +81,15 @@ Answer readAnswer(const Json& entry, const std::string& where) {
   }
   if (entry.contains("data")) {
     answer.data = entry["data"];
+  }
+  if (entry.contains("state")) {
+    const std::string state = stringMember(entry, "state", where);
+    if (answer.chunks.empty() || (state != "completed" && state != "input-required")) {
+      throw FixtureError{where +
+                         ".state must be \"completed\" or \"input-required\", on an answer "
+                         "with text or chunks"};
+    }
+    answer.completes = state == "completed";
   }
   return answer;
 }
@@ -115,16 +127,21 @@ Skill readSkill(const Json& entry, const std::string& where) {
     skill.artifact_name = stringMember(entry, "artifact_name", where);
   }
   if (entry.contains("working_turns")) {
-    const Json& turns = entry["working_turns"];
+    throw FixtureError{where +
+                       ".working_turns is now input_turns: a task that waits for the caller is "
+                       "input-required, since a blocking send may not return a working task"};
+  }
+  if (entry.contains("input_turns")) {
+    const Json& turns = entry["input_turns"];
     if (!turns.is_number_integer() || turns.get<std::int64_t>() < 0 ||
         turns.get<std::int64_t>() > 1000) {
-      throw FixtureError{where + ".working_turns must be an integer from 0 to 1000"};
+      throw FixtureError{where + ".input_turns must be an integer from 0 to 1000"};
     }
-    skill.working_turns = turns.get<int>();
+    skill.input_turns = turns.get<int>();
   }
   skill.progress_text = entry.contains("progress_text")
                             ? stringMember(entry, "progress_text", where)
-                            : std::string("Working on it.");
+                            : std::string("Tell me more.");
   const Json& answers = member(entry, "answers", where);
   if (!answers.is_array() || answers.empty()) {
     throw FixtureError{where + ".answers must be a non-empty array"};

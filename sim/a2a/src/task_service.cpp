@@ -1,5 +1,7 @@
 #include "agentvcr/sim/a2a/task_service.hpp"
 
+#include <algorithm>
+
 namespace agentvcr::sim::a2a {
 namespace {
 
@@ -11,13 +13,24 @@ Json dataPart(const Json& data) {
   return {{"kind", "data"}, {"data", data}};
 }
 
+/// A result as `version` sends it where several kinds may come: v0.3 says which in `kind`,
+/// v1.0 wraps the object in a member named after it (`{"task": …}`).
+Json wrapped(const char* member, Json value, WireVersion version) {
+  if (version == WireVersion::V03) {
+    return value;
+  }
+  Json wrapper = Json::object();
+  wrapper[member] = std::move(value);
+  return wrapper;
+}
+
 StreamFrame resultFrame(Json result) {
   return StreamFrame{std::move(result), std::nullopt};
 }
 
 }  // namespace
 
-std::optional<Task> TaskService::open(const SendParams& params, const Skill& skill, bool& continued,
+std::optional<Task> TaskService::open(const SendParams& params, const Skill& skill,
                                       std::optional<RpcError>& error) {
   const TimePoint now = clock_.now();
   if (params.task_id) {
@@ -37,14 +50,13 @@ std::optional<Task> TaskService::open(const SendParams& params, const Skill& ski
                              "message.contextId does not match the contextId of the task");
       return std::nullopt;
     }
-    continued = true;
     return *stored;
   }
   Task task;
   task.id = ids_.next();
   task.context_id = params.context_id ? *params.context_id : ids_.next();
   task.skill_id = skill.id;
-  task.timestamp = isoTimestamp(now);
+  task.updated = now;
   task.created = now;
   return task;
 }
@@ -80,16 +92,16 @@ TaskService::Turn TaskService::play(Task& task, Json message, std::string_view q
   }
   task.history.push_back(std::move(message));
   ++task.turns;
-  task.timestamp = isoTimestamp(clock_.now());
+  task.updated = clock_.now();
   task.status_message.reset();
-  if (profile_.allows_working_tasks && task.turns <= skill->working_turns) {
-    task.state = TaskState::Working;
+  if (profile_.interrupts_tasks && task.turns <= skill->input_turns) {
+    task.state = TaskState::InputRequired;
     task.status_message = agentMessage(task, skill->progress_text);
     return turn;
   }
-  if (answer.failure) {
-    task.state = TaskState::Failed;
-    task.status_message = agentMessage(task, *answer.failure);
+  if (answer.failure || answer.rejection) {
+    task.state = answer.failure ? TaskState::Failed : TaskState::Rejected;
+    task.status_message = agentMessage(task, answer.failure ? *answer.failure : *answer.rejection);
     return turn;
   }
   turn.chunks = answer.chunksFor(query);
@@ -108,99 +120,147 @@ TaskService::Turn TaskService::play(Task& task, Json message, std::string_view q
   }
   task.artifacts.push_back(std::move(artifact));
   task.history.push_back(agentMessage(task, text));
-  task.state = TaskState::Completed;
+  // A standard agent waits for the next message unless the answer finishes the task.
+  task.state = profile_.interrupts_tasks && !answer.completes ? TaskState::InputRequired
+                                                              : TaskState::Completed;
   return turn;
 }
 
-Json TaskService::statusUpdate(const Task& task, bool final) const {
-  Json update = Json::object();
-  update["kind"] = "status-update";
-  update["taskId"] = task.id;
-  update["contextId"] = task.context_id;
-  update["status"] = statusJson(task);
-  update["final"] = final;
-  return update;
+Task TaskService::workingOn(const Task& task, const Json& message) const {
+  Task working = task;
+  working.history.push_back(message);
+  working.state = TaskState::Working;
+  working.status_message.reset();
+  working.updated = clock_.now();
+  return working;
 }
 
-Json TaskService::artifactUpdate(const Task& task, const Json& artifact, bool append, bool last) {
+Json TaskService::statusUpdate(const Task& task, bool final, WireVersion version) {
   Json update = Json::object();
-  update["kind"] = "artifact-update";
+  if (version == WireVersion::V03) {
+    update["kind"] = "status-update";
+  }
   update["taskId"] = task.id;
   update["contextId"] = task.context_id;
-  update["artifact"] = artifact;
+  update["status"] = statusJson(task, version);
+  if (version == WireVersion::V03) {
+    update["final"] = final;  // v1.0 ends the stream instead
+  }
+  return wrapped("statusUpdate", std::move(update), version);
+}
+
+Json TaskService::artifactUpdate(const Task& task, const Json& artifact, bool append, bool last,
+                                 WireVersion version) {
+  Json update = Json::object();
+  if (version == WireVersion::V03) {
+    update["kind"] = "artifact-update";
+  }
+  update["taskId"] = task.id;
+  update["contextId"] = task.context_id;
+  update["artifact"] = artifactOut(artifact, version);
   update["append"] = append;
   update["lastChunk"] = last;
-  return update;
+  return wrapped("artifactUpdate", std::move(update), version);
 }
 
 std::optional<std::size_t> TaskService::sendHistoryLength(const SendParams& params) const {
   return profile_.honours_send_configuration ? params.history_length : std::nullopt;
 }
 
-MethodOutcome TaskService::send(const SendParams& params, const Skill& skill) {
-  bool continued = false;
+MethodOutcome TaskService::send(const SendParams& params, const Skill& skill, WireVersion version) {
   std::optional<RpcError> error;
-  std::optional<Task> task = open(params, skill, continued, error);
+  std::optional<Task> task = open(params, skill, error);
   if (!task) {
     return MethodOutcome::failed(std::move(*error));
   }
-  if (play(*task, stampedMessage(params, *task), params.query).internal_error) {
+  const Json message = stampedMessage(params, *task);
+  const bool immediate = profile_.interrupts_tasks && !params.blocking;
+  const Task before = immediate ? workingOn(*task, message) : Task{};
+  if (play(*task, message, params.query).internal_error) {
     return MethodOutcome::failed(profile_.error(Fault::InternalError));
   }
-  Json answer = taskJson(*task, sendHistoryLength(params));
+  const TaskView view{sendHistoryLength(params), true, version};
+  Json answer = wrapped("task", taskJson(immediate ? before : *task, view), version);
   store_.put(std::move(*task), clock_.now());
   return MethodOutcome::ok(std::move(answer));
 }
 
-MethodOutcome TaskService::stream(const SendParams& params, const Skill& skill) {
-  bool continued = false;
+MethodOutcome TaskService::stream(const SendParams& params, const Skill& skill,
+                                  WireVersion version) {
   std::optional<RpcError> error;
-  std::optional<Task> task = open(params, skill, continued, error);
+  std::optional<Task> task = open(params, skill, error);
   if (!task) {
     return MethodOutcome::failed(std::move(*error));  // before the stream: a plain JSON error
   }
   std::vector<StreamFrame> frames;
   const Json message = stampedMessage(params, *task);
-  Task announced = *task;  // submitted, or still working when continued
+  Task announced = *task;  // submitted, or its waiting state when continued
   announced.history.push_back(message);
-  frames.push_back(resultFrame(taskJson(announced, sendHistoryLength(params))));
-  Task working = *task;
-  working.state = TaskState::Working;
-  working.status_message.reset();
-  working.timestamp = isoTimestamp(clock_.now());
-  frames.push_back(resultFrame(statusUpdate(working, false)));
+  const TaskView view{sendHistoryLength(params), true, version};
+  frames.push_back(resultFrame(wrapped("task", taskJson(announced, view), version)));
+  frames.push_back(resultFrame(statusUpdate(workingOn(*task, message), false, version)));
 
   const Turn turn = play(*task, message, params.query);
   if (turn.internal_error) {
     frames.push_back(StreamFrame{std::nullopt, profile_.error(Fault::InternalError)});
     return MethodOutcome::streamed(std::move(frames));
   }
-  if (task->state == TaskState::Completed) {
+  if (!turn.chunks.empty()) {
     Json piece = task->artifacts.back();
     for (std::size_t i = 0; i < turn.chunks.size(); ++i) {
       piece["parts"] = Json::array({textPart(turn.chunks[i])});
       const bool last = i + 1 == turn.chunks.size() && !turn.data;
-      frames.push_back(resultFrame(artifactUpdate(*task, piece, i > 0, last)));
+      frames.push_back(resultFrame(artifactUpdate(*task, piece, i > 0, last, version)));
     }
     if (turn.data) {
       piece["parts"] = Json::array({dataPart(*turn.data)});
-      frames.push_back(resultFrame(artifactUpdate(*task, piece, true, true)));
+      frames.push_back(resultFrame(artifactUpdate(*task, piece, true, true, version)));
     }
   }
-  frames.push_back(resultFrame(statusUpdate(*task, true)));
+  frames.push_back(resultFrame(statusUpdate(*task, true, version)));
   store_.put(std::move(*task), clock_.now());
   return MethodOutcome::streamed(std::move(frames));
 }
 
-MethodOutcome TaskService::get(const TaskIdParams& params) {
+MethodOutcome TaskService::get(const TaskIdParams& params, WireVersion version) {
   const Task* task = store_.find(params.id, clock_.now());
   if (task == nullptr) {
     return MethodOutcome::failed(profile_.error(Fault::TaskNotFound, params.id));
   }
-  return MethodOutcome::ok(taskJson(*task, params.history_length));
+  return MethodOutcome::ok(taskJson(*task, {params.history_length, true, version}));
 }
 
-MethodOutcome TaskService::cancel(const TaskIdParams& params) {
+MethodOutcome TaskService::list(const ListTasksParams& params) {
+  std::vector<const Task*> matching;
+  for (const Task* task : store_.all(clock_.now())) {
+    const bool context = !params.context_id || task->context_id == *params.context_id;
+    const bool state = !params.status || *params.status == stateName(task->state, WireVersion::V10);
+    const bool recent =
+        !params.status_timestamp_after || task->updated > *params.status_timestamp_after;
+    if (context && state && recent) {
+      matching.push_back(task);
+    }
+  }
+  // Most recently changed first; among equal times, the most recently created first.
+  std::reverse(matching.begin(), matching.end());
+  std::stable_sort(matching.begin(), matching.end(),
+                   [](const Task* a, const Task* b) { return a->updated > b->updated; });
+  const std::size_t first = std::min(params.offset, matching.size());
+  const std::size_t end = std::min(first + params.page_size, matching.size());
+  Json tasks = Json::array();
+  for (std::size_t i = first; i < end; ++i) {
+    tasks.push_back(taskJson(*matching[i],
+                             {params.history_length, params.include_artifacts, WireVersion::V10}));
+  }
+  Json answer = Json::object();
+  answer["tasks"] = std::move(tasks);
+  answer["nextPageToken"] = end < matching.size() ? std::to_string(end) : std::string();
+  answer["pageSize"] = params.page_size;
+  answer["totalSize"] = matching.size();
+  return MethodOutcome::ok(std::move(answer));
+}
+
+MethodOutcome TaskService::cancel(const TaskIdParams& params, WireVersion version) {
   const TimePoint now = clock_.now();
   Task* task = store_.find(params.id, now);
   if (task == nullptr) {
@@ -211,18 +271,26 @@ MethodOutcome TaskService::cancel(const TaskIdParams& params) {
   }
   task->state = TaskState::Canceled;
   task->status_message.reset();
-  task->timestamp = isoTimestamp(now);
-  return MethodOutcome::ok(taskJson(*task));
+  task->updated = now;
+  return MethodOutcome::ok(taskJson(*task, {std::nullopt, true, version}));
 }
 
-MethodOutcome TaskService::resubscribe(const TaskIdParams& params) {
+MethodOutcome TaskService::subscribe(const TaskIdParams& params, WireVersion version) {
   const Task* task = store_.find(params.id, clock_.now());
   if (task == nullptr) {
-    return MethodOutcome::streamed(
-        {StreamFrame{std::nullopt, profile_.error(Fault::TaskNotFound, params.id)}});
+    RpcError unknown = profile_.error(Fault::TaskNotFound, params.id);
+    return version == WireVersion::V03
+               ? MethodOutcome::streamed({StreamFrame{std::nullopt, std::move(unknown)}})
+               : MethodOutcome::failed(std::move(unknown));
+  }
+  if (isTerminal(task->state)) {
+    return MethodOutcome::failed(profile_.error(
+        Fault::UnsupportedOperation, "Task " + task->id + " is in a terminal state (" +
+                                         stateName(task->state) + "): there is nothing to follow"));
   }
   return MethodOutcome::streamed(
-      {resultFrame(taskJson(*task)), resultFrame(statusUpdate(*task, true))});
+      {resultFrame(wrapped("task", taskJson(*task, {std::nullopt, true, version}), version)),
+       resultFrame(statusUpdate(*task, true, version))});
 }
 
 }  // namespace agentvcr::sim::a2a

@@ -23,6 +23,17 @@ Task* TaskStore::find(const std::string& id, TimePoint now) {
   return &stored->second;
 }
 
+std::vector<const Task*> TaskStore::all(TimePoint now) const {
+  std::vector<const Task*> live;
+  for (const std::string& id : creation_order_) {
+    auto stored = tasks_.find(id);
+    if (stored != tasks_.end() && !expired(stored->second, now)) {
+      live.push_back(&stored->second);
+    }
+  }
+  return live;
+}
+
 void TaskStore::dropExpired(TimePoint now) {
   while (!creation_order_.empty()) {
     auto oldest = tasks_.find(creation_order_.front());

@@ -4,7 +4,9 @@
 //   1. record: SDK client -> `agentvcr record` -> SDK server (sdk-server.mjs, legacy v0.3 wire),
 //      then the archive is read back with the sqlite3 CLI;
 //   2. replay: a fresh SDK client -> `agentvcr replay` of that archive: the same answers;
-//   3. mock:   SDK client -> `agentvcr mock a2a --profile magisterium`.
+//   3. mock:   SDK client -> `agentvcr mock a2a --profile magisterium`;
+//   4. v1.0:   the SDK client on its native A2A v1.0 wire -> `agentvcr mock a2a --profile
+//      standard`, directly and through `agentvcr record`, then `agentvcr replay` of that archive.
 //
 //   AGENTVCR=build/dev/cli/agentvcr node --test tests/e2e/a2a/a2a.test.mjs
 //
@@ -17,6 +19,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -767,5 +770,173 @@ describe('mock: SDK client -> agentvcr mock a2a --profile magisterium', () => {
     } finally {
       await stopProcess(old);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Topology 4: the SDK client on the v1.0 wire -> agentvcr mock a2a --profile standard, directly
+// and through agentvcr record; then agentvcr replay of what was recorded
+
+describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and replayed', () => {
+  const V1_CARD_PATH = '/.well-known/agent-card.json';
+  const v1Archive = path.join(work, 'a2a-v1.sqlite');
+  // Same seed, same fixed clock: both mocks must answer the same requests with the same bytes.
+  const reproducible = ['--seed', '11', '--clock', 'fixed:2026-12-03T09:00:00Z'];
+  const startStandard = (name, extra = []) => startProcess(name, AGENTVCR, [
+    'mock', 'a2a', '--profile', 'standard', '--listen', '127.0.0.1:0', '--stream-delay-ms', '20',
+    '--ready-file', path.join(work, `${name}.url`), ...reproducible, ...extra,
+  ], { readyFile: path.join(work, `${name}.url`) });
+  const v1Message = (messageId, text, { taskId = '', skillId = 'echo' } = {}) => {
+    const params = message(messageId, text, { skillId });
+    params.message.taskId = taskId;
+    return params;
+  };
+
+  // A port nothing listens on right now, for the recorder: the mock behind it must name the
+  // recorder's address in its card before the recorder exists.
+  const freePort = () => new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+  const direct = { log: [] };
+  const proxied = { log: [] };
+  let directMock;
+  let proxiedMock;
+  let recorder;
+
+  // The conversation of the issue, on the v1.0 wire: SendMessage -> GetTask -> CancelTask, then
+  // a streamed story. Returns what the client got.
+  async function converse(client) {
+    const sent = await client.sendMessage(v1Message('v1-m-1', 'Hello from v1.0'), noAuth);
+    const got = await client.getTask(taskQuery(sent.id), noAuth);
+    const canceled = await client.cancelTask(cancelQuery(sent.id), noAuth);
+    const again = await rpcError(client.cancelTask(cancelQuery(sent.id), noAuth));
+    const stream = [];
+    for await (const event of client.sendMessageStream(
+      v1Message('v1-m-2', 'Tell me a story', { skillId: 'story' }), noAuth)) {
+      stream.push({ kind: event.payload?.$case, value: event.payload?.value });
+    }
+    return { sent, got, canceled, again, stream };
+  }
+
+  before(hook(async () => {
+    directMock = await startStandard('mock-v1-direct');
+    direct.client = await clientFactory(direct.log).createFromUrl(directMock.url, V1_CARD_PATH);
+    const port = await freePort();
+    const recorderUrl = `http://127.0.0.1:${port}`;
+    proxiedMock = await startStandard('mock-v1-proxied',
+                                      ['--public-url', `${recorderUrl}${RPC_PATH}`]);
+    const recordReady = path.join(work, 'record-v1.url');
+    recorder = await startProcess('record-v1', AGENTVCR, [
+      'record', '--upstream', proxiedMock.url, '--listen', `127.0.0.1:${port}`, '--db', v1Archive,
+      '--ready-file', recordReady, '--no-probe', '--session', 'a2a-v1-e2e',
+    ], { readyFile: recordReady });
+    proxied.client = await clientFactory(proxied.log).createFromUrl(recorder.url, V1_CARD_PATH);
+  }), HOOK);
+
+  after(async () => {
+    await stopProcess(recorder);
+    await stopProcess(proxiedMock);
+    await stopProcess(directMock);
+  }, HOOK);
+
+  step('the card leads the SDK client to the v1.0 wire, at the mock and through the proxy', () => {
+    for (const [side, base] of [[direct, directMock.url], [proxied, recorder.url]]) {
+      const card = side.log[0].response;
+      assert.equal(card.supportedInterfaces[0].protocolVersion, '1.0');
+      assert.equal(card.supportedInterfaces[0].url, `${base}${RPC_PATH}`);
+      assert.equal(side.client.protocolVersion, '1.0');
+    }
+  });
+
+  step('SendMessage -> GetTask -> CancelTask: input-required, the same task, canceled', async () => {
+    direct.got = await converse(direct.client);
+    const { sent, got, canceled, again, stream } = direct.got;
+    assert.equal(sent.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.deepEqual(textOf(sent.artifacts[0].parts), ['You said: Hello from v1.0']);
+    assert.equal(got.id, sent.id);
+    assert.equal(got.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.equal(canceled.status.state, TaskState.TASK_STATE_CANCELED);
+    assert.equal(again.code, -32002);
+    assert.deepEqual(stream.map((e) => e.kind),
+                     ['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate',
+                      'artifactUpdate', 'statusUpdate']);
+    assert.equal(stream.at(-1).value.status.state, TaskState.TASK_STATE_COMPLETED);
+    const rpcs = direct.log.filter((entry) => entry.rpc);
+    assert.deepEqual(rpcs.map((entry) => entry.rpc.method),
+                     ['SendMessage', 'GetTask', 'CancelTask', 'CancelTask',
+                      'SendStreamingMessage']);
+    for (const entry of rpcs) {
+      assert.equal(entry.headers['a2a-version'], '1.0');
+      assert.equal(entry.responseText?.includes('"kind"') ?? false, false, 'ProtoJSON has no kind');
+    }
+  });
+
+  step('through agentvcr record: byte-identical answers', async () => {
+    proxied.got = await converse(proxied.client);
+    const answers = (log) => log.filter((entry) => entry.rpc && entry.responseText !== undefined)
+      .map((entry) => entry.responseText);
+    const [mine, theirs] = [answers(direct.log), answers(proxied.log)];
+    assert.equal(mine.length, 4);
+    assert.deepEqual(theirs, mine);
+    assert.deepEqual(proxied.got, direct.got);
+  });
+
+  step('the archive decodes the v1.0 calls into the same columns as v0.3 ones', async () => {
+    await stopProcess(recorder);
+    const rows = JSON.parse(execFileSync('sqlite3', ['-json', v1Archive,
+      `SELECT method, wire_version, rpc_id, task_id, task_state, task_state_norm, result_kind,
+              error_code
+         FROM a2a_calls ORDER BY id`], { encoding: 'utf8' }));
+    assert.deepEqual(rows.map((r) => [r.method, r.wire_version, r.task_state, r.task_state_norm,
+                                      r.result_kind, r.error_code]), [
+      ['SendMessage', '1.0', 'TASK_STATE_INPUT_REQUIRED', 'input-required', 'task', null],
+      ['GetTask', '1.0', 'TASK_STATE_INPUT_REQUIRED', 'input-required', 'task', null],
+      ['CancelTask', '1.0', 'TASK_STATE_CANCELED', 'canceled', 'task', null],
+      ['CancelTask', '1.0', null, null, null, -32002],
+      ['SendStreamingMessage', '1.0', 'TASK_STATE_COMPLETED', 'completed', 'status-update', null],
+    ]);
+    const taskId = direct.got.sent.id;
+    assert.deepEqual(rows.slice(0, 4).map((r) => r.task_id), [taskId, taskId, taskId, taskId]);
+  });
+
+  describe('agentvcr replay of the v1.0 archive', () => {
+    let replay;
+    let client;
+    const log = [];
+
+    before(hook(async () => {
+      replay = await startProcess('replay-v1', AGENTVCR, [
+        'replay', '--db', v1Archive, '--listen', '127.0.0.1:0', '--sse-pace', 'fast',
+        '--ready-file', path.join(work, 'replay-v1.url'),
+      ], { readyFile: path.join(work, 'replay-v1.url') });
+      client = await clientFactory(log).createFromUrl(replay.url, V1_CARD_PATH);
+    }), HOOK);
+
+    after(() => stopProcess(replay), HOOK);
+
+    step('the SDK client gets the same conversation back, stream included', async () => {
+      assert.equal(client.protocolVersion, '1.0');
+      assert.deepEqual(await converse(client), direct.got);
+    });
+
+    step('a GetTask under the caller\'s own JSON-RPC id is answered with that id', async () => {
+      const body = { jsonrpc: '2.0', id: 'caller-7', method: 'GetTask',
+                     params: { id: direct.got.sent.id } };
+      const response = await fetch(`${replay.url}${RPC_PATH}`, {
+        method: 'POST', body: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      });
+      const answer = await response.json();
+      assert.equal(answer.id, 'caller-7');
+      const recorded = JSON.parse(direct.log.filter((e) => e.rpc?.method === 'GetTask')[0]
+        .responseText);
+      assert.deepEqual({ ...answer, id: recorded.id }, recorded);
+    });
   });
 });

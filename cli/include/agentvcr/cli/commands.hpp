@@ -60,6 +60,8 @@ struct MockA2aCommand {
   std::string tokens_file;          ///< more tokens, `TOKEN [PLAN]` per line
   proxy::ServerOptions server;
   std::string ready_file;  ///< written with "http://host:port" once listening
+  /// `--clock fixed:TIME`: every reading of the mock's clock; the system clock when absent.
+  std::optional<sim::a2a::TimePoint> fixed_clock;
 };
 
 /// Serves the mock until SIGINT or SIGTERM. Throws std::runtime_error for unreadable

@@ -17,6 +17,29 @@ TEST(IsoTimestamp, WritesUtcWithMilliseconds) {
   EXPECT_EQ(isoTimestamp(TimePoint{}), "1970-01-01T00:00:00.000Z");
 }
 
+TEST(IsoTimestamp, ReadsRfc3339WithFractionsAndOffsets) {
+  EXPECT_EQ(parseIsoTimestamp("2025-01-01T00:00:00Z"), kStart);
+  EXPECT_EQ(parseIsoTimestamp("2025-01-01t00:00:00.25z"), kStart + 250ms);
+  EXPECT_EQ(parseIsoTimestamp("2025-01-01T02:30:00+02:30"), kStart);
+  EXPECT_EQ(parseIsoTimestamp("2024-12-31T23:00:00-01:00"), kStart);
+  EXPECT_EQ(parseIsoTimestamp(isoTimestamp(kStart + 1234ms)), kStart + 1234ms);
+  for (const char* bad : {"", "2025-01-01", "2025-01-01T00:00:00", "2025-02-30T00:00:00Z",
+                          "2025-01-01T24:00:00Z", "2025-01-01T00:00:00.Z", "2025-01-01T00:00:00Zx",
+                          "2025-01-01 00:00:00Z", "2025-01-01T00:00:00+0200"}) {
+    EXPECT_FALSE(parseIsoTimestamp(bad)) << bad;
+  }
+}
+
+TEST(WireVersion, ReadsMajorMinorWithAnOptionalPatch) {
+  EXPECT_EQ(versionFromText("1.0"), WireVersion::V10);
+  EXPECT_EQ(versionFromText(" 1.0.2 "), WireVersion::V10);
+  EXPECT_EQ(versionFromText("0.3"), WireVersion::V03);
+  EXPECT_EQ(versionFromText("0.3.0"), WireVersion::V03);
+  for (const char* other : {"", "1", "1.1", "10.0", "1.0.", "1.0.x", "0.2.6", "2.0"}) {
+    EXPECT_FALSE(versionFromText(other)) << other;
+  }
+}
+
 TEST(ManualClock, MovesOnlyWhenTold) {
   ManualClock clock(kStart);
   EXPECT_EQ(clock.now(), kStart);

@@ -158,7 +158,7 @@ TEST(Routes, ConfigsTheEngineCannotServeAreRefusedAtStart) {
   MockConfig working = testing::standardConfig();
   working.profile = ProfileKind::Magisterium;
   EXPECT_THROW(MockEngine(std::move(working), clock), std::invalid_argument)
-      << "long_task stays working; Magisterium's skills are synchronous";
+      << "long_task asks for input; Magisterium's skills are synchronous";
   EXPECT_THROW(MockEngine(MockConfig{}, clock), std::invalid_argument) << "no skills";
 }
 

@@ -24,17 +24,24 @@ TEST(BundledFixtures, MagisteriumHasTheTenSkillsWithTheirTiers) {
     ASSERT_NE(skill, nullptr) << id;
     EXPECT_EQ(skill->tier, std::string(id) == "catholic_qa" ? Tier::Expensive : Tier::Default)
         << id;
-    EXPECT_EQ(skill->working_turns, 0) << id;
+    EXPECT_EQ(skill->input_turns, 0) << id;
   }
 }
 
-TEST(BundledFixtures, StandardHasAWorkingSkillAndAStreamingOne) {
+TEST(BundledFixtures, StandardHasAMultiTurnSkillAStreamingOneAndWaysToEndATask) {
   Fixtures fixtures = testing::bundledFixtures("standard");
-  EXPECT_EQ(fixtures.skills.defaultSkill().id, "echo");
+  const Skill& echo = fixtures.skills.defaultSkill();
+  EXPECT_EQ(echo.id, "echo");
+  EXPECT_FALSE(echo.answerFor("hello").completes) << "a plain message leaves the task waiting";
+  EXPECT_TRUE(echo.answerFor("hello [complete]").completes);
+  EXPECT_TRUE(echo.answerFor("hello [fail]").failure);
+  EXPECT_TRUE(echo.answerFor("hello [reject]").rejection);
   ASSERT_NE(fixtures.skills.find("long_task"), nullptr);
-  EXPECT_EQ(fixtures.skills.find("long_task")->working_turns, 1);
+  EXPECT_EQ(fixtures.skills.find("long_task")->input_turns, 1);
   ASSERT_NE(fixtures.skills.find("story"), nullptr);
   EXPECT_EQ(fixtures.skills.find("story")->answers[0].chunks.size(), 3u);
+  EXPECT_TRUE(fixtures.skills.find("story")->answers[0].completes);
+  EXPECT_FALSE(fixtures.extended_card) << "the bundled fixtures configure no extended card";
 }
 
 TEST(SkillTable, PicksTheFirstMatchingAnswerCaseInsensitivelyAndFillsTheQuery) {
@@ -56,11 +63,20 @@ TEST(SkillTable, LoaderFaultsNameTheField) {
   EXPECT_EQ(load(head + R"("answers":[{"match":"x","text":"t"}]}]})").error,
             "skills[0].answers: the last answer must have no match (the fallback)");
   EXPECT_EQ(load(head + R"("answers":[{"text":"t","fail":"f"}]}]})").error,
-            "skills[0].answers[0] needs exactly one of text, chunks, fail, internal_error");
+            "skills[0].answers[0] needs exactly one of text, chunks, fail, reject, internal_error");
+  EXPECT_EQ(load(head + R"("answers":[{"fail":"f","state":"completed"}]}]})").error,
+            "skills[0].answers[0].state must be \"completed\" or \"input-required\", on an "
+            "answer with text or chunks");
+  EXPECT_EQ(load(head + R"("answers":[{"text":"t","state":"done"}]}]})").error,
+            "skills[0].answers[0].state must be \"completed\" or \"input-required\", on an "
+            "answer with text or chunks");
   EXPECT_EQ(load(head + R"("tier":"cheap","answers":[{"text":"t"}]}]})").error,
             "skills[0].tier must be \"default\" or \"expensive\"");
-  EXPECT_EQ(load(head + R"("working_turns":-1,"answers":[{"text":"t"}]}]})").error,
-            "skills[0].working_turns must be an integer from 0 to 1000");
+  EXPECT_EQ(load(head + R"("input_turns":-1,"answers":[{"text":"t"}]}]})").error,
+            "skills[0].input_turns must be an integer from 0 to 1000");
+  EXPECT_EQ(load(head + R"("working_turns":1,"answers":[{"text":"t"}]}]})").error,
+            "skills[0].working_turns is now input_turns: a task that waits for the caller is "
+            "input-required, since a blocking send may not return a working task");
   EXPECT_EQ(load(head + R"("answers":[]}]})").error, "skills[0].answers must be a non-empty array");
   EXPECT_EQ(load(R"({"default_skill":"nope","skills":[{"id":"qa","name":"QA","description":"d",
     "answers":[{"text":"t"}]}]})")
@@ -76,6 +92,10 @@ TEST(SkillTable, LoaderFaultsNameTheField) {
 TEST(Fixtures, ReportWhichFileIsWrong) {
   EXPECT_EQ(fixturesFromText("[]", "{}").error, "card.json: not a JSON object");
   EXPECT_EQ(fixturesFromText("{}", "{").error, "skills.json: not valid JSON");
+  const std::string skills = R"({"default_skill":"qa","skills":[{"id":"qa","name":"QA",)"
+                             R"("description":"d","answers":[{"text":"t"}]}]})";
+  EXPECT_EQ(fixturesFromText("{}", skills, std::string_view("[1]")).error,
+            "extended-card.json: not a JSON object");
   EXPECT_EQ(loadFixturesDir("/nonexistent").error, "cannot read /nonexistent/card.json");
 }
 

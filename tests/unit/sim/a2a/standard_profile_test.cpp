@@ -1,5 +1,6 @@
-// The standard (A2A v0.3) profile: its error codes, tasks that stay working, cancel,
-// continuation by taskId and contextId, historyLength, and streaming.
+// The standard profile on the v0.3 wire: its error codes, tasks that wait in input-required,
+// cancel, continuation by taskId and contextId, historyLength, and streaming. The same
+// profile's JSON-RPC rules, lifecycle and v1.0 wire are in conformance_test.cpp.
 
 #include <gtest/gtest.h>
 
@@ -64,7 +65,7 @@ class StandardProfile : public ::testing::Test {
 
 TEST_F(StandardProfile, NeedsNoTokenAndFallsBackToTheDefaultSkill) {
   Json task = mock_.send(withSkill(userMessage("hi"), "tarot"), "");
-  EXPECT_EQ(task["status"]["state"], "completed");
+  EXPECT_EQ(task["status"]["state"], "input-required");
   EXPECT_EQ(task["metadata"]["skillId"], "echo");
   EXPECT_EQ(
       task["artifacts"][0]["parts"],
@@ -72,7 +73,7 @@ TEST_F(StandardProfile, NeedsNoTokenAndFallsBackToTheDefaultSkill) {
 }
 
 TEST_F(StandardProfile, StandardErrorCodes) {
-  Json task = mock_.send(userMessage("hi"), "");
+  Json task = mock_.send(userMessage("hi [complete]"), "");
   const std::string id = task["id"];
   EXPECT_EQ(errorOf(taskRequest("tasks/cancel", id)),
             parse(R"({"code":-32002,"message":"Task not cancelable: )" + id + R"("})"));
@@ -114,15 +115,15 @@ TEST_F(StandardProfile, NonJsonContentTypeIs32005) {
       << "no Content-Type at all is accepted";
 }
 
-TEST_F(StandardProfile, WorkingTaskCanBeCanceledOnce) {
+TEST_F(StandardProfile, WaitingTaskCanBeCanceledOnce) {
   Json task = mock_.send(withSkill(userMessage("start"), "long_task"), "");
-  EXPECT_EQ(task["status"]["state"], "working");
+  EXPECT_EQ(task["status"]["state"], "input-required");
   EXPECT_EQ(task["status"]["message"]["parts"][0]["text"],
-            "Still working. Send another message on this task to finish it.");
+            "Tell me more. Send another message on this task to finish it.");
   EXPECT_FALSE(task.contains("artifacts"));
   EXPECT_EQ(task["history"].size(), 1u);
   EXPECT_EQ(mock_.call(taskRequest("tasks/get", task["id"]), "")["result"]["status"]["state"],
-            "working");
+            "input-required");
   mock_.clock().advance(5s);
   Json canceled = mock_.call(taskRequest("tasks/cancel", task["id"]), "")["result"];
   EXPECT_EQ(canceled["status"],
@@ -133,7 +134,7 @@ TEST_F(StandardProfile, WorkingTaskCanBeCanceledOnce) {
             "canceled");
 }
 
-TEST_F(StandardProfile, FollowUpByTaskIdFinishesAWorkingTask) {
+TEST_F(StandardProfile, FollowUpByTaskIdFinishesAWaitingTask) {
   Json task = mock_.send(withSkill(userMessage("start"), "long_task"), "");
   Json done = mock_.send(followUp("go on", task["id"], "m-2"), "");
   EXPECT_EQ(done["id"], task["id"]);
@@ -251,22 +252,23 @@ TEST_F(StandardProfile, StreamSendsTheDataPartAsTheLastChunk) {
   EXPECT_EQ(results[4]["result"]["lastChunk"], true);
 }
 
-TEST_F(StandardProfile, StreamOfAWorkingTaskEndsWorkingAndResumesOnFollowUp) {
+TEST_F(StandardProfile, StreamOfAMultiTurnTaskEndsWaitingAndResumesOnFollowUp) {
   std::vector<Json> first =
       events(mock_.post(streamRequest(withSkill(userMessage("start"), "long_task")), ""), 1);
   ASSERT_EQ(first.size(), 3u);
   const Json task_id = first[0]["result"]["id"];
-  EXPECT_EQ(first[2]["result"]["status"]["state"], "working");
+  EXPECT_EQ(first[2]["result"]["status"]["state"], "input-required");
   EXPECT_EQ(first[2]["result"]["status"]["message"]["parts"][0]["text"],
-            "Still working. Send another message on this task to finish it.");
+            "Tell me more. Send another message on this task to finish it.");
   EXPECT_EQ(first[2]["result"]["final"], true);
 
   std::vector<Json> second =
       events(mock_.post(streamRequest(followUp("go", task_id, "m-2")), ""), 1);
   ASSERT_EQ(second.size(), 5u);
   EXPECT_EQ(second[0]["result"]["kind"], "task");
-  EXPECT_EQ(second[0]["result"]["status"]["state"], "working");
+  EXPECT_EQ(second[0]["result"]["status"]["state"], "input-required") << "as it waited";
   EXPECT_EQ(second[0]["result"]["history"].size(), 2u) << "both user messages";
+  EXPECT_EQ(second[1]["result"]["status"]["state"], "working");
   EXPECT_EQ(second[2]["result"]["kind"], "artifact-update");
   EXPECT_EQ(second[4]["result"]["status"]["state"], "completed");
 }

@@ -8,12 +8,21 @@
 
 namespace agentvcr::sim::a2a {
 
-/// The agent card the mock serves: `protocolVersion` from the profile, the fixture's fields,
-/// `url` (the JSON-RPC endpoint clients should call), `preferredTransport` for v0.3 cards only
-/// (v0.2.x had none), the skills of the table, and capabilities: Magisterium's fixed ones
-/// (no streaming, no push, state history) or, in the standard profile, the fixture's.
+/// The agent card the mock serves:
+/// - v0.3: `protocolVersion` from the profile, `url` (the JSON-RPC endpoint clients should
+///   call) and `preferredTransport` (0.3 cards only; v0.2.x had none);
+/// - v1.0: `supportedInterfaces`, one JSON-RPC entry per version served, 1.0 first;
+/// - the fixture's fields, the skills of the table, and capabilities: Magisterium's fixed ones
+///   (no streaming, no push, state history) or, in the standard profile, the fixture's, with
+///   `extendedAgentCard` (v1.0) and `supportsAuthenticatedExtendedCard` (v0.3) when `extended`
+///   says the fixtures configure an extended card.
 Json buildCard(const Json& card_template, const Profile& profile, const SkillTable& skills,
-               const std::string& url);
+               const std::string& url, bool extended = false);
+
+/// The extended card: the public card with the members of `extension` (the fixture's
+/// extended-card.json) in place of the template's, and its `skills` added to the table's.
+Json buildExtendedCard(const Json& card_template, const Json& extension, const Profile& profile,
+                       const SkillTable& skills, const std::string& url);
 
 /// Whether `card` advertises streaming (capabilities.streaming is true).
 bool cardStreams(const Json& card);

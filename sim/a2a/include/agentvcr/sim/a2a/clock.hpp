@@ -3,7 +3,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace agentvcr::sim::a2a {
 
@@ -44,5 +46,10 @@ class ManualClock final : public Clock {
 /// ISO 8601 in UTC with milliseconds, as A2A servers write `status.timestamp`:
 /// "2025-01-01T00:00:00.000Z".
 std::string isoTimestamp(TimePoint when);
+
+/// Reads an RFC 3339 timestamp: "2025-01-01T00:00:00Z", with optional fractional seconds and
+/// a "Z" or "+HH:MM"/"-HH:MM" offset; a lower-case "t" or "z" is accepted too. nullopt for
+/// anything else, including dates that do not exist.
+std::optional<TimePoint> parseIsoTimestamp(std::string_view text);
 
 }  // namespace agentvcr::sim::a2a

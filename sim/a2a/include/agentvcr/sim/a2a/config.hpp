@@ -10,6 +10,7 @@
 #include "agentvcr/sim/a2a/profile.hpp"
 #include "agentvcr/sim/a2a/rate_limiter.hpp"
 #include "agentvcr/sim/a2a/tokens.hpp"
+#include "agentvcr/sim/a2a/wire.hpp"
 
 namespace agentvcr::sim::a2a {
 
@@ -20,6 +21,9 @@ struct MockConfig {
   /// card reportedly declares, which makes @a2a-js/sdk 1.3.0 speak v1.0). The standard profile
   /// always declares "0.3.0".
   std::string card_version = "0.3.0";
+  /// The A2A versions the standard profile serves; the `A2A-Version` header picks one per
+  /// request. Magisterium serves v0.3 only, whatever this says.
+  std::vector<WireVersion> a2a_versions = {WireVersion::V03, WireVersion::V10};
   Fixtures fixtures;
 
   /// Accepted Bearer tokens and their plans (Magisterium profile only).

@@ -14,6 +14,9 @@ namespace agentvcr::sim::a2a {
 struct Fixtures {
   Json card_template;
   SkillTable skills;
+  /// extended-card.json, when the folder has one: what the extended card adds to the public
+  /// one (standard profile). Without it the extended-card methods answer -32007.
+  std::optional<Json> extended_card;
 };
 
 struct FixturesLoad {
@@ -21,10 +24,11 @@ struct FixturesLoad {
   std::string error;  ///< names the file and the fault
 };
 
-/// Builds fixtures from the texts of card.json and skills.json.
-FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text);
+/// Builds fixtures from the texts of card.json, skills.json and extended-card.json (when given).
+FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text,
+                              std::optional<std::string_view> extended_card_text = std::nullopt);
 
-/// Reads `dir`/card.json and `dir`/skills.json.
+/// Reads `dir`/card.json, `dir`/skills.json and, when present, `dir`/extended-card.json.
 FixturesLoad loadFixturesDir(const std::string& dir);
 
 }  // namespace agentvcr::sim::a2a

@@ -19,9 +19,10 @@ struct Envelope {
   std::string problem;
 };
 
-/// Reads the envelope of a parsed body. A batch (array) or any non-object is a problem: A2A
-/// has no batches.
-Envelope readEnvelope(const Json& document);
+/// Reads the envelope of one request object. Any non-object is a problem: a profile that takes
+/// batches reads each element on its own. Without `requires_id`, a request with no `id` is
+/// answered with id null (A2A has no notifications, so every request gets an answer).
+Envelope readEnvelope(const Json& document, bool requires_id);
 
 /// `{"jsonrpc":"2.0","id":…,"result":…}`; `id` keeps its JSON type.
 std::string resultBody(const Json& id, const Json& result);

@@ -12,28 +12,33 @@ namespace agentvcr::sim::a2a {
 
 /// One canned answer of a skill. It applies when `match` is absent or occurs in the query
 /// (ASCII case-insensitive), and does exactly one of: answer (`chunks`, plus an optional `data`
-/// part), fail the task with `failure` in `status.message`, or simulate an unexpected server
-/// fault (-32603).
+/// part), fail the task with `failure` in `status.message`, reject it with `rejection`, or
+/// simulate an unexpected server fault (-32603).
 struct Answer {
   std::optional<std::string> match;  ///< lower case
   std::vector<std::string> chunks;   ///< the answer text in the pieces a stream sends
   std::optional<Json> data;          ///< the data part beside the text, e.g. {"citations": [...]}
   std::optional<std::string> failure;
+  std::optional<std::string> rejection;
   bool internal_error = false;
+  /// The answer completes the task. Otherwise a standard agent waits in input-required for
+  /// the next message (Magisterium's tasks always complete).
+  bool completes = false;
 
   /// The chunks with every "{query}" replaced by `query`.
   std::vector<std::string> chunksFor(std::string_view query) const;
 };
 
 /// A skill as the fixtures describe it: its entry on the agent card, its rate tier, and its
-/// canned answers. In the standard profile a skill may leave its task `working` for the first
-/// `working_turns` messages, reporting `progress_text` in `status.message`.
+/// canned answers. In the standard profile a skill may ask for more input on the first
+/// `input_turns` messages of a task, with `progress_text` in `status.message`, before it
+/// answers.
 struct Skill {
   std::string id;
   Json card_entry;  ///< id, name, description, tags and the optional card fields
   Tier tier = Tier::Default;
   std::string artifact_name = "answer";
-  int working_turns = 0;
+  int input_turns = 0;
   std::string progress_text;
   std::vector<Answer> answers;  ///< tried in order; the last one matches every query
 

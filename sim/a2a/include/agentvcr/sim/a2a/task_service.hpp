@@ -35,40 +35,47 @@ struct MethodOutcome {
 };
 
 /// Executes the task methods on checked params: creates and continues tasks by playing the
-/// skills' canned answers, and reads and cancels stored tasks. Every state change happens at
-/// once, also for a stream, whose events are only delivered later. Not thread-safe.
+/// skills' canned answers, and reads, lists and cancels stored tasks. Each answer is written
+/// in the version the request spoke. Every state change happens at once, also for a stream or
+/// a non-blocking send, whose answers only describe the way there. Not thread-safe.
 class TaskService {
  public:
   TaskService(const Profile& profile, const SkillTable& skills, TaskStore& store, IdGenerator& ids,
               const Clock& clock)
       : profile_(profile), skills_(skills), store_(store), ids_(ids), clock_(clock) {}
 
-  /// message/send: the task the message starts (with `skill`) or continues (message.taskId).
-  MethodOutcome send(const SendParams& params, const Skill& skill);
+  /// message/send, SendMessage: the task the message starts (with `skill`) or continues
+  /// (message.taskId). A caller that does not block gets the task as `working`.
+  MethodOutcome send(const SendParams& params, const Skill& skill, WireVersion version);
 
-  /// message/stream: the same turn as send(), told as events: the Task, `working`, the
-  /// artifact chunks, and a final status-update.
-  MethodOutcome stream(const SendParams& params, const Skill& skill);
+  /// message/stream, SendStreamingMessage: the same turn as send(), told as events: the Task,
+  /// `working`, the artifact chunks, and a final status-update.
+  MethodOutcome stream(const SendParams& params, const Skill& skill, WireVersion version);
 
-  MethodOutcome get(const TaskIdParams& params);
-  MethodOutcome cancel(const TaskIdParams& params);
+  MethodOutcome get(const TaskIdParams& params, WireVersion version);
 
-  /// tasks/resubscribe: the Task and its current status as a final event; an unknown task is
-  /// an error event, as SDK servers send it.
-  MethodOutcome resubscribe(const TaskIdParams& params);
+  /// ListTasks (v1.0): the tasks that match, most recently changed first, one page at a time.
+  MethodOutcome list(const ListTasksParams& params);
+
+  /// Moves a task that is not terminal to canceled; a terminal one is TaskNotCancelable.
+  MethodOutcome cancel(const TaskIdParams& params, WireVersion version);
+
+  /// tasks/resubscribe, SubscribeToTask: the Task and its current status as a final event. A
+  /// terminal task is UnsupportedOperation. An unknown task is an error event in v0.3, as SDK
+  /// servers send it, and a plain error in v1.0.
+  MethodOutcome subscribe(const TaskIdParams& params, WireVersion version);
 
  private:
   /// What one turn of a skill produced, beyond the task's new state.
   struct Turn {
     bool internal_error = false;
-    std::vector<std::string> chunks;  ///< the answer text, completed turns only
+    std::vector<std::string> chunks;  ///< the answer text, answered turns only
     std::optional<Json> data;
     std::string artifact_id;
   };
 
-  /// The task a message starts, or the stored one it continues (`continued` set), or the
-  /// error that stops it.
-  std::optional<Task> open(const SendParams& params, const Skill& skill, bool& continued,
+  /// The task a message starts, or the stored one it continues, or the error that stops it.
+  std::optional<Task> open(const SendParams& params, const Skill& skill,
                            std::optional<RpcError>& error);
 
   /// The user's message as stored: with the task's contextId and taskId.
@@ -77,11 +84,16 @@ class TaskService {
   /// Plays one turn of the task's skill on `message`, changing `task`.
   Turn play(Task& task, Json message, std::string_view query);
 
-  Json agentMessage(const Task& task, const std::string& text);
-  Json statusUpdate(const Task& task, bool final) const;
-  static Json artifactUpdate(const Task& task, const Json& artifact, bool append, bool last);
+  /// `task` as it looks while the agent works on `message`: what a stream says second and a
+  /// non-blocking send answers.
+  Task workingOn(const Task& task, const Json& message) const;
 
-  /// The history length a message/send answer is cut to.
+  Json agentMessage(const Task& task, const std::string& text);
+  static Json statusUpdate(const Task& task, bool final, WireVersion version);
+  static Json artifactUpdate(const Task& task, const Json& artifact, bool append, bool last,
+                             WireVersion version);
+
+  /// The history length a send answer is cut to.
   std::optional<std::size_t> sendHistoryLength(const SendParams& params) const;
 
   const Profile& profile_;

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "agentvcr/sim/a2a/clock.hpp"
 #include "agentvcr/sim/a2a/task.hpp"
@@ -24,6 +25,9 @@ class TaskStore {
 
   /// The task, while now < created + retention; nullptr when unknown or expired.
   Task* find(const std::string& id, TimePoint now);
+
+  /// Every task not expired at `now`, in the order they were created.
+  std::vector<const Task*> all(TimePoint now) const;
 
   std::size_t size() const { return tasks_.size(); }
 
