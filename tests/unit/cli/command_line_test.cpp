@@ -396,6 +396,55 @@ TEST_F(CommandLineTest, MockA2aRefusesZeroRates) {
   EXPECT_NE(err.find("the rate numbers must be at least 1"), std::string::npos) << err;
 }
 
+TEST_F(CommandLineTest, MockA2aStandardServesBothVersionsOnTheSystemClockByDefault) {
+  using sim::a2a::WireVersion;
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "a2a", "--profile", "standard"});
+  EXPECT_EQ(a2a.command->config.a2a_versions,
+            (std::vector<WireVersion>{WireVersion::V03, WireVersion::V10}));
+  EXPECT_FALSE(a2a.command->fixed_clock);
+}
+
+TEST_F(CommandLineTest, MockA2aStandardServesOneVersionOnAStoppedClock) {
+  using sim::a2a::WireVersion;
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "a2a", "--profile", "standard", "--a2a-version", "1.0", "--clock",
+                 "fixed:2026-01-01T00:00:00Z"});
+  EXPECT_EQ(a2a.command->config.a2a_versions, std::vector<WireVersion>{WireVersion::V10});
+  EXPECT_EQ(a2a.command->fixed_clock, sim::a2a::parseIsoTimestamp("2026-01-01T00:00:00Z"));
+}
+
+TEST_F(CommandLineTest, MockA2aStandardServesOnlyV03WhenAsked) {
+  using sim::a2a::WireVersion;
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "a2a", "--profile", "standard", "--a2a-version", "0.3"});
+  EXPECT_EQ(a2a.command->config.a2a_versions, std::vector<WireVersion>{WireVersion::V03});
+}
+
+TEST_F(CommandLineTest, MockA2aRefusesAClockThatIsNotFixedToATime) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] =
+      usageError({"mock", "a2a", "--profile", "standard", "--clock", "fixed:tomorrow"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_NE(err.find("--clock must be `system` or `fixed:` and an RFC 3339 time"),
+            std::string::npos)
+      << err;
+}
+
+TEST_F(CommandLineTest, MockA2aMagisteriumTakesNoA2aVersion) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] = usageError({"mock", "a2a", "--no-auth", "--a2a-version", "1.0"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_NE(err.find("--a2a-version applies to the standard profile only"), std::string::npos)
+      << err;
+}
+
+TEST_F(CommandLineTest, MockA2aRefusesAnUnknownA2aVersion) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  EXPECT_EQ(parse({"mock", "a2a", "--profile", "standard", "--a2a-version", "2.0"}),
+            kValidationError);
+}
+
 TEST_F(CommandLineTest, MockA2aRefusesAnUnknownProfile) {
   registerMockA2a(*registerMock(app_), invocation_);
   EXPECT_EQ(parse({"mock", "a2a", "--profile", "grand"}), kValidationError);
