@@ -94,8 +94,9 @@ bool isEventStream(const store::ExchangeRow& ex) {
 }
 
 /// The JSON-RPC envelope rules and, for v1.0 calls (method name or A2A-Version header), the
-/// params and result shapes. Unparsable bodies are left to the stored findings; an
-/// event-stream response is not one JSON document and is skipped.
+/// params and result shapes. Unparsable bodies are left to the stored findings. An
+/// event-stream response is checked event by event: each event's data is one JSON-RPC
+/// response, found under /events/POSITION.
 void a2aRules(const store::ArchiveReader& reader, const store::ExchangeRow& listed,
               std::vector<Violation>& out) {
   if (listed.route != "a2a.jsonrpc") {
@@ -112,17 +113,25 @@ void a2aRules(const store::ArchiveReader& reader, const store::ExchangeRow& list
                                        protocol::headerValue(ex->request_headers, "A2A-Version")),
         out);
   }
-  if (ex->response_body.empty() || isEventStream(*ex)) {
+  const auto lintAnswer = [&](const Json& response, protocol::JsonPath at) {
+    add(*ex, "response", std::move(at),
+        request.is_discarded() ? protocol::lint::lintA2aResponse(response)
+                               : protocol::lint::lintA2aExchange(request, response),
+        out);
+  };
+  if (isEventStream(*ex)) {
+    for (const store::StreamEventRow& event : reader.streamEvents(ex->id)) {
+      Json data = Json::parse(event.data, nullptr, false);
+      if (!data.is_discarded()) {
+        lintAnswer(data, {protocol::PathElement{"events"}, protocol::PathElement{event.position}});
+      }
+    }
     return;
   }
   Json response = Json::parse(ex->response_body, nullptr, false);
-  if (response.is_discarded()) {
-    return;
+  if (!ex->response_body.empty() && !response.is_discarded()) {
+    lintAnswer(response, {});
   }
-  add(*ex, "response", {},
-      request.is_discarded() ? protocol::lint::lintA2aResponse(response)
-                             : protocol::lint::lintA2aExchange(request, response),
-      out);
 }
 
 std::vector<Violation> collect(const store::ArchiveReader& reader,

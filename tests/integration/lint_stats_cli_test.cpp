@@ -173,6 +173,39 @@ TEST_F(LintStatsCliTest, ChecksV10ShapesByMethodNameAndA2aVersionHeader) {
       << text.str();
 }
 
+TEST_F(LintStatsCliTest, ChecksEachEventOfAV10Stream) {
+  const std::string good =
+      R"(data: {"jsonrpc":"2.0","id":4,"result":{"statusUpdate":{"taskId":"t","contextId":"c",)"
+      R"("status":{"state":"TASK_STATE_WORKING"}}}})"
+      "\n\n";
+  const std::string bad =
+      R"(data: {"jsonrpc":"2.0","id":4,"result":{"statusUpdate":{"taskId":"t","contextId":"c",)"
+      R"("status":{"state":"completed"}}}})"
+      "\n\n";
+  const std::string wrong_id =
+      R"(data: {"jsonrpc":"2.0","id":5,"result":{"statusUpdate":{"taskId":"t","contextId":"c",)"
+      R"("status":{"state":"TASK_STATE_COMPLETED"}}}})"
+      "\n\n";
+  protocol::Exchange stream = a2aExchange(
+      R"({"jsonrpc":"2.0","id":4,"method":"SendStreamingMessage","params":{"message":{
+          "messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}]}}})",
+      good + bad + wrong_id);
+  stream.response_headers = {{"Content-Type", "text/event-stream"}};
+  record({stream});
+  int status = -1;
+  Json report = lintJson(status);
+  EXPECT_EQ(status, kExitFailure);
+  std::vector<std::string> found;
+  for (const Json& v : report["violations"]) {
+    found.push_back(v["side"].get<std::string>() + " " + v["path"].get<std::string>() + " " +
+                    v["rule"].get<std::string>());
+  }
+  EXPECT_EQ(found, (std::vector<std::string>{
+                       "response /events/1/result/statusUpdate/status/state a2a_v1_task_state",
+                       "response /events/2/id a2a_id_mismatch"}))
+      << report.dump(2);
+}
+
 TEST_F(LintStatsCliTest, StatsReportsEachSessionAsTablesOrJson) {
   record({magmaExchange(request("s1", {input(1, "user", "press", memoryOf("s1", 0))}),
                         Json::array({callOutput("s1", 1, 0, memoryOf("s1", 1), "sw1")}))});

@@ -39,6 +39,23 @@ TEST(A2aRecognition, KnowsJsonRpcBodiesBatchesAndCardPaths) {
   EXPECT_FALSE(isV10Method("message/send"));
 }
 
+TEST(A2aWire, NamesEachMethodInBothVersions) {
+  EXPECT_EQ(v10MethodName("message/send"), "SendMessage");
+  EXPECT_EQ(v10MethodName("tasks/resubscribe"), "SubscribeToTask");
+  EXPECT_EQ(v10MethodName("tasks/pushNotificationConfig/list"), "ListTaskPushNotificationConfigs");
+  EXPECT_EQ(v10MethodName("agent/getAuthenticatedExtendedCard"), "GetExtendedAgentCard");
+  EXPECT_EQ(v10MethodName("SendMessage"), "") << "not a v0.3 name";
+  EXPECT_EQ(v10MethodName("ListTasks"), "") << "v0.3 has no ListTasks";
+  for (const char* v10 : {"ListTasks", "ListTaskPushNotificationConfigs",
+                          "ListTaskPushNotificationConfig", "GetExtendedAgentCard"}) {
+    EXPECT_TRUE(isV10Method(v10)) << v10;
+  }
+  EXPECT_TRUE(asksForV10("1.0"));
+  EXPECT_TRUE(asksForV10("1.1"));
+  EXPECT_FALSE(asksForV10("0.3"));
+  EXPECT_FALSE(asksForV10(""));
+}
+
 TEST(A2aCalls, DecodesAMessageSendAndItsTask) {
   auto calls = decodeCalls(post(kSend, kTaskAnswer));
   ASSERT_EQ(calls.size(), 1u);
