@@ -153,6 +153,38 @@ TEST_F(A2aMockHttpTest, JsonRpcStatusesOverTheWire) {
               HasSubstr(R"("code":-32001)"));
 }
 
+TEST_F(A2aMockHttpTest, StandardProfileAnswersBatchesAndV10OverTheWire) {
+  start(configFor("standard"));
+  auto http = client();
+  const protocol::Headers json = {{"Content-Type", "application/json"}};
+  // A batch: one array answer, each element on its own, framed as one HTTP body.
+  auto batch =
+      http.send("POST", "/api/v1/a2a",
+                "[" + sendBody("hi", "a") + R"(,7,{"jsonrpc":"2.0","method":"nope"}])", json);
+  EXPECT_EQ(batch.status, 200);
+  EXPECT_EQ(batch.header("Content-Type"), "application/json");
+  const Json answers = *sim::a2a::parseJsonText(batch.body);
+  ASSERT_EQ(answers.size(), 3u) << batch.body;
+  EXPECT_EQ(answers[0]["result"]["status"]["state"], "input-required");
+  EXPECT_EQ(answers[1]["error"]["code"], -32600);
+  EXPECT_EQ(answers[2],
+            *sim::a2a::parseJsonText(R"({"jsonrpc":"2.0","id":null,"error":)"
+                                     R"({"code":-32601,"message":"Method not found: nope"}})"));
+
+  // v1.0, selected by the header, then by the query parameter.
+  const std::string v10 = R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":)"
+                          R"({"messageId":"m-1","role":"ROLE_USER","parts":[{"text":"hi"}]}}})";
+  protocol::Headers with_version = json;
+  with_version.push_back({"A2A-Version", "1.0"});
+  auto by_header = http.send("POST", "/api/v1/a2a", v10, with_version);
+  EXPECT_THAT(by_header.body, HasSubstr(R"("state":"TASK_STATE_INPUT_REQUIRED")"));
+  auto by_query = http.send("POST", "/api/v1/a2a?A2A-Version=1.0", v10, json);
+  EXPECT_THAT(by_query.body, HasSubstr(R"({"jsonrpc":"2.0","id":1,"result":{"task":{)"));
+  with_version.back().value = "3.1";
+  EXPECT_THAT(http.send("POST", "/api/v1/a2a", v10, with_version).body,
+              HasSubstr(R"("code":-32009)"));
+}
+
 TEST_F(A2aMockHttpTest, ConcurrentClientsGetDistinctTasks) {
   auto config = configFor("magisterium");
   config.quota = false;

@@ -114,7 +114,11 @@ protocol::HttpReply MockEngine::preflight() const {
   reply.content_type.clear();
   if (config_.cors) {
     reply.headers.push_back({"Access-Control-Allow-Methods", "POST, OPTIONS"});
-    reply.headers.push_back({"Access-Control-Allow-Headers", "Content-Type, Authorization"});
+    // A browser's v1.0 client names its version in a header, which the preflight must allow.
+    reply.headers.push_back(
+        {"Access-Control-Allow-Headers", profile_.reads_version_header
+                                             ? "Content-Type, Authorization, A2A-Version"
+                                             : "Content-Type, Authorization"});
   } else {
     reply.headers.push_back({"Allow", "GET, POST, OPTIONS"});
   }

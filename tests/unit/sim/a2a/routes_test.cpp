@@ -30,6 +30,15 @@ TEST(Routes, PreflightAnswersWithTheDocumentedCorsHeaders) {
   }
 }
 
+TEST(Routes, StandardPreflightAllowsTheVersionHeader) {
+  Harness mock(testing::standardConfig());
+  protocol::HttpReply reply = mock.engine().handle(
+      {"OPTIONS", "/api/v1/a2a", {{"Access-Control-Request-Headers", "a2a-version"}}, ""});
+  EXPECT_EQ(reply.status, 204);
+  EXPECT_EQ(testing::header(reply, "Access-Control-Allow-Headers"),
+            "Content-Type, Authorization, A2A-Version");
+}
+
 TEST(Routes, EveryMagisteriumAnswerAllowsAnyOrigin) {
   Harness mock(testing::magisteriumConfig());
   const protocol::HttpReply replies[] = {
