@@ -34,6 +34,7 @@ sim::a2a::TokenTable loadTokens(const MockA2aCommand& command) {
 }  // namespace
 
 int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
+  StopSignals stop_signals;
   sim::a2a::MockConfig config = command.config;
   auto fixtures = sim::a2a::loadFixturesDir(command.fixtures_dir);
   if (!fixtures.fixtures) {
@@ -56,7 +57,7 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  waitForStopSignal();
+  stop_signals.wait();
   service.stop();
   return kExitOk;
 }

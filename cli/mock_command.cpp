@@ -8,6 +8,7 @@
 namespace agentvcr::cli {
 
 int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
+  StopSignals stop_signals;
   auto agent = services::loadScriptedAgent(command.script_path);
   proxy::Server server(command.server,
                        proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
@@ -20,7 +21,7 @@ int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  waitForStopSignal();
+  stop_signals.wait();
   server.stop();
   return kExitOk;
 }

@@ -84,6 +84,7 @@ class ShippingThread {
 }  // namespace
 
 int runRecord(const RecordCommand& command, std::ostream& out) {
+  StopSignals stop_signals;
   proxy::RecordingProxy recording(command.config);
   recording.start();
   std::optional<ShippingThread> shipping;
@@ -99,7 +100,7 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  int signal = waitForStopSignal();
+  int signal = stop_signals.wait();
   out << "agentvcr record: signal " << signal << ", draining" << std::endl;
   recording.stop();
   if (shipping) {

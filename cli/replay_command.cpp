@@ -10,6 +10,7 @@
 namespace agentvcr::cli {
 
 int runReplay(const ReplayCommand& command, std::ostream& out) {
+  StopSignals stop_signals;
   services::ReplayService service(command.config);
   service.start();
   const auto endpoint = service.endpoint();
@@ -23,7 +24,7 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  waitForStopSignal();
+  stop_signals.wait();
   service.stop();
   const replay::ReplayStats stats = replayer.stats();
   out << "agentvcr replay: " << stats.requests << " requests, " << stats.hits << " hits, "

@@ -2,17 +2,16 @@
 
 #include <csignal>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
-
 namespace agentvcr::cli {
 
-int waitForStopSignal() {
-  boost::asio::io_context io{1};
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+StopSignals::StopSignals() : signals_(io_, SIGINT, SIGTERM) {}
+
+int StopSignals::wait() {
   int received = 0;
-  signals.async_wait([&](const boost::system::error_code&, int number) { received = number; });
-  io.run();
+  // A signal delivered before this call is queued by the signal_set and completes at once.
+  signals_.async_wait([&](const boost::system::error_code&, int number) { received = number; });
+  io_.run();
+  io_.restart();
   return received;
 }
 
