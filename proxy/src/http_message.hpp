@@ -11,6 +11,11 @@
 
 namespace agentvcr::proxy {
 
+/// What a connection's read buffer reserves up front: room for a typical request whole. Beast
+/// reads as much as the buffer has room for (512 bytes into an empty one), and a 2 KB request
+/// would otherwise take five reads.
+inline constexpr std::size_t kRequestBufferBytes = 16 * 1024;
+
 /// The header lines of `fields` in their order and spelling.
 protocol::Headers toHeaders(const http::fields& fields);
 

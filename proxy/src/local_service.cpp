@@ -12,6 +12,7 @@ class LocalServiceHandler final : public ConnectionHandler {
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
     beast::flat_buffer buffer;
+    buffer.reserve(kRequestBufferBytes);
     while (!connection->stopping) {
       http::request_parser<http::string_body> parser;
       parser.header_limit(options_.max_header_bytes);

@@ -31,6 +31,7 @@ class RelayHandler final : public ConnectionHandler {
     beast::error_code ec;
     std::string client_address = endpointText(connection->stream.socket().remote_endpoint(ec));
     beast::flat_buffer buffer;
+    buffer.reserve(kRequestBufferBytes);
     while (!connection->stopping) {
       bool keep_alive = co_await core_.exchangeOne(*connection, buffer, client_address);
       connection->busy = false;
