@@ -477,10 +477,18 @@ def cmd_check_corpus(url, corpus_path, expected_path):
     print(f"checked={len(requests)} identical_bytes={identical}")
 
 
+def _flatten(value, prefix=""):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _flatten(v, f"{prefix}{k}.")
+    else:
+        yield prefix[:-1], value
+
+
 def cmd_status(url):
     with urllib.request.urlopen(url + "/_agentvcr/replay", timeout=10) as r:
         body = json.load(r)
-    print(" ".join(f"{k}={v}" for k, v in body.items()))
+    print(" ".join(f"{k}={v}" for k, v in _flatten(body)))
 
 
 def cmd_report_replay(tsv, meta_path, out_md):
@@ -502,15 +510,18 @@ def cmd_report_replay(tsv, meta_path, out_md):
     def ratio(a, b):
         return f"{a / b:.2f}" if a is not None and b else "n/a"
 
-    ratio_lines = ["| conc | req/s replay/nginx | p50 replay/nginx | p99 replay/nginx | "
-                   "CPU/req replay/nginx |", "|---:|---:|---:|---:|---:|"]
+    # Each replay against nginx, then the memo's own effect (replay against replay --no-memo).
+    ratio_lines = ["| conc | compared | req/s | p50 | p99 | CPU/req |",
+                   "|---:|---|---:|---:|---:|---:|"]
+    pairs = [("replay", "nginx"), ("replay-nomemo", "nginx"), ("replay", "replay-nomemo")]
     for c in sorted({r["conc"] for r in rows}):
-        a, n = by.get(("replay", c)), by.get(("nginx", c))
-        if a and n:
-            ratio_lines.append(f"| {c} | {ratio(a['rps'], n['rps'])} | "
-                               f"{ratio(a['p50_us'], n['p50_us'])} | "
-                               f"{ratio(a['p99_us'], n['p99_us'])} | "
-                               f"{ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |")
+        for a_name, b_name in pairs:
+            a, n = by.get((a_name, c)), by.get((b_name, c))
+            if a and n:
+                ratio_lines.append(f"| {c} | {a_name} / {b_name} | {ratio(a['rps'], n['rps'])} | "
+                                   f"{ratio(a['p50_us'], n['p50_us'])} | "
+                                   f"{ratio(a['p99_us'], n['p99_us'])} | "
+                                   f"{ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |")
     table = "\n".join(lines)
     ratios = "\n".join(ratio_lines) if len(ratio_lines) > 2 else ""
     print(table)
@@ -536,7 +547,7 @@ def cmd_report_replay(tsv, meta_path, out_md):
     md += [f"- {n}" for n in meta["notes"]]
     md += ["", "Latencies are wrk's (client-side, per request). Server CPU/req = user+system CPU "
            "of the server process(es) (agentvcr replay; nginx master and workers) during the "
-           "measured run divided by completed requests. Both targets get the same corpus through "
+           "measured run divided by completed requests. All targets get the same corpus through "
            "the same wrk script. See bench/README.md, \"Replay benchmark\"."]
     os.makedirs(os.path.dirname(out_md), exist_ok=True)
     with open(out_md, "w") as f:

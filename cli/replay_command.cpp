@@ -43,6 +43,8 @@ struct ReplayArguments {
   unsigned forward_timeout_s = 600;
   bool no_store_misses = false;
   std::string sse_pace = "recorded";
+  bool no_memo = false;
+  std::size_t memo_mib = replay::ReplayOptions::kDefaultMemoBytes >> 20;
 };
 
 std::string configureReplay(ReplayCommand& command, const ReplayArguments& args) {
@@ -69,6 +71,7 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
   config.forward_timeout = std::chrono::seconds(args.forward_timeout_s);
   config.store_misses = !args.no_store_misses;
   config.replay.stream_pace = *replay::parseStreamPace(args.sse_pace);
+  config.replay.memo_bytes = args.no_memo ? 0 : args.memo_mib << 20;
   return {};
 }
 
@@ -108,6 +111,13 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
                    "Leave A2A message ids out of the key (callers that mint new ones)");
   replay->add_option("--sse-pace", args->sse_pace, "Event streams at the recorded pace, or fast")
       ->check(CLI::IsMember({"recorded", "fast"}))
+      ->capture_default_str();
+  replay->add_flag("--no-memo", args->no_memo,
+                   "Parse and key every request, even one seen before with other ids");
+  replay
+      ->add_option("--memo-mib", args->memo_mib,
+                   "Memory for remembered requests, in MiB (least recently used leave first)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->capture_default_str();
   runWhenParsed<ReplayCommand>(
       replay, invocation, "replay", command,

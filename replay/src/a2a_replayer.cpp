@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/caller_ids.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/sse.hpp"
 #include "agentvcr/replay/json_diff.hpp"
@@ -126,6 +127,37 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
       }
     }
   });
+  if (options_.memo_bytes > 0) {
+    memo_ = std::make_unique<Memo>(options_.memo_bytes);
+  }
+}
+
+std::optional<MemoStats> A2aReplayer::memoStats() const {
+  if (!memo_) {
+    return std::nullopt;
+  }
+  return memo_->stats();
+}
+
+std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
+    const protocol::HttpRequest& request, std::string& masked) {
+  const auto layout = options_.a2a_ignore_message_id ? protocol::IdLayout::JsonRpcAndMessageId
+                                                     : protocol::IdLayout::JsonRpc;
+  auto spans = protocol::findCallerIds(request.body, layout);
+  if (!spans) {
+    return std::nullopt;
+  }
+  // The key covers the HTTP method and path too.
+  masked = request.method + ' ' + request.target + '\n' + protocol::maskIds(request.body, *spans);
+  auto entry = memo_->find(masked);
+  if (!entry) {
+    return std::nullopt;
+  }
+  auto ids = protocol::jsonRpcIdsOnly(request.body, *spans, entry->batch_size);
+  if (!ids) {
+    return std::nullopt;
+  }
+  return std::pair{entry->key, std::move(*ids)};
 }
 
 bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
@@ -159,8 +191,21 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
   if (request.method == "GET") {
     return answerCard(request);
   }
-  const Json body = parsedOrNull(request.body);
-  const std::uint64_t key = keyOf(request, body);
+  std::string masked;  // the memo's key for this request, once the scan found its ids
+  auto memoized = memo_ ? remembered(request, masked) : std::nullopt;
+  Json body;  // the request, or only its ids when the memo knew it
+  std::uint64_t key = 0;
+  if (memoized) {
+    key = memoized->first;
+    body = std::move(memoized->second);
+  } else {
+    body = parsedOrNull(request.body);
+    key = keyOf(request, body);
+    if (!masked.empty() && !body.is_null()) {
+      memo_->insert(std::move(masked),
+                    MemoEntry{key, body.is_array() ? std::optional(body.size()) : std::nullopt}, 0);
+    }
+  }
   std::optional<std::size_t> index;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -171,6 +216,9 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
     outcome.reply = recordedAnswer(recorded_[*index], body);
     outcome.hits = 1;
     return outcome;
+  }
+  if (memoized) {
+    body = parsedOrNull(request.body);  // the rest reads more than the ids
   }
   if (std::optional<protocol::HttpReply> task = knownTaskAnswer(body)) {
     outcome.reply = std::move(*task);

@@ -6,17 +6,20 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
 #include "agentvcr/replay/recorded_queue.hpp"
 #include "agentvcr/replay/replayer.hpp"
+#include "agentvcr/replay/request_memo.hpp"
 
 namespace agentvcr::replay::detail {
 
@@ -33,7 +36,24 @@ class A2aReplayer {
 
   std::size_t exchangeCount() const { return recorded_.size(); }
 
+  /// Empty when the memo is off (ReplayOptions::memo_bytes 0).
+  std::optional<MemoStats> memoStats() const;
+
  private:
+  /// What the memo keeps of a call it has seen: its key, and the size of its batch.
+  struct MemoEntry {
+    std::uint64_t key = 0;
+    std::optional<std::size_t> batch_size;
+  };
+
+  using Memo = RequestMemo<MemoEntry>;
+
+  /// The key of a call that differed from `request` in its ids only, and `request`'s ids as
+  /// restamping reads them; empty when there is none. Sets `masked` to the memo's key for
+  /// `request` when its ids could be found.
+  std::optional<std::pair<std::uint64_t, protocol::Json>> remembered(
+      const protocol::HttpRequest& request, std::string& masked);
+
   /// What replay needs of one recorded A2A exchange to answer again.
   struct Recorded {
     std::int64_t exchange_id = 0;
@@ -65,6 +85,7 @@ class A2aReplayer {
   std::unordered_map<std::string, KnownTask> tasks_;  ///< task id -> latest answer holding it
   std::mutex mutex_;                                  ///< guards queues_
   RecordedQueues<std::size_t> queues_;                ///< key -> indexes into recorded_
+  std::unique_ptr<Memo> memo_;
 };
 
 }  // namespace agentvcr::replay::detail

@@ -61,6 +61,12 @@ std::vector<store::SessionRow> selectedSessions(const store::ArchiveReader& read
   return all;
 }
 
+nlohmann::ordered_json memoJson(const MemoStats& stats) {
+  return {{"hits", stats.hits},           {"misses", stats.misses},
+          {"entries", stats.entries},     {"bytes", stats.bytes},
+          {"evictions", stats.evictions}, {"budget_bytes", stats.budget_bytes}};
+}
+
 }  // namespace
 
 std::optional<MissPolicy> parseMissPolicy(std::string_view name) {
@@ -195,6 +201,10 @@ class Replayer::Impl {
     body["misses"] = now.misses;
     body["forwarded"] = now.forwarded;
     body["invalid"] = now.invalid;
+    body["memo"] = nullptr;
+    if (auto responses = responses_.memoStats()) {
+      body["memo"] = {{"responses", memoJson(*responses)}, {"a2a", memoJson(*a2a_.memoStats())}};
+    }
     return protocol::pythonJsonDumps(body);
   }
 

@@ -1,7 +1,9 @@
 #include "responses_replayer.hpp"
 
+#include <memory>
 #include <utility>
 
+#include "agentvcr/protocol/caller_ids.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/fastapi_errors.hpp"
 #include "agentvcr/protocol/python_json.hpp"
@@ -23,6 +25,14 @@ struct ResponsesReplayer::Slot {
   std::vector<OrderedJson> made;  ///< error candidates, already stamped
   bool missed = false;
   std::string shortfall;  ///< why a matched step still cannot answer
+};
+
+/// What replay matches and stamps of a request: its ids, and each input's key and candidate
+/// count. Made by parsing the request, or from the memo and the ids found in its bytes.
+struct ResponsesReplayer::KeyedRequest {
+  std::string request_id;
+  std::vector<std::int64_t> input_ids;
+  std::vector<MemoInput> inputs;
 };
 
 namespace {
@@ -94,20 +104,70 @@ ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& o
   for (const LoadedStep& entry : loaded) {
     index_.add(entry.key, entry.step, entry.features);
   }
+  if (options_.memo_bytes > 0) {
+    memo_ = std::make_unique<Memo>(options_.memo_bytes);
+  }
+}
+
+std::optional<MemoStats> ResponsesReplayer::memoStats() const {
+  if (!memo_) {
+    return std::nullopt;
+  }
+  return memo_->stats();
+}
+
+std::optional<ResponsesReplayer::KeyedRequest> ResponsesReplayer::remembered(std::string_view body,
+                                                                             std::string& masked) {
+  auto spans = protocol::findCallerIds(body, protocol::IdLayout::MagmaRequest);
+  if (!spans) {
+    return std::nullopt;
+  }
+  masked = protocol::maskIds(body, *spans);
+  auto inputs = memo_->find(masked);
+  if (!inputs) {
+    return std::nullopt;
+  }
+  // The masked bytes are those of a request that passed validation: only the live ids can
+  // still fail it.
+  auto ids = protocol::readMagmaCallerIds(body, *spans);
+  if (!ids || ids->input_ids.size() != (*inputs)->size()) {
+    return std::nullopt;
+  }
+  KeyedRequest keyed{std::move(ids->request_id), std::move(ids->input_ids), {}};
+  keyed.inputs = **inputs;
+  return keyed;
 }
 
 ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
                                          const Forwarder* forward) {
   ReplayOutcome outcome;
-  std::optional<magma::AgentRequest> parsed;
-  if (auto invalid = invalidRequest(request.body, parsed)) {
-    outcome.reply = std::move(*invalid);
-    return outcome;
+  std::string masked;  // the memo's key for this request, once the scan found its ids
+  std::optional<KeyedRequest> keyed;
+  if (memo_) {
+    keyed = remembered(request.body, masked);
   }
-  const std::string& request_id = parsed->request_id;
-  std::vector<Slot> slots(parsed->inputs.size());
+  std::optional<magma::AgentRequest> parsed;
+  if (!keyed) {
+    if (auto invalid = invalidRequest(request.body, parsed)) {
+      outcome.reply = std::move(*invalid);
+      return outcome;
+    }
+    keyed.emplace();
+    keyed->request_id = parsed->request_id;
+    for (const magma::AgentInput& input : parsed->inputs) {
+      keyed->input_ids.push_back(input.id);
+      keyed->inputs.push_back(MemoInput{options_.key_rules.keyOf(input), input.num_outputs});
+    }
+    if (!masked.empty()) {
+      memo_->insert(std::move(masked),
+                    std::make_shared<const std::vector<MemoInput>>(keyed->inputs),
+                    keyed->inputs.size() * sizeof(MemoInput));
+    }
+  }
+  const std::string& request_id = keyed->request_id;
+  std::vector<Slot> slots(keyed->inputs.size());
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    slots[i].key = options_.key_rules.keyOf(parsed->inputs[i]);
+    slots[i].key = keyed->inputs[i].key;
   }
   {
     // One lock for the whole request: its inputs take their recorded steps together, so the
@@ -120,7 +180,6 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
 
   for (std::size_t i = 0; i < slots.size(); ++i) {
     Slot& slot = slots[i];
-    const magma::AgentInput& input = parsed->inputs[i];
     if (!slot.step) {
       slot.missed = true;
       continue;
@@ -133,7 +192,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
     if (slot.answer) {
       slot.recorded = slot.answer->outputsOf(slot.step->source_id);
     }
-    const auto wanted = static_cast<std::size_t>(input.num_outputs);
+    const auto wanted = static_cast<std::size_t>(keyed->inputs[i].num_outputs);
     if (slot.recorded.size() < wanted) {
       --outcome.hits;
       slot.missed = true;
@@ -150,6 +209,11 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
   bool any_miss = false;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (slots[i].missed) {
+      if (!parsed) {
+        // A remembered request that misses: the miss report and policy need it whole. It
+        // parses (the memo holds only requests that did).
+        invalidRequest(request.body, parsed);
+      }
       any_miss = true;
       outcome.misses.push_back(
           reportMiss(parsed->inputs[i], i, request_id,
@@ -187,15 +251,15 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
       break;
     }
   }
-  outcome.reply = jsonReply(200, writeOutputs(slots, parsed->inputs, request_id, style));
+  outcome.reply = jsonReply(200, writeOutputs(slots, *keyed, style));
   outcome.reply.headers = std::move(headers);
   return outcome;
 }
 
 std::string ResponsesReplayer::writeOutputs(const std::vector<Slot>& slots,
-                                            const std::vector<magma::AgentInput>& inputs,
-                                            const std::string& request_id,
+                                            const KeyedRequest& keyed,
                                             protocol::PythonJsonStyle style) {
+  const std::string& request_id = keyed.request_id;
   const std::string request_id_json = protocol::pythonJsonDumps(OrderedJson(request_id), style);
   const std::string_view separator = style.spaced ? ", " : ",";
   std::string body = "[";
@@ -209,13 +273,13 @@ std::string ResponsesReplayer::writeOutputs(const std::vector<Slot>& slots,
     for (const StampedOutput* output : slot.recorded) {
       separate();
       if (slot.answer->style == style) {
-        output->appendTo(body, request_id_json, inputs[i].id);
+        output->appendTo(body, request_id_json, keyed.input_ids[i]);
       } else {
         // Another recorded exchange, written in another style: write it in this one.
         std::string own;
         output->appendTo(own,
                          protocol::pythonJsonDumps(OrderedJson(request_id), slot.answer->style),
-                         inputs[i].id);
+                         keyed.input_ids[i]);
         body += protocol::pythonJsonDumps(*protocol::parseOrderedJson(own), style);
       }
     }

@@ -2,6 +2,7 @@
 
 // POST /v1/responses: each live input matched on its own by its replay key.
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "agentvcr/replay/recorded_outputs.hpp"
 #include "agentvcr/replay/replay_index.hpp"
 #include "agentvcr/replay/replayer.hpp"
+#include "agentvcr/replay/request_memo.hpp"
 
 namespace agentvcr::replay::detail {
 
@@ -25,8 +27,24 @@ class ResponsesReplayer {
 
   std::size_t keyCount() const { return index_.keyCount(); }
 
+  /// Empty when the memo is off (ReplayOptions::memo_bytes 0).
+  std::optional<MemoStats> memoStats() const;
+
  private:
   struct Slot;
+  struct KeyedRequest;
+
+  /// What the memo keeps of a request it has seen: each input's key and candidate count.
+  struct MemoInput {
+    std::uint64_t key = 0;
+    std::int64_t num_outputs = 0;
+  };
+
+  using Memo = RequestMemo<std::shared_ptr<const std::vector<MemoInput>>>;
+
+  /// `request`'s ids spliced into the work remembered for a request that differed from it in
+  /// its ids only; empty when there is none or the live ids would not pass validation.
+  std::optional<KeyedRequest> remembered(std::string_view body, std::string& masked);
 
   MissReport reportMiss(const protocol::magma::AgentInput& input, std::size_t position,
                         const std::string& request_id, std::string_view what);
@@ -38,15 +56,15 @@ class ResponsesReplayer {
                                                   const Forwarder* forward);
 
   /// The reply body: every slot's outputs, stamped with `request_id` and their input's id.
-  static std::string writeOutputs(const std::vector<Slot>& slots,
-                                  const std::vector<protocol::magma::AgentInput>& inputs,
-                                  const std::string& request_id, protocol::PythonJsonStyle style);
+  static std::string writeOutputs(const std::vector<Slot>& slots, const KeyedRequest& keyed,
+                                  protocol::PythonJsonStyle style);
 
   ReaderPool& readers_;
   const ReplayOptions& options_;
   RecordedAnswers answers_;
   std::mutex index_mutex_;
   ReplayIndex index_;
+  std::unique_ptr<Memo> memo_;
 };
 
 }  // namespace agentvcr::replay::detail

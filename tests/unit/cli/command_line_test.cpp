@@ -206,6 +206,25 @@ TEST_F(CommandLineTest, ReplayDefaults) {
   EXPECT_TRUE(config.store_misses);
   EXPECT_EQ(config.replay.stream_pace, replay::StreamPace::Recorded);
   EXPECT_TRUE(config.replay.key_rules.ignoresNothing());
+  EXPECT_EQ(config.replay.memo_bytes, std::size_t{64} << 20);
+}
+
+TEST_F(CommandLineTest, ReplayMemoIsSizedInMib) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--memo-mib", "8"});
+  EXPECT_EQ(replay.command->config.replay.memo_bytes, std::size_t{8} << 20);
+}
+
+TEST_F(CommandLineTest, ReplayMemoTurnsOff) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--no-memo"});
+  EXPECT_EQ(replay.command->config.replay.memo_bytes, 0u);
+}
+
+TEST_F(CommandLineTest, ReplayRefusesAnEmptyMemo) {
+  registerReplay(app_, invocation_);
+  EXPECT_EQ(parse({"replay", "--memo-mib", "0"}), kValidationError);
+  EXPECT_NE(err_.str().find("--memo-mib"), std::string::npos) << err_.str();
 }
 
 TEST_F(CommandLineTest, ReplayForwardsMissesToTheUpstream) {

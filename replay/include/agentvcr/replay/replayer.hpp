@@ -47,6 +47,9 @@ struct ReplayOptions {
   /// call.
   bool a2a_ignore_message_id = false;
   StreamPace stream_pace = StreamPace::Recorded;
+  /// The request memo's budget (docs/replay.md, "The memo"); 0 turns it off.
+  std::size_t memo_bytes = kDefaultMemoBytes;
+  static constexpr std::size_t kDefaultMemoBytes = std::size_t{64} << 20;
 };
 
 /// One input replay could not answer from the archive.
