@@ -299,7 +299,8 @@ TEST_F(GeneratedArchiveMemoTest, InputsBatchedOtherwiseAreAnsweredAsWithoutTheMe
   // different styles meet in one reply.
   std::vector<Ordered> inputs;
   for (const HttpRequest& recorded : archive().magma) {
-    for (const Ordered& input : (*protocol::parseOrderedJson(recorded.body))["inputs"]) {
+    const Ordered body = *protocol::parseOrderedJson(recorded.body);
+    for (const Ordered& input : body["inputs"]) {
       inputs.push_back(input);
     }
   }
