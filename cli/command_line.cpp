@@ -51,6 +51,7 @@ void registerAll(CLI::App& app, Invocation& invocation, const std::string& progr
   registerImport(app, invocation);
   registerMerge(app, invocation);
   registerEval(app, invocation);
+  registerNoise(app, invocation);
   registerLint(app, invocation);
   registerStats(app, invocation);
   registerShip(app, invocation);
@@ -113,6 +114,42 @@ std::string defaultFixturesDir(std::string& dir) {
 void addNodeOption(CLI::App* subcommand, std::string& node) {
   subcommand->add_option("--node", node,
                          "Node the recorded session names as its origin (default: host name)");
+}
+
+void addChaosSpecOption(CLI::App* subcommand, std::string& spec_text) {
+  const CLI::Validator spec(
+      [](const std::string& text) {
+        try {
+          protocol::parseChaosSpec(text);
+          return std::string();
+        } catch (const std::invalid_argument& error) {
+          return std::string(error.what());
+        }
+      },
+      "KIND=RATE[,...][,seed=N][,stall_s=S][,latency_ms=MS]");
+  subcommand
+      ->add_option("--chaos", spec_text,
+                   "Inject faults into this fraction of POST requests, e.g. error=0.1,seed=7 "
+                   "(kinds: error, malformed, disconnect, stall, latency, truncate, magma_error, "
+                   "a2a_error, rate_limit)")
+      ->check(spec);
+}
+
+void addChaosOptions(CLI::App* subcommand, ChaosArguments& args) {
+  addChaosSpecOption(subcommand, args.spec);
+  subcommand->add_flag("--chaos-header", args.honour_header,
+                       "Obey X-Agentvcr-Chaos: KIND on a request even without --chaos");
+}
+
+std::shared_ptr<protocol::Chaos> makeChaos(const ChaosArguments& args) {
+  if (args.spec.empty() && !args.honour_header) {
+    return nullptr;
+  }
+  std::optional<protocol::ChaosSpec> spec;
+  if (!args.spec.empty()) {
+    spec = protocol::parseChaosSpec(args.spec);
+  }
+  return std::make_shared<protocol::Chaos>(std::move(spec), args.honour_header);
 }
 
 void printAlreadyHeld(const store::CopyResult& result, const std::string& archive,

@@ -89,6 +89,24 @@ void printSummary(const sim::magma::Summary& summary, const store::ArchiveReader
   }
 }
 
+/// What --chaos did to the run: the faulted calls, in order, with what the caller got.
+void printFaults(const store::ArchiveReader& archive, std::int64_t session_id, std::ostream& out) {
+  std::size_t calls = 0;
+  std::size_t faulted = 0;
+  for (const store::ExchangeRow& row :
+       archive.exchanges(session_id, 0, store::ArchiveReader::kNoLimit)) {
+    if (row.method != "POST") {
+      continue;
+    }
+    ++calls;
+    if (row.fault) {
+      ++faulted;
+      out << "  call " << calls << ": " << *row.fault << " (HTTP " << row.status << ")\n";
+    }
+  }
+  out << "Chaos: " << faulted << " of " << calls << " calls faulted\n";
+}
+
 }  // namespace
 
 int runDemo(const DemoCommand& command, std::ostream& out) {
@@ -115,6 +133,7 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
   config.session.name = "demo";
   config.session.mode = "demo";
   config.session.node = command.node;
+  config.relay.chaos = command.chaos;
   proxy::RecordingProxy recording(config);
   recording.start();
   const auto proxy_port = recording.endpoint().port();
@@ -132,6 +151,9 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
 
   store::ArchiveReader archive(command.db_path);
   printSummary(summary, archive, recording.sessionId(), out);
+  if (command.chaos) {
+    printFaults(archive, recording.sessionId(), out);
+  }
   auto mismatches = sim::magma::checkExpectations(*plan.plan, summary);
   if (summary.abort_reason) {
     mismatches.push_back("run aborted: " + *summary.abort_reason);
@@ -161,9 +183,12 @@ Registration<DemoCommand> registerDemo(CLI::App& app, Invocation& invocation,
   addNodeOption(demo, command->node);
   demo->add_option("--fixtures", command->fixtures_dir,
                    "Fixtures folder (default: $AGENTVCR_FIXTURES, else the bundled fixtures)");
+  auto chaos_spec = std::make_shared<std::string>();
+  addChaosSpecOption(demo, *chaos_spec);
   runWhenParsed<DemoCommand>(
       demo, invocation, "demo", command,
-      [](DemoCommand& parsed) {
+      [chaos_spec](DemoCommand& parsed) {
+        parsed.chaos = makeChaos({*chaos_spec, false});
         return parsed.fixtures_dir.empty() ? defaultFixturesDir(parsed.fixtures_dir)
                                            : std::string();
       },

@@ -128,6 +128,7 @@ struct RecordArguments {
   std::string durability = "normal";
   unsigned upstream_timeout_s = 600;
   bool insecure = false;
+  ChaosArguments chaos;
 };
 
 std::string configureRecord(RecordCommand& command, const RecordArguments& args) {
@@ -140,6 +141,7 @@ std::string configureRecord(RecordCommand& command, const RecordArguments& args)
   config.relay.upstream = *url;
   config.relay.upstream_timeout = std::chrono::seconds(args.upstream_timeout_s);
   config.relay.verify_tls = !args.insecure;
+  config.relay.chaos = makeChaos(args.chaos);
   config.server.host = listen.host;
   config.server.port = listen.port;
   config.recorder.durability =
@@ -190,6 +192,7 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
       ->capture_default_str();
   record->add_option("--ready-file", command->ready_file,
                      "Write the listening URL here once ready");
+  addChaosOptions(record, args->chaos);
   record->add_flag("--insecure", args->insecure, "Do not verify an https upstream's certificate");
   record
       ->add_option("--ca-file", config.relay.ca_file,

@@ -6,6 +6,7 @@
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/signals.hpp"
+#include "agentvcr/replay/ignore_file.hpp"
 
 namespace agentvcr::cli {
 
@@ -40,11 +41,14 @@ struct ReplayArguments {
   std::string on_miss = "error";
   std::string upstream;
   std::vector<std::string> ignore;
+  std::string ignore_file;  ///< --ignore-file: its [input] pointers join --ignore
   unsigned forward_timeout_s = 600;
   bool no_store_misses = false;
-  std::string sse_pace = "recorded";
+  std::string pace;      ///< --pace; empty: answers at once, streams as --sse-pace says
+  std::string sse_pace;  ///< --sse-pace; empty: as --pace says, else recorded
   bool no_memo = false;
   std::size_t memo_mib = replay::ReplayOptions::kDefaultMemoBytes >> 20;
+  ChaosArguments chaos;
 };
 
 std::string configureReplay(ReplayCommand& command, const ReplayArguments& args) {
@@ -61,8 +65,13 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
     return "--upstream is only used with --on-miss forward";
   }
   try {
-    config.replay.key_rules = replay::KeyRules::ignoring(args.ignore);
-  } catch (const std::invalid_argument& error) {
+    std::vector<std::string> ignored = args.ignore;
+    if (!args.ignore_file.empty()) {
+      const replay::IgnoreFile file = replay::readIgnoreFile(args.ignore_file);
+      ignored.insert(ignored.end(), file.input.begin(), file.input.end());
+    }
+    config.replay.key_rules = replay::KeyRules::ignoring(ignored);
+  } catch (const std::exception& error) {  // a bad pointer, or an unreadable or bad file
     return error.what();
   }
   auto listen = parseListen(args.listen);
@@ -70,8 +79,14 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
   config.server.port = listen.port;
   config.forward_timeout = std::chrono::seconds(args.forward_timeout_s);
   config.store_misses = !args.no_store_misses;
-  config.replay.stream_pace = *replay::parseStreamPace(args.sse_pace);
+  if (!args.pace.empty()) {
+    config.replay.answer_pace = config.replay.stream_pace = *replay::parsePace(args.pace);
+  }
+  if (!args.sse_pace.empty()) {
+    config.replay.stream_pace = *replay::parsePace(args.sse_pace);
+  }
   config.replay.memo_bytes = args.no_memo ? 0 : args.memo_mib << 20;
+  config.chaos = makeChaos(args.chaos);
   return {};
 }
 
@@ -100,6 +115,8 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
   addNodeOption(replay, config.node);
   replay->add_option("--ignore", args->ignore,
                      "JSON pointer into an input left out of its key (repeatable)");
+  replay->add_option("--ignore-file", args->ignore_file,
+                     "Ignore file (agentvcr noise): its [input] pointers are added to --ignore");
   replay->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
   replay
       ->add_option("--forward-timeout", args->forward_timeout_s,
@@ -109,9 +126,24 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
                    "Only log misses; never write to the archive");
   replay->add_flag("--a2a-ignore-message-id", config.replay.a2a_ignore_message_id,
                    "Leave A2A message ids out of the key (callers that mint new ones)");
-  replay->add_option("--sse-pace", args->sse_pace, "Event streams at the recorded pace, or fast")
-      ->check(CLI::IsMember({"recorded", "fast"}))
-      ->capture_default_str();
+  // recorded, fast or a factor of the recorded times; checked when parsed.
+  const CLI::Validator pace(
+      [](const std::string& text) {
+        return replay::parsePace(text) ? std::string()
+                                       : "expected recorded, fast or a factor >= 0 (e.g. 0.5)";
+      },
+      "recorded|fast|FACTOR");
+  replay
+      ->add_option("--pace", args->pace,
+                   "Hold each answer by the agent's recorded think time (recorded), not at all "
+                   "(fast, the default) or scaled by a factor (0.5: twice as fast)")
+      ->check(pace);
+  replay
+      ->add_option("--sse-pace", args->sse_pace,
+                   "Event streams alone: recorded (the default), fast or a factor; wins over "
+                   "--pace for streams")
+      ->check(pace);
+  addChaosOptions(replay, args->chaos);
   replay->add_flag("--no-memo", args->no_memo,
                    "Parse and key every request, even one seen before with other ids");
   replay

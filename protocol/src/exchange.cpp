@@ -14,14 +14,16 @@ const char* outcomeName(ExchangeOutcome outcome) {
       return "request_rejected";
     case ExchangeOutcome::ClientAborted:
       return "client_aborted";
+    case ExchangeOutcome::Injected:
+      return "injected";
   }
   return "unknown";
 }
 
 std::optional<ExchangeOutcome> outcomeFromName(std::string_view name) {
-  for (auto outcome :
-       {ExchangeOutcome::Complete, ExchangeOutcome::UpstreamError, ExchangeOutcome::UpstreamTimeout,
-        ExchangeOutcome::RequestRejected, ExchangeOutcome::ClientAborted}) {
+  for (auto outcome : {ExchangeOutcome::Complete, ExchangeOutcome::UpstreamError,
+                       ExchangeOutcome::UpstreamTimeout, ExchangeOutcome::RequestRejected,
+                       ExchangeOutcome::ClientAborted, ExchangeOutcome::Injected}) {
     if (name == outcomeName(outcome)) {
       return outcome;
     }

@@ -93,15 +93,22 @@ void stripHopByHop(http::fields& fields) {
   }
 }
 
+http::response<http::string_body> wholeResponse(protocol::HttpReply reply, unsigned version,
+                                                bool keep_alive) {
+  http::response<http::string_body> response{static_cast<http::status>(reply.status), version};
+  setReplyHeader(response, reply, keep_alive);
+  response.body() = std::move(reply.body);
+  response.prepare_payload();
+  return response;
+}
+
 http::response<http::string_body> localResponse(http::status status, std::string_view id,
                                                 std::string_view message, unsigned version,
                                                 bool keep_alive) {
-  http::response<http::string_body> response{status, version};
-  response.set(http::field::content_type, "application/json");
-  response.body() = protocol::errorBody(id, message);
-  response.keep_alive(keep_alive);
-  response.prepare_payload();
-  return response;
+  return wholeResponse(
+      protocol::HttpReply{
+          static_cast<int>(status), "application/json", {}, protocol::errorBody(id, message), {}},
+      version, keep_alive);
 }
 
 }  // namespace agentvcr::proxy

@@ -46,6 +46,35 @@ asio::awaitable<std::tuple<beast::error_code, std::size_t>> writeWholeMessage(
 /// Connection names) plus Expect, which the proxy answers itself.
 void stripHopByHop(http::fields& fields);
 
+/// The header of `reply` (status, Content-Type when set, its headers) without a body.
+template <class Body>
+void setReplyHeader(http::response<Body>& response, const protocol::HttpReply& reply,
+                    bool keep_alive) {
+  response.result(static_cast<http::status>(reply.status));
+  if (!reply.content_type.empty()) {
+    response.set(http::field::content_type, reply.content_type);
+  }
+  for (const auto& header : reply.headers) {
+    response.insert(header.name, header.value);
+  }
+  response.keep_alive(keep_alive);
+}
+
+/// `reply`, whose body is held whole, as a Beast response with its Content-Length.
+http::response<http::string_body> wholeResponse(protocol::HttpReply reply, unsigned version,
+                                                bool keep_alive);
+
+/// Writes the header of `response`, promising its whole body, then the first half of the body
+/// only: a connection that ends early, for chaos' truncate.
+template <class Stream>
+asio::awaitable<void> writeCutMessage(Stream& stream,
+                                      const http::response<http::string_body>& response) {
+  const std::string header = wireHeader(response.base());
+  const std::string_view half(response.body().data(), response.body().size() / 2);
+  const std::array<asio::const_buffer, 2> buffers{asio::buffer(header), asio::buffer(half)};
+  co_await asio::async_write(stream, buffers, kUseTuple);
+}
+
 /// A complete local answer, JSON, keep-alive as asked.
 http::response<http::string_body> localResponse(http::status status, std::string_view id,
                                                 std::string_view message, unsigned version,

@@ -1,5 +1,7 @@
 #include "agentvcr/proxy/local_service.hpp"
 
+#include <span>
+
 #include "http_message.hpp"
 
 namespace agentvcr::proxy {
@@ -24,13 +26,20 @@ class LocalServiceHandler final : public ConnectionHandler {
         break;
       }
       connection->busy = true;
+      const auto arrived = std::chrono::steady_clock::now();
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
       protocol::HttpReply answer = (*handler_)(
           protocol::HttpRequest{std::string(request.method_string()), std::string(request.target()),
                                 toHeaders(request.base()), std::move(request.body())});
+      if (answer.hold.count() > 0) {
+        asio::steady_timer timer(connection->stream.get_executor(), arrived + answer.hold);
+        co_await timer.async_wait(kUseTuple);
+      }
       bool written_whole = false;
-      if (answer.stream.empty()) {
+      if (answer.delivery == protocol::Delivery::CloseBeforeAnswer) {
+        written_whole = false;
+      } else if (answer.stream.empty()) {
         written_whole = co_await writeWhole(*connection, answer, request.version(), keep_alive);
       } else {
         written_whole = co_await writeStreamed(*connection, answer, request.version(), keep_alive);
@@ -45,24 +54,14 @@ class LocalServiceHandler final : public ConnectionHandler {
   }
 
  private:
-  template <class Body>
-  static void setHeader(http::response<Body>& response, const protocol::HttpReply& answer,
-                        bool keep_alive) {
-    if (!answer.content_type.empty()) {
-      response.set(http::field::content_type, answer.content_type);
-    }
-    for (const auto& header : answer.headers) {
-      response.insert(header.name, header.value);
-    }
-    response.keep_alive(keep_alive);
-  }
-
   static asio::awaitable<bool> writeWhole(Connection& connection, protocol::HttpReply& answer,
                                           unsigned version, bool keep_alive) {
-    http::response<http::string_body> response{static_cast<http::status>(answer.status), version};
-    setHeader(response, answer, keep_alive);
-    response.body() = std::move(answer.body);
-    response.prepare_payload();
+    const protocol::Delivery delivery = answer.delivery;
+    const auto response = wholeResponse(std::move(answer), version, keep_alive);
+    if (delivery == protocol::Delivery::CutMidBody) {
+      co_await writeCutMessage(connection.stream, response);
+      co_return false;
+    }
     auto [ec, written] = co_await writeWholeMessage(connection.stream, response);
     co_return !ec;
   }
@@ -71,8 +70,8 @@ class LocalServiceHandler final : public ConnectionHandler {
   /// client sees events at the pace they are scheduled. An HTTP/1.0 client reads to close.
   asio::awaitable<bool> writeStreamed(Connection& connection, const protocol::HttpReply& answer,
                                       unsigned version, bool keep_alive) {
-    http::response<http::empty_body> header{static_cast<http::status>(answer.status), version};
-    setHeader(header, answer, keep_alive && version >= 11);
+    http::response<http::empty_body> header{http::status::ok, version};
+    setReplyHeader(header, answer, keep_alive && version >= 11);
     header.chunked(version >= 11);
     http::response_serializer<http::empty_body> serializer{header};
     connection.stream.expires_after(options_.idle_timeout);
@@ -82,7 +81,11 @@ class LocalServiceHandler final : public ConnectionHandler {
       co_return false;
     }
     asio::steady_timer timer(connection.stream.get_executor());
-    for (const protocol::StreamPiece& piece : answer.stream) {
+    // Cut mid-body: half the pieces, then the close, with no last chunk.
+    const std::size_t pieces = answer.delivery == protocol::Delivery::CutMidBody
+                                   ? answer.stream.size() / 2
+                                   : answer.stream.size();
+    for (const protocol::StreamPiece& piece : std::span(answer.stream).first(pieces)) {
       if (piece.delay.count() > 0) {
         timer.expires_after(piece.delay);
         co_await timer.async_wait(kUseTuple);
@@ -103,7 +106,7 @@ class LocalServiceHandler final : public ConnectionHandler {
         co_return false;
       }
     }
-    if (version < 11) {
+    if (version < 11 || pieces < answer.stream.size()) {
       co_return false;  // the end of the body is the end of the connection
     }
     auto [end_ec, end_bytes] =

@@ -18,6 +18,7 @@
 
 #include <boost/algorithm/string/predicate.hpp>
 
+#include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/proxy/relay.hpp"
 #include "http_message.hpp"
@@ -108,6 +109,7 @@ beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::fl
 /// committed before the client got its answer (RelayOptions::commit_before_answer).
 struct RelayedExchange : protocol::Exchange {
   bool committed = false;
+  bool cut_mid_body = false;  ///< chaos' truncate: the client gets half of the agent's answer
 };
 
 /// Set from the recorder's writer thread, read on the worker's: the commit a response waits
@@ -163,7 +165,9 @@ class RelayCore {
         pool_(pool),
         sink_(std::move(sink)),
         clock_(std::move(clock)),
-        counters_(counters) {}
+        counters_(counters),
+        chaos_(options_->chaos ? options_->chaos
+                               : std::make_shared<protocol::Chaos>(std::nullopt, false)) {}
 
   /// Reads one request, relays it, records it. Returns whether the connection stays open.
   asio::awaitable<bool> exchangeOne(Client& client, beast::flat_buffer& buffer,
@@ -228,6 +232,7 @@ class RelayCore {
     exchange.request_ended_ns = clock_();
 
     Request request = parser.release();
+    const protocol::ChaosDecision chaos = decideChaos(request);
     stripHopByHop(request.base());
     request.set(http::field::host, options_->upstream.authority());
     if (!options_->upstream.base_path.empty()) {
@@ -242,7 +247,8 @@ class RelayCore {
     if (options_->commit_before_answer) {
       exchange.request_body = request.body();  // the record is written before forward returns
     }
-    bool keep_open = co_await forward(client, request, client_version, client_keep_alive, exchange);
+    bool keep_open =
+        co_await answer(client, request, chaos, client_version, client_keep_alive, exchange);
     exchange.request_body = std::move(request.body());
     exchange.ended_ns = clock_();
     co_await record(std::move(exchange));
@@ -335,6 +341,51 @@ class RelayCore {
     }
     exchange.ended_ns = clock_();
     co_await record(std::move(exchange));
+  }
+
+  /// What chaos does with `request`, read before it is rewritten for the upstream. The chaos
+  /// header is the caller's word to agentvcr, never the agent's business: it is removed here.
+  protocol::ChaosDecision decideChaos(Request& request) {
+    std::optional<std::string_view> forced;
+    const auto header = request.find(protocol::kChaosHeader);
+    if (header != request.end()) {
+      forced = header->value();
+    }
+    protocol::ChaosDecision decision =
+        chaos_->decide({request.method_string(), request.target(), request.body(), forced});
+    request.erase(protocol::kChaosHeader);
+    return decision;
+  }
+
+  /// Answers the client: relays `request` upstream, or gives the fault chaos decided on.
+  /// Returns whether the client connection can carry another request.
+  asio::awaitable<bool> answer(Client& client, Request& request,
+                               const protocol::ChaosDecision& chaos, unsigned client_version,
+                               bool client_keep_alive, RelayedExchange& exchange) {
+    if (chaos.refusal) {
+      co_return co_await answerReply(client, exchange, *chaos.refusal,
+                                     ExchangeOutcome::RequestRejected, chaos.refusal_error,
+                                     client_version, client_keep_alive);
+    }
+    if (chaos.fault) {
+      const protocol::FaultKind kind = *chaos.fault;
+      exchange.fault = protocol::faultName(kind);
+      if (!protocol::faultReachesAgent(kind)) {
+        const protocol::ChaosCall call{request.method_string(), request.target(), request.body(),
+                                       std::nullopt};
+        const std::string error =
+            std::string("[chaos.") + exchange.fault + "] fault injected by agentvcr --chaos";
+        co_return co_await answerReply(client, exchange, chaos_->injectedAnswer(kind, call),
+                                       ExchangeOutcome::Injected, error, client_version,
+                                       client_keep_alive);
+      }
+      if (kind == protocol::FaultKind::Latency) {
+        asio::steady_timer timer(io_, chaos_->spec().latency);
+        co_await timer.async_wait(kUseTuple);
+      }
+      exchange.cut_mid_body = kind == protocol::FaultKind::Truncate;
+    }
+    co_return co_await forward(client, request, client_version, client_keep_alive, exchange);
   }
 
   /// Sends `request` upstream and relays the answer. Returns whether the client connection
@@ -475,6 +526,17 @@ class RelayCore {
     }
 
     expiresAfter(client.stream, options_->client_io_timeout);
+    if (exchange.cut_mid_body) {
+      co_await writeCutMessage(client.stream, response);
+      exchange.error = "[chaos.truncate] the client got " +
+                       std::to_string(response.body().size() / 2) + " of " +
+                       std::to_string(response.body().size()) + " body bytes";
+      exchange.response_body = std::move(response.body());
+      if (upstream_reusable) {
+        pool_.release(std::move(upstream));
+      }
+      co_return false;
+    }
     auto [write_ec, written] = co_await writeWholeMessage(client.stream, response);
     exchange.response_body = std::move(response.body());
     if (upstream_reusable) {
@@ -553,6 +615,12 @@ class RelayCore {
         exchange.error = "[proxy.client.gone] " + write_ec.message();
         co_return false;
       }
+      if (exchange.cut_mid_body && !exchange.response_body.empty() && !serializer.is_done()) {
+        // Truncate: the client keeps the first piece and loses the connection.
+        exchange.error = "[chaos.truncate] the client got the first " +
+                         std::to_string(exchange.response_body.size()) + " body bytes";
+        co_return false;
+      }
     } while (!serializer.is_done());
 
     if (parser.keep_alive()) {
@@ -598,18 +666,43 @@ class RelayCore {
   /// twice.
   asio::awaitable<bool> answerLocally(Client& client, RelayedExchange& exchange,
                                       const LocalAnswer& answer) {
-    auto response =
-        localResponse(answer.status, answer.id, answer.message, answer.version, answer.keep_alive);
+    protocol::HttpReply reply{static_cast<int>(answer.status),
+                              "application/json",
+                              {},
+                              protocol::errorBody(answer.id, answer.message),
+                              {}};
+    co_return co_await answerReply(client, exchange, std::move(reply), answer.outcome,
+                                   "[" + std::string(answer.id) + "] " + answer.message,
+                                   answer.version, answer.keep_alive);
+  }
+
+  /// Answers the client with `reply`, in the agent's place, after its hold (a stall waits at
+  /// most the upstream timeout, as a silent agent would make it), and notes `outcome` and
+  /// `error` in the exchange.
+  asio::awaitable<bool> answerReply(Client& client, RelayedExchange& exchange,
+                                    protocol::HttpReply reply, ExchangeOutcome outcome,
+                                    std::string error, unsigned version, bool keep_alive) {
+    if (reply.hold.count() > 0) {
+      asio::steady_timer timer(io_);
+      timer.expires_after(
+          std::min<std::chrono::nanoseconds>(reply.hold, options_->upstream_timeout));
+      co_await timer.async_wait(kUseTuple);
+    }
+    exchange.response_from_upstream = false;
+    exchange.outcome = outcome;
+    exchange.error = std::move(error);
+    if (reply.delivery == protocol::Delivery::CloseBeforeAnswer) {
+      co_await commitBeforeAnswer(exchange);
+      co_return false;
+    }
+    auto response = wholeResponse(std::move(reply), version, keep_alive);
     exchange.status = static_cast<int>(response.result_int());
     exchange.response_headers = toHeaders(response.base());
     exchange.response_body = response.body();
-    exchange.response_from_upstream = false;
-    exchange.outcome = answer.outcome;
-    exchange.error = "[" + std::string(answer.id) + "] " + answer.message;
     co_await commitBeforeAnswer(exchange);
     expiresAfter(client.stream, options_->client_io_timeout);
     auto [ec, written] = co_await http::async_write(client.stream, response, kUseTuple);
-    co_return !ec && answer.keep_alive;
+    co_return !ec && keep_alive;
   }
 
   /// Hands the exchange to the recorder, unless it was committed before the answer. When the
@@ -669,6 +762,7 @@ class RelayCore {
   ExchangeSink sink_;
   RelayClock clock_;
   RelayCounters& counters_;
+  std::shared_ptr<protocol::Chaos> chaos_;
 };
 
 }  // namespace agentvcr::proxy

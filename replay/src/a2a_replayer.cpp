@@ -1,6 +1,7 @@
 #include "a2a_replayer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 #include "agentvcr/protocol/a2a.hpp"
@@ -113,7 +114,11 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
       if (!exchange) {
         continue;
       }
-      Recorded recorded{call.exchange_id, exchange->started_ns,
+      Recorded recorded{call.exchange_id,
+                        recordedThinkTime(exchange->started_ns, exchange->upstream_sent_ns,
+                                          exchange->upstream_first_byte_ns)
+                            .count(),
+                        exchange->upstream_first_byte_ns.value_or(exchange->started_ns),
                         parsedOrNull(exchange->request_body)};
       protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
       queues_.add(keyOf(as_sent, recorded.request), recorded_.size());
@@ -272,6 +277,7 @@ protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,
     reply.body = std::move(*restamped);
     reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
   }
+  reply.hold = paced(std::chrono::nanoseconds(recorded.think_ns), options_.answer_pace);
   return reply;
 }
 
@@ -282,18 +288,20 @@ protocol::HttpReply A2aReplayer::streamedAnswer(const Recorded& recorded,
     return reader.streamEvents(recorded.exchange_id);
   });
   protocol::HttpReply reply = recordedReply(response);
+  // The stream opens after the agent's think time; each event follows the one before (the first,
+  // the opening) after the gap it had when recorded.
+  reply.hold = paced(std::chrono::nanoseconds(recorded.think_ns), options_.stream_pace);
   if (events.empty()) {
     return reply;  // nothing whole was recorded: the bytes as they came
   }
   reply.body.clear();
   reply.headers = replayableHeaders(response.headers, /*body_rewritten=*/true);
   const Json live_id = idOf(live_request);
-  std::int64_t previous_ns = recorded.started_ns;
+  std::int64_t previous_ns = recorded.answered_ns;
   for (const store::StreamEventRow& event : events) {
-    std::chrono::nanoseconds delay{0};
-    if (options_.stream_pace == StreamPace::Recorded) {
-      delay = std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns));
-    }
+    const auto delay =
+        paced(std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns)),
+              options_.stream_pace);
     previous_ns = std::max(previous_ns, event.at_ns);
     reply.stream.push_back(
         protocol::StreamPiece{delay, eventText(event, a2a::restampEventData(event.data, live_id))});

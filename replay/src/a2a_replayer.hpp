@@ -57,8 +57,9 @@ class A2aReplayer {
   /// What replay needs of one recorded A2A exchange to answer again.
   struct Recorded {
     std::int64_t exchange_id = 0;
-    std::int64_t started_ns = 0;
-    protocol::Json request;  ///< the request body parsed (null when it did not parse)
+    std::int64_t think_ns = 0;     ///< recordedThinkTime, what --pace holds the answer by
+    std::int64_t answered_ns = 0;  ///< the answer's first byte, where event gaps count from
+    protocol::Json request;        ///< the request body parsed (null when it did not parse)
   };
 
   /// A task a recorded answer returned, served to a tasks/get that was not recorded as such.

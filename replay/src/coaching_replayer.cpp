@@ -1,6 +1,7 @@
 #include "coaching_replayer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <iterator>
 #include <optional>
 
@@ -116,8 +117,11 @@ CoachingReplayer::CoachingReplayer(ReaderPool& readers, const ReplayOptions& opt
         continue;  // the caller never got an answer: nothing to replay
       }
       const Route route = magma::routeOf(row.method, row.target);
-      Recorded recorded{row.id, route, keyedContent(route, row.request_body)};
-      exchanges_.add(keyOf(route, recorded.content), row.id);
+      Recorded recorded{
+          row.id, route, keyedContent(route, row.request_body),
+          recordedThinkTime(row.started_ns, row.upstream_sent_ns, row.upstream_first_byte_ns)
+              .count()};
+      queues_.add(keyOf(route, recorded.content), recorded_.size());
       recorded_.push_back(std::move(recorded));
     }
   });
@@ -133,17 +137,20 @@ ReplayOutcome CoachingReplayer::respond(Route route, const protocol::HttpRequest
   }
   const Json content = keyedContent(route, request.body);
   const std::uint64_t key = keyOf(route, content);
-  std::optional<std::int64_t> exchange_id;
+  std::optional<std::size_t> index;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    exchange_id = exchanges_.take(key);
+    index = queues_.take(key);
   }
-  if (exchange_id) {
-    auto recorded = readers_.with(
-        [&](const store::ArchiveReader& reader) { return reader.recordedResponse(*exchange_id); });
+  if (index) {
+    const Recorded& taken = recorded_[*index];
+    auto recorded = readers_.with([&](const store::ArchiveReader& reader) {
+      return reader.recordedResponse(taken.exchange_id);
+    });
     if (recorded) {
       outcome.hits = 1;
       outcome.reply = restamped(recordedReply(*recorded), request_id);
+      outcome.reply.hold = paced(std::chrono::nanoseconds(taken.think_ns), options_.answer_pace);
       return outcome;
     }
   }

@@ -29,7 +29,8 @@ class CoachingReplayer {
   struct Recorded {
     std::int64_t exchange_id = 0;
     protocol::magma::Route route = protocol::magma::Route::None;
-    protocol::Json content;  ///< what is keyed
+    protocol::Json content;     ///< what is keyed
+    std::int64_t think_ns = 0;  ///< recordedThinkTime, what --pace holds the answer by
   };
 
   MissReport reportMiss(protocol::magma::Route route, const protocol::Json& content,
@@ -39,7 +40,7 @@ class CoachingReplayer {
   const ReplayOptions& options_;
   std::vector<Recorded> recorded_;
   std::mutex mutex_;
-  RecordedQueues<std::int64_t> exchanges_;  ///< key to exchange ids
+  RecordedQueues<std::size_t> queues_;  ///< key to indexes into recorded_
 };
 
 }  // namespace agentvcr::replay::detail

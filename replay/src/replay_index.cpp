@@ -3,6 +3,7 @@
 #include <string>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/replay/replayer.hpp"
 
 namespace agentvcr::replay {
 namespace {
@@ -58,6 +59,9 @@ RecordedStep recordedStepOf(const store::ReplayStepRef& step) {
       .source_id = step.source_id,
       .candidate_count = step.candidate_count,
       .answered = success && step.response_valid.value_or(false) && step.candidate_count > 0,
+      .think_ns =
+          recordedThinkTime(step.started_ns, step.upstream_sent_ns, step.upstream_first_byte_ns)
+              .count(),
   };
 }
 

@@ -1,6 +1,8 @@
 #include "agentvcr/replay/replayer.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -82,16 +84,6 @@ std::optional<MissPolicy> parseMissPolicy(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<StreamPace> parseStreamPace(std::string_view name) {
-  if (name == "recorded") {
-    return StreamPace::Recorded;
-  }
-  if (name == "fast") {
-    return StreamPace::Fast;
-  }
-  return std::nullopt;
-}
-
 const char* missPolicyName(MissPolicy policy) {
   switch (policy) {
     case MissPolicy::Error:
@@ -102,6 +94,39 @@ const char* missPolicyName(MissPolicy policy) {
       return "forward";
   }
   return "error";
+}
+
+std::optional<double> parsePace(std::string_view text) {
+  if (text == "recorded") {
+    return kRecordedPace;
+  }
+  if (text == "fast") {
+    return kFastPace;
+  }
+  double factor = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, factor);
+  if (text.empty() || error != std::errc() || stop != end || !std::isfinite(factor) || factor < 0) {
+    return std::nullopt;
+  }
+  return factor;
+}
+
+std::chrono::nanoseconds recordedThinkTime(std::int64_t started_ns,
+                                           std::optional<std::int64_t> upstream_sent_ns,
+                                           std::optional<std::int64_t> upstream_first_byte_ns) {
+  if (!upstream_first_byte_ns) {
+    return std::chrono::nanoseconds(0);
+  }
+  const std::int64_t asked_ns = upstream_sent_ns.value_or(started_ns);
+  return std::chrono::nanoseconds(std::max<std::int64_t>(0, *upstream_first_byte_ns - asked_ns));
+}
+
+std::chrono::nanoseconds paced(std::chrono::nanoseconds recorded, double pace) {
+  // Bounded so that a huge factor cannot overflow the conversion back to integer nanoseconds.
+  constexpr double kLongestHoldNs = 1e18;  // about 31 years
+  const double scaled = std::min(static_cast<double>(recorded.count()) * pace, kLongestHoldNs);
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(scaled));
 }
 
 class Replayer::Impl {
@@ -201,6 +226,7 @@ class Replayer::Impl {
     body["misses"] = now.misses;
     body["forwarded"] = now.forwarded;
     body["invalid"] = now.invalid;
+    body["pace"] = {{"answers", options_.answer_pace}, {"streams", options_.stream_pace}};
     body["memo"] = nullptr;
     if (auto responses = responses_.memoStats()) {
       body["memo"] = {{"responses", memoJson(*responses)}, {"a2a", memoJson(*a2a_.memoStats())}};

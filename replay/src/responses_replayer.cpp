@@ -1,5 +1,7 @@
 #include "responses_replayer.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <utility>
 
@@ -7,6 +9,7 @@
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/fastapi_errors.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/noise.hpp"
 #include "replies.hpp"
 
 namespace agentvcr::replay::detail {
@@ -205,6 +208,14 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
     }
     slot.recorded.resize(wanted);
   }
+  // A reply made of several recorded exchanges' answers comes when the slowest of them came.
+  std::int64_t think_ns = 0;
+  for (const Slot& slot : slots) {
+    if (slot.step && !slot.missed) {
+      think_ns = std::max(think_ns, slot.step->think_ns);
+    }
+  }
+  const auto hold = paced(std::chrono::nanoseconds(think_ns), options_.answer_pace);
 
   bool any_miss = false;
   for (std::size_t i = 0; i < slots.size(); ++i) {
@@ -229,6 +240,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
       });
       if (recorded) {
         outcome.reply = recordedReply(*recorded);
+        outcome.reply.hold = hold;
         return outcome;
       }
     }
@@ -253,6 +265,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
   }
   outcome.reply = jsonReply(200, writeOutputs(slots, *keyed, style));
   outcome.reply.headers = std::move(headers);
+  outcome.reply.hold = hold;
   return outcome;
 }
 
@@ -305,21 +318,24 @@ MissReport ResponsesReplayer::reportMiss(const magma::AgentInput& input, std::si
     std::lock_guard<std::mutex> lock(index_mutex_);
     report.closest_step_id = index_.closest(featuresOf(input));
   }
+  protocol::Json closest_input;  // keyed as report.input is
   if (report.closest_step_id) {
     auto recorded = readers_.with([&](const store::ArchiveReader& reader) {
       return reader.inputJson(*report.closest_step_id);
     });
     if (recorded) {
+      closest_input = options_.key_rules.keyedContent(std::move(*recorded));
       report.differences =
-          differingPaths(report.input, options_.key_rules.keyedContent(std::move(*recorded)),
-                         options_.max_difference_paths);
+          differingPaths(report.input, closest_input, options_.max_difference_paths);
     }
   }
   std::optional<std::string> closest;
   if (report.closest_step_id) {
     closest = "step " + std::to_string(*report.closest_step_id);
   }
-  report.reason = missReason(what, closest, report.differences);
+  // A miss caused only by clocks or ids says which --ignore would have hit.
+  report.reason = missReason(what, closest, report.differences) +
+                  volatileOnlyHint(report.input, closest_input, report.differences);
   return report;
 }
 

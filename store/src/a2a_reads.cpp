@@ -15,7 +15,7 @@ constexpr const char* kCallColumns = R"sql(
          c.result_kind,
          c.artifacts, c.history, c.request_text, c.response_text, c.error_code,
          c.error_message, c.error_data, c.retry_after, c.replay_key, c.conversation_id,
-         e.status, e.started_ns, e.ended_ns,
+         e.status, e.fault, e.started_ns, e.ended_ns,
          (SELECT count(*) FROM stream_events v WHERE v.exchange_id = c.exchange_id)
            AS stream_event_count
   FROM a2a_calls c JOIN exchanges e ON e.id = c.exchange_id)sql";
@@ -49,6 +49,7 @@ A2aCallRow readCall(const NamedColumns& c) {
   r.replay_key = fromDb(c.get("replay_key").getInt64());
   r.conversation_id = c.optInt("conversation_id");
   r.status = c.get("status").getInt();
+  r.fault = c.optText("fault");
   r.started_ns = c.get("started_ns").getInt64();
   r.ended_ns = c.optInt("ended_ns");
   r.stream_event_count = c.get("stream_event_count").getInt64();
@@ -82,11 +83,11 @@ std::vector<A2aCallRow> a2aCallsOfExchange(SQLite::Database& db, std::int64_t ex
 
 void forEachA2aCall(SQLite::Database& db, const ReplaySelection& selection,
                     const std::function<void(const A2aCallRow&)>& visit) {
-  std::string sql = kCallColumns;
+  std::string sql = kCallColumns + (" WHERE " + servableExchange("e"));
   if (!selection.all()) {
     sql += R"sql(
-  WHERE c.session_id IN (SELECT value FROM json_each(:session_ids))
-     OR c.conversation_id IN (SELECT value FROM json_each(:conversation_ids)))sql";
+  AND (c.session_id IN (SELECT value FROM json_each(:session_ids))
+       OR c.conversation_id IN (SELECT value FROM json_each(:conversation_ids))))sql";
   }
   SQLite::Statement q(db, sql + " ORDER BY c.id");
   if (!selection.all()) {

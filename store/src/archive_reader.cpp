@@ -310,7 +310,8 @@ constexpr const char* kReplayStepColumns = R"sql(
          s.source_id, s.replay_key, s.instruction_type, s.instruction_content, s.memory_hash,
          s.tools_hash, s.attributes_hash, s.extra_keys_hash, s.num_outputs,
          (SELECT count(*) FROM candidates c WHERE c.step_id = s.id) AS candidate_count,
-         e.status AS exchange_status, e.response_valid
+         e.status AS exchange_status, e.response_valid, e.started_ns, e.upstream_sent_ns,
+         e.upstream_first_byte_ns
   FROM steps s JOIN exchanges e ON e.id = s.exchange_id)sql";
 
 ReplayStepRef readReplayStep(const NamedColumns& c) {
@@ -332,6 +333,9 @@ ReplayStepRef readReplayStep(const NamedColumns& c) {
   r.candidate_count = c.get("candidate_count").getInt64();
   r.exchange_status = c.get("exchange_status").getInt();
   r.response_valid = c.optBool("response_valid");
+  r.started_ns = c.get("started_ns").getInt64();
+  r.upstream_sent_ns = c.optInt("upstream_sent_ns");
+  r.upstream_first_byte_ns = c.optInt("upstream_first_byte_ns");
   return r;
 }
 
@@ -639,11 +643,11 @@ void ArchiveReader::forEachReplayStep(
   guarded([&] {
     // One pass over steps in id order (no sort): the exchange by primary key, the candidate
     // count from the candidates_step index, the id lists materialised once by SQLite.
-    std::string sql = kReplayStepColumns;
+    std::string sql = kReplayStepColumns + (" WHERE " + detail::servableExchange("e"));
     if (!selection.all()) {
       sql += R"sql(
-  WHERE s.session_id IN (SELECT value FROM json_each(:session_ids))
-     OR s.conversation_id IN (SELECT value FROM json_each(:conversation_ids)))sql";
+  AND (s.session_id IN (SELECT value FROM json_each(:session_ids))
+       OR s.conversation_id IN (SELECT value FROM json_each(:conversation_ids))))sql";
     }
     sql += " ORDER BY s.id";
     SQLite::Statement q = impl_->prepare(sql);
@@ -663,7 +667,8 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
   return guarded([&] {
     // exchanges_route (route, session_id) finds the rows without reading the others' bodies.
     std::string sql = std::string(kExchangeColumns) + kExchangePayloadColumns +
-                      " FROM exchanges WHERE route = :route";
+                      " FROM exchanges WHERE route = :route AND " +
+                      detail::servableExchange("exchanges");
     if (!selection.all()) {
       sql += R"sql(
   AND session_id IN (SELECT value FROM json_each(:session_ids)

@@ -275,7 +275,9 @@ void decodeCandidates(magma::AgentResponse& response, DecodedExchange& d, BlobCo
 void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,
                  const DecodeOptions& options) {
   const protocol::Exchange& ex = d.exchange;
-  const bool response_applies = is2xx(ex.status);
+  // An injected answer is agentvcr's, never the agent's: only the request is decoded.
+  const bool response_applies =
+      is2xx(ex.status) && ex.outcome != protocol::ExchangeOutcome::Injected;
   switch (route) {
     case magma::Route::Responses: {
       std::optional<magma::AgentRequest> request =

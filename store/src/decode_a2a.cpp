@@ -75,17 +75,16 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
     return;
   }
   const bool streamed = !d.stream_events.empty();
-  if (!parsesAsJsonRpc(ex.request_body, options) &&
-      (streamed || !parsesAsJsonRpc(ex.response_body, options))) {
+  // An injected answer (chaos) is agentvcr's, never the agent's: the calls keep no result.
+  const std::string_view response = streamed || ex.outcome == protocol::ExchangeOutcome::Injected
+                                        ? std::string_view()
+                                        : std::string_view(ex.response_body);
+  if (!parsesAsJsonRpc(ex.request_body, options) && !parsesAsJsonRpc(response, options)) {
     return;
   }
   protocol::a2a::CallExchange call_exchange{
-      ex.method,
-      ex.target,
-      headerValue(ex.request_headers, "A2A-Version"),
-      ex.request_body,
-      streamed ? std::string_view() : std::string_view(ex.response_body),
-      {}};
+      ex.method,       ex.target, headerValue(ex.request_headers, "A2A-Version"),
+      ex.request_body, response,  {}};
   for (const DecodedStreamEvent& event : d.stream_events) {
     call_exchange.stream_data.push_back(event.data);
   }

@@ -202,6 +202,14 @@ void bindBlob(S& s, const char* name, const std::string& bytes) {
                static_cast<int>(bytes.size()));
 }
 
+/// The SQL condition on `exchanges` (named `table` in the query) that keeps the exchanges replay
+/// may serve as recorded answers: none that chaos faulted, except for an injected latency, whose
+/// real answer came whole (docs/record.md, "Chaos").
+inline std::string servableExchange(std::string_view table) {
+  const std::string fault = std::string(table) + ".fault";
+  return "(" + fault + " IS NULL OR " + fault + " = 'latency')";
+}
+
 /// A JSON array of ids, bound as one parameter and read with json_each().
 inline std::string idList(const std::vector<std::int64_t>& ids) {
   std::string text = "[";

@@ -66,12 +66,13 @@ class A2aRecordReplayTest : public ::testing::Test {
     return times;
   }
 
-  std::unique_ptr<services::ReplayService> startReplay(replay::StreamPace pace,
+  /// Replay with its event streams at `stream_pace` (replay::kRecordedPace, kFastPace, a factor).
+  std::unique_ptr<services::ReplayService> startReplay(double stream_pace,
                                                        bool ignore_message_id = false) {
     services::ReplayServiceConfig config;
     config.db_path = db_path_;
     config.server.port = 0;
-    config.replay.stream_pace = pace;
+    config.replay.stream_pace = stream_pace;
     config.replay.a2a_ignore_message_id = ignore_message_id;
     config.log_miss = [this](const std::string& line) { miss_lines_.push_back(line); };
     auto service = std::make_unique<services::ReplayService>(config);
@@ -139,7 +140,7 @@ TEST_F(A2aRecordReplayTest, TheArchiveHoldsEveryCallThreadedByContextAndTimedEve
 
 TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
   recordConversation();
-  auto replay = startReplay(replay::StreamPace::Recorded);
+  auto replay = startReplay(replay::kRecordedPace);
   const std::uint16_t port = replay->endpoint().port();
 
   Json first = post(port, sendBody("string-id", "m-1", "What is grace?"));
@@ -168,7 +169,7 @@ TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
 
 TEST_F(A2aRecordReplayTest, ReplayPointsTheCardAtItself) {
   recordConversation();
-  auto replay = startReplay(replay::StreamPace::Fast);
+  auto replay = startReplay(replay::kFastPace);
   proxy::HttpClient client("127.0.0.1", replay->endpoint().port());
   auto card = client.get("/.well-known/agent.json");
   ASSERT_EQ(card.status, 200);
@@ -182,7 +183,7 @@ TEST_F(A2aRecordReplayTest, ReplayPointsTheCardAtItself) {
 
 TEST_F(A2aRecordReplayTest, ReplayStreamsEventByEventAtTheRecordedPaceOrFast) {
   recordConversation();
-  for (auto pace : {replay::StreamPace::Recorded, replay::StreamPace::Fast}) {
+  for (auto pace : {replay::kRecordedPace, replay::kFastPace}) {
     auto replay = startReplay(pace);
     RawClient client(replay->endpoint().port());
     const auto start = Clock::now();
@@ -191,7 +192,7 @@ TEST_F(A2aRecordReplayTest, ReplayStreamsEventByEventAtTheRecordedPaceOrFast) {
     auto times = arrivalTimes(client, kStreamMarkers, start);
     ASSERT_EQ(times.size(), 4u);
     const double gap = static_cast<double>(kEventGap.count());
-    if (pace == replay::StreamPace::Recorded) {
+    if (pace == replay::kRecordedPace) {
       EXPECT_GT(times[3] - times[0], 2.5 * gap);
       EXPECT_GT(times[1] - times[0], 0.5 * gap);
     } else {
@@ -202,7 +203,7 @@ TEST_F(A2aRecordReplayTest, ReplayStreamsEventByEventAtTheRecordedPaceOrFast) {
 
 TEST_F(A2aRecordReplayTest, StreamedEventsCarryTheLiveId) {
   recordConversation();
-  auto replay = startReplay(replay::StreamPace::Fast);
+  auto replay = startReplay(replay::kFastPace);
   RawClient client(replay->endpoint().port());
   client.send(rawPost(kEndpoint, sendBody("live-7", "m-5", "Stream it", "message/stream"),
                       "text/event-stream"));
@@ -214,7 +215,7 @@ TEST_F(A2aRecordReplayTest, StreamedEventsCarryTheLiveId) {
 
 TEST_F(A2aRecordReplayTest, AMissIsAJsonRpcErrorNamingTheClosestRecording) {
   recordConversation();
-  auto replay = startReplay(replay::StreamPace::Fast);
+  auto replay = startReplay(replay::kFastPace);
   Json miss = post(replay->endpoint().port(), sendBody(3, "m-1", "What is sin?"));
   EXPECT_EQ(miss["id"], 3);
   EXPECT_EQ(miss["error"]["code"], -32603);
@@ -228,11 +229,11 @@ TEST_F(A2aRecordReplayTest, AMissIsAJsonRpcErrorNamingTheClosestRecording) {
 TEST_F(A2aRecordReplayTest, MessageIdsCanBeLeftOutOfTheKey) {
   recordConversation();
   {
-    auto strict = startReplay(replay::StreamPace::Fast);
+    auto strict = startReplay(replay::kFastPace);
     Json miss = post(strict->endpoint().port(), sendBody(1, "fresh-uuid", "What is grace?"));
     EXPECT_EQ(miss["error"]["data"]["differences"], Json::array({"/message/messageId"}));
   }
-  auto lenient = startReplay(replay::StreamPace::Fast, /*ignore_message_id=*/true);
+  auto lenient = startReplay(replay::kFastPace, /*ignore_message_id=*/true);
   Json hit = post(lenient->endpoint().port(), sendBody(1, "fresh-uuid", "What is grace?"));
   EXPECT_EQ(hit["result"]["id"], "task-14");
 }

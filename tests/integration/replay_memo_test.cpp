@@ -1,13 +1,13 @@
 // Replay's request memo answers byte for byte as replay without it. Two Replayers over one
-// archive, the memo off in one and on in the other, are asked the same requests in the same
-// order; each reply (status, content type, headers, body, stream pieces, and the hits and misses
-// replay reports) must be the same. The requests: every request of the demo archive and of a
-// generated archive of thousands of steps, sent again with fresh ids; their inputs batched
-// otherwise; A2A calls with JSON-RPC ids of every type, batches, fresh messageIds, with and
-// without --a2a-ignore-message-id; requests that differ beyond their ids (an `id` inside memory
-// or tools, whitespace, key order, escaped names), which the memo must not take for repeats;
-// live ids replay refuses (422). Then over loopback, `agentvcr replay` as its command line
-// configures it, whose status route counts the memo's hits.
+// archive, the memo off in one and on in the other, both at the recorded pace, are asked the
+// same requests in the same order; each reply (status, content type, headers, body, stream
+// pieces, how long it is held back, and the hits and misses replay reports) must be the same.
+// The requests: every request of the demo archive and of a generated archive of thousands of
+// steps, sent again with fresh ids; their inputs batched otherwise; A2A calls with JSON-RPC ids of
+// every type, batches, fresh messageIds, with and without --a2a-ignore-message-id; requests that
+// differ beyond their ids (an `id` inside memory or tools, whitespace, key order, escaped names),
+// which the memo must not take for repeats; live ids replay refuses (422). Then over loopback,
+// `agentvcr replay` as its command line configures it, whose status route counts the memo's hits.
 
 #include <algorithm>
 #include <cstdint>
@@ -48,20 +48,35 @@ replay::ReplayOptions withoutMemo(replay::ReplayOptions options) {
   return options;
 }
 
+/// At the recorded pace, so that each answer carries its recorded think time as its hold. A
+/// Replayer only computes holds (the HTTP face waits them out), so this costs no time here.
+replay::ReplayOptions pacedAsRecorded(replay::ReplayOptions options) {
+  options.answer_pace = replay::kRecordedPace;
+  options.stream_pace = replay::kRecordedPace;
+  return options;
+}
+
+/// outcomeText() and how long the reply is held back before its first byte.
+std::string heldOutcomeText(const replay::ReplayOutcome& outcome) {
+  return outcomeText(outcome) + "\n[held " + std::to_string(outcome.reply.hold.count()) + " ns]";
+}
+
 /// Two replayers over one archive, the memo off in the first and on in the second, asked the
 /// same requests in the same order.
 class MemoPair {
  public:
   MemoPair(const std::string& db_path, const replay::ReplayOptions& options)
-      : without_(db_path, withoutMemo(options)), with_(db_path, options) {}
+      : without_(db_path, withoutMemo(pacedAsRecorded(options))),
+        with_(db_path, pacedAsRecorded(options)) {}
 
   /// Asks both; a test failure (the first few shown in full) unless they answer alike. Returns
   /// the memo's answer.
   protocol::HttpReply ask(const HttpRequest& request) {
     const replay::ReplayOutcome slow = without_.handle(request, &forward_);
     replay::ReplayOutcome fast = with_.handle(request, &forward_);
-    const std::string expected = outcomeText(slow);
-    const std::string got = outcomeText(fast);
+    const std::string expected = heldOutcomeText(slow);
+    const std::string got = heldOutcomeText(fast);
+    held_ += fast.reply.hold.count() > 0 ? 1 : 0;
     if (got != expected && ++mismatches_ <= 3) {
       ADD_FAILURE() << "the memo answered otherwise\nrequest: " << request.method << " "
                     << request.target << "\n"
@@ -75,6 +90,8 @@ class MemoPair {
   /// No answer differed, and both replayers counted the same requests, hits and misses.
   void expectAllAlike() const {
     EXPECT_EQ(mismatches_, 0u);
+    // Recorded answers were held back by their think times: the holds compared were not all 0.
+    EXPECT_GT(held_, 0u);
     const replay::ReplayStats slow = without_.stats();
     const replay::ReplayStats fast = with_.stats();
     EXPECT_EQ(fast.requests, slow.requests);
@@ -105,6 +122,7 @@ class MemoPair {
   replay::Replayer without_;
   replay::Replayer with_;
   std::size_t mismatches_ = 0;
+  std::size_t held_ = 0;  ///< answers held back by a recorded think time
 };
 
 void replaceFirst(std::string& text, const std::string& from, const std::string& to) {

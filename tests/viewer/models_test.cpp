@@ -12,6 +12,7 @@
 #include "models/a2a_text.hpp"
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
+#include "models/fault_style.hpp"
 #include "models/search_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
@@ -137,6 +138,38 @@ class ModelsTest : public QObject {
     model.setConversation(avt::conversationTitled(db_, "Please self-destruct"));
     QCOMPARE(cell(model, 0, StepsModel::Status), QString("error invalid_output"));
     QVERIFY(cell(model, 0, StepsModel::Decision).startsWith("error invalid_output"));
+  }
+
+  void faultedStepsShowTheirFaultInTheirOwnColour() {
+    const std::string db = temp_.file("chaos.sqlite");
+    {
+      store::SessionInfo session;
+      session.name = "chaos";
+      session.mode = "record";
+      store::Recorder recorder(db, session);
+      protocol::Exchange injected = avt::mixed::magmaStep();
+      injected.status = 500;
+      injected.response_body = R"({"detail": "fault injected", "agentvcr_error": "chaos.error"})";
+      injected.response_from_upstream = false;
+      injected.outcome = protocol::ExchangeOutcome::Injected;
+      injected.fault = "error";
+      QVERIFY(recorder.trySubmit(injected));
+      recorder.close();
+    }
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    StepsModel model(reader);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setConversation(reader->conversations(1).at(0).id);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(cell(model, 0, StepsModel::Status), QString("chaos: error"));
+    QCOMPARE(model.data(model.index(0, 0), StepsModel::FaultRole).toString(), QString("error"));
+    QCOMPARE(model.data(model.index(0, StepsModel::Decision), Qt::BackgroundRole).value<QColor>(),
+             viewer::faultBackground());
+
+    StepsModel plain(reader_);
+    plain.setConversation(avt::conversationTitled(db_, "Please press sw1"));
+    QVERIFY(!plain.data(plain.index(0, 0), Qt::BackgroundRole).isValid());
+    QVERIFY(plain.data(plain.index(0, 0), StepsModel::FaultRole).toString().isEmpty());
   }
 
   void genBranchesIndentByDepth() {

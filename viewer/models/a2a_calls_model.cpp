@@ -3,6 +3,7 @@
 #include <QColor>
 
 #include "models/a2a_text.hpp"
+#include "models/fault_style.hpp"
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
@@ -71,6 +72,9 @@ QVariant A2aCallsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::BackgroundRole:
+      if (call.fault) {
+        return faultBackground();
+      }
       // Amber, like a warning sign: the agent refused the version (a v1.0 caller of a v0.3
       // agent is the usual misconfiguration); an answered v1.0 call is as plain as a v0.3 one.
       if (column == Wire && !wireWarning(call).empty()) {
@@ -103,7 +107,7 @@ QVariant A2aCallsModel::displayText(const store::A2aCallRow& call, int column) c
     case Latency:
       return call.ended_ns ? text(durationText(*call.ended_ns - call.started_ns)) : QString();
     case Error:
-      return text(callErrorText(call));
+      return call.fault ? faultText(*call.fault) : text(callErrorText(call));
     case Question:
       return call.request_text ? text(oneLine(*call.request_text)) : QString();
     case Answer:

@@ -2,6 +2,7 @@
 
 #include <QColor>
 
+#include "models/fault_style.hpp"
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
@@ -75,19 +76,30 @@ void StepsModel::clear() {
 void StepsModel::load(std::vector<store::StepRow> steps) {
   beginResetModel();
   steps_.clear();
-  std::map<std::int64_t, std::optional<std::int64_t>> latency_of_exchange;
+
+  // What a step shows of its exchange, read once per exchange (a batch carries many steps).
+  struct ExchangeFacts {
+    std::optional<std::int64_t> latency_ns;
+    std::optional<std::string> fault;
+  };
+
+  std::map<std::int64_t, ExchangeFacts> facts_of_exchange;
   for (auto& step : steps) {
     TimelineStep entry;
     entry.candidates = reader_->candidates(step.id);
-    auto known = latency_of_exchange.find(step.exchange_id);
-    if (known == latency_of_exchange.end()) {
-      std::optional<std::int64_t> latency;
-      if (auto exchange = reader_->exchange(step.exchange_id); exchange && exchange->ended_ns) {
-        latency = *exchange->ended_ns - exchange->started_ns;
+    auto known = facts_of_exchange.find(step.exchange_id);
+    if (known == facts_of_exchange.end()) {
+      ExchangeFacts facts;
+      if (auto exchange = reader_->exchange(step.exchange_id)) {
+        if (exchange->ended_ns) {
+          facts.latency_ns = *exchange->ended_ns - exchange->started_ns;
+        }
+        facts.fault = exchange->fault;
       }
-      known = latency_of_exchange.emplace(step.exchange_id, latency).first;
+      known = facts_of_exchange.emplace(step.exchange_id, std::move(facts)).first;
     }
-    entry.latency_ns = known->second;
+    entry.latency_ns = known->second.latency_ns;
+    entry.fault = known->second.fault;
     entry.step = std::move(step);
     steps_.push_back(std::move(entry));
   }
@@ -125,6 +137,10 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
       return env_failure;
     case DepthRole:
       return QVariant::fromValue<qlonglong>(step.depth);
+    case FaultRole:
+      return entry.fault ? QString::fromStdString(*entry.fault) : QString();
+    case Qt::BackgroundRole:
+      return entry.fault ? QVariant(faultBackground()) : QVariant();
     case Qt::ForegroundRole:
       if (index.column() == Instruction && env_failure) {
         return QColor(Qt::darkRed);
@@ -156,6 +172,11 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     case Decision:
       return text(decisionsText(entry.candidates));
     case Status:
+      if (entry.fault) {
+        const QString recorded = text(statusText(entry.candidates));
+        return recorded.isEmpty() ? faultText(*entry.fault)
+                                  : faultText(*entry.fault) + "\n" + recorded;
+      }
       return text(statusText(entry.candidates));
     case Latency:
       return entry.latency_ns ? text(durationText(*entry.latency_ns)) : QString();

@@ -17,6 +17,7 @@ struct TimelineStep {
   store::StepRow step;
   std::vector<store::CandidateRow> candidates;
   std::optional<std::int64_t> latency_ns;  ///< its exchange, request start to response end
+  std::optional<std::string> fault;        ///< the fault chaos injected into its exchange
 };
 
 /// The step timeline of one conversation (tree order, GEN branches indented by depth) or of
@@ -30,6 +31,7 @@ class StepsModel : public QAbstractTableModel {
   static constexpr int StepIdRole = Qt::UserRole + 1;
   static constexpr int EnvFailureRole = Qt::UserRole + 2;  ///< bool: env feedback reports a failure
   static constexpr int DepthRole = Qt::UserRole + 3;
+  static constexpr int FaultRole = Qt::UserRole + 4;  ///< QString: the injected fault, or empty
 
   explicit StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
 

@@ -1,7 +1,9 @@
 #include "widgets/replay_panel.hpp"
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -25,21 +27,39 @@ ReplayPanel::ReplayPanel(QWidget* parent)
       network_(new QNetworkAccessManager(this)),
       selection_(new QLabel(tr("Nothing selected"), this)),
       status_(new QLabel(tr("Not running"), this)),
+      pace_(new QComboBox(this)),
+      factor_(new QDoubleSpinBox(this)),
       start_(new QPushButton(tr("Start replay"), this)),
       stop_(new QPushButton(tr("Stop"), this)) {
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // The item data is what `agentvcr replay --pace` takes; "factor" stands for the spin's value.
+  pace_->addItem(tr("Fast: answer at once"), QStringLiteral("fast"));
+  pace_->addItem(tr("As recorded: wait the agent's think time"), QStringLiteral("recorded"));
+  pace_->addItem(tr("Scaled: the recorded times multiplied by"), QStringLiteral("factor"));
+  factor_->setRange(0.01, 100);
+  factor_->setDecimals(2);
+  factor_->setSingleStep(0.25);
+  factor_->setValue(0.5);
+  factor_->setToolTip(tr("0.5 answers twice as fast as the recorded agent"));
+  auto* pace = new QHBoxLayout;
+  pace->addWidget(new QLabel(tr("Pace:"), this));
+  pace->addWidget(pace_);
+  pace->addWidget(factor_);
+  pace->addStretch(1);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
   buttons->addWidget(stop_);
   buttons->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(selection_);
+  layout->addLayout(pace);
   layout->addLayout(buttons);
   layout->addWidget(status_);
   layout->addStretch(1);
 
   poll_->setInterval(250);
   process_->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+  connect(pace_, &QComboBox::currentIndexChanged, this, &ReplayPanel::showState);
   connect(start_, &QPushButton::clicked, this, &ReplayPanel::start);
   connect(stop_, &QPushButton::clicked, this, &ReplayPanel::stop);
   connect(poll_, &QTimer::timeout, this, [this] {
@@ -100,25 +120,11 @@ bool ReplayPanel::start() {
   if (running() || db_path_.isEmpty() || (sessions_.empty() && conversations_.empty())) {
     return false;
   }
-  const QString ready = ready_dir_.filePath(QStringLiteral("replay.url"));
-  QFile::remove(ready);
-  QStringList args = {QStringLiteral("replay"),
-                      QStringLiteral("--db"),
-                      db_path_,
-                      QStringLiteral("--listen"),
-                      QStringLiteral("127.0.0.1:0"),
-                      QStringLiteral("--ready-file"),
-                      ready};
-  for (std::int64_t id : sessions_) {
-    args << QStringLiteral("--session") << QString::number(id);
-  }
-  for (std::int64_t id : conversations_) {
-    args << QStringLiteral("--conversation") << QString::number(id);
-  }
+  QFile::remove(ready_dir_.filePath(QStringLiteral("replay.url")));
   hits_ = 0;
   misses_ = 0;
   address_.clear();
-  process_->start(agentvcrProgram(), args);
+  process_->start(agentvcrProgram(), replayArguments());
   if (!process_->waitForStarted(5000)) {
     status_->setText(tr("Could not start %1: %2").arg(agentvcrProgram(), process_->errorString()));
     return false;
@@ -127,6 +133,26 @@ bool ReplayPanel::start() {
   poll_->start();
   showState();
   return true;
+}
+
+QStringList ReplayPanel::replayArguments() const {
+  QStringList args = {QStringLiteral("replay"),
+                      QStringLiteral("--db"),
+                      db_path_,
+                      QStringLiteral("--listen"),
+                      QStringLiteral("127.0.0.1:0"),
+                      QStringLiteral("--ready-file"),
+                      ready_dir_.filePath(QStringLiteral("replay.url"))};
+  for (std::int64_t id : sessions_) {
+    args << QStringLiteral("--session") << QString::number(id);
+  }
+  for (std::int64_t id : conversations_) {
+    args << QStringLiteral("--conversation") << QString::number(id);
+  }
+  const QString pace = pace_->currentData().toString();
+  args << QStringLiteral("--pace")
+       << (pace == QStringLiteral("factor") ? QString::number(factor_->value()) : pace);
+  return args;
 }
 
 void ReplayPanel::stop() {
@@ -176,6 +202,9 @@ void ReplayPanel::showState() {
   const bool has_selection = !sessions_.empty() || !conversations_.empty();
   start_->setEnabled(!running() && has_selection && !db_path_.isEmpty());
   stop_->setEnabled(running());
+  // A running replay keeps the pace it started with.
+  pace_->setEnabled(!running());
+  factor_->setEnabled(!running() && pace_->currentData().toString() == QStringLiteral("factor"));
 }
 
 }  // namespace agentvcr::viewer

@@ -4,9 +4,12 @@
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 #include <QWidget>
 
+class QComboBox;
+class QDoubleSpinBox;
 class QLabel;
 class QNetworkAccessManager;
 class QProcess;
@@ -15,9 +18,9 @@ class QTimer;
 
 namespace agentvcr::viewer {
 
-/// Starts `agentvcr replay` on what is selected (a session or conversations), shows the
-/// address it listens on and its hits and misses live (from its /_agentvcr/replay route),
-/// and stops it.
+/// Starts `agentvcr replay` on what is selected (a session or conversations) at the chosen pace
+/// (fast, as recorded, or scaled by a factor), shows the address it listens on and its hits and
+/// misses live (from its /_agentvcr/replay route), and stops it.
 class ReplayPanel : public QWidget {
   Q_OBJECT
 
@@ -34,6 +37,9 @@ class ReplayPanel : public QWidget {
   void stop();
   bool running() const;
 
+  /// The `agentvcr replay` arguments start() runs with: the archive, the selection, the pace.
+  QStringList replayArguments() const;
+
   QString address() const { return address_; }
 
   qlonglong hits() const { return hits_; }
@@ -41,6 +47,11 @@ class ReplayPanel : public QWidget {
   qlonglong misses() const { return misses_; }
 
   QLabel* statusLabel() const { return status_; }
+
+  /// The pace choice (fast, recorded, factor) and the factor it uses when scaled.
+  QComboBox* paceChoice() const { return pace_; }
+
+  QDoubleSpinBox* paceFactor() const { return factor_; }
 
   /// The agentvcr binary: $AGENTVCR, else next to this program, else in the build tree's
   /// proxy/ folder, else `agentvcr` on PATH.
@@ -64,6 +75,8 @@ class ReplayPanel : public QWidget {
   QNetworkAccessManager* network_;
   QLabel* selection_;
   QLabel* status_;
+  QComboBox* pace_;
+  QDoubleSpinBox* factor_;
   QPushButton* start_;
   QPushButton* stop_;
   QTemporaryDir ready_dir_;

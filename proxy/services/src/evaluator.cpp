@@ -10,6 +10,7 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/replay/input_key.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/step_links.hpp"
@@ -255,8 +256,19 @@ std::optional<std::int64_t> sourceIdAt(const Json& body, std::size_t index) {
   return it->get<std::int64_t>();
 }
 
-/// Validates the live answer and compares it step by step.
-std::vector<EvalStep> judge(const PlannedExchange& exchange) {
+/// `outputs` (AgentOutput objects) without the parts eval is told to ignore, taken out as replay
+/// takes ignored parts out of an input's key (an output has no top-level id for it to drop).
+Json withoutIgnoredParts(Json outputs, const replay::KeyRules& ignored) {
+  if (!ignored.ignoresNothing() && outputs.is_array()) {
+    for (Json& output : outputs) {
+      output = ignored.keyedContent(std::move(output));
+    }
+  }
+  return outputs;
+}
+
+/// Validates the live answer and compares it step by step, without the ignored output parts.
+std::vector<EvalStep> judge(const PlannedExchange& exchange, const replay::KeyRules& ignored) {
   // Findings by source_id; those that cannot be tied to one input apply to every step.
   std::map<std::int64_t, std::vector<std::string>> findings_of;
   std::vector<std::string> shared;
@@ -302,7 +314,9 @@ std::vector<EvalStep> judge(const PlannedExchange& exchange) {
         }
       }
     }
-    step.comparison = replay::compareDecisions(planned.input, planned.recorded_outputs, outputs);
+    step.comparison = replay::compareDecisions(
+        planned.input, withoutIgnoredParts(planned.recorded_outputs, ignored),
+        withoutIgnoredParts(std::move(outputs), ignored));
     step.violations = shared;
     auto own = findings_of.find(planned.ref.source_id);
     if (own != findings_of.end()) {
@@ -387,6 +401,7 @@ std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::in
 }  // namespace
 
 EvalRun runEvaluation(const EvalConfig& config) {
+  const auto ignored_outputs = replay::KeyRules::ignoring(config.ignored_output_paths);
   const AgentIdentity identity = checkAgent(config.agent, config.timeout);
   std::vector<PlannedExchange> exchanges;
   store::ReplaySelection resolved;
@@ -403,7 +418,7 @@ EvalRun runEvaluation(const EvalConfig& config) {
 
   EvalRun run;
   for (const auto& exchange : exchanges) {
-    auto steps = judge(exchange);
+    auto steps = judge(exchange, ignored_outputs);
     std::move(steps.begin(), steps.end(), std::back_inserter(run.steps));
     EvalExchange timing;
     timing.recorded_exchange_id = exchange.recorded_exchange_id;

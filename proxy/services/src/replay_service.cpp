@@ -15,8 +15,11 @@ namespace agentvcr::services {
 namespace {
 
 /// Headers a forwarded request must not carry over: they describe the caller's own connection
-/// and body, which proxy::HttpClient sets anew.
-bool describesTransfer(const std::string& name) {
+/// and body, which proxy::HttpClient sets anew, or speak to agentvcr (the chaos header).
+bool staysBehind(const std::string& name) {
+  if (protocol::equalsIgnoreCase(name, protocol::kChaosHeader)) {
+    return true;
+  }
   static const char* const kNames[] = {
       "content-length", "connection",       "keep-alive", "transfer-encoding", "host", "te",
       "upgrade",        "proxy-connection", "trailer"};
@@ -57,18 +60,12 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
   }
   replayer_ = std::make_unique<replay::Replayer>(config_.db_path, config_.replay);
   forwarder_ = [this](const protocol::HttpRequest& request) { return forward(request); };
+  if (!config_.chaos) {
+    config_.chaos = std::make_shared<protocol::Chaos>(std::nullopt, false);
+  }
   server_ = std::make_unique<proxy::Server>(
       config_.server, proxy::makeLocalServiceFactory([this](const protocol::HttpRequest& request) {
-        try {
-          return handle(request).reply;
-        } catch (const std::exception& error) {
-          // The archive could not be read (a disk error, a file replaced underneath): say so
-          // instead of dropping the connection.
-          const std::string message = std::string("the archive could not be read: ") + error.what();
-          std::cerr << "[replay.archive] " << message << "\n";
-          return protocol::HttpReply{
-              500, "application/json", {}, protocol::errorBody("replay.archive", message), {}};
-        }
+        return answer(request);
       }));
   config_.server.port = server_->endpoint().port();
 }
@@ -102,6 +99,46 @@ std::optional<std::int64_t> ReplayService::recordingSessionId() {
     return std::nullopt;
   }
   return recorder_->sessionId();
+}
+
+protocol::HttpReply ReplayService::answer(const protocol::HttpRequest& request) {
+  std::optional<std::string_view> forced;
+  if (const protocol::HeaderField* header =
+          protocol::findHeader(request.headers, protocol::kChaosHeader)) {
+    forced = header->value;
+  }
+  const protocol::ChaosCall call{request.method, request.target, request.body, forced};
+  const protocol::ChaosDecision chaos = config_.chaos->decide(call);
+  if (chaos.refusal) {
+    return *chaos.refusal;
+  }
+  if (!chaos.fault) {
+    return replayed(request);
+  }
+  // A fault that never reaches the agent leaves the recorded answer for the caller's retry.
+  if (!protocol::faultReachesAgent(*chaos.fault)) {
+    return config_.chaos->injectedAnswer(*chaos.fault, call);
+  }
+  protocol::HttpReply reply = replayed(request);
+  if (*chaos.fault == protocol::FaultKind::Latency) {
+    reply.hold += config_.chaos->spec().latency;
+  } else {
+    reply.delivery = protocol::Delivery::CutMidBody;
+  }
+  return reply;
+}
+
+protocol::HttpReply ReplayService::replayed(const protocol::HttpRequest& request) {
+  try {
+    return handle(request).reply;
+  } catch (const std::exception& error) {
+    // The archive could not be read (a disk error, a file replaced underneath): say so instead
+    // of dropping the connection.
+    const std::string message = std::string("the archive could not be read: ") + error.what();
+    std::cerr << "[replay.archive] " << message << "\n";
+    return protocol::HttpReply{
+        500, "application/json", {}, protocol::errorBody("replay.archive", message), {}};
+  }
 }
 
 replay::ReplayOutcome ReplayService::handle(const protocol::HttpRequest& request) {
@@ -161,7 +198,7 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
   const proxy::Url& upstream = *config_.upstream;
   protocol::Headers headers;
   for (const auto& header : request.headers) {
-    if (!describesTransfer(header.name)) {
+    if (!staysBehind(header.name)) {
       headers.push_back(header);
     }
   }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -204,7 +205,8 @@ TEST_F(CommandLineTest, ReplayDefaults) {
   EXPECT_FALSE(config.upstream);
   EXPECT_EQ(config.forward_timeout, std::chrono::seconds(600));
   EXPECT_TRUE(config.store_misses);
-  EXPECT_EQ(config.replay.stream_pace, replay::StreamPace::Recorded);
+  EXPECT_EQ(config.replay.answer_pace, replay::kFastPace);
+  EXPECT_EQ(config.replay.stream_pace, replay::kRecordedPace);
   EXPECT_TRUE(config.replay.key_rules.ignoresNothing());
   EXPECT_EQ(config.replay.memo_bytes, std::size_t{64} << 20);
 }
@@ -258,10 +260,48 @@ TEST_F(CommandLineTest, ReplayForwardsMissesToTheUpstream) {
   EXPECT_EQ(config.upstream->port, 81);
   EXPECT_EQ(config.forward_timeout, std::chrono::seconds(7));
   EXPECT_FALSE(config.store_misses);
-  EXPECT_EQ(config.replay.stream_pace, replay::StreamPace::Fast);
+  EXPECT_EQ(config.replay.stream_pace, replay::kFastPace);
   EXPECT_EQ(config.replay.key_rules.ignoredPointers(), std::vector<std::string>{"/messages/0"});
   EXPECT_EQ(config.server.port, 0);
 }
+
+TEST_F(CommandLineTest, ReplayPaceRecordedHoldsAnswersAndStreams) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--pace", "recorded"});
+  EXPECT_EQ(replay.command->config.replay.answer_pace, replay::kRecordedPace);
+  EXPECT_EQ(replay.command->config.replay.stream_pace, replay::kRecordedPace);
+}
+
+TEST_F(CommandLineTest, ReplayPaceFactorScalesAnswersAndStreams) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--pace", "0.5"});
+  EXPECT_DOUBLE_EQ(replay.command->config.replay.answer_pace, 0.5);
+  EXPECT_DOUBLE_EQ(replay.command->config.replay.stream_pace, 0.5);
+}
+
+TEST_F(CommandLineTest, ReplaySsePaceWinsOverPaceForStreams) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--pace", "recorded", "--sse-pace", "0.25"});
+  EXPECT_EQ(replay.command->config.replay.answer_pace, replay::kRecordedPace);
+  EXPECT_DOUBLE_EQ(replay.command->config.replay.stream_pace, 0.25);
+}
+
+/// `--pace=VALUE` or `--sse-pace=VALUE` with a value that is no pace.
+class ReplayBadPaceTest
+    : public CommandLineTest,
+      public ::testing::WithParamInterface<std::tuple<std::string, std::string>> {};
+
+TEST_P(ReplayBadPaceTest, IsRefusedNamingWhatAPaceIs) {
+  const auto& [option, value] = GetParam();
+  registerReplay(app_, invocation_);
+  EXPECT_EQ(parse({"replay", option + "=" + value}), kValidationError);
+  EXPECT_NE(err_.str().find("recorded, fast or a factor"), std::string::npos) << err_.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(NotAFactor, ReplayBadPaceTest,
+                         ::testing::Combine(::testing::Values("--pace", "--sse-pace"),
+                                            ::testing::Values("abc", "-1", "nan", "inf", "0.5x",
+                                                              "1e400")));
 
 TEST_F(CommandLineTest, ReplayRefusesAnUnknownMissPolicy) {
   registerReplay(app_, invocation_);
@@ -691,6 +731,48 @@ TEST(ExecuteTest, NothingParsedIsAUsageError) {
   std::ostringstream out;
   std::ostringstream err;
   EXPECT_EQ(execute(Invocation{}, out, err), kExitUsage);
+}
+
+TEST_F(CommandLineTest, RecordAndReplayHaveNoChaosUnlessAsked) {
+  auto record = registerRecord(app_, invocation_);
+  parseRunnable({"record", "--upstream", "http://agent.test"});
+  EXPECT_EQ(record.command->config.relay.chaos, nullptr);
+}
+
+TEST_F(CommandLineTest, RecordTakesAChaosSpec) {
+  auto record = registerRecord(app_, invocation_);
+  parseRunnable({"record", "--upstream", "http://agent.test", "--chaos",
+                 "error=0.2,latency=0.1,seed=9,latency_ms=50"});
+  const auto& chaos = record.command->config.relay.chaos;
+  ASSERT_NE(chaos, nullptr);
+  EXPECT_EQ(chaos->spec().seed, 9u);
+  EXPECT_EQ(chaos->spec().latency, std::chrono::milliseconds(50));
+  ASSERT_EQ(chaos->spec().rates.size(), 2u);
+  EXPECT_EQ(chaos->spec().rates[0].kind, protocol::FaultKind::Error);
+}
+
+TEST_F(CommandLineTest, ReplayHonoursTheChaosHeaderAlone) {
+  auto replay = registerReplay(app_, invocation_);
+  parseRunnable({"replay", "--chaos-header"});
+  const auto& chaos = replay.command->config.chaos;
+  ASSERT_NE(chaos, nullptr);
+  EXPECT_TRUE(chaos->spec().rates.empty());
+  EXPECT_EQ(chaos->decide({"POST", "/v1/responses", "{}", "error"}).fault,
+            protocol::FaultKind::Error);
+}
+
+TEST_F(CommandLineTest, TheDemoRunsUnderChaosWhenAsked) {
+  auto demo = registerDemo(app_, invocation_, "agentvcr");
+  parseRunnable({"demo", "--fixtures", "fx", "--chaos", "error=0.2,seed=1"});
+  ASSERT_NE(demo.command->chaos, nullptr);
+  EXPECT_EQ(demo.command->chaos->spec().seed, 1u);
+  EXPECT_NE(parse({"demo", "--chaos-header"}), std::nullopt);  // its caller sends no header
+}
+
+TEST_F(CommandLineTest, ABadChaosSpecIsAUsageErrorNamingTheItem) {
+  registerReplay(app_, invocation_);
+  EXPECT_NE(parse({"replay", "--chaos", "error=2"}), std::nullopt);
+  EXPECT_NE(err_.str().find("between 0 and 1"), std::string::npos) << err_.str();
 }
 
 }  // namespace

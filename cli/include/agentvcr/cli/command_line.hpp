@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/url.hpp"
 #include "agentvcr/store/transfer.hpp"
 
@@ -55,6 +56,7 @@ Registration<ExportCommand> registerExport(CLI::App& app, Invocation& invocation
 Registration<ImportCommand> registerImport(CLI::App& app, Invocation& invocation);
 Registration<MergeCommand> registerMerge(CLI::App& app, Invocation& invocation);
 Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation);
+Registration<NoiseCommand> registerNoise(CLI::App& app, Invocation& invocation);
 Registration<LintCommand> registerLint(CLI::App& app, Invocation& invocation);
 Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation);
 Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation);
@@ -87,6 +89,19 @@ void runWhenParsed(CLI::App* subcommand, Invocation& invocation, std::string nam
 /// `--node NAME`: where the sessions a command records say they were recorded (default: the
 /// host name).
 void addNodeOption(CLI::App* subcommand, std::string& node);
+
+/// `--chaos SPEC` and `--chaos-header`, as record and replay take them (docs/record.md, "Chaos").
+struct ChaosArguments {
+  std::string spec;
+  bool honour_header = false;
+};
+
+void addChaosOptions(CLI::App* subcommand, ChaosArguments& args);
+/// `--chaos SPEC` alone, for a command whose caller never sends the chaos header (`demo`).
+void addChaosSpecOption(CLI::App* subcommand, std::string& spec);
+
+/// The faults `args` ask for; null when they ask for none (then the chaos header is refused).
+std::shared_ptr<protocol::Chaos> makeChaos(const ChaosArguments& args);
 
 /// HOST:PORT of a --listen option; throws CLI::ValidationError naming --listen otherwise.
 proxy::HostPort parseListen(const std::string& text);

@@ -83,8 +83,9 @@ struct DemoCommand {
   std::string fixtures_dir;  ///< holds demo/agent-script.json and demo/episodes.json
   std::string db_path = kDefaultDemoArchive;
   unsigned threads = 2;
-  std::string node;                  ///< --node; empty: the host name
-  std::string program = "agentvcr";  ///< how the user runs agentvcr, for the printed hints
+  std::string node;                        ///< --node; empty: the host name
+  std::string program = "agentvcr";        ///< how the user runs agentvcr, for the printed hints
+  std::shared_ptr<protocol::Chaos> chaos;  ///< --chaos: faults the demo's caller meets
 };
 
 int runDemo(const DemoCommand& command, std::ostream& out);
@@ -145,8 +146,24 @@ struct EvalCommand {
   bool progress = false;             ///< print "done/total" as requests are answered
 };
 
-/// Exit 1 when the agent is refused, broke the contract or matched under fail_under.
+/// Eval's exit status when nothing could be judged (the archive unreadable, the agent down or
+/// refused, the report unwritable): 2, as for bad arguments, so that a CI gate tells "the agent
+/// regressed" (1) from "the check itself did not run".
+inline constexpr int kExitNotEvaluated = kExitUsage;
+
+/// Exit 0 when every step matched (at least fail_under of them, when set) and the contract was
+/// kept, 1 otherwise, kExitNotEvaluated when nothing could be evaluated.
 int runEval(const EvalCommand& command, std::ostream& out);
+
+/// `agentvcr noise`: the paths that vary between recordings of the same episodes (docs/replay.md).
+struct NoiseCommand {
+  std::string db_path = kDefaultArchive;
+  std::vector<std::int64_t> sessions;  ///< empty: the latest recording and its evaluations
+  std::string out_path;                ///< --out; empty: `out`
+};
+
+/// kExitFailure when the sessions cannot be compared (the reason on `out`).
+int runNoise(const NoiseCommand& command, std::ostream& out);
 
 /// `agentvcr lint`: contract violations in recorded traffic (docs/lint-and-stats.md).
 struct LintCommand {

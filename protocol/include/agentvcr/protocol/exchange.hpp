@@ -26,10 +26,11 @@ enum class ExchangeOutcome {
   UpstreamTimeout,  ///< the upstream did not answer in time: the client got a 504
   RequestRejected,  ///< the proxy refused the request itself (e.g. 413, 431, 400)
   ClientAborted,    ///< the client went away before the response was fully written
+  Injected,         ///< the proxy answered with a fault on purpose (chaos); the agent never saw it
 };
 
 /// Stable snake_case name: "complete", "upstream_error", "upstream_timeout", "request_rejected",
-/// "client_aborted".
+/// "client_aborted", "injected".
 const char* outcomeName(ExchangeOutcome outcome);
 
 /// The outcome outcomeName() names; nullopt for any other text.

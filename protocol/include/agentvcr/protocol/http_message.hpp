@@ -30,6 +30,13 @@ struct StreamPiece {
   bool operator==(const StreamPiece&) const = default;
 };
 
+/// How an answer reaches the client: whole, or broken on purpose to test the caller (chaos).
+enum class Delivery {
+  Whole,
+  CloseBeforeAnswer,  ///< the connection is closed before any byte of the answer
+  CutMidBody,         ///< the header promises the whole body; half of it is sent, then the close
+};
+
 /// A whole HTTP answer. `content_type` is left out when empty (e.g. for 204); `headers` are the
 /// headers besides Content-Type and Content-Length, which the writer computes. When `stream`
 /// is not empty it replaces `body`: each piece is flushed to the client on its own after its
@@ -40,6 +47,10 @@ struct HttpReply {
   Headers headers;
   std::string body;
   std::vector<StreamPiece> stream;
+  /// The answer's first byte leaves no earlier than this long after the request arrived:
+  /// replay's recorded think time (`--pace`), or an injected latency or stall.
+  std::chrono::nanoseconds hold{0};
+  Delivery delivery = Delivery::Whole;
 
   bool operator==(const HttpReply&) const = default;
 };

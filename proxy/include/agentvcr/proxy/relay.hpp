@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/proxy/url.hpp"
 
@@ -50,6 +51,9 @@ struct RelayOptions {
   /// Extra certificate authorities (PEM file) trusted besides the system's, for agents
   /// behind a private CA. Empty: the system's only.
   std::string ca_file;
+  /// Faults injected on purpose (`--chaos`, `--chaos-header`). Null: none, and a request that
+  /// asks for one with X-Agentvcr-Chaos is refused.
+  std::shared_ptr<protocol::Chaos> chaos;
 };
 
 /// What the relay reports about itself while it runs. Shared by all workers.

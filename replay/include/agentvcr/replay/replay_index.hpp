@@ -20,6 +20,8 @@ struct RecordedStep {
   /// The recorded exchange answered with a valid 2xx response holding this step's candidates.
   /// When false, replay answers with that exchange's recorded response as it was.
   bool answered = false;
+  /// The recorded exchange's think time (recordedThinkTime), what --pace holds its answer by.
+  std::int64_t think_ns = 0;
 };
 
 /// Hashes of an input's parts, compared to find the recorded input closest to a missed one.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,13 +31,26 @@ enum class MissPolicy {
 std::optional<MissPolicy> parseMissPolicy(std::string_view name);
 const char* missPolicyName(MissPolicy policy);
 
-/// How recorded event streams (SSE) are served.
-enum class StreamPace {
-  Recorded,  ///< each event after the gap it had when recorded (the default)
-  Fast,      ///< every event at once, as fast as the connection takes them
-};
+/// How fast replay answers, as a factor of the recorded times (docs/replay.md, "Pace"): each
+/// answer is held back by the agent's recorded think time times the pace, and each event of a
+/// stream by its recorded gap times the pace.
+inline constexpr double kRecordedPace = 1.0;  ///< as the agent answered when recorded
+inline constexpr double kFastPace = 0.0;      ///< at once
 
-std::optional<StreamPace> parseStreamPace(std::string_view name);
+/// `recorded`, `fast` or a factor (`0.5`: twice as fast as recorded); empty for anything else,
+/// including negative, infinite and NaN factors.
+std::optional<double> parsePace(std::string_view text);
+
+/// How long the recorded agent thought before answering an exchange: from the request reaching
+/// it to its first answer byte (`upstream_first_byte_ns - upstream_sent_ns`). Archives older
+/// than schema 11 did not time the sending, so their think time counts from the request's start.
+/// Zero when the agent never answered; never negative.
+std::chrono::nanoseconds recordedThinkTime(std::int64_t started_ns,
+                                           std::optional<std::int64_t> upstream_sent_ns,
+                                           std::optional<std::int64_t> upstream_first_byte_ns);
+
+/// A recorded duration at `pace` (a factor parsePace() accepts).
+std::chrono::nanoseconds paced(std::chrono::nanoseconds recorded, double pace);
 
 struct ReplayOptions {
   store::ReplaySelection selection;  ///< what to serve; everything when empty
@@ -46,7 +60,12 @@ struct ReplayOptions {
   /// A2A: leave `params.message.messageId` out of the key, for callers that mint a new one per
   /// call.
   bool a2a_ignore_message_id = false;
-  StreamPace stream_pace = StreamPace::Recorded;
+  /// Answers (MAGMA, coaching, whole A2A answers) are held back by their recorded think time
+  /// times this; at once by default.
+  double answer_pace = kFastPace;
+  /// Event streams: the first event waits the recorded think time, each next one its recorded
+  /// gap, times this.
+  double stream_pace = kRecordedPace;
   /// The request memo's budget (docs/replay.md, "The memo"); 0 turns it off.
   std::size_t memo_bytes = kDefaultMemoBytes;
   static constexpr std::size_t kDefaultMemoBytes = std::size_t{64} << 20;

@@ -83,14 +83,16 @@ class ArchiveReader {
   /// Calls `visit` for every recorded step in `selection` (the steps of the listed sessions
   /// and of the listed conversations; all when both lists are empty), in recording order (step
   /// id), each once, from one streaming query: what replay loads its index from at start. One
-  /// pass over `steps` (docs/schema.md, Indexes). `visit` may call this reader; an exception
-  /// it throws stops the pass and propagates.
+  /// pass over `steps` (docs/schema.md, Indexes). Steps of exchanges chaos faulted are left
+  /// out, but for an injected latency: they hold no answer of the agent's to serve. `visit`
+  /// may call this reader; an exception it throws stops the pass and propagates.
   void forEachReplayStep(const ReplaySelection& selection,
                          const std::function<void(const ReplayStepRef&)>& visit) const;
   /// Exchanges whose `route` column is `route` (protocol::magma::routeName) in the sessions of
   /// `selection` (the listed sessions and those of the listed conversations; all when both are
   /// empty), by id (oldest first), with headers and bodies: the health, info and coaching
-  /// exchanges replay answers from. An index lookup (exchanges(route, session_id)).
+  /// exchanges replay answers from, without those chaos faulted (as forEachReplayStep). An
+  /// index lookup (exchanges(route, session_id)).
   std::vector<ExchangeRow> exchangesOfRoute(const ReplaySelection& selection,
                                             const std::string& route) const;
   /// Status, headers and body the caller received in exchange `exchange_id`; empty when there is
@@ -112,7 +114,8 @@ class ArchiveReader {
   /// A2A calls of one exchange, by position in a batch.
   std::vector<A2aCallRow> a2aCallsOfExchange(std::int64_t exchange_id) const;
   /// Calls `visit` for every A2A call in `selection` (the listed sessions and conversations;
-  /// all when both are empty), in recording order, from one streaming query.
+  /// all when both are empty), in recording order, from one streaming query; without the calls
+  /// of exchanges chaos faulted (as forEachReplayStep).
   void forEachA2aCall(const ReplaySelection& selection,
                       const std::function<void(const A2aCallRow&)>& visit) const;
   /// Events of an exchange's event-stream response, in order.

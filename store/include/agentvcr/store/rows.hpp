@@ -187,6 +187,10 @@ struct ReplayStepRef {
   std::int64_t candidate_count = 0;    ///< recorded candidates (0 unless response_valid)
   int exchange_status = 0;             ///< status the caller received
   std::optional<bool> response_valid;  ///< exchanges.response_valid
+  /// The exchange's timing points that tell how long the agent thought (ExchangeRow).
+  std::int64_t started_ns = 0;
+  std::optional<std::int64_t> upstream_sent_ns;
+  std::optional<std::int64_t> upstream_first_byte_ns;
 };
 
 /// One A2A JSON-RPC call (a batch has several per exchange) with what the caller got.
@@ -215,7 +219,8 @@ struct A2aCallRow {
   std::optional<double> retry_after;
   std::uint64_t replay_key = 0;
   std::optional<std::int64_t> conversation_id;
-  int status = 0;  ///< HTTP status of the exchange
+  int status = 0;                    ///< HTTP status of the exchange
+  std::optional<std::string> fault;  ///< the fault chaos injected into the exchange, if any
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> ended_ns;
   std::int64_t stream_event_count = 0;  ///< events of the exchange's event-stream response

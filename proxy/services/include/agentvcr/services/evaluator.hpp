@@ -31,6 +31,9 @@ struct EvalConfig {
   bool one_by_one = false;
   std::chrono::milliseconds timeout{600'000};
   std::string node;  ///< the node the evaluation session names (empty: the host name)
+  /// RFC 6901 pointers into each output (AgentOutput) left out of both sides of the comparison:
+  /// values known to vary from run to run (`agentvcr noise`, the [output] of an ignore file).
+  std::vector<std::string> ignored_output_paths;
   /// Called after each answered request with (done, total), from the worker threads.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -72,7 +75,9 @@ struct EvalRun {
 /// input of the selection with its recorded exchange's batching and order under a fresh
 /// request_id, validates and compares each answer, and records the live exchanges into the
 /// archive as a new session of mode "eval" whose steps are linked one by one to the recorded
-/// steps they re-asked (store/step_links.hpp). Archive errors throw std::runtime_error.
+/// steps they re-asked (store/step_links.hpp). Archive errors throw std::runtime_error; an
+/// ignored output path that is not a JSON pointer throws std::invalid_argument before anything
+/// is asked.
 EvalRun runEvaluation(const EvalConfig& config);
 
 }  // namespace agentvcr::services

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/proxy/url.hpp"
 #include "agentvcr/replay/replayer.hpp"
@@ -29,6 +30,9 @@ struct ReplayServiceConfig {
   std::string node;  ///< the node that session names (empty: the host name)
   /// Where each miss is logged, one JSON object per line (stderr by default).
   std::function<void(const std::string& line)> log_miss;
+  /// Faults injected on purpose (`--chaos`, `--chaos-header`). Null: none, and a request that
+  /// asks for one with X-Agentvcr-Chaos is refused.
+  std::shared_ptr<protocol::Chaos> chaos;
 };
 
 /// `agentvcr replay` as an object: a Replayer over an archive behind an HTTP server, plus the
@@ -54,6 +58,10 @@ class ReplayService {
   std::optional<std::int64_t> recordingSessionId();
 
  private:
+  /// The reply to one request: a fault chaos injects, or replay's answer.
+  protocol::HttpReply answer(const protocol::HttpRequest& request);
+  /// replay's answer, or a 500 when the archive cannot be read.
+  protocol::HttpReply replayed(const protocol::HttpRequest& request);
   replay::ReplayOutcome handle(const protocol::HttpRequest& request);
   replay::ForwardReply forward(const protocol::HttpRequest& request);
   void noteMisses(const replay::ReplayOutcome& outcome);
