@@ -37,6 +37,8 @@ int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) 
 }
 
 void registerAll(CLI::App& app, Invocation& invocation, const std::string& program) {
+  app.set_version_flag("--version", std::string("agentvcr ") + store::agentvcrVersion(),
+                       "Print the version (the one sessions.recorder_version stores)");
   registerRecord(app, invocation);
   registerReplay(app, invocation);
   auto* mock = registerMock(app);

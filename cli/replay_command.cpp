@@ -1,4 +1,9 @@
 #include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <mutex>
 #include <ostream>
 #include <stdexcept>
 #include <vector>
@@ -38,6 +43,7 @@ namespace {
 /// replay's arguments that are not stored as given.
 struct ReplayArguments {
   std::string listen = "127.0.0.1:8000";
+  std::string miss_log;  ///< --miss-log: misses also appended here, one JSON object per line
   std::string on_miss = "error";
   std::string upstream;
   std::vector<std::string> ignore;
@@ -50,6 +56,22 @@ struct ReplayArguments {
   std::size_t memo_mib = replay::ReplayOptions::kDefaultMemoBytes >> 20;
   ChaosArguments chaos;
 };
+
+/// Where misses are logged with --miss-log: stderr as ever, and the file, which a test harness
+/// reads (one JSON object per line, flushed at once so a reader never sees half a line). Null
+/// when the file cannot be opened.
+std::function<void(const std::string&)> missLogger(const std::string& path) {
+  auto file = std::make_shared<std::ofstream>(path, std::ios::binary | std::ios::app);
+  if (!*file) {
+    return {};
+  }
+  auto mutex = std::make_shared<std::mutex>();
+  return [file, mutex](const std::string& line) {
+    std::cerr << line << "\n";
+    std::lock_guard<std::mutex> lock(*mutex);
+    *file << line << "\n" << std::flush;
+  };
+}
 
 std::string configureReplay(ReplayCommand& command, const ReplayArguments& args) {
   auto& config = command.config;
@@ -87,6 +109,12 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
   }
   config.replay.memo_bytes = args.no_memo ? 0 : args.memo_mib << 20;
   config.chaos = makeChaos(args.chaos);
+  if (!args.miss_log.empty()) {
+    config.log_miss = missLogger(args.miss_log);
+    if (!config.log_miss) {
+      return "--miss-log: cannot write " + args.miss_log;
+    }
+  }
   return {};
 }
 
@@ -108,6 +136,8 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
   replay->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   replay->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  replay->add_option("--miss-log", args->miss_log,
+                     "Also append each miss to this file, one JSON object per line");
   replay->add_option("--on-miss", args->on_miss, "error, http or forward")
       ->check(CLI::IsMember({"error", "http", "forward"}))
       ->capture_default_str();

@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include "agentvcr/store/identity.hpp"
 #include "models/conversations_model.hpp"
 #include "models/search_model.hpp"
 #include "widgets/diff_window.hpp"
@@ -72,11 +73,13 @@ void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("agentvcr-viewer");
+  QApplication::setApplicationVersion(agentvcr::store::agentvcrVersion());
 
   QCommandLineParser options;
   options.setApplicationDescription(
       "Browse, search, diff and replay the conversations of an agentvcr archive.");
   options.addHelpOption();
+  options.addVersionOption();
   options.addPositionalArgument("archive", "The SQLite archive agentvcr recorded.");
   options.addOptions({
       {"session", "Select this session.", "id"},

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "agentvcr/store/identity.hpp"
+
 namespace agentvcr::cli {
 namespace {
 
@@ -767,6 +769,13 @@ TEST_F(CommandLineTest, TheDemoRunsUnderChaosWhenAsked) {
   ASSERT_NE(demo.command->chaos, nullptr);
   EXPECT_EQ(demo.command->chaos->spec().seed, 1u);
   EXPECT_NE(parse({"demo", "--chaos-header"}), std::nullopt);  // its caller sends no header
+}
+
+TEST_F(CommandLineTest, VersionPrintsTheVersionSessionsRecord) {
+  registerAll(app_, invocation_, "agentvcr");
+  EXPECT_EQ(parse({"--version"}), 0);
+  EXPECT_EQ(out_.str(), std::string("agentvcr ") + store::agentvcrVersion() + "\n");
+  EXPECT_FALSE(invocation_.run);
 }
 
 TEST_F(CommandLineTest, ABadChaosSpecIsAUsageErrorNamingTheItem) {

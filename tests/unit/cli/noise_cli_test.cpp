@@ -111,5 +111,34 @@ TEST_F(NoiseCommandTest, ReplayRefusesABadIgnoreFileNamingItsLine) {
   EXPECT_THAT(replay.err(), HasSubstr(ignore_file + ":3: unknown section [inputs]"));
 }
 
+TEST_F(NoiseCommandTest, ReplayAppendsEachMissToTheMissLogAsOneJsonLine) {
+  recordStampedEpisode(db_, "monday", kMondayRun);
+  protocol::Json request = stampedRequest(kMondayRun, 0, "other-1");
+  request["inputs"][0]["instruction"]["content"] = "Please press sw2";
+  const std::string miss_log = dir_.file("misses.jsonl");
+  {
+    ReplayAgent replay({"replay", "--db", db_, "--miss-log", miss_log});
+    replay.ask(request);
+    replay.ask(request);
+  }
+  std::ifstream file(miss_log);
+  std::vector<protocol::Json> lines;
+  for (std::string line; std::getline(file, line);) {
+    lines.push_back(protocol::Json::parse(line));
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0]["event"], "replay_miss");
+  EXPECT_EQ(lines[0]["request_id"], "other-1");
+  EXPECT_THAT(lines[0]["reason"].get<std::string>(), Not(HasSubstr("\n")));
+  EXPECT_THAT(lines[0]["differences"].dump(), HasSubstr("/instruction/content"));
+}
+
+TEST_F(NoiseCommandTest, ReplayRefusesAMissLogItCannotWrite) {
+  recordStampedEpisode(db_, "monday", kMondayRun);
+  ParsedCommandLine replay({"replay", "--db", db_, "--miss-log", dir_.file("no/such/dir.jsonl")});
+  EXPECT_EQ(replay.run(), cli::kExitUsage);
+  EXPECT_THAT(replay.err(), HasSubstr("--miss-log: cannot write"));
+}
+
 }  // namespace
 }  // namespace agentvcr::testing
