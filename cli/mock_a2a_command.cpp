@@ -6,6 +6,7 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/a2a_mock_service.hpp"
 #include "agentvcr/services/scripted_service.hpp"
@@ -48,7 +49,10 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   } else {
     clock = std::make_shared<sim::a2a::SystemClock>();
   }
-  services::A2aMockService service(std::move(config), std::move(clock), command.server);
+  MetricsServing metrics(command.metrics_listen);
+  services::A2aMockService service(std::move(config), std::move(clock), command.server,
+                                   metrics.traffic());
+  const auto metrics_endpoint = metrics.serve(out, "mock a2a");
   service.start();
   const std::string address = service.baseUrl();
   out << "agentvcr mock a2a: " << sim::a2a::profileName(service.profile().kind)
@@ -171,6 +175,7 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
   a2a->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   a2a->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addMetricsListenOption(a2a, command->metrics_listen);
   a2a->add_option("--public-url", command->config.public_url,
                   "The card's url (default: the listening address and endpoint path)");
   a2a->add_option("--endpoint-path", command->config.endpoint_path,

@@ -2,6 +2,7 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/scripted_service.hpp"
 
@@ -10,8 +11,11 @@ namespace agentvcr::cli {
 int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
   StopSignals stop_signals;
   auto agent = services::loadScriptedAgent(command.script_path);
+  MetricsServing metrics(command.metrics_listen);
   proxy::Server server(command.server,
-                       proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
+                       proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent),
+                                                      {.metrics = metrics.traffic()}));
+  const auto metrics_endpoint = metrics.serve(out, "mock magma");
   server.start();
   const auto endpoint = server.endpoint();
   const std::string address =
@@ -33,6 +37,7 @@ Registration<MockMagmaCommand> registerMockMagma(CLI::App& mock, Invocation& inv
   magma->add_option("--script", command->script_path, "Script file (JSON)")->required();
   magma->add_option("--listen", *listen, "Address to listen on")->capture_default_str();
   magma->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addMetricsListenOption(magma, command->metrics_listen);
   runWhenParsed<MockMagmaCommand>(
       magma, invocation, "mock magma", command,
       [listen](MockMagmaCommand& parsed) {

@@ -10,6 +10,8 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/metrics_serving.hpp"
+#include "agentvcr/cli/otlp_options.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
@@ -60,6 +62,8 @@ class ShippingThread {
     });
   }
 
+  const fleet::Shipper& shipper() const { return *shipper_; }
+
   /// Ships what the recorder committed for at most `drain`, then stops; says what is left.
   void finish(std::chrono::seconds drain, std::ostream& out) {
     shipper_->finish();
@@ -81,16 +85,77 @@ class ShippingThread {
   std::thread thread_;
 };
 
+/// `record --otlp`: an exporter thread following the archive the recorder writes, sending its
+/// spans to an OpenTelemetry collector. Like shipping, it only reads the file: a slow or absent
+/// collector never slows the relay, and what is not sent yet waits in the archive.
+class OtlpThread {
+ public:
+  OtlpThread(otel::LiveOptions options, const std::string& db_path, std::ostream& out) {
+    options.db_path = db_path;
+    options.log = [](const std::string& line) {
+      std::cerr << "agentvcr record: " << line << std::endl;
+    };
+    out << "agentvcr record: sending traces to " << options.endpoint.toString() << std::endl;
+    exporter_ = std::make_unique<otel::LiveExporter>(std::move(options));
+    thread_ = std::thread([this] {
+      store::nameThisThread("avcr-otlp");
+      store::lowerThisThreadsPriority(kMaxNice);
+      exporter_->run();
+      done_.set_value();
+    });
+  }
+
+  /// Sends what the recorder committed, open conversations' roots included, for at most
+  /// `drain`, then stops; says what is left.
+  void finish(std::chrono::seconds drain, std::ostream& out) {
+    exporter_->finish();
+    if (done_.get_future().wait_for(drain) != std::future_status::ready) {
+      exporter_->stop();
+    }
+    thread_.join();
+    const otel::LiveStats stats = exporter_->stats();
+    out << "agentvcr record: sent " << stats.spans << " spans of " << stats.exchanges
+        << " exchanges";
+    if (stats.left > 0) {
+      out << "; " << stats.left << " exchanges left for `agentvcr export --format otlp`";
+    }
+    out << std::endl;
+  }
+
+ private:
+  std::unique_ptr<otel::LiveExporter> exporter_;
+  std::promise<void> done_;
+  std::thread thread_;
+};
+
 }  // namespace
 
 int runRecord(const RecordCommand& command, std::ostream& out) {
   StopSignals stop_signals;
-  proxy::RecordingProxy recording(command.config);
-  recording.start();
+  MetricsServing metrics(command.metrics_listen);
+  proxy::RecordingProxyConfig config = command.config;
+  if (const auto& traffic = metrics.traffic()) {
+    config.relay.metrics = traffic;
+    config.recorder.on_a2a_call = [traffic](const protocol::a2a::Call& call) {
+      traffic->observeA2aCall(call.method, call.error_code);
+    };
+  }
+  proxy::RecordingProxy recording(config);
+  metrics.addRecorder(recording.recorder());
   std::optional<ShippingThread> shipping;
   if (!command.ship_uri.empty()) {
     shipping.emplace(command.config.db_path, command.ship_uri, out);
+    metrics.addShipper(shipping->shipper());
   }
+  std::optional<OtlpThread> tracing;
+  if (command.otlp) {
+    tracing.emplace(*command.otlp, command.config.db_path, out);
+  }
+  // Bound before the relay starts, so that a taken metrics address stops the command before
+  // any exchange is relayed; declared after the recorder and the shipper it reads, so that it
+  // stops serving before they go.
+  const auto metrics_endpoint = metrics.serve(out, "record");
+  recording.start();
   const auto endpoint = recording.endpoint();
   const std::string address =
       "http://" + endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
@@ -105,6 +170,9 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   recording.stop();
   if (shipping) {
     shipping->finish(command.ship_drain, out);
+  }
+  if (tracing) {
+    tracing->finish(command.ship_drain, out);
   }
   auto stats = recording.recorder().stats();
   out << "agentvcr record: " << stats.written << " exchanges written in " << stats.batches
@@ -129,6 +197,7 @@ struct RecordArguments {
   unsigned upstream_timeout_s = 600;
   bool insecure = false;
   ChaosArguments chaos;
+  OtlpArguments otlp;
 };
 
 std::string configureRecord(RecordCommand& command, const RecordArguments& args) {
@@ -146,7 +215,7 @@ std::string configureRecord(RecordCommand& command, const RecordArguments& args)
   config.server.port = listen.port;
   config.recorder.durability =
       args.durability == "full" ? store::Durability::Full : store::Durability::Normal;
-  return {};
+  return configureLiveExport(args.otlp, command.otlp);
 }
 
 }  // namespace
@@ -205,10 +274,12 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
       ->add_option_function<int>(
           "--ship-drain",
           [command](int seconds) { command->ship_drain = std::chrono::seconds(seconds); },
-          "With --ship: seconds to keep shipping after SIGTERM (default 10)")
+          "With --ship or --otlp: seconds to keep sending after SIGTERM (default 10)")
       ->check(CLI::Range(0, 3600));
+  addOtlpOptions(record, args->otlp);
   record->add_flag("!--no-probe", config.probe_identity,
                    "Do not ask the agent for /health and /v1/info at start");
+  addMetricsListenOption(record, command->metrics_listen);
   runWhenParsed<RecordCommand>(
       record, invocation, "record", command,
       [args](RecordCommand& parsed) { return configureRecord(parsed, *args); }, runRecord);

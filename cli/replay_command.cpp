@@ -10,6 +10,7 @@
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/replay/ignore_file.hpp"
 
@@ -17,7 +18,11 @@ namespace agentvcr::cli {
 
 int runReplay(const ReplayCommand& command, std::ostream& out) {
   StopSignals stop_signals;
-  services::ReplayService service(command.config);
+  MetricsServing metrics(command.metrics_listen);
+  services::ReplayServiceConfig config = command.config;
+  config.metrics = metrics.traffic();
+  services::ReplayService service(config);
+  const auto metrics_endpoint = metrics.serve(out, "replay");
   service.start();
   const auto endpoint = service.endpoint();
   const std::string address =
@@ -136,6 +141,7 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
   replay->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   replay->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addMetricsListenOption(replay, command->metrics_listen);
   replay->add_option("--miss-log", args->miss_log,
                      "Also append each miss to this file, one JSON object per line");
   replay->add_option("--on-miss", args->on_miss, "error, http or forward")

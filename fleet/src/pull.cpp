@@ -6,25 +6,13 @@
 
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/protocol/canonical.hpp"
 #include "session_rows.hpp"
 
 namespace agentvcr::fleet {
 namespace {
 
 constexpr int kPage = 256;
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  throw std::runtime_error("[fleet.pull] bytea is not hex");
-}
 
 /// The bytes of a bytea value in PostgreSQL's hex output (\x0a1b...).
 std::string bytesOf(std::string_view hex) {
@@ -34,7 +22,12 @@ std::string bytesOf(std::string_view hex) {
   std::string out;
   out.reserve((hex.size() - 2) / 2);
   for (std::size_t i = 2; i + 1 < hex.size(); i += 2) {
-    out += static_cast<char>(hexValue(hex[i]) * 16 + hexValue(hex[i + 1]));
+    const int high = protocol::hexDigitValue(hex[i]);
+    const int low = protocol::hexDigitValue(hex[i + 1]);
+    if (high < 0 || low < 0) {
+      throw std::runtime_error("[fleet.pull] bytea is not hex");
+    }
+    out += static_cast<char>(high * 16 + low);
   }
   return out;
 }

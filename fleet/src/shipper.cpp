@@ -113,6 +113,8 @@ struct Shipper::Impl {
   mutable std::mutex mutex;  // guards stats, error, live and the wake-up
   std::condition_variable wake;
   ShipStats stats;
+  /// Since when the fleet has been missing committed exchanges; unset while it holds them all.
+  std::optional<Clock::time_point> behind_since = Clock::now();
   std::string error;
   PgConnection* live = nullptr;  // the connection in use, for stop() to cancel
 
@@ -310,6 +312,26 @@ struct Shipper::Impl {
     return n;
   }
 
+  /// Notes how far behind the archive the fleet is after a round of shipping (or a failed one):
+  /// the lag `--metrics-listen` shows.
+  void noteLag(bool caught_up) {
+    std::uint64_t remaining = 0;
+    if (!caught_up) {
+      try {
+        remaining = left();
+      } catch (const std::exception&) {
+        return;  // the archive is unreadable: the next round says so
+      }
+    }
+    std::lock_guard lock(mutex);
+    stats.lag_exchanges = remaining;
+    if (caught_up) {
+      behind_since.reset();
+    } else if (!behind_since) {
+      behind_since = Clock::now();
+    }
+  }
+
   ShipEnd end(ShipEnd how, const std::string& why = {}) {
     std::uint64_t remaining = 0;
     try {
@@ -352,6 +374,7 @@ struct Shipper::Impl {
               break;
             }
           }
+          noteLag(caught_up);
           if (caught_up && (!options.follow || finishing)) {
             {
               std::lock_guard lock(mutex);
@@ -380,6 +403,7 @@ struct Shipper::Impl {
         if (stopping) {
           break;
         }
+        noteLag(false);
         ++failures;
         if (!outage_since) {
           outage_since = Clock::now();
@@ -434,7 +458,11 @@ void Shipper::finish() {
 
 ShipStats Shipper::stats() const {
   std::lock_guard lock(impl_->mutex);
-  return impl_->stats;
+  ShipStats stats = impl_->stats;
+  if (impl_->behind_since) {
+    stats.lag = Clock::now() - *impl_->behind_since;
+  }
+  return stats;
 }
 
 std::string Shipper::error() const {

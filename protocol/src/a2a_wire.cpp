@@ -5,7 +5,7 @@
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/canonical.hpp"
-#include "target_path.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 
 namespace agentvcr::protocol::a2a {
 namespace {
@@ -61,7 +61,7 @@ const char* wireVersionName(WireVersion version) {
 }
 
 bool isAgentCardPath(std::string_view target) {
-  std::string_view path = detail::pathOfTarget(target);
+  std::string_view path = pathOfTarget(target);
   return path == "/.well-known/agent.json" || path == "/.well-known/agent-card.json";
 }
 
@@ -122,6 +122,22 @@ std::string_view v10MethodName(std::string_view v03_method) {
   return {};
 }
 
+const std::vector<std::string_view>& knownMethodNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all;
+    for (const auto& [v03, v10] : kRenamed) {
+      all.push_back(v03);
+    }
+    for (const auto& [v03, v10] : kRenamed) {
+      all.push_back(v10);
+    }
+    all.push_back("ListTasks");
+    all.push_back("ListTaskPushNotificationConfig");
+    return all;
+  }();
+  return names;
+}
+
 bool asksForV10(std::string_view a2a_version_header) {
   return !a2a_version_header.empty() && a2a_version_header.front() == '1';
 }
@@ -129,8 +145,7 @@ bool asksForV10(std::string_view a2a_version_header) {
 std::uint64_t callKey(std::string_view http_method, std::string_view target,
                       const Json& request_object, const KeyOptions& options) {
   Json keyed = Json::object();
-  keyed["http"] =
-      Json::array({std::string(http_method), std::string(detail::pathOfTarget(target))});
+  keyed["http"] = Json::array({std::string(http_method), std::string(pathOfTarget(target))});
   if (request_object.is_object()) {
     if (auto method = request_object.find("method"); method != request_object.end()) {
       keyed["method"] = *method;

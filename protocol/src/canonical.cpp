@@ -20,6 +20,19 @@ std::uint64_t canonicalHash(const Json& value) {
   return stableHash(canonicalJson(value));
 }
 
+int hexDigitValue(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
 std::string hashHex(std::uint64_t hash) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out(16, '0');

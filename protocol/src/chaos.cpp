@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/magma.hpp"
 
@@ -22,16 +23,6 @@ std::uint64_t mix(std::uint64_t x) {
 /// A uniform number in [0, 1) from 53 bits of `bits`.
 double unitInterval(std::uint64_t bits) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 template <class Number>
@@ -173,7 +164,7 @@ ChaosSpec parseChaosSpec(std::string_view text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim(text.substr(start, comma - start));
+    const std::string_view item = trimBlanks(text.substr(start, comma - start));
     start = comma + 1;
     if (item.empty()) {
       throw std::invalid_argument("--chaos: empty item in '" + std::string(text) + "'");
@@ -182,8 +173,8 @@ ChaosSpec parseChaosSpec(std::string_view text) {
     if (equals == std::string_view::npos) {
       throw std::invalid_argument("--chaos: '" + std::string(item) + "' is not NAME=VALUE");
     }
-    const std::string_view name = trim(item.substr(0, equals));
-    const std::string_view value = trim(item.substr(equals + 1));
+    const std::string_view name = trimBlanks(item.substr(0, equals));
+    const std::string_view value = trimBlanks(item.substr(equals + 1));
     if (name == "seed") {
       spec.seed = parseNumber<std::uint64_t>(item, value);
     } else if (name == "stall_s") {
@@ -256,7 +247,7 @@ ChaosDecision Chaos::decide(const ChaosCall& call) {
                                           " is honoured only when agentvcr runs with --chaos or "
                                           "--chaos-header");
     }
-    const std::optional<FaultKind> kind = faultFromName(trim(*call.forced));
+    const std::optional<FaultKind> kind = faultFromName(trimBlanks(*call.forced));
     if (!kind) {
       return refusal("chaos.unknown_kind",
                      std::string(kChaosHeader) + ": no fault '" + std::string(*call.forced) + "'");

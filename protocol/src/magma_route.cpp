@@ -1,7 +1,7 @@
 // Which MAGMA endpoint a request addresses (magma-protocol.md §2).
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
-#include "target_path.hpp"
 
 namespace agentvcr::protocol::magma {
 namespace {
@@ -19,7 +19,7 @@ bool isSessionPath(std::string_view path) {
 }  // namespace
 
 Route routeOf(std::string_view method, std::string_view target) {
-  std::string_view path = detail::pathOfTarget(target);
+  std::string_view path = pathOfTarget(target);
   if (method == "GET") {
     if (path == "/health") {
       return Route::Health;

@@ -1,6 +1,6 @@
-#include "target_path.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 
-namespace agentvcr::protocol::detail {
+namespace agentvcr::protocol {
 
 std::string_view pathOfTarget(std::string_view target) {
   for (std::string_view scheme : {"http://", "https://"}) {
@@ -15,4 +15,4 @@ std::string_view pathOfTarget(std::string_view target) {
   return end == std::string_view::npos ? target : target.substr(0, end);
 }
 
-}  // namespace agentvcr::protocol::detail
+}  // namespace agentvcr::protocol

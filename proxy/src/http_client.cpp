@@ -5,6 +5,7 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/proxy/asio.hpp"
 #include "http_message.hpp"
+#include "tls_client.hpp"
 
 namespace agentvcr::proxy {
 namespace {
@@ -20,29 +21,49 @@ std::string ClientResponse::header(std::string_view name) const {
 
 class HttpClient::Impl {
  public:
-  Impl(std::string host, std::uint16_t port, std::chrono::milliseconds timeout)
-      : host_(std::move(host)), port_(port), timeout_(timeout) {}
+  Impl(Url url, std::optional<ClientTls> tls, std::chrono::milliseconds timeout)
+      : url_(std::move(url)), timeout_(timeout) {
+    if (tls) {
+      verify_ = tls->verify;
+      try {
+        tls_context_ = makeTlsClientContext(tls->ca_file);
+      } catch (const boost::system::system_error& e) {
+        throw ClientError("cannot read the certificate authorities in " + tls->ca_file + ": " +
+                          e.code().message());
+      }
+    }
+  }
 
   ClientResponse send(http::request<http::string_body> request) {
-    auto future = asio::co_spawn(io_, exchange(std::move(request)), asio::use_future);
+    auto future =
+        tls_context_
+            ? asio::co_spawn(io_, exchange(tls_stream_, std::move(request)), asio::use_future)
+            : asio::co_spawn(io_, exchange(plain_stream_, std::move(request)), asio::use_future);
     io_.restart();
     io_.run();
     return future.get();
   }
 
-  std::string authority() const { return host_ + ":" + std::to_string(port_); }
+  /// The Host header's value.
+  std::string host() const { return url_.authority(); }
+
+  const std::string& basePath() const { return url_.base_path; }
 
  private:
-  asio::awaitable<ClientResponse> exchange(http::request<http::string_body> request) {
+  std::string authority() const { return url_.host + ":" + std::to_string(url_.port); }
+
+  template <class Stream>
+  asio::awaitable<ClientResponse> exchange(std::unique_ptr<Stream>& stream,
+                                           http::request<http::string_body> request) {
     // A keep-alive connection the server has since closed fails on first use: try once more
     // on a fresh one.
     for (int attempt = 0;; ++attempt) {
-      const bool fresh = !stream_;
+      const bool fresh = !stream;
       if (fresh) {
-        co_await connect();
+        co_await connect(stream);
       }
-      stream_->expires_after(timeout_);
-      auto [write_ec, written] = co_await http::async_write(*stream_, request, kUseTuple);
+      beast::get_lowest_layer(*stream).expires_after(timeout_);
+      auto [write_ec, written] = co_await http::async_write(*stream, request, kUseTuple);
       http::response_parser<http::string_body> parser;
       parser.body_limit(boost::none);
       beast::error_code ec = write_ec;
@@ -50,16 +71,16 @@ class HttpClient::Impl {
       if (!ec && buffer_.size() == 0) {
         // The first bytes on their own, to time them; the parser reads them from the buffer.
         auto [read_ec, read] =
-            co_await stream_->async_read_some(buffer_.prepare(kFirstRead), kUseTuple);
+            co_await stream->async_read_some(buffer_.prepare(kFirstRead), kUseTuple);
         buffer_.commit(read);
         ec = read_ec;
       }
       const std::int64_t first_byte_ns = protocol::nowNs();
       if (!ec) {
-        std::tie(ec, std::ignore) = co_await http::async_read(*stream_, buffer_, parser, kUseTuple);
+        std::tie(ec, std::ignore) = co_await http::async_read(*stream, buffer_, parser, kUseTuple);
       }
       if (ec) {
-        stream_.reset();
+        stream.reset();
         buffer_.clear();
         if (!fresh && attempt == 0 && ec != beast::error::timeout) {
           continue;
@@ -70,7 +91,7 @@ class HttpClient::Impl {
       }
       auto response = parser.release();
       if (!response.keep_alive()) {
-        stream_.reset();
+        stream.reset();
         buffer_.clear();
       }
       co_return ClientResponse{static_cast<int>(response.result_int()), toHeaders(response.base()),
@@ -78,42 +99,66 @@ class HttpClient::Impl {
     }
   }
 
-  asio::awaitable<void> connect() {
+  asio::awaitable<void> connectSocket(beast::tcp_stream& socket) {
     tcp::resolver resolver(io_);
     auto [resolve_ec, endpoints] =
-        co_await resolver.async_resolve(host_, std::to_string(port_), kUseTuple);
+        co_await resolver.async_resolve(url_.host, std::to_string(url_.port), kUseTuple);
     if (resolve_ec) {
-      throw ClientError("cannot resolve " + host_ + ": " + resolve_ec.message());
+      throw ClientError("cannot resolve " + url_.host + ": " + resolve_ec.message());
     }
-    auto stream = std::make_unique<beast::tcp_stream>(io_);
-    stream->expires_after(timeout_);
-    auto [ec, endpoint] = co_await stream->async_connect(endpoints, kUseTuple);
+    socket.expires_after(timeout_);
+    auto [ec, endpoint] = co_await socket.async_connect(endpoints, kUseTuple);
     if (ec) {
       throw ClientError("cannot connect to " + authority() + ": " + ec.message());
     }
-    stream_ = std::move(stream);
+  }
+
+  asio::awaitable<void> connect(std::unique_ptr<beast::tcp_stream>& stream) {
+    auto socket = std::make_unique<beast::tcp_stream>(io_);
+    co_await connectSocket(*socket);
+    stream = std::move(socket);
+  }
+
+  asio::awaitable<void> connect(std::unique_ptr<TlsStream>& stream) {
+    auto tls = std::make_unique<TlsStream>(io_, *tls_context_);
+    co_await connectSocket(beast::get_lowest_layer(*tls));
+    beast::error_code ec = prepareTlsClient(*tls, url_.host, verify_);
+    if (!ec) {
+      std::tie(ec) = co_await tls->async_handshake(asio::ssl::stream_base::client, kUseTuple);
+    }
+    if (ec) {
+      throw ClientError("TLS handshake with " + authority() + " failed: " + ec.message());
+    }
+    stream = std::move(tls);
   }
 
   asio::io_context io_{1};
-  std::string host_;
-  std::uint16_t port_;
+  Url url_;
   std::chrono::milliseconds timeout_;
-  std::unique_ptr<beast::tcp_stream> stream_;
+  std::shared_ptr<asio::ssl::context> tls_context_;  ///< null: plain HTTP
+  bool verify_ = true;
+  std::unique_ptr<beast::tcp_stream> plain_stream_;
+  std::unique_ptr<TlsStream> tls_stream_;
   beast::flat_buffer buffer_;
 };
 
 HttpClient::HttpClient(std::string host, std::uint16_t port, std::chrono::milliseconds timeout)
-    : impl_(std::make_unique<Impl>(std::move(host), port, timeout)) {}
+    : impl_(std::make_unique<Impl>(Url{false, std::move(host), port, {}}, std::nullopt, timeout)) {}
+
+HttpClient::HttpClient(const Url& url, ClientTls tls, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<Impl>(url, url.tls ? std::optional(std::move(tls)) : std::nullopt,
+                                   timeout)) {}
 
 HttpClient::~HttpClient() = default;
 
 ClientResponse HttpClient::send(const std::string& method, const std::string& target,
                                 const std::string& body, const protocol::Headers& headers) {
-  http::request<http::string_body> request{http::string_to_verb(method), target, 11};
+  http::request<http::string_body> request{http::string_to_verb(method), impl_->basePath() + target,
+                                           11};
   if (request.method() == http::verb::unknown) {
     request.method_string(method);
   }
-  request.set(http::field::host, impl_->authority());
+  request.set(http::field::host, impl_->host());
   for (const auto& field : headers) {
     request.insert(field.name, field.value);
   }

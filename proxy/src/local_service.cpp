@@ -29,9 +29,13 @@ class LocalServiceHandler final : public ConnectionHandler {
       const auto arrived = std::chrono::steady_clock::now();
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
-      protocol::HttpReply answer = (*handler_)(
-          protocol::HttpRequest{std::string(request.method_string()), std::string(request.target()),
-                                toHeaders(request.base()), std::move(request.body())});
+      const protocol::HttpRequest asked{std::string(request.method_string()),
+                                        std::string(request.target()), toHeaders(request.base()),
+                                        std::move(request.body())};
+      protocol::HttpReply answer = (*handler_)(asked);
+      if (options_.metrics) {
+        options_.metrics->observeServed(asked, answer);
+      }
       if (answer.hold.count() > 0) {
         asio::steady_timer timer(connection->stream.get_executor(), arrived + answer.hold);
         co_await timer.async_wait(kUseTuple);

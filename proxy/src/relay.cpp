@@ -60,11 +60,7 @@ HandlerFactory makeRelayFactory(std::shared_ptr<const RelayOptions> options,
                                 store::Recorder& recorder, RelayCounters& counters) {
   std::shared_ptr<asio::ssl::context> tls_context;
   if (options->upstream.tls) {
-    tls_context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
-    tls_context->set_default_verify_paths();
-    if (!options->ca_file.empty()) {
-      tls_context->load_verify_file(options->ca_file);
-    }
+    tls_context = makeTlsClientContext(options->ca_file);
   }
   return [options, tls_context, &recorder,
           &counters](asio::io_context& io) -> std::unique_ptr<ConnectionHandler> {

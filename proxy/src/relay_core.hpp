@@ -709,6 +709,9 @@ class RelayCore {
   /// queue is full this connection waits (without blocking the worker) before it reads its
   /// next request: back-pressure, never a silent drop.
   asio::awaitable<void> record(RelayedExchange exchange) {
+    if (options_->metrics) {
+      options_->metrics->observeRelayed(exchange);
+    }
     if (!exchange.committed) {
       co_await submitWaiting(exchange, nullptr);
     }

@@ -1,7 +1,5 @@
 #include "upstream_pool.hpp"
 
-#include <openssl/ssl.h>
-
 namespace agentvcr::proxy {
 
 template <>
@@ -43,17 +41,9 @@ asio::awaitable<std::unique_ptr<UpstreamConnection<Stream>>> UpstreamPool<Stream
   beast::error_code ignored;
   socket_stream.socket().set_option(tcp::no_delay(true), ignored);
   if constexpr (std::is_same_v<Stream, TlsStream>) {
-    // SNI and host-name verification: the certificate must be for the host we dialled.
-    if (!SSL_set_tlsext_host_name(connection->stream.native_handle(), upstream.host.c_str())) {
-      failure.ec =
-          beast::error_code(static_cast<int>(::ERR_get_error()), asio::error::get_ssl_category());
+    if (auto tls_ec = prepareTlsClient(connection->stream, upstream.host, options_->verify_tls)) {
+      failure.ec = tls_ec;
       co_return nullptr;
-    }
-    if (options_->verify_tls) {
-      connection->stream.set_verify_mode(asio::ssl::verify_peer);
-      connection->stream.set_verify_callback(asio::ssl::host_name_verification(upstream.host));
-    } else {
-      connection->stream.set_verify_mode(asio::ssl::verify_none);
     }
     auto [handshake_ec] =
         co_await connection->stream.async_handshake(asio::ssl::stream_base::client, kUseTuple);

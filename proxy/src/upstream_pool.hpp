@@ -3,15 +3,11 @@
 #include <memory>
 #include <vector>
 
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/ssl.hpp>
-
 #include "agentvcr/proxy/asio.hpp"
 #include "agentvcr/proxy/relay.hpp"
+#include "tls_client.hpp"
 
 namespace agentvcr::proxy {
-
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 /// One connection to the upstream with its read buffer (bytes the parser has not consumed yet
 /// belong to the connection, not to a message).

@@ -7,6 +7,7 @@
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/caller_ids.hpp"
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/sse.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 #include "replies.hpp"
@@ -20,10 +21,6 @@ using protocol::Json;
 /// JSON-RPC's code for a failure inside the server: what a client library reports plainly. The
 /// data says that replay, not the agent, is speaking.
 constexpr int kReplayMissCode = -32603;
-
-std::string pathOf(const std::string& target) {
-  return target.substr(0, target.find_first_of("?#"));
-}
 
 Json parsedOrNull(std::string_view body) {
   auto parsed = protocol::parseJson(body);
@@ -122,13 +119,13 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
                         parsedOrNull(exchange->request_body)};
       protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
       queues_.add(keyOf(as_sent, recorded.request), recorded_.size());
-      paths_.insert(pathOf(exchange->target));
+      paths_.insert(std::string(protocol::pathOfTarget(exchange->target)));
       recorded_.push_back(std::move(recorded));
     }
     for (const store::ExchangeRow& card :
          reader.exchangesOfRoute(options_.selection, "a2a.agent_card")) {
       if (card.status >= 200 && card.status < 300) {
-        cards_[pathOf(card.target)] = card.id;
+        cards_[std::string(protocol::pathOfTarget(card.target))] = card.id;
       }
     }
   });
@@ -172,7 +169,7 @@ bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
   if (request.method != "POST") {
     return false;
   }
-  if (paths_.count(pathOf(request.target)) != 0) {
+  if (paths_.count(std::string(protocol::pathOfTarget(request.target))) != 0) {
     return true;
   }
   auto parsed = protocol::parseJson(request.body);
@@ -235,7 +232,7 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
 
 ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
   ReplayOutcome outcome;
-  auto card = cards_.find(pathOf(request.target));
+  auto card = cards_.find(std::string(protocol::pathOfTarget(request.target)));
   if (card == cards_.end()) {
     outcome.reply = agentvcrError(404, "replay.a2a.no_card",
                                   "agentvcr replay: no agent card was recorded at this path");

@@ -9,6 +9,7 @@
 
 #include "a2a_replayer.hpp"
 #include "agentvcr/protocol/fastapi_errors.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
@@ -26,10 +27,6 @@ using magma::Route;
 /// Replay's own status route. Real agents answer 404 there; callers that probe for it know
 /// they talk to a replay.
 constexpr std::string_view kStatusPath = "/_agentvcr/replay";
-
-std::string pathOf(const std::string& target) {
-  return target.substr(0, target.find('?'));
-}
 
 bool isCoachingPath(const std::string& path) {
   return path == "/v1/coaching" || path.starts_with("/v1/coaching/sessions/");
@@ -147,7 +144,7 @@ class Replayer::Impl {
 
   ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome = route(request, forward);
-    if (pathOf(request.target) == kStatusPath) {
+    if (protocol::pathOfTarget(request.target) == kStatusPath) {
       return outcome;  // asking for the counters does not change them
     }
     std::lock_guard<std::mutex> lock(stats_mutex_);
@@ -202,7 +199,7 @@ class Replayer::Impl {
         }
         break;
     }
-    const std::string path = pathOf(request.target);
+    const std::string path(protocol::pathOfTarget(request.target));
     if (path == kStatusPath && request.method == "GET") {
       outcome.reply = detail::jsonReply(200, statusBody());
     } else if (path == "/health" || path == "/v1/info" || path == "/v1/responses" ||

@@ -147,6 +147,14 @@ class Recorder::Impl {
     s.write_errors = write_errors_;
     s.batches = batches_;
     s.indexed = indexed_;
+    const auto now = std::chrono::steady_clock::now();
+    if (!queued_at_.empty()) {
+      s.capture_lag = now - queued_at_.front();
+    }
+    s.unindexed = unindexed_;
+    if (!unindexed_batches_.empty()) {
+      s.index_lag = now - unindexed_batches_.front().committed;
+    }
     return s;
   }
 
@@ -170,6 +178,7 @@ class Recorder::Impl {
       }
       queued_bytes_ += bytes;
       queue_.emplace_back(std::move(item));
+      queued_at_.push_back(std::chrono::steady_clock::now());
       ++accepted_;
       submitted_ += is_exchange ? 1U : 0U;
       // Wake the writer only when it may be waiting: on the first item, a full batch, or
@@ -210,6 +219,7 @@ class Recorder::Impl {
           queued_bytes_ -= bodyBytes(queue_.front());
           batch.push_back(std::move(queue_.front()));
           queue_.pop_front();
+          queued_at_.pop_front();
         }
       }
       const std::size_t n = batch.size();
@@ -233,6 +243,11 @@ class Recorder::Impl {
         if (outcome.last_exchange_id != 0) {
           captured_through_ = outcome.last_exchange_id;
           index_wanted_ = true;
+        }
+        if (outcome.written > outcome.complete) {
+          unindexed_ += outcome.written - outcome.complete;
+          unindexed_batches_.push_back({outcome.last_exchange_id, std::chrono::steady_clock::now(),
+                                        outcome.written - outcome.complete});
         }
         while (!commit_waiters_.empty() && commit_waiters_.front().first <= done_) {
           committed.push_back(std::move(commit_waiters_.front().second));
@@ -270,6 +285,7 @@ class Recorder::Impl {
       {
         std::lock_guard<std::mutex> lock(mutex_);
         indexed_through_ = std::max(indexed_through_, captured);
+        forgetIndexedBatches();
       }
       done_cv_.notify_all();
       if (last_round) {
@@ -307,6 +323,7 @@ class Recorder::Impl {
         detail::logLine(std::string("[store.index] exchanges not decoded: ") + e.what());
         continue;  // out of memory or alike: they stay unindexed on disk
       }
+      observeA2aCalls(*decoded);
       writeChunk(*decoded);
       at_full_speed =
           yieldWhileUnderLoad(std::chrono::steady_clock::now() - started, batches_before);
@@ -346,6 +363,19 @@ class Recorder::Impl {
     }
   }
 
+  void observeA2aCalls(const std::vector<detail::DecodedRow>& decoded) const {
+    if (!options_.on_a2a_call) {
+      return;
+    }
+    for (const detail::DecodedRow& row : decoded) {
+      if (row.decoded) {
+        for (const protocol::a2a::Call& call : row.decoded->a2a_calls) {
+          options_.on_a2a_call(call);
+        }
+      }
+    }
+  }
+
   /// Writes `decoded` in as many transactions as the capture's turns at the connection cut it
   /// into, counting what got indexed.
   void writeChunk(std::vector<detail::DecodedRow>& decoded) {
@@ -361,9 +391,19 @@ class Recorder::Impl {
         indexed_ += outcome.indexed;
         if (decoded.empty()) {
           indexed_through_ = std::max(indexed_through_, last_id);
+          forgetIndexedBatches();
         }
       }
       done_cv_.notify_all();
+    }
+  }
+
+  /// Drops the batches the index has passed from the index lag. Called with mutex_ held.
+  void forgetIndexedBatches() {
+    while (!unindexed_batches_.empty() &&
+           unindexed_batches_.front().last_exchange_id <= indexed_through_) {
+      unindexed_ -= std::min(unindexed_, unindexed_batches_.front().exchanges);
+      unindexed_batches_.pop_front();
     }
   }
 
@@ -428,6 +468,17 @@ class Recorder::Impl {
   std::condition_variable done_cv_;    // a batch captured, or indexed
   std::condition_variable index_cv_;   // something captured, or the capture ended
   std::deque<QueueItem> queue_;
+  std::deque<std::chrono::steady_clock::time_point> queued_at_;  // when each queue_ item came
+
+  /// Committed batches with exchanges left to index, oldest first: the index lag.
+  struct UnindexedBatch {
+    std::int64_t last_exchange_id = 0;
+    std::chrono::steady_clock::time_point committed;
+    std::uint64_t exchanges = 0;
+  };
+
+  std::deque<UnindexedBatch> unindexed_batches_;
+  std::uint64_t unindexed_ = 0;  // exchanges of unindexed_batches_
   bool closing_ = false;
   bool closed_ = false;
   bool capture_exited_ = false;

@@ -5,29 +5,8 @@
 set -euo pipefail
 agentvcr=$1
 fixtures=$2
-work=$(mktemp -d)
-cleanup() {
-  kill $(jobs -p) 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-fail() {
-  echo "FAIL: $*" >&2
-  for log in "$work"/*.log; do
-    echo "--- $log" >&2
-    cat "$log" >&2
-  done
-  exit 1
-}
-
-wait_for_file() {
-  for _ in $(seq 1 200); do
-    [[ -s $1 ]] && return 0
-    sleep 0.05
-  done
-  fail "$1 never appeared"
-}
+# shellcheck source=tests/e2e/processes.sh
+source "$(dirname "$0")/processes.sh"
 
 "$agentvcr" mock magma --script "$fixtures/demo/agent-script.json" --listen 127.0.0.1:0 \
   --ready-file "$work/agent.url" >"$work/agent.log" 2>&1 &

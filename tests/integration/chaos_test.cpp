@@ -15,6 +15,7 @@
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/services/replay_service.hpp"
+#include "echo_agent.hpp"
 #include "proxy_fixture.hpp"
 #include "raw_client.hpp"
 
@@ -25,45 +26,6 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::StartsWith;
-
-std::string magmaRequest(const std::string& content) {
-  return R"({"request_id": "r-)" + content +
-         R"(", "inputs": [{"id": 1, "instruction": {"type": "user", "content": ")" + content +
-         R"("}}]})";
-}
-
-constexpr const char* kA2aRequest =
-    R"({"jsonrpc": "2.0", "id": 41, "method": "message/send", "params": {"message": )"
-    R"({"role": "user", "messageId": "m-1", "parts": [{"kind": "text", "text": "hi"}]}}})";
-
-/// A well-behaved agent: every MAGMA input gets a completed candidate saying "echo: <content>";
-/// a JSON-RPC call gets a completed task.
-FakeReply wellBehaved(const protocol::HttpRequest& request) {
-  const protocol::Json body = protocol::parseJson(request.body).value.value_or(nullptr);
-  if (body.is_object() && body.contains("jsonrpc")) {
-    const protocol::Json answer = {{"jsonrpc", "2.0"},
-                                   {"id", body["id"]},
-                                   {"result",
-                                    {{"kind", "task"},
-                                     {"id", "t-1"},
-                                     {"contextId", "c-1"},
-                                     {"status", {{"state", "completed"}}}}}};
-    return FakeReply::http(200, answer.dump());
-  }
-  const auto parsed = protocol::magma::parseAgentRequest(body);
-  if (!parsed.ok()) {
-    return FakeReply::http(200, R"({"status": "ready"})");
-  }
-  protocol::magma::AgentResponse response;
-  for (const auto& input : parsed.value->inputs) {
-    protocol::magma::AgentOutput output;
-    output.request_id = parsed.value->request_id;
-    output.source_id = input.id;
-    output.output = protocol::magma::AgentDecision{"echo: " + input.instruction.content, {}};
-    response.push_back(std::move(output));
-  }
-  return FakeReply::http(200, protocol::magma::serializeResponse(response));
-}
 
 /// What a raw caller got: the whole text, and how long it took.
 struct RawAnswer {
@@ -122,7 +84,7 @@ class ChaosTest : public ProxyTest {
     return exchanges.empty() ? store::ExchangeRow{} : exchanges.front();
   }
 
-  FakeUpstream agent_{wellBehaved};
+  FakeUpstream agent_{echoAgent};
 };
 
 /// A kind that never reaches the agent: what the caller sees, and that the archive says
@@ -215,7 +177,7 @@ TEST_F(ChaosTest, TruncateCutsTheRealAnswerMidBodyAndRecordsItWhole) {
   startChaos("", true);
   const RawAnswer answer = post("/v1/responses", magmaRequest("cut"), "truncate");
   ASSERT_EQ(agent_.requests().size(), 1u);
-  const std::string whole = wellBehaved(agent_.requests().front()).segments.front().bytes;
+  const std::string whole = echoAgent(agent_.requests().front()).segments.front().bytes;
   const std::string whole_body = bodyOf(whole);
   EXPECT_THAT(answer.text, StartsWith("HTTP/1.1 200"));
   EXPECT_THAT(answer.text,

@@ -589,9 +589,13 @@ TEST_F(FleetShipTest, AnOutageUnderLoadLosesNothingAndDoublesNothing) {
   recordDemo(db, "during-1");
   recordDemo(db, "during-2");
   std::this_thread::sleep_for(500ms);  // several failed retries
+  const long long all = sqliteCount(db, "SELECT count(*) FROM exchanges");
+  // What --metrics-listen shows meanwhile: everything recorded since the outage, and how long.
+  const fleet::ShipStats during = shipper.stats();
+  EXPECT_EQ(static_cast<long long>(during.lag_exchanges), all - before);
+  EXPECT_GE(during.lag, 500ms);
   cluster.start();
 
-  const long long all = sqliteCount(db, "SELECT count(*) FROM exchanges");
   ASSERT_TRUE(waitUntil(
       [&] {
         try {
@@ -601,6 +605,12 @@ TEST_F(FleetShipTest, AnOutageUnderLoadLosesNothingAndDoublesNothing) {
         }
       },
       60s));
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const fleet::ShipStats caught_up = shipper.stats();
+        return caught_up.lag_exchanges == 0 && caught_up.lag.count() == 0;
+      },
+      10s));
   shipper.finish();
   shipping.join();
   EXPECT_EQ(fleetCounts(fleet_db), archiveCounts(db));

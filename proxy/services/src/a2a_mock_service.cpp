@@ -13,10 +13,13 @@ proxy::LocalHandler a2aMockRoutes(std::shared_ptr<sim::a2a::MockEngine> engine) 
 
 A2aMockService::A2aMockService(sim::a2a::MockConfig config,
                                std::shared_ptr<const sim::a2a::Clock> clock,
-                               proxy::ServerOptions server)
+                               proxy::ServerOptions server,
+                               std::shared_ptr<metrics::TrafficMetrics> metrics)
     : engine_(std::make_shared<sim::a2a::MockEngine>(std::move(config), std::move(clock))),
       server_(std::make_unique<proxy::Server>(
-          std::move(server), proxy::makeLocalServiceFactory(a2aMockRoutes(engine_)))) {
+          std::move(server),
+          proxy::makeLocalServiceFactory(
+              a2aMockRoutes(engine_), proxy::LocalServiceOptions{.metrics = std::move(metrics)}))) {
   // The server is bound but not started: no request can reach the engine yet, so the card's
   // url may still change without the lock.
   public_url_ = engine_->config().public_url;

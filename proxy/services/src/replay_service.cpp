@@ -63,10 +63,12 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
   if (!config_.chaos) {
     config_.chaos = std::make_shared<protocol::Chaos>(std::nullopt, false);
   }
+  proxy::LocalServiceOptions service;
+  service.metrics = config_.metrics;
   server_ = std::make_unique<proxy::Server>(
-      config_.server, proxy::makeLocalServiceFactory([this](const protocol::HttpRequest& request) {
-        return answer(request);
-      }));
+      config_.server,
+      proxy::makeLocalServiceFactory(
+          [this](const protocol::HttpRequest& request) { return answer(request); }, service));
   config_.server.port = server_->endpoint().port();
 }
 
@@ -115,6 +117,9 @@ protocol::HttpReply ReplayService::answer(const protocol::HttpRequest& request) 
   if (!chaos.fault) {
     return replayed(request);
   }
+  if (config_.metrics) {
+    config_.metrics->observeFault(*chaos.fault);
+  }
   // A fault that never reaches the agent leaves the recorded answer for the caller's retry.
   if (!protocol::faultReachesAgent(*chaos.fault)) {
     return config_.chaos->injectedAnswer(*chaos.fault, call);
@@ -144,6 +149,10 @@ protocol::HttpReply ReplayService::replayed(const protocol::HttpRequest& request
 replay::ReplayOutcome ReplayService::handle(const protocol::HttpRequest& request) {
   const bool forwarding = config_.replay.on_miss == replay::MissPolicy::Forward && config_.upstream;
   replay::ReplayOutcome outcome = replayer_->handle(request, forwarding ? &forwarder_ : nullptr);
+  if (config_.metrics) {
+    config_.metrics->observeReplay(protocol::magma::routeOf(request.method, request.target),
+                                   outcome.hits, outcome.misses.size(), outcome.forwarded);
+  }
   if (!outcome.misses.empty()) {
     noteMisses(outcome);
   }

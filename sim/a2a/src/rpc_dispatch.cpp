@@ -14,20 +14,13 @@ struct Caller {
   Plan plan = Plan::Pro;
 };
 
-std::string_view trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
 bool isJsonMediaType(const protocol::HeaderField* content_type) {
   if (content_type == nullptr) {
     return true;  // clients that send none are given the benefit of the doubt
   }
   const std::string_view type = content_type->value;
-  return protocol::equalsIgnoreCase(trimmed(type.substr(0, type.find(';'))), "application/json");
+  return protocol::equalsIgnoreCase(protocol::trimBlanks(type.substr(0, type.find(';'))),
+                                    "application/json");
 }
 
 std::optional<Caller> identify(const protocol::Headers& headers, const MockConfig& config) {
@@ -35,13 +28,13 @@ std::optional<Caller> identify(const protocol::Headers& headers, const MockConfi
   if (authorization == nullptr) {
     return config.no_auth ? std::optional<Caller>(Caller{"anonymous", Plan::Pro}) : std::nullopt;
   }
-  const std::string_view value = trimmed(authorization->value);
+  const std::string_view value = protocol::trimBlanks(authorization->value);
   const auto space = value.find(' ');
   if (space == std::string_view::npos ||
       !protocol::equalsIgnoreCase(value.substr(0, space), "bearer")) {
     return std::nullopt;
   }
-  const std::string_view token = trimmed(value.substr(space + 1));
+  const std::string_view token = protocol::trimBlanks(value.substr(space + 1));
   auto plan = token.empty() ? std::nullopt : config.tokens.find(token);
   if (!plan) {
     return std::nullopt;
@@ -221,7 +214,7 @@ RpcDispatcher::Version RpcDispatcher::readVersion(const protocol::HttpRequest& r
   const protocol::HeaderField* header = protocol::findHeader(request.headers, "a2a-version");
   std::string_view asked = header != nullptr ? std::string_view(header->value)
                                              : queryParameter(request.target, "A2A-Version");
-  asked = trimmed(asked);
+  asked = protocol::trimBlanks(asked);
   // No version named means 0.3 (a2a-v1.md, "Versions on the wire").
   const std::optional<WireVersion> version =
       asked.empty() ? std::optional<WireVersion>(WireVersion::V03) : versionFromText(asked);

@@ -192,6 +192,37 @@ TEST_F(CommandLineTest, RecordRefusesAnIndexShareOutOfRange) {
             kValidationError);
 }
 
+TEST_F(CommandLineTest, MetricsListenIsTakenByRecordReplayAndBothMocks) {
+  const auto record = registerRecord(app_, invocation_);
+  const auto replay = registerReplay(app_, invocation_);
+  CLI::App* mock = registerMock(app_);
+  const auto magma = registerMockMagma(*mock, invocation_);
+  const auto a2a = registerMockA2a(*mock, invocation_);
+  parseRunnable({"record", "--upstream", "http://a.test", "--metrics-listen", "127.0.0.1:9464"});
+  EXPECT_EQ(record.command->metrics_listen, "127.0.0.1:9464");
+  parseRunnable({"replay", "--metrics-listen", "0.0.0.0:9465"});
+  EXPECT_EQ(replay.command->metrics_listen, "0.0.0.0:9465");
+  parseRunnable({"mock", "magma", "--script", "s.json", "--metrics-listen", "127.0.0.1:0"});
+  EXPECT_EQ(magma.command->metrics_listen, "127.0.0.1:0");
+  parseRunnable({"mock", "a2a", "--no-auth", "--metrics-listen", "127.0.0.1:9466"});
+  EXPECT_EQ(a2a.command->metrics_listen, "127.0.0.1:9466");
+}
+
+TEST_F(CommandLineTest, MetricsListenIsOffUnlessAskedAndRefusesWhatIsNotHostPort) {
+  const auto record = registerRecord(app_, invocation_);
+  parseRunnable({"record", "--upstream", "http://a.test"});
+  EXPECT_EQ(record.command->metrics_listen, "");
+  for (const char* bad : {"9464", "localhost", "127.0.0.1:99999", ":"}) {
+    CLI::App app{"agentvcr"};
+    Invocation invocation;
+    registerRecord(app, invocation);
+    std::vector<const char*> argv{"agentvcr",      "record",           "--upstream",
+                                  "http://a.test", "--metrics-listen", bad};
+    EXPECT_THROW(app.parse(static_cast<int>(argv.size()), argv.data()), CLI::ValidationError)
+        << bad;
+  }
+}
+
 // --- replay ---
 
 TEST_F(CommandLineTest, ReplayDefaults) {

@@ -31,6 +31,8 @@ namespace {
 
 using agentvcr::testing::threadNicenessByName;
 using protocol::Json;
+using testing::a2aSend;
+using testing::a2aTask;
 using ::testing::HasSubstr;
 using testing::httpExchange;
 using testing::input;
@@ -867,6 +869,66 @@ TEST_F(RecorderTest, AWalPastTheThresholdIsCheckpointedInTheBackground) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_GE(std::filesystem::file_size(path_), 16u << 20) << "nothing was checkpointed";
+}
+
+TEST_F(RecorderTest, CaptureLagIsTheAgeOfTheOldestQueuedItem) {
+  RecorderOptions options = testOptions();
+  options.max_batch = 1;
+  Recorder recorder(path_, testSession(), options);
+  EXPECT_EQ(recorder.stats().capture_lag.count(), 0);
+  WriteLock lock(path_);  // the writer takes the first exchange and stalls on the lock
+  submit(recorder, httpExchange("GET", "/first"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (recorder.stats().queued > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  submit(recorder, httpExchange("GET", "/second"));  // waits in the queue
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const RecorderStats stalled = recorder.stats();
+  EXPECT_EQ(stalled.queued, 1u);
+  EXPECT_GE(stalled.capture_lag, std::chrono::milliseconds(50));
+  EXPECT_LT(stalled.capture_lag, std::chrono::seconds(30));
+
+  lock.release();
+  recorder.flush();
+  const RecorderStats drained = recorder.stats();
+  EXPECT_EQ(drained.capture_lag.count(), 0);
+  EXPECT_EQ(drained.written, 2u);
+}
+
+TEST_F(RecorderTest, IndexLagCountsCommittedExchangesTheIndexHasNotReached) {
+  // The index thread calls on_a2a_call before it writes: holding it there holds the index
+  // behind the capture.
+  std::promise<void> entered;
+  std::promise<void> go_on;
+  std::shared_future<void> released = go_on.get_future().share();
+  std::atomic<int> calls{0};
+  RecorderOptions options = testOptions();
+  options.on_a2a_call = [&](const protocol::a2a::Call& call) {
+    EXPECT_EQ(call.method, "message/send");
+    if (calls++ == 0) {
+      entered.set_value();
+      released.wait();
+    }
+  };
+  Recorder recorder(path_, testSession(), options);
+  submit(recorder, httpExchange("POST", "/a2a", a2aSend(1, "m-1", "hi"), 200,
+                                a2aTask(1, "t-1", "c-1", "completed", "hello")));
+  ASSERT_EQ(entered.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  const RecorderStats behind = recorder.stats();
+  EXPECT_EQ(behind.written, 1u);
+  EXPECT_EQ(behind.indexed, 0u);
+  EXPECT_EQ(behind.unindexed, 1u);
+  EXPECT_GE(behind.index_lag, std::chrono::milliseconds(30));
+
+  go_on.set_value();
+  recorder.flush();
+  const RecorderStats caught_up = recorder.stats();
+  EXPECT_EQ(caught_up.indexed, 1u);
+  EXPECT_EQ(caught_up.unindexed, 0u);
+  EXPECT_EQ(caught_up.index_lag.count(), 0);
+  EXPECT_EQ(calls, 1);
 }
 
 TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {

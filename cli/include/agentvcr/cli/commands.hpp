@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "agentvcr/fleet/pull.hpp"
+#include "agentvcr/otel/live_exporter.hpp"
+#include "agentvcr/otel/sender.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
@@ -32,13 +34,17 @@ struct RecordCommand {
   std::string ready_file;  ///< written with "http://host:port" once listening
   std::string ship_uri;    ///< --ship: the fleet archive to ship to as the recording goes
   std::chrono::seconds ship_drain{10};  ///< after the signal, ship for at most this long
+  std::string metrics_listen;           ///< --metrics-listen HOST:PORT; empty: no metrics
+  /// --otlp: also send the recording as traces (`db_path` and `log` are set when it starts).
+  std::optional<otel::LiveOptions> otlp;
 };
 
 int runRecord(const RecordCommand& command, std::ostream& out);
 
 struct ReplayCommand {
   services::ReplayServiceConfig config;
-  std::string ready_file;  ///< written with "http://host:port" once listening
+  std::string ready_file;      ///< written with "http://host:port" once listening
+  std::string metrics_listen;  ///< --metrics-listen HOST:PORT; empty: no metrics
 };
 
 int runReplay(const ReplayCommand& command, std::ostream& out);
@@ -47,6 +53,7 @@ struct MockMagmaCommand {
   std::string script_path;
   proxy::ServerOptions server;
   std::string ready_file;
+  std::string metrics_listen;  ///< --metrics-listen HOST:PORT; empty: no metrics
 };
 
 int runMockMagma(const MockMagmaCommand& command, std::ostream& out);
@@ -62,6 +69,7 @@ struct MockA2aCommand {
   std::string ready_file;  ///< written with "http://host:port" once listening
   /// `--clock fixed:TIME`: every reading of the mock's clock; the system clock when absent.
   std::optional<sim::a2a::TimePoint> fixed_clock;
+  std::string metrics_listen;  ///< --metrics-listen HOST:PORT; empty: no metrics
 };
 
 /// Serves the mock until SIGINT or SIGTERM. Throws std::runtime_error for unreadable
@@ -107,13 +115,20 @@ struct ShowCommand {
 
 int runShow(const ShowCommand& command, std::ostream& out);
 
-/// `agentvcr export`: exchanges of an archive as JSONL, HAR 1.2 or curl commands.
+/// `agentvcr export`: exchanges of an archive as JSONL, HAR 1.2 or curl commands, or its
+/// recordings as OpenTelemetry traces (docs/observability.md).
 struct ExportCommand {
   std::string db_path = kDefaultArchive;
-  std::string format = "jsonl";  ///< "jsonl", "har" or "curl"
+  std::string format = "jsonl";  ///< "jsonl", "har", "curl" or "otlp"
   std::vector<std::int64_t> sessions;
   std::vector<std::int64_t> conversations;
-  std::string out_path;  ///< empty: `out`
+  /// Empty: `out`. otlp: the request bodies, one per line, instead of posting them.
+  std::string out_path;
+  /// otlp: the collector's base URL (--to); empty: the OTEL_EXPORTER_OTLP_* variables.
+  std::string to;
+  std::vector<std::string> otlp_headers;  ///< otlp: --otlp-header NAME=VALUE
+  bool content = false;                   ///< otlp: prompts, outputs and texts too
+  otel::RetryPolicy retry;                ///< otlp: how hard to try each request
 };
 
 int runExport(const ExportCommand& command, std::ostream& out);

@@ -40,6 +40,10 @@ struct ShipStats {
   std::uint64_t outages = 0;   ///< times PostgreSQL went away or refused a batch
   /// Exchanges the archive had committed that were not shipped when run() returned.
   std::uint64_t left = 0;
+  /// While running: exchanges committed and not shipped after the last round, and how long the
+  /// fleet has been missing some (zero once a round caught up).
+  std::uint64_t lag_exchanges = 0;
+  std::chrono::nanoseconds lag{0};
 };
 
 /// The outcome of run(): everything shipped, or why not.

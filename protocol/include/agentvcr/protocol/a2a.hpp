@@ -36,6 +36,10 @@ bool isV10Method(std::string_view method);
 /// is not a v0.3 method.
 std::string_view v10MethodName(std::string_view v03_method);
 
+/// Every method name of both bindings: the v0.3 names, then the v1.0 names. What a client sends
+/// outside it is its own invention (metrics count it as "other").
+const std::vector<std::string_view>& knownMethodNames();
+
 /// Whether an `A2A-Version` value asks for v1.0: any `1.x`. Empty (no header) means 0.3.
 bool asksForV10(std::string_view a2a_version_header);
 

@@ -30,4 +30,7 @@ std::uint64_t canonicalHash(const Json& value);
 /// 16 lowercase hex digits.
 std::string hashHex(std::uint64_t hash);
 
+/// The value of one hex digit, either case; -1 for any other character.
+int hexDigitValue(char c);
+
 }  // namespace agentvcr::protocol

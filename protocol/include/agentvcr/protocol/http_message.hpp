@@ -58,6 +58,13 @@ struct HttpReply {
 /// ASCII case-insensitive equality, as HTTP compares header names and tokens.
 bool equalsIgnoreCase(std::string_view a, std::string_view b);
 
+/// The path of a request-target: origin-form as is, absolute-form without scheme and
+/// authority; query string and fragment removed.
+std::string_view pathOfTarget(std::string_view target);
+
+/// `text` without the spaces and tabs at either end (HTTP's optional whitespace).
+std::string_view trimBlanks(std::string_view text);
+
 /// The first header named `name` (case-insensitive); nullptr when there is none.
 const HeaderField* findHeader(const Headers& headers, std::string_view name);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/proxy/url.hpp"
 
 namespace agentvcr::proxy {
 
@@ -31,15 +32,27 @@ class ClientError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// How an https HttpClient trusts the server: the system's certificate authorities and those in
+/// `ca_file`, the certificate checked against the host name unless `verify` is off.
+struct ClientTls {
+  bool verify = true;
+  std::string ca_file;  ///< PEM; empty: the system's authorities only
+};
+
 /// A small blocking HTTP/1.1 client over one keep-alive connection (reconnecting when the
-/// server closed it). For the demo driver, start-up probes and tests; never on the proxy's
-/// data path.
+/// server closed it), plain or over TLS. For the demo driver, start-up probes, exporters and
+/// tests; never on the proxy's data path.
 ///
 /// Thread-safety: one thread at a time.
 class HttpClient {
  public:
+  /// Plain HTTP to host:port.
   HttpClient(std::string host, std::uint16_t port,
              std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  /// HTTP or https as `url` says; its base path is prepended to every target sent. Throws
+  /// ClientError when `tls.ca_file` cannot be read.
+  explicit HttpClient(const Url& url, ClientTls tls = {},
+                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "agentvcr/metrics/traffic_metrics.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/proxy/server.hpp"
 
@@ -17,6 +18,9 @@ struct LocalServiceOptions {
   std::uint64_t max_request_body = 64ull << 20;
   std::uint32_t max_header_bytes = 64u << 10;
   std::chrono::milliseconds idle_timeout{300'000};
+  /// Where each answer is counted, with the A2A calls it carried (`--metrics-listen`). Null:
+  /// not counted.
+  std::shared_ptr<metrics::TrafficMetrics> metrics;
 };
 
 /// Serves `handler` over HTTP/1.1 keep-alive: the HTTP face of the mock agent (and of replay).

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "agentvcr/metrics/traffic_metrics.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/proxy/url.hpp"
@@ -54,6 +55,8 @@ struct RelayOptions {
   /// Faults injected on purpose (`--chaos`, `--chaos-header`). Null: none, and a request that
   /// asks for one with X-Agentvcr-Chaos is refused.
   std::shared_ptr<protocol::Chaos> chaos;
+  /// Where each finished exchange is counted (`--metrics-listen`). Null: not counted.
+  std::shared_ptr<metrics::TrafficMetrics> metrics;
 };
 
 /// What the relay reports about itself while it runs. Shared by all workers.

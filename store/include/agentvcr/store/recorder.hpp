@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/rows.hpp"
@@ -45,6 +46,10 @@ struct RecorderOptions {
   /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
   /// index catches up when the load drops; flush() and close() still wait for it.
   double index_share_under_load = 1.0;
+  /// Called on the index thread with each A2A call it decoded, before the call is written: how
+  /// `--metrics-listen` counts calls by method and error code without decoding on the relay's
+  /// path. Must be cheap and must not throw.
+  std::function<void(const protocol::a2a::Call&)> on_a2a_call;
 };
 
 /// What one proxy run records about itself; becomes one row of `sessions`.
@@ -79,6 +84,12 @@ struct RecorderStats {
   std::uint64_t write_errors = 0;  ///< exchanges whose insert failed (logged, counted)
   std::uint64_t batches = 0;       ///< committed transactions
   std::uint64_t queued = 0;        ///< waiting in the queue now (not yet taken by the writer)
+  /// How long the oldest item in the queue has waited for the capture; zero when it is empty.
+  std::chrono::nanoseconds capture_lag{0};
+  /// Exchanges committed and not yet indexed, and how long ago the oldest of them was
+  /// committed; both zero when the index has caught up.
+  std::uint64_t unindexed = 0;
+  std::chrono::nanoseconds index_lag{0};
 };
 
 /// Records one session into an archive. Owns a capture thread and an index thread sharing one

@@ -24,8 +24,10 @@ class A2aMockService {
   /// Binds at once (throws boost::system::system_error when the address is taken) and throws
   /// std::invalid_argument for a config the engine refuses. When `config.public_url` is empty
   /// the card's url is the bound address plus the endpoint path.
+  /// `metrics` counts the answers and their A2A calls (`--metrics-listen`); null: not counted.
   A2aMockService(sim::a2a::MockConfig config, std::shared_ptr<const sim::a2a::Clock> clock,
-                 proxy::ServerOptions server);
+                 proxy::ServerOptions server,
+                 std::shared_ptr<metrics::TrafficMetrics> metrics = nullptr);
 
   void start() { server_->start(); }
 

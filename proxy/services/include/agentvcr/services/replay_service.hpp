@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "agentvcr/metrics/traffic_metrics.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/proxy/url.hpp"
@@ -33,6 +34,9 @@ struct ReplayServiceConfig {
   /// Faults injected on purpose (`--chaos`, `--chaos-header`). Null: none, and a request that
   /// asks for one with X-Agentvcr-Chaos is refused.
   std::shared_ptr<protocol::Chaos> chaos;
+  /// Where answers, replayed inputs (hit, miss, forward), A2A calls and injected faults are
+  /// counted (`--metrics-listen`). Null: not counted.
+  std::shared_ptr<metrics::TrafficMetrics> metrics;
 };
 
 /// `agentvcr replay` as an object: a Replayer over an archive behind an HTTP server, plus the
