@@ -1,5 +1,6 @@
 #include "agentvcr/replay/text_diff.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -213,11 +214,110 @@ class LineDiffer {
   std::vector<std::pair<Index, Index>> matches_;  ///< (index into a_, index into b_), in order
 };
 
+/// How many lines `value` takes in prettyJsonLines: one for a scalar or an empty container;
+/// otherwise the two bracket lines and the lines of its members or elements.
+std::size_t prettyLineCount(const protocol::Json& value) {
+  if (!value.is_structured() || value.empty()) {
+    return 1;
+  }
+  std::size_t lines = 2;
+  for (const protocol::Json& child : value) {
+    lines += prettyLineCount(child);
+  }
+  return lines;
+}
+
+/// The reference tokens of an RFC 6901 pointer, unescaped, up to the first malformed one (a
+/// pointer not starting with '/', or a '~' not followed by '0' or '1').
+std::vector<std::string> referenceTokens(std::string_view pointer) {
+  std::vector<std::string> tokens;
+  if (pointer.empty() || pointer.front() != '/') {
+    return tokens;
+  }
+  std::size_t start = 1;
+  while (true) {
+    const std::size_t end = std::min(pointer.find('/', start), pointer.size());
+    std::string token;
+    for (std::size_t i = start; i < end; ++i) {
+      if (pointer[i] != '~') {
+        token.push_back(pointer[i]);
+      } else if (i + 1 < end && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
+        token.push_back(pointer[++i] == '0' ? '~' : '/');
+      } else {
+        return tokens;
+      }
+    }
+    tokens.push_back(std::move(token));
+    if (end == pointer.size()) {
+      return tokens;
+    }
+    start = end + 1;
+  }
+}
+
+/// The array index `token` names in an array of `size` elements: digits without a leading zero.
+std::optional<std::size_t> arrayIndex(const std::string& token, std::size_t size) {
+  if (token.empty() || (token.size() > 1 && token.front() == '0') ||
+      !std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  std::size_t index = 0;
+  for (const char digit : token) {
+    index = index * 10 + static_cast<std::size_t>(digit - '0');
+    if (index >= size) {
+      return std::nullopt;
+    }
+  }
+  return index;
+}
+
 }  // namespace
 
 std::vector<DiffLine> diffLines(const std::vector<std::string>& before,
                                 const std::vector<std::string>& after) {
   return LineDiffer(before, after).run();
+}
+
+std::vector<AlignedLine> sideBySide(const std::vector<DiffLine>& lines) {
+  std::vector<AlignedLine> rows;
+  rows.reserve(lines.size());
+  std::size_t left = 0;
+  std::size_t right = 0;
+  std::vector<const std::string*> removed;
+  std::vector<const std::string*> added;
+  const auto alignChange = [&] {
+    const std::size_t paired = std::min(removed.size(), added.size());
+    for (std::size_t i = 0; i < std::max(removed.size(), added.size()); ++i) {
+      AlignedLine row;
+      if (i < removed.size()) {
+        row.left = NumberedLine{left++, *removed[i]};
+      }
+      if (i < added.size()) {
+        row.right = NumberedLine{right++, *added[i]};
+      }
+      row.kind = i < paired ? RowKind::Changed : row.left ? RowKind::LeftOnly : RowKind::RightOnly;
+      rows.push_back(std::move(row));
+    }
+    removed.clear();
+    added.clear();
+  };
+  for (const DiffLine& line : lines) {
+    switch (line.op) {
+      case LineOp::Same:
+        alignChange();
+        rows.push_back(
+            {RowKind::Same, NumberedLine{left++, line.text}, NumberedLine{right++, line.text}});
+        break;
+      case LineOp::Removed:
+        removed.push_back(&line.text);
+        break;
+      case LineOp::Added:
+        added.push_back(&line.text);
+        break;
+    }
+  }
+  alignChange();
+  return rows;
 }
 
 std::vector<std::string> prettyJsonLines(const protocol::Json& value) {
@@ -234,6 +334,39 @@ std::vector<std::string> prettyJsonLines(const protocol::Json& value) {
     start = end + 1;
   }
   return lines;
+}
+
+std::size_t prettyJsonLineOf(const protocol::Json& value, std::string_view pointer) {
+  // A member or element starts one line below its container's opening bracket, after the lines
+  // of the members or elements printed before it.
+  std::size_t line = 0;
+  const protocol::Json* at = &value;
+  for (const std::string& token : referenceTokens(pointer)) {
+    if (at->is_object()) {
+      const auto member = at->find(token);
+      if (member == at->end()) {
+        break;
+      }
+      line += 1;
+      for (auto before = at->begin(); before != member; ++before) {
+        line += prettyLineCount(*before);
+      }
+      at = &*member;
+    } else if (at->is_array()) {
+      const std::optional<std::size_t> index = arrayIndex(token, at->size());
+      if (!index) {
+        break;
+      }
+      line += 1;
+      for (std::size_t i = 0; i < *index; ++i) {
+        line += prettyLineCount((*at)[i]);
+      }
+      at = &(*at)[*index];
+    } else {
+      break;
+    }
+  }
+  return line;
 }
 
 }  // namespace agentvcr::replay

@@ -15,6 +15,7 @@
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/replay/conversation_diff.hpp"
+#include "agentvcr/replay/evaluation_report.hpp"
 #include "replay_fixture.hpp"
 #include "timing_points.hpp"
 
@@ -284,6 +285,61 @@ TEST_F(EvalTest, EachKnownChangeIsReportedAtItsStep) {
   EXPECT_EQ(overall["contract_violations"], 1);
   EXPECT_GE(overall["error_candidates"].get<int>(), 1);
   EXPECT_NE(output_.str().find("contract"), std::string::npos) << output_.str();
+}
+
+TEST_F(EvalTest, TheReportRecomputedFromTheArchiveIsTheEvaluatorsReport) {
+  recordDemo();
+  startReplay();
+  MutatingAgent agent(replayPort(), {"robot", "invalid", "error", "say"});
+  EXPECT_EQ(runEval(agent.url(), 2), cli::kExitFailure) << output_.str();
+  ASSERT_EQ(agent.pending(), 0u) << "the demo lacks an answer some change needs";
+  const Json result = report();
+  const Json& overall = result["overall"];
+
+  store::ArchiveReader reader(db_path_);
+  EXPECT_FALSE(replay::evaluationReport(reader, 1)) << "session 1 is a recording";
+  const auto recomputed =
+      replay::evaluationReport(reader, result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(recomputed);
+  EXPECT_EQ(recomputed->steps, overall["steps"].get<std::int64_t>());
+  EXPECT_EQ(recomputed->matched, overall["matched"].get<std::int64_t>());
+  EXPECT_EQ(recomputed->steps - recomputed->matched, 4);
+  EXPECT_EQ(recomputed->say_normalised, overall["say_normalised"].get<std::int64_t>());
+  EXPECT_EQ(recomputed->contract_violations, overall["contract_violations"].get<std::int64_t>());
+  EXPECT_EQ(recomputed->error_candidates, overall["error_candidates"].get<std::int64_t>());
+  EXPECT_DOUBLE_EQ(recomputed->matchRate(), overall["match_rate"].get<double>());
+
+  // Conversation by conversation, in the evaluator's order, with its first divergence.
+  const Json& conversations = result["conversations"];
+  const auto links = reader.stepLinksOfSession(recomputed->session_id);
+  ASSERT_EQ(recomputed->conversations.size(), conversations.size());
+  std::size_t divergent = 0;
+  for (std::size_t i = 0; i < conversations.size(); ++i) {
+    const Json& expected = conversations[i];
+    const replay::EvaluatedConversation& got = recomputed->conversations[i];
+    SCOPED_TRACE(expected.dump());
+    EXPECT_EQ(got.recorded_conversation_id, expected["conversation_id"].get<std::int64_t>());
+    // The evaluated side is the conversation that re-asked the recorded root step (an answer
+    // that breaks threading, such as an error candidate, splits the rest off into another).
+    const std::int64_t root = reader.steps(got.recorded_conversation_id).front().id;
+    for (const auto& link : links) {
+      if (link.recorded_step_id == root) {
+        EXPECT_EQ(got.evaluated_conversation_id, reader.step(link.step_id)->conversation_id);
+      }
+    }
+    EXPECT_EQ(got.title, reader.conversation(got.recorded_conversation_id)->title.value_or(""));
+    EXPECT_EQ(got.steps, expected["steps"].get<std::int64_t>());
+    EXPECT_EQ(got.matched, expected["matched"].get<std::int64_t>());
+    if (expected["first_divergent_step"].is_null()) {
+      EXPECT_FALSE(got.first_divergent_step);
+      EXPECT_EQ(got.first_difference, "");
+    } else {
+      ++divergent;
+      EXPECT_EQ(got.first_divergent_step, expected["first_divergent_step"].get<std::int64_t>());
+      EXPECT_EQ(got.first_difference, expected["first_difference"].get<std::string>());
+    }
+  }
+  EXPECT_GE(divergent, 1u);
 }
 
 TEST_F(EvalTest, RefusesAnAgentOfAnotherProtocolVersion) {

@@ -11,6 +11,7 @@
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/replay/input_key.hpp"
+#include "agentvcr/replay/live_answer.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/step_links.hpp"
@@ -214,7 +215,7 @@ void ask(const EvalConfig& config, proxy::HttpClient& client, PlannedExchange& e
   } catch (const proxy::ClientError& error) {
     exchange.client_error = error.what();
     live.outcome = protocol::ExchangeOutcome::UpstreamError;
-    live.error = std::string("[eval.agent] ") + error.what();
+    live.error = std::string(replay::kNoAnswerErrorPrefix) + error.what();
   }
   live.ended_ns = protocol::nowNs();
 }
@@ -244,84 +245,24 @@ void askAll(const EvalConfig& config, std::vector<PlannedExchange>& exchanges) {
   }
 }
 
-/// The source_id of response element `index` when readable.
-std::optional<std::int64_t> sourceIdAt(const Json& body, std::size_t index) {
-  if (!body.is_array() || index >= body.size() || !body[index].is_object()) {
-    return std::nullopt;
-  }
-  auto it = body[index].find("source_id");
-  if (it == body[index].end() || !it->is_number_integer()) {
-    return std::nullopt;
-  }
-  return it->get<std::int64_t>();
-}
-
-/// `outputs` (AgentOutput objects) without the parts eval is told to ignore, taken out as replay
-/// takes ignored parts out of an input's key (an output has no top-level id for it to drop).
-Json withoutIgnoredParts(Json outputs, const replay::KeyRules& ignored) {
-  if (!ignored.ignoresNothing() && outputs.is_array()) {
-    for (Json& output : outputs) {
-      output = ignored.keyedContent(std::move(output));
-    }
-  }
-  return outputs;
-}
-
 /// Validates the live answer and compares it step by step, without the ignored output parts.
 std::vector<EvalStep> judge(const PlannedExchange& exchange, const replay::KeyRules& ignored) {
-  // Findings by source_id; those that cannot be tied to one input apply to every step.
-  std::map<std::int64_t, std::vector<std::string>> findings_of;
-  std::vector<std::string> shared;
-  Json body = Json::array();
-  const auto& live = exchange.live;
-  if (!exchange.client_error.empty()) {
-    shared.push_back("no answer: " + exchange.client_error);
-  } else if (!success(live.status)) {
-    shared.push_back("http status " + std::to_string(live.status));
-  } else if (auto parsed = protocol::parseJson(live.response_body); !parsed.value) {
-    shared.push_back("response is not JSON");
-  } else {
-    body = std::move(*parsed.value);
-    auto request = magma::parseAgentRequest(*protocol::parseJson(exchange.request_body).value);
-    auto response = magma::parseAgentResponse(body, request.ok() ? &*request.value : nullptr);
-    for (const auto& finding : response.findings) {
-      std::string text =
-          protocol::toJsonPointer(finding.loc) + " " + finding.type + ": " + finding.msg;
-      const auto* index =
-          finding.loc.empty() ? nullptr : std::get_if<std::int64_t>(&finding.loc[0]);
-      auto source = index ? sourceIdAt(body, static_cast<std::size_t>(*index)) : std::nullopt;
-      if (source) {
-        findings_of[*source].push_back(std::move(text));
-      } else {
-        shared.push_back(std::move(text));
-      }
-    }
-  }
+  const replay::CheckedAnswer answer =
+      replay::checkAnswer({exchange.request_body, exchange.client_error, exchange.live.status,
+                           exchange.live.response_body});
   std::vector<EvalStep> steps;
   for (const auto& planned : exchange.steps) {
+    replay::StepVerdict verdict = replay::judgeStep(planned.input, planned.ref.source_id,
+                                                    planned.recorded_outputs, answer, ignored);
     EvalStep step;
     step.recorded_session_id = planned.ref.session_id;
     step.conversation_id = planned.ref.conversation_id;
     step.step_number = planned.step_number;
     step.recorded_step_id = planned.ref.step_id;
     step.recorded_exchange_id = exchange.recorded_exchange_id;
-    Json outputs = Json::array();
-    if (body.is_array()) {
-      for (const Json& output : body) {
-        if (output.is_object() && output.value("source_id", Json()) == planned.ref.source_id) {
-          outputs.push_back(output);
-          step.error_candidates += output.value("status", Json()) == "error" ? 1 : 0;
-        }
-      }
-    }
-    step.comparison = replay::compareDecisions(
-        planned.input, withoutIgnoredParts(planned.recorded_outputs, ignored),
-        withoutIgnoredParts(std::move(outputs), ignored));
-    step.violations = shared;
-    auto own = findings_of.find(planned.ref.source_id);
-    if (own != findings_of.end()) {
-      step.violations.insert(step.violations.end(), own->second.begin(), own->second.end());
-    }
+    step.comparison = std::move(verdict.comparison);
+    step.violations = std::move(verdict.violations);
+    step.error_candidates = verdict.error_candidates;
     steps.push_back(std::move(step));
   }
   return steps;

@@ -20,6 +20,21 @@ void PrintTo(const DiffLine& line, std::ostream* out) {
   *out << (line.op == LineOp::Same ? ' ' : line.op == LineOp::Removed ? '-' : '+') << line.text;
 }
 
+// "left 2 'x' | right 3 'y'", with "-" for a filler side.
+void PrintTo(const AlignedLine& row, std::ostream* out) {
+  const auto side = [out](const std::optional<NumberedLine>& line) {
+    if (line) {
+      *out << line->index << " '" << line->text << "'";
+    } else {
+      *out << "-";
+    }
+  };
+  *out << "kind " << static_cast<int>(row.kind) << ": ";
+  side(row.left);
+  *out << " | ";
+  side(row.right);
+}
+
 namespace {
 
 using protocol::Json;
@@ -234,6 +249,120 @@ TEST(DiffLines, AMemoryThatGrewByOneEntryShowsOnlyTheNewLines) {
               ElementsAre(same("{"), same("  \"history\": ["), same("    {"),
                           same("      \"a\": 1"), added("    },"), added("    {"),
                           added("      \"a\": 2"), same("    }"), same("  ]"), same("}")));
+}
+
+AlignedLine both(RowKind kind, std::size_t left, std::string left_text, std::size_t right,
+                 std::string right_text) {
+  return {kind, NumberedLine{left, std::move(left_text)},
+          NumberedLine{right, std::move(right_text)}};
+}
+
+AlignedLine leftOnly(std::size_t left, std::string text) {
+  return {RowKind::LeftOnly, NumberedLine{left, std::move(text)}, std::nullopt};
+}
+
+AlignedLine rightOnly(std::size_t right, std::string text) {
+  return {RowKind::RightOnly, std::nullopt, NumberedLine{right, std::move(text)}};
+}
+
+TEST(SideBySide, SameLinesFaceEachOtherWithTheirOwnIndexes) {
+  EXPECT_THAT(sideBySide({same("a"), same("b")}), ElementsAre(both(RowKind::Same, 0, "a", 0, "a"),
+                                                              both(RowKind::Same, 1, "b", 1, "b")));
+  EXPECT_THAT(sideBySide({}), IsEmpty());
+}
+
+TEST(SideBySide, RemovedLinesPairWithTheAddedOnesOfTheSameChange) {
+  EXPECT_THAT(
+      sideBySide(diffLines({"a", "b", "c"}, {"a", "x", "c"})),
+      ElementsAre(both(RowKind::Same, 0, "a", 0, "a"), both(RowKind::Changed, 1, "b", 1, "x"),
+                  both(RowKind::Same, 2, "c", 2, "c")));
+}
+
+TEST(SideBySide, TheLongerRunOfAChangeFacesFillers) {
+  // Two lines replaced by three, then one line dropped: the third added line and the dropped
+  // line face nothing, and the indexes keep counting each side's own lines.
+  EXPECT_THAT(
+      sideBySide({same("a"), removed("b"), removed("c"), added("x"), added("y"), added("z"),
+                  same("d"), removed("e"), same("f")}),
+      ElementsAre(both(RowKind::Same, 0, "a", 0, "a"), both(RowKind::Changed, 1, "b", 1, "x"),
+                  both(RowKind::Changed, 2, "c", 2, "y"), rightOnly(3, "z"),
+                  both(RowKind::Same, 3, "d", 4, "d"), leftOnly(4, "e"),
+                  both(RowKind::Same, 5, "f", 5, "f")));
+}
+
+TEST(SideBySide, OneSidedTextsAreAllFillersOnTheOtherSide) {
+  EXPECT_THAT(sideBySide(diffLines({}, {"a", "b"})),
+              ElementsAre(rightOnly(0, "a"), rightOnly(1, "b")));
+  EXPECT_THAT(sideBySide(diffLines({"a"}, {})), ElementsAre(leftOnly(0, "a")));
+}
+
+TEST(SideBySide, EachSideReadsBackAsItsTextAndRowsPairUp) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::string a;
+    std::string b;
+    for (int i = 0; i < 12; ++i) {
+      a.push_back(static_cast<char>('a' + random() % 4));
+      b.push_back(static_cast<char>('a' + random() % 4));
+    }
+    Lines left;
+    Lines right;
+    for (const AlignedLine& row : sideBySide(diffLines(chars(a), chars(b)))) {
+      ASSERT_EQ(row.kind == RowKind::Same || row.kind == RowKind::Changed,
+                row.left.has_value() && row.right.has_value());
+      ASSERT_EQ(row.kind == RowKind::Same,
+                row.left && row.right && row.left->text == row.right->text);
+      if (row.left) {
+        ASSERT_EQ(row.left->index, left.size());
+        left.push_back(row.left->text);
+      }
+      if (row.right) {
+        ASSERT_EQ(row.right->index, right.size());
+        right.push_back(row.right->text);
+      }
+    }
+    EXPECT_EQ(left, chars(a));
+    EXPECT_EQ(right, chars(b));
+  }
+}
+
+/// The line prettyJsonLines prints for `pointer`, found independently of prettyJsonLineOf.
+std::string lineAt(const Json& value, const std::string& pointer) {
+  return prettyJsonLines(value).at(prettyJsonLineOf(value, pointer));
+}
+
+TEST(PrettyJsonLineOf, MembersAndElementsLandOnTheirOwnLine) {
+  const Json value = Json::parse(R"({"b": [1, {"k": [true]}, [], "x\ny"], "a": {"z": null,
+                                     "y": {"deep": 1.5}}, "c": {}})");
+  EXPECT_EQ(prettyJsonLineOf(value, ""), 0u);
+  EXPECT_EQ(lineAt(value, "/a"), "  \"a\": {");
+  EXPECT_EQ(lineAt(value, "/a/y/deep"), "      \"deep\": 1.5");
+  EXPECT_EQ(lineAt(value, "/a/z"), "    \"z\": null");
+  EXPECT_EQ(lineAt(value, "/b/0"), "    1,");
+  EXPECT_EQ(lineAt(value, "/b/1/k/0"), "        true");
+  EXPECT_EQ(lineAt(value, "/b/2"), "    [],");
+  EXPECT_EQ(lineAt(value, "/b/3"), "    \"x\\ny\"");
+  EXPECT_EQ(lineAt(value, "/c"), "  \"c\": {}");
+}
+
+TEST(PrettyJsonLineOf, KeysWithSlashOrTildeAreUnescaped) {
+  const Json value = {{"a/b", 1}, {"m~n", {{"", 2}}}, {"~1", 3}};
+  EXPECT_EQ(lineAt(value, "/a~1b"), "  \"a/b\": 1,");
+  EXPECT_EQ(lineAt(value, "/m~0n/"), "    \"\": 2");
+  EXPECT_EQ(lineAt(value, "/~01"), "  \"~1\": 3");
+}
+
+TEST(PrettyJsonLineOf, AMissingPathGivesItsNearestExistingAncestor) {
+  const Json value = Json::parse(R"({"list": [{"x": 1}, {"y": 2}], "n": 5})");
+  EXPECT_EQ(lineAt(value, "/list/1/gone"), "    {");
+  EXPECT_EQ(lineAt(value, "/list/2"), "  \"list\": [");
+  EXPECT_EQ(lineAt(value, "/list/-"), "  \"list\": [");
+  EXPECT_EQ(lineAt(value, "/list/01"), "  \"list\": [");
+  EXPECT_EQ(lineAt(value, "/n/deeper"), "  \"n\": 5");
+  EXPECT_EQ(prettyJsonLineOf(value, "/missing"), 0u);
+  EXPECT_EQ(lineAt(value, "/list/0/x~2"), "    {");  // a malformed escape stops the walk
+  EXPECT_EQ(prettyJsonLineOf(value, "list"), 0u);    // not a pointer
+  EXPECT_EQ(prettyJsonLineOf(Json(3), "/a"), 0u);
 }
 
 }  // namespace

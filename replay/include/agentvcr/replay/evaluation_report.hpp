@@ -1,0 +1,62 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentvcr/store/archive_reader.hpp"
+
+/// The report of an `agentvcr eval` run recomputed from the evaluation session it stored
+/// (docs/eval.md, In the viewer): what the viewer shows when an evaluation session is opened.
+namespace agentvcr::replay {
+
+/// One recorded conversation that was re-asked, with the evaluation's conversation that re-asked
+/// it.
+struct EvaluatedConversation {
+  /// The conversation of the evaluation session that re-asked the recorded conversation's first
+  /// re-asked step (its root, unless the root was not re-asked). Threading usually gives one
+  /// per recorded conversation, the recorded memories being sent back; a live answer that
+  /// breaks it (an error candidate has no memory to thread its children by) splits the rest
+  /// off into further conversations, which the diff of this pair does not show.
+  std::int64_t evaluated_conversation_id = 0;
+  std::int64_t recorded_conversation_id = 0;
+  std::string title;  ///< the recorded conversation's title; empty when it has none
+  std::int64_t steps = 0;
+  std::int64_t matched = 0;
+  /// 1-based, tree order as `agentvcr show` numbers them (in the recorded conversation);
+  /// empty when every step matched.
+  std::optional<std::int64_t> first_divergent_step;
+  /// "contract: <first violation>" or the first difference of the first divergent step, as the
+  /// evaluator words them; empty when every step matched.
+  std::string first_difference;
+
+  /// matched / steps; 1 when there are no steps.
+  double matchRate() const;
+};
+
+/// The figures of `agentvcr eval`'s report (docs/eval.md, Report) but the latencies.
+struct EvaluationReport {
+  std::int64_t session_id = 0;
+  std::int64_t steps = 0, matched = 0, say_normalised = 0, contract_violations = 0,
+               error_candidates = 0;
+  /// By recorded conversation id, as the evaluator lists them.
+  std::vector<EvaluatedConversation> conversations;
+  /// matched / steps; 1 when there are no steps.
+  double matchRate() const;
+};
+
+/// nullopt when the session is not an evaluation (mode "eval").
+///
+/// Every step of the session linked to a recorded step (step_links) is judged again as the
+/// evaluator judged it (live_answer.hpp): the stored answer of its exchange checked against the
+/// contract, and the recorded input's recorded outputs compared with the stored live outputs.
+/// The figures then equal those `agentvcr eval` printed for the run, with two exceptions the
+/// archive cannot know of: the `[output]` paths of an `--ignore-file` given at eval time are
+/// not ignored here (so a step that matched only thanks to them differs), and a re-asked step
+/// the evaluator could not store (its eval_step_id was 0) is missing. Archive errors throw
+/// std::runtime_error.
+std::optional<EvaluationReport> evaluationReport(const store::ArchiveReader& reader,
+                                                 std::int64_t session_id);
+
+}  // namespace agentvcr::replay
