@@ -51,10 +51,12 @@ using Ordered = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: agentvcr_make_archive --db FILE [--steps N] [--corpus FILE --expected FILE\n"
-    "                             [--corpus-size K]] [--seed S]\n"
+    "                             [--corpus-size K]] [--episode-steps E] [--seed S]\n"
     "Writes N recorded /v1/responses steps (default 100000) to a new archive FILE through\n"
     "store::Recorder, and K (default 1000) request bodies that replay answers from it to the\n"
-    "corpus file, with the answers expected line for line in the expected file.\n";
+    "corpus file, with the answers expected line for line in the expected file. With E, every\n"
+    "episode runs E steps (task after task) and the agent keeps a window of its history, so\n"
+    "one conversation can be thousands of steps long (the viewer's waterfall benchmark).\n";
 
 struct Options {
   std::string db;
@@ -63,6 +65,7 @@ struct Options {
   std::uint64_t steps = 100000;
   std::uint64_t corpus_size = 1000;
   std::uint64_t seed = 1;
+  std::uint64_t episode_steps = 0;  ///< 0: one or two tasks per episode
 };
 
 /// splitmix64: a tiny PRNG whose sequence is the same everywhere (the standard distributions
@@ -208,6 +211,14 @@ class Episode {
     memory_["history"] = Ordered::array();
   }
 
+  /// The agent keeps only the last `entries` of its history, and counts its turns in the
+  /// memory so that a long episode's inputs stay distinct: a memory that stays small however
+  /// long the episode runs.
+  void keepHistoryWindow(std::size_t entries) {
+    history_window_ = entries;
+    memory_["turns"] = 0;
+  }
+
   const std::string& robot() const { return robot_; }
 
   const std::vector<std::string>& objects() const { return objects_; }
@@ -247,6 +258,13 @@ class Episode {
     model["author"] = "MODEL";
     model["content"] = protocol::pythonJsonDumps(turn, kModelTurnStyle);
     memory_["history"].push_back(std::move(model));
+    if (history_window_ > 0) {
+      auto& history = memory_["history"];
+      while (history.size() > history_window_) {
+        history.erase(history.begin());
+      }
+      memory_["turns"] = memory_["turns"].get<std::int64_t>() + 1;
+    }
 
     std::string output_raw;
     for (const std::string& thought : decision.thinking) {
@@ -299,6 +317,7 @@ class Episode {
   Ordered tools_;
   Ordered attributes_;
   Ordered memory_;
+  std::size_t history_window_ = 0;  ///< 0: the whole history
 };
 
 /// One turn of the script: the instruction the caller sends and what the agent decides. The
@@ -309,15 +328,17 @@ struct Turn {
   Decision decision;
 };
 
-/// Scripts one episode: one or two tasks of 2 to 5 distinct buttons; a press is wrong first (a
-/// button that does not exist) one time in eight, and retried after the failure feedback.
+/// Scripts one episode: one or two tasks of 2 to 5 distinct buttons (more tasks until it has
+/// `min_turns` turns); a press is wrong first (a button that does not exist) one time in eight,
+/// and retried after the failure feedback.
 std::vector<Turn> scriptEpisode(Random& random, const Episode& episode,
-                                std::unordered_set<std::string>& first_tasks) {
+                                std::unordered_set<std::string>& first_tasks,
+                                std::size_t min_turns) {
   std::vector<Turn> turns;
   const std::vector<std::string>& objects = episode.objects();
   const int last_object = static_cast<int>(objects.size()) - 1;
   const int tasks = random.chance(40) ? 2 : 1;
-  for (int task = 0; task < tasks; ++task) {
+  for (int task = 0; task < tasks || turns.size() < min_turns; ++task) {
     std::vector<std::string> buttons;
     std::string text;
     // The first task (with robot and button count) tells episodes apart: every later input
@@ -396,6 +417,8 @@ Options parseOptions(int argc, char** argv) {
       options.steps = number(name, value);
     } else if (name == "--corpus-size") {
       options.corpus_size = number(name, value);
+    } else if (name == "--episode-steps") {
+      options.episode_steps = number(name, value);
     } else if (name == "--seed") {
       options.seed = number(name, value);
     } else {
@@ -503,7 +526,10 @@ int run(const Options& options) {
   std::uint64_t response_bytes = 0;
   while (step < options.steps) {
     Episode episode(random, episodes++);
-    for (const Turn& turn : scriptEpisode(random, episode, first_tasks)) {
+    if (options.episode_steps > 0) {
+      episode.keepHistoryWindow(40);
+    }
+    for (const Turn& turn : scriptEpisode(random, episode, first_tasks, options.episode_steps)) {
       if (step == options.steps) {
         break;
       }

@@ -766,6 +766,51 @@ std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
   });
 }
 
+std::vector<ExchangeRow> ArchiveReader::exchangesOfConversation(
+    std::int64_t conversation_id) const {
+  return guarded([&] {
+    SQLite::Statement q = impl_->prepare(
+        std::string(kExchangeColumns) +
+        " FROM exchanges WHERE id IN (SELECT exchange_id FROM steps WHERE conversation_id = "
+        ":conversation_id UNION SELECT exchange_id FROM a2a_calls WHERE conversation_id = "
+        ":conversation_id) ORDER BY id");
+    bindInt(q, ":conversation_id", conversation_id);
+    return readAll<ExchangeRow>(q, [](const NamedColumns& c) { return readExchange(c); });
+  });
+}
+
+std::vector<TimedInternalStep> ArchiveReader::timedInternalSteps(
+    std::int64_t conversation_id) const {
+  return guarded([&] {
+    // The instr() test keeps json_extract() off the entries that hold no duration, which are
+    // most of them, some with whole prompts in `rest`.
+    SQLite::Statement q = impl_->prepare(R"sql(
+      SELECT candidate_id, position, step_key, component, duration_ns FROM (
+        SELECT i.candidate_id, i.position, i.step_key, i.component,
+               CASE WHEN json_type(i.rest, '$.duration_ms') IN ('integer', 'real')
+                      THEN json_extract(i.rest, '$.duration_ms') * 1e6
+                    WHEN json_type(i.rest, '$.duration_seconds') IN ('integer', 'real')
+                      THEN json_extract(i.rest, '$.duration_seconds') * 1e9
+               END AS duration_ns
+        FROM steps s
+        JOIN candidates c ON c.step_id = s.id
+        JOIN internal_steps i ON i.candidate_id = c.id
+        WHERE s.conversation_id = :conversation_id AND instr(i.rest, '"duration_') > 0)
+      WHERE duration_ns >= 0
+      ORDER BY candidate_id, position)sql");
+    bindInt(q, ":conversation_id", conversation_id);
+    return readAll<TimedInternalStep>(q, [](const NamedColumns& c) {
+      TimedInternalStep r;
+      r.candidate_id = c.get("candidate_id").getInt64();
+      r.position = c.get("position").getInt64();
+      r.step_key = c.optText("step_key");
+      r.component = c.optText("component");
+      r.duration_ns = static_cast<std::int64_t>(c.get("duration_ns").getDouble());
+      return r;
+    });
+  });
+}
+
 ArchiveCounts ArchiveReader::counts() const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(R"sql(

@@ -9,6 +9,7 @@
 #include <QClipboard>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTreeView>
@@ -19,20 +20,25 @@
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/export.hpp"
+#include "charts/stacked_bar_chart.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
+#include "models/eval_report_model.hpp"
 #include "models/search_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "viewer_fixture.hpp"
 #include "widgets/a2a_call_details.hpp"
+#include "widgets/charts_dock.hpp"
 #include "widgets/diff_window.hpp"
+#include "widgets/eval_view.hpp"
 #include "widgets/json_view.hpp"
 #include "widgets/main_window.hpp"
 #include "widgets/replay_panel.hpp"
 #include "widgets/search_panel.hpp"
+#include "widgets/side_by_side_diff.hpp"
 #include "widgets/step_details.hpp"
 
 using namespace agentvcr;
@@ -77,8 +83,12 @@ class GuiSmokeTest : public QObject {
     QVERIFY(pane(StepDetails::StepTab).contains("<-- failure"));
     QVERIFY(pane(StepDetails::ToolsTab).contains("press_button"));
     QVERIFY(pane(StepDetails::ToolsTab).contains("known_robots"));
-    QVERIFY(pane(StepDetails::MemoryTab).contains("memory given"));
-    QVERIFY(pane(StepDetails::MemoryTab).contains("+ "));
+    const viewer::SideBySideDiff* memory = window_->details()->memory();
+    QCOMPARE(memory->leftPane()->document()->blockCount(),
+             memory->rightPane()->document()->blockCount());
+    QVERIFY(
+        std::any_of(memory->rows().begin(), memory->rows().end(),
+                    [](const replay::AlignedLine& r) { return r.kind != replay::RowKind::Same; }));
     QVERIFY(pane(StepDetails::InternalStepsTab).contains("full prompt"));
     QVERIFY(pane(StepDetails::InternalStepsTab).contains("component scripted"));
     QVERIFY(pane(StepDetails::HttpTab).startsWith("POST /v1/responses HTTP/1.1"));
@@ -153,6 +163,30 @@ class GuiSmokeTest : public QObject {
     QVERIFY(diff->windowTitle().contains(QString("conversation %1 ").arg(sw1)));
     QCOMPARE(diff->model()->rowCount(), rows);
     diff->close();
+
+    // The evaluation session shows its report in a dock, and its two charts.
+    window.show();
+    QVERIFY(window.evalView()->isVisible());
+    QVERIFY(window.evalView()->figures()->text().contains("100.0%"));
+    QVERIFY(window.evalView()->model()->rowCount() > 0);
+    QVERIFY(!window.charts()->matchRateChart()->isHidden());
+    QVERIFY(window.selectSession(1));  // a recording: neither
+    QVERIFY(!window.evalView()->isVisible());
+    QVERIFY(window.charts()->matchRateChart()->isHidden());
+
+    // The report's Diff opens the conversation against its recording.
+    QVERIFY(window.selectSession(run.eval_session_id));
+    QSignalSpy asked(window.evalView(), &viewer::EvalView::diffRequested);
+    window.evalView()->requestDiff(0);
+    QCOMPARE(asked.count(), 1);
+    bool diff_opened = false;
+    for (QWidget* widget : QApplication::topLevelWidgets()) {
+      if (auto* opened = qobject_cast<viewer::DiffWindow*>(widget); opened && opened->isVisible()) {
+        diff_opened = true;
+        opened->close();
+      }
+    }
+    QVERIFY(diff_opened);
   }
 
   void replayStartsServesAndStops() {

@@ -18,10 +18,12 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "models/conversations_model.hpp"
 #include "models/search_model.hpp"
 #include "widgets/diff_window.hpp"
+#include "widgets/fleet_dialog.hpp"
 #include "widgets/main_window.hpp"
 #include "widgets/search_panel.hpp"
 
@@ -80,17 +82,22 @@ int main(int argc, char** argv) {
       "Browse, search, diff and replay the conversations of an agentvcr archive.");
   options.addHelpOption();
   options.addVersionOption();
-  options.addPositionalArgument("archive", "The SQLite archive agentvcr recorded.");
+  options.addPositionalArgument(
+      "archive", "The SQLite archive agentvcr recorded, or a fleet archive's postgresql:// URI.");
   options.addOptions({
       {"session", "Select this session.", "id"},
       {"conversation", "Select this conversation.", "id"},
       {"step", "Select this step.", "id"},
       {"call", "Select this A2A call (of the A2A --conversation).", "id"},
       {"search", "Run this search in the search panel (repeatable).", "text"},
+      {"waterfall", "Show the timeline as the waterfall."},
+      {"charts", "Show the charts of the selected session."},
       {"diff", "Open a diff of two conversations of the archive.", "left,right"},
       {"screenshot", "Save the main window as PNG and exit.", "file"},
       {"screenshot-diff", "Save the diff window (--diff) as PNG and exit.", "file"},
-      {"benchmark", "Print how long opening, the first screen and --search take, and exit."},
+      {"benchmark",
+       "Print how long opening, the first screen, showing the conversation and --search take, "
+       "and exit."},
   });
   options.process(app);
 
@@ -101,6 +108,14 @@ int main(int argc, char** argv) {
     if (path.isEmpty()) {
       return 0;
     }
+  }
+
+  if (agentvcr::fleet::isPostgresUri(path.toStdString())) {
+    agentvcr::viewer::FleetDialog* dialog = MainWindow::fleetDialog(nullptr);
+    dialog->show();
+    dialog->setUri(path);
+    dialog->list();
+    return QApplication::exec();
   }
 
   QElapsedTimer clock;
@@ -116,7 +131,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   const qint64 opened_ms = clock.elapsed();
+  if (options.isSet("waterfall")) {
+    window->showTimelineTab(1);
+  }
+  if (options.isSet("charts")) {
+    window->showCharts();
+  }
   window->show();
+  QApplication::processEvents();
+  const qint64 conversation_from_ms = clock.elapsed();
   selectForDisplay(*window, options);
   QApplication::processEvents();
   window->repaint();
@@ -142,9 +165,11 @@ int main(int argc, char** argv) {
   }
 
   if (options.isSet("benchmark")) {
-    std::printf("open: %lld ms\nfirst screen: %lld ms\npeak RSS: %ld KiB\n",
-                static_cast<long long>(opened_ms), static_cast<long long>(first_screen_ms),
-                peakRssKib());
+    std::printf(
+        "open: %lld ms\nfirst screen: %lld ms\nconversation shown: %lld ms\n"
+        "peak RSS: %ld KiB\n",
+        static_cast<long long>(opened_ms), static_cast<long long>(first_screen_ms),
+        static_cast<long long>(first_screen_ms - conversation_from_ms), peakRssKib());
     return 0;
   }
   if (options.isSet("screenshot") || options.isSet("screenshot-diff")) {

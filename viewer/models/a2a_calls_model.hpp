@@ -47,6 +47,8 @@ class A2aCallsModel : public QAbstractTableModel {
 
   const store::A2aCallRow& at(int row) const { return calls_.at(static_cast<std::size_t>(row)); }
 
+  const std::vector<store::A2aCallRow>& calls() const { return calls_; }
+
   /// The row of a call, or -1.
   int rowOfCall(std::int64_t call_id) const;
 

@@ -1,6 +1,5 @@
 #include "models/diff_model.hpp"
 
-#include <QColor>
 #include <QStringList>
 
 #include "agentvcr/protocol/env_feedback.hpp"
@@ -26,7 +25,9 @@ std::string instructionOf(const replay::DiffStep& step) {
   return "env: " + oneLine(lines.empty() ? content : lines);
 }
 
-QColor background(replay::RowKind kind) {
+}  // namespace
+
+QColor diffBackground(replay::RowKind kind) {
   switch (kind) {
     case replay::RowKind::Same:
       return {};
@@ -39,8 +40,6 @@ QColor background(replay::RowKind kind) {
   }
   return {};
 }
-
-}  // namespace
 
 DiffModel::DiffModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -88,7 +87,7 @@ QVariant DiffModel::data(const QModelIndex& index, int role) const {
     return static_cast<int>(row.kind);
   }
   if (role == Qt::BackgroundRole) {
-    const QColor color = background(row.kind);
+    const QColor color = diffBackground(row.kind);
     return color.isValid() ? QVariant(color) : QVariant();
   }
   if (role == Qt::ToolTipRole || (role == Qt::DisplayRole && index.column() == Differences)) {

@@ -3,10 +3,15 @@
 #include <vector>
 
 #include <QAbstractTableModel>
+#include <QColor>
 
 #include "agentvcr/replay/conversation_diff.hpp"
 
 namespace agentvcr::viewer {
+
+/// The background of a diff row (or line) of this kind, the same in every diff view: none for
+/// Same (an invalid colour), amber for Changed, red for LeftOnly, green for RightOnly.
+QColor diffBackground(replay::RowKind kind);
 
 /// Two conversations side by side, steps aligned (replay::diffConversations): per row the left
 /// step, the right step, and the JSON paths where they differ.

@@ -15,6 +15,9 @@ QString text(const std::string& value) {
 SessionsModel::SessionsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
     : QAbstractTableModel(parent), reader_(std::move(reader)), sessions_(reader_->sessions()) {}
 
+SessionsModel::SessionsModel(std::vector<store::SessionRow> sessions, QObject* parent)
+    : QAbstractTableModel(parent), sessions_(std::move(sessions)) {}
+
 int SessionsModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(sessions_.size());
 }
@@ -96,6 +99,9 @@ QVariant SessionsModel::headerData(int section, Qt::Orientation orientation, int
 }
 
 void SessionsModel::refresh() {
+  if (!reader_) {
+    return;
+  }
   std::vector<store::SessionRow> now = reader_->sessions();
   const std::size_t known = std::min(now.size(), sessions_.size());
   for (std::size_t i = 0; i < known; ++i) {

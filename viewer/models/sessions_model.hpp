@@ -34,6 +34,8 @@ class SessionsModel : public QAbstractTableModel {
   static constexpr int SessionIdRole = Qt::UserRole + 1;
 
   explicit SessionsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
+  /// Sessions read elsewhere (the fleet archive's list, where `id` is 0): refresh() keeps them.
+  explicit SessionsModel(std::vector<store::SessionRow> sessions, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -46,11 +48,11 @@ class SessionsModel : public QAbstractTableModel {
   }
 
   /// Reads the sessions again (a recorder may be writing): new sessions are appended as
-  /// inserted rows, the others' counters change in place.
+  /// inserted rows, the others' counters change in place. Nothing without a reader.
   void refresh();
 
  private:
-  std::shared_ptr<store::ArchiveReader> reader_;
+  std::shared_ptr<store::ArchiveReader> reader_;  ///< null for sessions read elsewhere
   std::vector<store::SessionRow> sessions_;
 };
 

@@ -49,6 +49,18 @@ bool anyError(const std::vector<store::CandidateRow>& candidates) {
 
 }  // namespace
 
+std::optional<std::int64_t> TimelineStep::latencyNs() const {
+  if (!exchange || !exchange->ended_ns) {
+    return std::nullopt;
+  }
+  return *exchange->ended_ns - exchange->started_ns;
+}
+
+const std::optional<std::string>& TimelineStep::fault() const {
+  static const std::optional<std::string> kNone;
+  return exchange ? exchange->fault : kNone;
+}
+
 StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
     : QAbstractTableModel(parent), reader_(std::move(reader)) {}
 
@@ -76,30 +88,21 @@ void StepsModel::clear() {
 void StepsModel::load(std::vector<store::StepRow> steps) {
   beginResetModel();
   steps_.clear();
-
-  // What a step shows of its exchange, read once per exchange (a batch carries many steps).
-  struct ExchangeFacts {
-    std::optional<std::int64_t> latency_ns;
-    std::optional<std::string> fault;
-  };
-
-  std::map<std::int64_t, ExchangeFacts> facts_of_exchange;
+  // The exchanges in one query (a batch carries many steps), without their bodies.
+  std::map<std::int64_t, std::shared_ptr<const store::ExchangeRow>> exchanges;
+  if (conversation_id_ && !steps.empty()) {
+    for (auto& exchange : reader_->exchangesOfConversation(*conversation_id_)) {
+      const std::int64_t id = exchange.id;
+      exchanges.emplace(id, std::make_shared<const store::ExchangeRow>(std::move(exchange)));
+    }
+  }
+  steps_.reserve(steps.size());
   for (auto& step : steps) {
     TimelineStep entry;
     entry.candidates = reader_->candidates(step.id);
-    auto known = facts_of_exchange.find(step.exchange_id);
-    if (known == facts_of_exchange.end()) {
-      ExchangeFacts facts;
-      if (auto exchange = reader_->exchange(step.exchange_id)) {
-        if (exchange->ended_ns) {
-          facts.latency_ns = *exchange->ended_ns - exchange->started_ns;
-        }
-        facts.fault = exchange->fault;
-      }
-      known = facts_of_exchange.emplace(step.exchange_id, std::move(facts)).first;
+    if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
+      entry.exchange = found->second;
     }
-    entry.latency_ns = known->second.latency_ns;
-    entry.fault = known->second.fault;
     entry.step = std::move(step);
     steps_.push_back(std::move(entry));
   }
@@ -138,9 +141,9 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     case DepthRole:
       return QVariant::fromValue<qlonglong>(step.depth);
     case FaultRole:
-      return entry.fault ? QString::fromStdString(*entry.fault) : QString();
+      return entry.fault() ? QString::fromStdString(*entry.fault()) : QString();
     case Qt::BackgroundRole:
-      return entry.fault ? QVariant(faultBackground()) : QVariant();
+      return entry.fault() ? QVariant(faultBackground()) : QVariant();
     case Qt::ForegroundRole:
       if (index.column() == Instruction && env_failure) {
         return QColor(Qt::darkRed);
@@ -172,14 +175,16 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     case Decision:
       return text(decisionsText(entry.candidates));
     case Status:
-      if (entry.fault) {
+      if (const auto& fault = entry.fault()) {
         const QString recorded = text(statusText(entry.candidates));
-        return recorded.isEmpty() ? faultText(*entry.fault)
-                                  : faultText(*entry.fault) + "\n" + recorded;
+        return recorded.isEmpty() ? faultText(*fault) : faultText(*fault) + "\n" + recorded;
       }
       return text(statusText(entry.candidates));
     case Latency:
-      return entry.latency_ns ? text(durationText(*entry.latency_ns)) : QString();
+      if (const auto latency = entry.latencyNs()) {
+        return text(durationText(*latency));
+      }
+      return QString();
     default:
       return {};
   }

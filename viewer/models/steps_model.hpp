@@ -16,8 +16,14 @@ namespace agentvcr::viewer {
 struct TimelineStep {
   store::StepRow step;
   std::vector<store::CandidateRow> candidates;
-  std::optional<std::int64_t> latency_ns;  ///< its exchange, request start to response end
-  std::optional<std::string> fault;        ///< the fault chaos injected into its exchange
+  /// Its exchange without headers and bodies: timing points, status, outcome, fault. Shared by
+  /// the steps of one batch; null when the archive lost it.
+  std::shared_ptr<const store::ExchangeRow> exchange;
+
+  /// Request start to response end; empty when the exchange never ended.
+  std::optional<std::int64_t> latencyNs() const;
+  /// The fault chaos injected into its exchange.
+  const std::optional<std::string>& fault() const;
 };
 
 /// The step timeline of one conversation (tree order, GEN branches indented by depth) or of
@@ -43,6 +49,8 @@ class StepsModel : public QAbstractTableModel {
   std::optional<std::int64_t> conversation() const { return conversation_id_; }
 
   const TimelineStep& at(int row) const { return steps_.at(static_cast<std::size_t>(row)); }
+
+  const std::vector<TimelineStep>& steps() const { return steps_; }
 
   /// The row of a step, or -1.
   int rowOfStep(std::int64_t step_id) const;

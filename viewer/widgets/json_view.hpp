@@ -1,11 +1,8 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include <QPlainTextEdit>
-
-#include "agentvcr/replay/text_diff.hpp"
 
 namespace agentvcr::viewer {
 
@@ -17,8 +14,6 @@ class TextPane : public QPlainTextEdit {
   explicit TextPane(QWidget* parent = nullptr);
 
   void setText(const std::string& text);
-  /// Shows a line diff: removed lines on red, added lines on green, with -/+ markers.
-  void setLineDiff(const std::vector<replay::DiffLine>& lines);
 };
 
 }  // namespace agentvcr::viewer

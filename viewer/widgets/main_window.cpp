@@ -17,24 +17,32 @@
 #include <QMessageBox>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
 #include <QTreeView>
 #include <climits>
 
 #include "agentvcr/replay/conversation_diff.hpp"
+#include "agentvcr/replay/evaluation_report.hpp"
 #include "agentvcr/store/export.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "models/text_format.hpp"
+#include "models/waterfall_model.hpp"
 #include "widgets/a2a_call_details.hpp"
+#include "widgets/charts_dock.hpp"
 #include "widgets/diff_window.hpp"
+#include "widgets/eval_view.hpp"
+#include "widgets/fleet_dialog.hpp"
 #include "widgets/replay_panel.hpp"
 #include "widgets/search_panel.hpp"
 #include "widgets/step_details.hpp"
+#include "widgets/waterfall_view.hpp"
 
 namespace agentvcr::viewer {
 namespace {
@@ -82,15 +90,21 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
       call_details_(new A2aCallDetails(this)),
       timeline_stack_(new QStackedWidget(this)),
       details_stack_(new QStackedWidget(this)),
+      waterfall_model_(new WaterfallModel(this)),
+      waterfall_(new WaterfallView(this)),
+      timeline_tabs_(new QTabWidget(this)),
       search_(new SearchPanel(reader_, this)),
       replay_(new ReplayPanel(this)),
+      charts_(new ChartsDock(this)),
+      eval_view_(new EvalView(this)),
       live_timer_(new QTimer(this)),
       last_counts_(countsOf(reader_->sessions())) {
   setWindowTitle(tr("agentvcr-viewer — %1").arg(db_path));
 
   sessions_view_->setModel(sessions_);
   tidy(sessions_view_);
-  sessions_view_->setSelectionMode(QAbstractItemView::SingleSelection);
+  // Several sessions side by side in the charts; the other panes follow the current one.
+  sessions_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   sessions_view_->verticalHeader()->hide();
   sessions_view_->horizontalHeader()->setStretchLastSection(true);
 
@@ -135,13 +149,17 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   timeline_stack_->addWidget(calls_view_);
   details_stack_->addWidget(details_);
   details_stack_->addWidget(call_details_);
+  waterfall_->setModel(waterfall_model_);
+  timeline_tabs_->addTab(timeline_stack_, tr("Timeline"));
+  timeline_tabs_->addTab(waterfall_, tr("Waterfall"));
+  timeline_tabs_->setDocumentMode(true);
 
   auto* left = new QSplitter(Qt::Vertical, this);
   left->addWidget(sessions_view_);
   left->addWidget(conversations_view_);
   left->setStretchFactor(1, 3);
   auto* right = new QSplitter(Qt::Vertical, this);
-  right->addWidget(timeline_stack_);
+  right->addWidget(timeline_tabs_);
   right->addWidget(details_stack_);
   right->setSizes({380, 420});
   auto* central = new QSplitter(Qt::Horizontal, this);
@@ -159,11 +177,26 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   replay_dock->setWidget(replay_);
   addDockWidget(Qt::RightDockWidgetArea, replay_dock);
   replay_->setArchive(db_path);
+  charts_dock_ = new QDockWidget(tr("Charts"), this);
+  charts_dock_->setObjectName(QStringLiteral("charts"));
+  charts_dock_->setWidget(charts_);
+  addDockWidget(Qt::BottomDockWidgetArea, charts_dock_);
+  tabifyDockWidget(search_dock, charts_dock_);
+  eval_dock_ = new QDockWidget(tr("Evaluation"), this);
+  eval_dock_->setObjectName(QStringLiteral("evaluation"));
+  eval_dock_->setWidget(eval_view_);
+  addDockWidget(Qt::RightDockWidgetArea, eval_dock_);
+  tabifyDockWidget(replay_dock, eval_dock_);
+  eval_dock_->hide();
+  replay_dock->raise();
+  search_dock->raise();
   resizeDocks({search_dock}, {200}, Qt::Vertical);
   resizeDocks({replay_dock}, {240}, Qt::Horizontal);
 
   connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onSessionChosen(current); });
+  connect(sessions_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] { charts_->setSessions(reader_, db_path_, selectedSessions()); });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onConversationChosen(current); });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -172,6 +205,14 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
           [this](const QModelIndex& current) { onStepChosen(current); });
   connect(calls_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onCallChosen(current); });
+  connect(steps_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
+  connect(calls_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
+  connect(waterfall_, &WaterfallView::barClicked, this, [this](int kind, qlonglong id) {
+    static_cast<WaterfallBar::Kind>(kind) == WaterfallBar::Kind::Call ? selectCall(id)
+                                                                      : selectStep(id);
+  });
+  connect(eval_view_, &EvalView::diffRequested, this,
+          [this](qlonglong recorded, qlonglong evaluated) { openDiff(recorded, evaluated); });
   connect(search_, &SearchPanel::stepActivated, this,
           [this](qlonglong session, qlonglong conversation, qlonglong step) {
             selectSession(session) && selectConversation(conversation) && selectStep(step);
@@ -200,6 +241,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Open fleet archive…"), this, [this] { openFleetArchive(); });
   file->addAction(tr("Export selection as JSONL…"), this, &MainWindow::askForExport);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -225,12 +267,48 @@ void MainWindow::buildMenus() {
   tools->addAction(tr("Stop replay"), this, [this] { replay_->stop(); });
 }
 
+FleetDialog* MainWindow::fleetDialog(QWidget* parent) {
+  auto* dialog = new FleetDialog(
+      QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + QStringLiteral("/fleet"),
+      parent);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &FleetDialog::opened, dialog,
+          [](const QString& archive, const std::vector<std::int64_t>& sessions) {
+            auto* window = new MainWindow(archive);
+            window->setAttribute(Qt::WA_DeleteOnClose);
+            window->show();
+            if (!sessions.empty()) {
+              window->selectSession(sessions.front());
+            }
+          });
+  return dialog;
+}
+
+FleetDialog* MainWindow::openFleetArchive(const QString& uri) {
+  FleetDialog* dialog = fleetDialog(this);
+  dialog->show();
+  if (!uri.isEmpty()) {
+    dialog->setUri(uri);
+    dialog->list();
+  }
+  return dialog;
+}
+
 std::optional<std::int64_t> MainWindow::selectedSession() const {
   const QModelIndex current = sessions_view_->currentIndex();
   if (!current.isValid()) {
     return std::nullopt;
   }
   return sessions_->session(current.row()).id;
+}
+
+std::vector<std::int64_t> MainWindow::selectedSessions() const {
+  std::vector<std::int64_t> ids;
+  for (const QModelIndex& index : sessions_view_->selectionModel()->selectedRows()) {
+    ids.push_back(sessions_->session(index.row()).id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 std::vector<std::int64_t> MainWindow::selectedConversations() const {
@@ -262,9 +340,28 @@ void MainWindow::onSessionChosen(const QModelIndex& index) {
     return;
   }
   const std::int64_t id = sessions_->session(index.row()).id;
+  showEvaluation(id);
   conversations_->setSession(id);
   search_->setSession(id);
   updateReplaySelection();
+}
+
+void MainWindow::showEvaluation(std::int64_t id) {
+  std::optional<replay::EvaluationReport> report;
+  try {
+    report = replay::evaluationReport(*reader_, id);
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(
+        tr("Evaluation report failed: %1").arg(QString::fromStdString(error.what())));
+  }
+  charts_->setEvaluationReport(report);
+  if (!report) {
+    eval_dock_->hide();
+    return;
+  }
+  eval_view_->setReport(*report);
+  eval_dock_->show();
+  eval_dock_->raise();
 }
 
 void MainWindow::onConversationChosen(const QModelIndex& index) {
@@ -304,6 +401,7 @@ void MainWindow::onStepChosen(const QModelIndex& index) {
     return;
   }
   details_->showStep(steps_->at(index.row()), *reader_);
+  waterfall_->setCurrent(WaterfallBar::Kind::Step, steps_->at(index.row()).step.id);
 }
 
 void MainWindow::onCallChosen(const QModelIndex& index) {
@@ -312,6 +410,28 @@ void MainWindow::onCallChosen(const QModelIndex& index) {
     return;
   }
   call_details_->showCall(calls_->at(index.row()), *reader_);
+  waterfall_->setCurrent(WaterfallBar::Kind::Call, calls_->at(index.row()).id);
+}
+
+void MainWindow::showCharts() {
+  charts_dock_->show();
+  charts_dock_->raise();
+  resizeDocks({charts_dock_}, {height() / 2}, Qt::Vertical);
+}
+
+void MainWindow::showTimelineTab(int tab) {
+  timeline_tabs_->setCurrentIndex(tab);
+}
+
+void MainWindow::rebuildWaterfall() {
+  if (auto a2a = calls_->conversation()) {
+    waterfall_model_->setBars(callBars(calls_->calls(), reader_->exchangesOfConversation(*a2a)));
+  } else if (auto conversation = steps_->conversation()) {
+    waterfall_model_->setBars(
+        stepBars(steps_->steps(), reader_->timedInternalSteps(*conversation)));
+  } else {
+    waterfall_model_->setBars({});
+  }
 }
 
 void MainWindow::updateReplaySelection() {
@@ -481,17 +601,9 @@ std::size_t MainWindow::exportSelection(const QString& path) {
 }
 
 std::vector<std::int64_t> MainWindow::exchangeIdsOf(std::int64_t conversation_id) const {
-  const auto row = reader_->conversation(conversation_id);
-  if (!row || row->protocol != "a2a") {
-    return reader_->exchangeIdsOfConversation(conversation_id);
-  }
-  // The store lists the exchanges of steps; an A2A conversation's are those of its calls
-  // (the calls of a batch share one, and come one after another).
   std::vector<std::int64_t> ids;
-  for (const auto& call : reader_->a2aCalls(conversation_id)) {
-    if (ids.empty() || ids.back() != call.exchange_id) {
-      ids.push_back(call.exchange_id);
-    }
+  for (const auto& exchange : reader_->exchangesOfConversation(conversation_id)) {
+    ids.push_back(exchange.id);
   }
   return ids;
 }
@@ -536,6 +648,7 @@ void MainWindow::refreshIfChanged() {
     conversations_->fetchMore({});
   }
   refreshTimeline();
+  charts_->refresh();
   statusBar()->showMessage(tr("%1 sessions, %2 exchanges, %3 steps, %4 conversations (live)")
                                .arg(now.sessions)
                                .arg(now.exchanges)

@@ -12,20 +12,27 @@
 class QStackedWidget;
 class QTableView;
 class QTreeView;
+class QTabWidget;
 class QTimer;
 class QAction;
+class QDockWidget;
 
 namespace agentvcr::viewer {
 
 class A2aCallDetails;
 class A2aCallsModel;
+class ChartsDock;
 class ConversationsModel;
 class DiffWindow;
+class EvalView;
+class FleetDialog;
 class ReplayPanel;
 class SearchPanel;
 class SessionsModel;
 class StepDetails;
 class StepsModel;
+class WaterfallModel;
+class WaterfallView;
 
 /// The viewer's main window over one archive: sessions, then the conversations of the chosen
 /// session, then the timeline of the chosen conversation or branch (MAGMA steps, or the calls
@@ -58,6 +65,12 @@ class MainWindow : public QMainWindow {
   /// The selected step's (or A2A call's) request as a curl command (also put on the
   /// clipboard).
   QString copyRequestAsCurl();
+  /// File → Open fleet archive…: the dialog (owned by this window), its URI set to `uri` and
+  /// listed when given. Sessions it opens show in a new window over the local cache archive.
+  FleetDialog* openFleetArchive(const QString& uri = {});
+  /// The dialog of openFleetArchive() without a window behind it (`agentvcr-viewer
+  /// postgresql://...`): deleted on close, each opening in a new window.
+  static FleetDialog* fleetDialog(QWidget* parent);
   /// Reads the archive again when it changed since the last look (the live view's tick).
   void refreshIfChanged();
 
@@ -93,14 +106,36 @@ class MainWindow : public QMainWindow {
 
   QTimer* liveTimer() const { return live_timer_; }
 
+  ChartsDock* charts() const { return charts_; }
+
+  /// The report of the chosen evaluation session (a dock shown only for one).
+  EvalView* evalView() const { return eval_view_; }
+
+  /// Brings the charts' dock to the front of its tabs.
+  void showCharts();
+
+  /// The sessions selected in the sessions list (the charts show them all).
+  std::vector<std::int64_t> selectedSessions() const;
+
+  WaterfallModel* waterfallModel() const { return waterfall_model_; }
+
+  WaterfallView* waterfall() const { return waterfall_; }
+
+  /// Shows the timeline as a table (0) or as the waterfall (1).
+  void showTimelineTab(int tab);
+
  private:
   void buildMenus();
   void onSessionChosen(const QModelIndex& index);
+  /// Shows the evaluation report of session `id` when it is one, and hides it otherwise.
+  void showEvaluation(std::int64_t id);
   void onConversationChosen(const QModelIndex& index);
   void onStepChosen(const QModelIndex& index);
   void onCallChosen(const QModelIndex& index);
   void showCallsTimeline(bool calls);
   void refreshTimeline();
+  /// The waterfall of what the timeline holds (steps or calls), read again.
+  void rebuildWaterfall();
   std::vector<std::int64_t> exchangeIdsOf(std::int64_t conversation_id) const;
   void updateReplaySelection();
   void askForDiff();
@@ -120,8 +155,15 @@ class MainWindow : public QMainWindow {
   A2aCallDetails* call_details_;
   QStackedWidget* timeline_stack_;  ///< steps_view_ or calls_view_
   QStackedWidget* details_stack_;   ///< details_ or call_details_
+  WaterfallModel* waterfall_model_;
+  WaterfallView* waterfall_;
+  QTabWidget* timeline_tabs_;  ///< timeline_stack_ and waterfall_
   SearchPanel* search_;
   ReplayPanel* replay_;
+  ChartsDock* charts_;
+  QDockWidget* charts_dock_;
+  EvalView* eval_view_;
+  QDockWidget* eval_dock_;
   QTimer* live_timer_;
   QAction* live_action_ = nullptr;
   store::ArchiveCounts last_counts_;

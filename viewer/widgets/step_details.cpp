@@ -5,6 +5,7 @@
 #include "agentvcr/replay/text_diff.hpp"
 #include "models/text_format.hpp"
 #include "widgets/json_view.hpp"
+#include "widgets/side_by_side_diff.hpp"
 
 namespace agentvcr::viewer {
 namespace {
@@ -57,8 +58,8 @@ std::string stepText(const TimelineStep& entry) {
       out << "  tool call: " << call << "\n";
     }
   }
-  if (entry.latency_ns) {
-    out << "\nlatency: " << durationText(*entry.latency_ns) << "\n";
+  if (const auto latency = entry.latencyNs()) {
+    out << "\nlatency: " << durationText(*latency) << "\n";
   }
   return out.str();
 }
@@ -93,7 +94,7 @@ StepDetails::StepDetails(QWidget* parent)
     : QTabWidget(parent),
       step_(new TextPane(this)),
       tools_(new TextPane(this)),
-      memory_(new TextPane(this)),
+      memory_(new SideBySideDiff(this)),
       internal_steps_(new TextPane(this)),
       http_(new TextPane(this)) {
   addTab(step_, tr("Step"));
@@ -101,6 +102,7 @@ StepDetails::StepDetails(QWidget* parent)
   addTab(memory_, tr("Memory"));
   addTab(internal_steps_, tr("Internal steps"));
   addTab(http_, tr("HTTP"));
+  memory_->setTitles(tr("memory given"), tr("memory returned by candidate 0"));
 }
 
 TextPane* StepDetails::pane(Tab tab) const {
@@ -110,7 +112,7 @@ TextPane* StepDetails::pane(Tab tab) const {
     case ToolsTab:
       return tools_;
     case MemoryTab:
-      return memory_;
+      return nullptr;
     case InternalStepsTab:
       return internal_steps_;
     case HttpTab:
@@ -124,14 +126,10 @@ void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader
   tools_->setText("tools:\n" + pretty(blobJson(reader, entry.step.tools_hash)) +
                   "\n\nattributes:\n" + pretty(blobJson(reader, entry.step.attributes_hash)) +
                   "\n\nextra_keys:\n" + pretty(blobJson(reader, entry.step.extra_keys_hash)));
-  // The memory the step was given, against the memory its first candidate returned.
   const Json given = blobJson(reader, entry.step.memory_hash);
   const Json returned =
       entry.candidates.empty() ? given : blobJson(reader, entry.candidates.front().memory_hash);
-  auto lines = replay::diffLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
-  lines.insert(lines.begin(), replay::DiffLine{replay::LineOp::Same,
-                                               "memory given (-) → returned by candidate 0 (+):"});
-  memory_->setLineDiff(lines);
+  memory_->setLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
   internal_steps_->setText(internalStepsText(entry, reader));
   if (auto exchange = reader.exchange(entry.step.exchange_id)) {
     http_->setText(exchangeText(*exchange));
@@ -141,9 +139,10 @@ void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader
 }
 
 void StepDetails::clearStep() {
-  for (TextPane* pane : {step_, tools_, memory_, internal_steps_, http_}) {
+  for (TextPane* pane : {step_, tools_, internal_steps_, http_}) {
     pane->clear();
   }
+  memory_->clear();
 }
 
 }  // namespace agentvcr::viewer

@@ -108,6 +108,13 @@ class ArchiveReader {
   std::vector<SearchHit> search(const SearchQuery& query) const;
   /// Distinct exchanges that carry the steps of a conversation, in exchange (commit) order.
   std::vector<std::int64_t> exchangeIdsOfConversation(std::int64_t conversation_id) const;
+  /// The exchanges that carry the steps or the A2A calls of a conversation, in commit order,
+  /// as rows without headers and bodies (as exchanges()): their timing points, status, outcome
+  /// and fault, in one query however many steps the conversation has.
+  std::vector<ExchangeRow> exchangesOfConversation(std::int64_t conversation_id) const;
+  /// The internal steps of a conversation's candidates that say how long they took
+  /// (TimedInternalStep), by candidate and position.
+  std::vector<TimedInternalStep> timedInternalSteps(std::int64_t conversation_id) const;
 
   /// A2A calls of a conversation, in recording order.
   std::vector<A2aCallRow> a2aCalls(std::int64_t conversation_id) const;

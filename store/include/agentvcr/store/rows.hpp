@@ -118,6 +118,18 @@ struct InternalStepRow {
   std::string body;  ///< the whole entry, canonical JSON text
 };
 
+/// An internal step whose entry says how long it took: a number `duration_ms` or
+/// `duration_seconds` member (agents that time their model calls write one; the contract does
+/// not require it). The entry does not say when it started: entries are in execution order, so
+/// a reader lays them end to end from the moment the agent received the request.
+struct TimedInternalStep {
+  std::int64_t candidate_id = 0;
+  std::int64_t position = 0;
+  std::optional<std::string> step_key;  ///< the entry's "id"
+  std::optional<std::string> component;
+  std::int64_t duration_ns = 0;
+};
+
 /// One HTTP exchange (`exchanges`). Lists (ArchiveReader::exchanges) leave headers and bodies
 /// empty and set only their sizes; ArchiveReader::exchange fills everything.
 struct ExchangeRow {

@@ -1,0 +1,156 @@
+// The evaluation report in the viewer, offscreen: the model over a known report (checked by
+// QAbstractItemModelTester), the view's figures and its Diff buttons, and the report of a real
+// evaluation session recorded against the demo's own replay.
+
+#include "widgets/eval_view.hpp"
+
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QtTest>
+
+#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/services/evaluator.hpp"
+#include "agentvcr/services/replay_service.hpp"
+#include "models/diff_model.hpp"
+#include "models/eval_report_model.hpp"
+#include "viewer_fixture.hpp"
+
+using namespace agentvcr;
+namespace avt = agentvcr::testing;
+using viewer::EvalReportModel;
+
+namespace {
+
+/// Two conversations: one that diverges at its third step, one that matches throughout.
+replay::EvaluationReport knownReport() {
+  replay::EvaluationReport report;
+  report.session_id = 4;
+  report.steps = 9;
+  report.matched = 7;
+  report.say_normalised = 1;
+  report.contract_violations = 1;
+  report.error_candidates = 2;
+  replay::EvaluatedConversation diverging;
+  diverging.recorded_conversation_id = 3;
+  diverging.evaluated_conversation_id = 31;
+  diverging.title = "Please press sw1";
+  diverging.steps = 6;
+  diverging.matched = 4;
+  diverging.first_divergent_step = 3;
+  diverging.first_difference = "candidate 0: tool call 0 robot \"arm1\" vs \"arm2\"";
+  replay::EvaluatedConversation matching;
+  matching.recorded_conversation_id = 5;
+  matching.evaluated_conversation_id = 52;
+  matching.steps = 3;
+  matching.matched = 3;
+  report.conversations = {diverging, matching};
+  return report;
+}
+
+QString cell(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
+  return model.data(model.index(row, column), role).toString();
+}
+
+}  // namespace
+
+class EvalViewTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+
+  void theModelListsEachConversationsFigures() {
+    EvalReportModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 0);
+    model.setReport(knownReport());
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.columnCount(), static_cast<int>(EvalReportModel::ColumnCount));
+    QCOMPARE(cell(model, 0, EvalReportModel::Title), QString("Please press sw1"));
+    QCOMPARE(cell(model, 0, EvalReportModel::Steps), QString("6"));
+    QCOMPARE(cell(model, 0, EvalReportModel::Matched), QString("4"));
+    QCOMPARE(cell(model, 0, EvalReportModel::MatchRate), QString("66.7%"));
+    QCOMPARE(cell(model, 0, EvalReportModel::FirstDivergentStep), QString("3"));
+    QCOMPARE(cell(model, 0, EvalReportModel::FirstDifference),
+             QString("candidate 0: tool call 0 robot \"arm1\" vs \"arm2\""));
+    QCOMPARE(model.data(model.index(0, EvalReportModel::Title), Qt::BackgroundRole).value<QColor>(),
+             viewer::diffBackground(replay::RowKind::Changed));
+    // A conversation without a title is named by its id; one that matched has no divergence.
+    QCOMPARE(cell(model, 1, EvalReportModel::Title), QString("conversation 5"));
+    QCOMPARE(cell(model, 1, EvalReportModel::MatchRate), QString("100.0%"));
+    QCOMPARE(cell(model, 1, EvalReportModel::FirstDivergentStep), QString("-"));
+    QCOMPARE(cell(model, 1, EvalReportModel::FirstDifference), QString());
+    QVERIFY(!model.data(model.index(1, EvalReportModel::Title), Qt::BackgroundRole).isValid());
+    QCOMPARE(cell(model, 1, EvalReportModel::Diff), QString("Diff"));
+  }
+
+  void theViewShowsTheFiguresAndItsDiffButtonsAskForTheirPair() {
+    viewer::EvalView view;
+    view.resize(1200, 400);
+    view.setReport(knownReport());
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.figures()->text(),
+             QString("Match rate: 77.8%   Steps: 9   Matched: 7   Say normalised: 1   "
+                     "Contract violations: 1   Error candidates: 2"));
+
+    QSignalSpy requested(&view, &viewer::EvalView::diffRequested);
+    QTableView& table = *view.table();
+    for (int row : {1, 0}) {
+      const QRect button = table.visualRect(view.model()->index(row, EvalReportModel::Diff));
+      QVERIFY(button.isValid());
+      QTest::mouseClick(table.viewport(), Qt::LeftButton, {}, button.center());
+    }
+    QCOMPARE(requested.count(), 2);
+    QCOMPARE(requested.at(0).at(0).value<qint64>(), qint64{5});
+    QCOMPARE(requested.at(0).at(1).value<qint64>(), qint64{52});
+    QCOMPARE(requested.at(1).at(0).value<qint64>(), qint64{3});
+    QCOMPARE(requested.at(1).at(1).value<qint64>(), qint64{31});
+
+    // A click elsewhere on a row asks for nothing.
+    QTest::mouseClick(table.viewport(), Qt::LeftButton, {},
+                      table.visualRect(view.model()->index(0, EvalReportModel::Title)).center());
+    QCOMPARE(requested.count(), 2);
+  }
+
+  void aRealEvaluationShowsItsReport() {
+    avt::TempDir temp;
+    const std::string db = temp.file("evaluated.sqlite");
+    avt::recordDemoInto(db, "demo");
+    services::ReplayServiceConfig replay;
+    replay.db_path = db;
+    replay.server.port = 0;
+    services::ReplayService service(replay);
+    service.start();
+    services::EvalConfig eval;
+    eval.db_path = db;
+    eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
+    const services::EvalRun run = services::runEvaluation(eval);
+    service.stop();
+
+    const store::ArchiveReader reader(db);
+    const auto report = replay::evaluationReport(reader, run.eval_session_id);
+    QVERIFY(report);
+    viewer::EvalView view;
+    view.setReport(*report);
+    const auto steps = static_cast<qint64>(run.steps.size());
+    QVERIFY(steps > 10);
+    QVERIFY(view.figures()->text().startsWith(
+        QString("Match rate: 100.0%   Steps: %1   Matched: %1   ").arg(steps)));
+    QCOMPARE(view.model()->rowCount(), static_cast<int>(reader.conversations(1).size()));
+    const auto pairs =
+        reader.evaluationPairs(view.model()->conversation(0).recorded_conversation_id);
+    QCOMPARE(view.model()->conversation(0).evaluated_conversation_id,
+             pairs.back().evaluated_conversation_id);
+
+    QSignalSpy requested(&view, &viewer::EvalView::diffRequested);
+    view.requestDiff(0);
+    QCOMPARE(requested.count(), 1);
+    QCOMPARE(requested.at(0).at(0).value<qint64>(), pairs.back().recorded_conversation_id);
+    QCOMPARE(requested.at(0).at(1).value<qint64>(), pairs.back().evaluated_conversation_id);
+  }
+};
+
+QTEST_MAIN(EvalViewTest)
+#include "eval_view_test.moc"

@@ -1,0 +1,158 @@
+// File → Open fleet archive… against a real PostgreSQL 15 (ctest's `postgres` fixture): the
+// demo shipped into a fleet archive, listed, pulled into the local cache with progress, reused
+// the next time without the server, and browsed, exported and diffed in a window of its own.
+// A dead server and a wrong URI give an error in the dialog, never a hang or a crash.
+
+#include <filesystem>
+
+#include <QApplication>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QtTest>
+
+#include "agentvcr/fleet/shipper.hpp"
+#include "fleet_fixture.hpp"
+#include "models/conversations_model.hpp"
+#include "models/fleet_cache.hpp"
+#include "models/sessions_model.hpp"
+#include "viewer_fixture.hpp"
+#include "widgets/diff_window.hpp"
+#include "widgets/fleet_dialog.hpp"
+#include "widgets/main_window.hpp"
+
+using namespace agentvcr;
+namespace avt = agentvcr::testing;
+
+class FleetOpenTest : public QObject {
+  Q_OBJECT
+
+ private:
+  avt::TempDir temp_;
+  std::string db_ = temp_.file("demo.sqlite");
+  QString cache_dir_ = QString::fromStdString(temp_.file("cache"));
+  std::unique_ptr<avt::FleetDatabase> fleet_;
+  std::string uuid_;
+
+  /// Lists the fleet in `dialog` and selects every session.
+  static bool listAndSelectAll(viewer::FleetDialog& dialog) {
+    QSignalSpy listed(&dialog, &viewer::FleetDialog::listed);
+    dialog.list();
+    if (!listed.wait(20000)) {
+      qWarning() << dialog.status()->text();
+      return false;
+    }
+    dialog.sessionsView()->selectAll();
+    return true;
+  }
+
+ private slots:
+
+  void initTestCase() {
+    const std::string cluster = avt::clusterDir();
+    QVERIFY2(!cluster.empty(), "AGENTVCR_TEST_PG_DIR is not set: ctest starts the cluster");
+    // The main window's dialog caches under the XDG cache folder: this test's, not the user's.
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString(temp_.file("xdg-cache")));
+    fleet_ = std::make_unique<avt::FleetDatabase>(avt::readLine(cluster + "/uri"));
+    avt::recordDemoInto(db_, "demo");
+    fleet::ShipOptions options;
+    options.db_path = db_;
+    options.uri = fleet_->uri();
+    fleet::Shipper shipper(options);
+    QCOMPARE(shipper.run(), fleet::ShipEnd::CaughtUp);
+    uuid_ = store::ArchiveReader(db_).sessions().at(0).uuid;
+  }
+
+  void listsTheFleetSessionsWithTheirNode() {
+    viewer::FleetDialog dialog(cache_dir_);
+    dialog.setUri(QString::fromStdString(fleet_->uri()));
+    QVERIFY(listAndSelectAll(dialog));
+    viewer::SessionsModel* sessions = dialog.sessionsModel();
+    QCOMPARE(sessions->rowCount(), 1);
+    QCOMPARE(sessions->session(0).uuid, uuid_);
+    const store::SessionRow local = store::ArchiveReader(db_).sessions().at(0);
+    QCOMPARE(sessions->data(sessions->index(0, viewer::SessionsModel::Node)).toString(),
+             QString::fromStdString(local.node));
+    QCOMPARE(sessions->session(0).exchange_count, local.exchange_count);
+    QCOMPARE(sessions->session(0).conversation_count, local.conversation_count);
+  }
+
+  void opensSessionsIntoTheCacheAndReusesIt() {
+    viewer::FleetDialog dialog(cache_dir_);
+    dialog.setUri(QString::fromStdString(fleet_->uri()));
+    QVERIFY(listAndSelectAll(dialog));
+    QSignalSpy opened(&dialog, &viewer::FleetDialog::opened);
+    dialog.openSelected();
+    QVERIFY(opened.wait(60000));
+    const QString archive = opened.at(0).at(0).toString();
+    QVERIFY(archive.startsWith(cache_dir_));
+    const auto ids = opened.at(0).at(1).value<std::vector<std::int64_t>>();
+    QCOMPARE(ids.size(), std::size_t{1});
+
+    store::ArchiveReader pulled(archive.toStdString());
+    QCOMPARE(pulled.session(ids[0])->uuid, uuid_);
+    QCOMPARE(pulled.counts().steps, store::ArchiveReader(db_).counts().steps);
+
+    // A second opening reads the cache only: it works with the fleet archive gone.
+    viewer::FleetCache cache(cache_dir_.toStdString(), fleet_->uri());
+    QCOMPARE(cache.path(), archive.toStdString());
+    QVERIFY(cache.missing({uuid_}).empty());
+    QCOMPARE(cache.missing({uuid_, "00000000-0000-4000-8000-000000000000"}).size(), std::size_t{1});
+    fleet::PgConnection(avt::readLine(avt::clusterDir() + "/uri"))
+        .exec("ALTER DATABASE " + fleet_->name() + " ALLOW_CONNECTIONS false");
+    std::size_t progress_calls = 0;
+    QCOMPARE(cache.open({uuid_}, [&](std::size_t, std::size_t) { ++progress_calls; }), ids);
+    QCOMPARE(progress_calls, std::size_t{0});
+    fleet::PgConnection(avt::readLine(avt::clusterDir() + "/uri"))
+        .exec("ALTER DATABASE " + fleet_->name() + " ALLOW_CONNECTIONS true");
+  }
+
+  void theMainWindowOpensTheSessionsInAWindowOfTheirOwn() {
+    viewer::MainWindow window(QString::fromStdString(db_));
+    viewer::FleetDialog* dialog = window.openFleetArchive(QString::fromStdString(fleet_->uri()));
+    QTRY_COMPARE_WITH_TIMEOUT(dialog->sessionsModel() != nullptr, true, 20000);
+    dialog->sessionsView()->selectAll();
+    QSignalSpy opened(dialog, &viewer::FleetDialog::opened);
+    dialog->openSelected();
+    QVERIFY(opened.wait(60000));
+
+    viewer::MainWindow* fleet_window = nullptr;
+    for (QWidget* widget : QApplication::topLevelWidgets()) {
+      auto* candidate = qobject_cast<viewer::MainWindow*>(widget);
+      if (candidate != nullptr && candidate != &window && candidate->isVisible()) {
+        fleet_window = candidate;
+      }
+    }
+    QVERIFY(fleet_window != nullptr);
+    QVERIFY(fleet_window->windowTitle().contains(opened.at(0).at(0).toString()));
+    QCOMPARE(fleet_window->conversationsModel()->rowCount(),
+             window.conversationsModel()->rowCount());
+
+    // Diff and export work on what was opened.
+    const std::int64_t left = avt::conversationTitled(db_, "Please press sw1");
+    const std::int64_t right = avt::conversationTitled(db_, "Please press sw3");
+    QVERIFY(fleet_window->selectConversation(left));
+    QVERIFY(fleet_window->openDiff(left, right) != nullptr);
+    QVERIFY(fleet_window->exportSelection(QString::fromStdString(temp_.file("fleet.jsonl"))) > 0);
+    fleet_window->close();
+  }
+
+  void aDeadServerOrAWrongUriIsAnErrorInTheDialog() {
+    viewer::FleetDialog dialog(cache_dir_);
+    QSignalSpy failed(&dialog, &viewer::FleetDialog::failed);
+    dialog.setUri("not a uri");
+    dialog.list();
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(dialog.status()->text().contains("PostgreSQL URI"));
+
+    dialog.setUri("postgresql://agentvcr:s3cret@127.0.0.1:1/fleet?connect_timeout=2");
+    dialog.list();
+    QVERIFY(failed.wait(20000));
+    QVERIFY(!dialog.status()->text().isEmpty());
+    QVERIFY(!dialog.status()->text().contains("s3cret"));  // the password never shows
+    QVERIFY(dialog.sessionsModel() == nullptr);
+  }
+};
+
+QTEST_MAIN(FleetOpenTest)
+#include "fleet_open_test.moc"

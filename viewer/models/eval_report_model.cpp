@@ -1,0 +1,96 @@
+#include "models/eval_report_model.hpp"
+
+#include "models/diff_model.hpp"
+
+namespace agentvcr::viewer {
+
+QString matchRateText(double rate) {
+  return QStringLiteral("%1%").arg(rate * 100, 0, 'f', 1);
+}
+
+EvalReportModel::EvalReportModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void EvalReportModel::setReport(replay::EvaluationReport report) {
+  beginResetModel();
+  report_ = std::move(report);
+  endResetModel();
+}
+
+const replay::EvaluatedConversation& EvalReportModel::conversation(int row) const {
+  return report_.conversations.at(static_cast<std::size_t>(row));
+}
+
+int EvalReportModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(report_.conversations.size());
+}
+
+int EvalReportModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant EvalReportModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+    return {};
+  }
+  const replay::EvaluatedConversation& row = conversation(index.row());
+  if (role == Qt::BackgroundRole) {
+    return row.first_divergent_step ? QVariant(diffBackground(replay::RowKind::Changed))
+                                    : QVariant();
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= Steps &&
+      index.column() <= FirstDivergentStep) {
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role == Qt::ToolTipRole && index.column() == FirstDifference) {
+    return QString::fromStdString(row.first_difference);
+  }
+  if (role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (index.column()) {
+    case Title:
+      return row.title.empty() ? tr("conversation %1").arg(row.recorded_conversation_id)
+                               : QString::fromStdString(row.title);
+    case Steps:
+      return QVariant::fromValue<qint64>(row.steps);
+    case Matched:
+      return QVariant::fromValue<qint64>(row.matched);
+    case MatchRate:
+      return matchRateText(row.matchRate());
+    case FirstDivergentStep:
+      return row.first_divergent_step ? QVariant::fromValue<qint64>(*row.first_divergent_step)
+                                      : QVariant(QStringLiteral("-"));
+    case FirstDifference:
+      return QString::fromStdString(row.first_difference);
+    case Diff:
+      return tr("Diff");
+    default:
+      return {};
+  }
+}
+
+QVariant EvalReportModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+    return {};
+  }
+  switch (section) {
+    case Title:
+      return tr("Conversation");
+    case Steps:
+      return tr("Steps");
+    case Matched:
+      return tr("Matched");
+    case MatchRate:
+      return tr("Match rate");
+    case FirstDivergentStep:
+      return tr("First divergent step");
+    case FirstDifference:
+      return tr("First difference");
+    case Diff:
+      return tr("Diff");
+    default:
+      return {};
+  }
+}
+
+}  // namespace agentvcr::viewer
