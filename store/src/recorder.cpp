@@ -92,7 +92,7 @@ class Recorder::Impl {
       if (closing_) {
         return;
       }
-      queue_.emplace_back(detail::AgentIdentity{std::move(health_body), std::move(info_body)});
+      pushLocked(detail::AgentIdentity{std::move(health_body), std::move(info_body)});
       ++accepted_;
     }
     writer_cv_.notify_one();
@@ -159,6 +159,13 @@ class Recorder::Impl {
   }
 
  private:
+  /// Appends to the queue and notes when: every queue_ item has its queued_at_ entry, which the
+  /// capture thread pops with it. Holds mutex_.
+  void pushLocked(QueueItem item) {
+    queue_.push_back(std::move(item));
+    queued_at_.push_back(std::chrono::steady_clock::now());
+  }
+
   /// Moves `item` into the queue unless it is full or closing (then counts the refusal and
   /// leaves `item` intact). `is_exchange` counts it in `submitted`.
   template <class Item>
@@ -177,8 +184,7 @@ class Recorder::Impl {
         return false;
       }
       queued_bytes_ += bytes;
-      queue_.emplace_back(std::move(item));
-      queued_at_.push_back(std::chrono::steady_clock::now());
+      pushLocked(std::move(item));
       ++accepted_;
       submitted_ += is_exchange ? 1U : 0U;
       // Wake the writer only when it may be waiting: on the first item, a full batch, or

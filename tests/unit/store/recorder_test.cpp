@@ -896,6 +896,34 @@ TEST_F(RecorderTest, CaptureLagIsTheAgeOfTheOldestQueuedItem) {
   EXPECT_EQ(drained.written, 2u);
 }
 
+TEST_F(RecorderTest, AnAgentIdentityQueuedFirstIsTheOldestQueuedItem) {
+  // The agent's identity waits in the queue like an exchange: the capture lag counts from it,
+  // and the capture thread pops its time with it (a batch of thousands once crashed there).
+  RecorderOptions options = testOptions();
+  options.max_batch = 1;
+  Recorder recorder(path_, testSession(), options);
+  WriteLock lock(path_);
+  submit(recorder, httpExchange("GET", "/first"));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (recorder.stats().queued > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  recorder.recordAgentIdentity(R"({"status":"ready"})", "{}");
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  submit(recorder, httpExchange("GET", "/second"));
+  const RecorderStats stalled = recorder.stats();
+  EXPECT_EQ(stalled.queued, 2u);
+  EXPECT_GE(stalled.capture_lag, std::chrono::milliseconds(60));
+
+  lock.release();
+  for (int i = 0; i < 200; ++i) {
+    submit(recorder, httpExchange("GET", "/more/" + std::to_string(i)));
+  }
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().capture_lag.count(), 0);
+  EXPECT_EQ(recorder.stats().written, 202u);
+}
+
 TEST_F(RecorderTest, IndexLagCountsCommittedExchangesTheIndexHasNotReached) {
   // The index thread calls on_a2a_call before it writes: holding it there holds the index
   // behind the capture.
