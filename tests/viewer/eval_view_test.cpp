@@ -10,9 +10,6 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "agentvcr/proxy/url.hpp"
-#include "agentvcr/services/evaluator.hpp"
-#include "agentvcr/services/replay_service.hpp"
 #include "models/diff_model.hpp"
 #include "models/eval_report_model.hpp"
 #include "viewer_fixture.hpp"
@@ -117,17 +114,7 @@ class EvalViewTest : public QObject {
   void aRealEvaluationShowsItsReport() {
     avt::TempDir temp;
     const std::string db = temp.file("evaluated.sqlite");
-    avt::recordDemoInto(db, "demo");
-    services::ReplayServiceConfig replay;
-    replay.db_path = db;
-    replay.server.port = 0;
-    services::ReplayService service(replay);
-    service.start();
-    services::EvalConfig eval;
-    eval.db_path = db;
-    eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
-    const services::EvalRun run = services::runEvaluation(eval);
-    service.stop();
+    const services::EvalRun run = avt::recordAndEvaluateDemo(db);
 
     const store::ArchiveReader reader(db);
     const auto report = replay::evaluationReport(reader, run.eval_session_id);

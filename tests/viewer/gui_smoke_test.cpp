@@ -128,17 +128,7 @@ class GuiSmokeTest : public QObject {
 
     // Evaluate a copy of the demo against its own replay, then open the window over it.
     const std::string evaluated = temp_.file("evaluated.sqlite");
-    avt::recordDemoInto(evaluated, "demo");
-    services::ReplayServiceConfig replay;
-    replay.db_path = evaluated;
-    replay.server.port = 0;
-    services::ReplayService service(replay);
-    service.start();
-    services::EvalConfig eval;
-    eval.db_path = evaluated;
-    eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
-    const services::EvalRun run = services::runEvaluation(eval);
-    service.stop();
+    const services::EvalRun run = avt::recordAndEvaluateDemo(evaluated);
     QVERIFY(run.eval_session_id > 1);
 
     viewer::MainWindow window(QString::fromStdString(evaluated));

@@ -224,35 +224,51 @@ inline std::vector<protocol::Exchange> v10Conversation() {
                              6 * kMs))};
 }
 
+/// magmaStep() as chaos answered it: an injected `error` fault, the agent never asked.
+inline protocol::Exchange faultedMagmaStep() {
+  protocol::Exchange injected = magmaStep();
+  injected.status = 500;
+  injected.response_body = R"({"detail": "fault injected", "agentvcr_error": "chaos.error"})";
+  injected.response_from_upstream = false;
+  injected.outcome = protocol::ExchangeOutcome::Injected;
+  injected.fault = "error";
+  return injected;
+}
+
 }  // namespace mixed
+
+/// Writes `exchanges` into the archive at `db_path` (created if missing) as one session named
+/// `name`, through store::Recorder.
+inline void recordExchanges(const std::string& db_path, const std::string& name,
+                            std::vector<protocol::Exchange> exchanges) {
+  store::RecorderOptions options;
+  options.busy_timeout = std::chrono::milliseconds{60000};
+  store::SessionInfo session;
+  session.name = name;
+  session.mode = "record";
+  session.upstream = "http://127.0.0.1:8000";
+  session.listen = "127.0.0.1:8080";
+  store::Recorder recorder(db_path, session, options);
+  for (protocol::Exchange& ex : exchanges) {
+    if (!recorder.trySubmit(ex)) {
+      throw std::runtime_error("the recorder refused an exchange");
+    }
+  }
+  recorder.close();
+}
 
 /// Records the mixed archive into `db_path`: a MAGMA conversation ("Please press sw1"), then
 /// an A2A conversation (contextId c-1) of four calls: a completed message/send, a
 /// rate-limited one, a streamed message/stream and a v1.0 SendMessage the agent does not know;
 /// then a v1.0 conversation (contextId c-10) of three calls: SendMessage, GetTask, CancelTask.
 inline MixedArchive recordMagmaAndA2a(const std::string& db_path) {
-  {
-    store::RecorderOptions options;
-    options.busy_timeout = std::chrono::milliseconds{60000};
-    store::SessionInfo session;
-    session.name = "mixed";
-    session.mode = "record";
-    session.upstream = "http://127.0.0.1:8000";
-    session.listen = "127.0.0.1:8080";
-    store::Recorder recorder(db_path, session, options);
-    std::vector<protocol::Exchange> exchanges = {mixed::magmaStep(), mixed::completedSend(),
-                                                 mixed::rateLimitedSend(), mixed::streamedSend(),
-                                                 mixed::v10Send()};
-    for (protocol::Exchange& ex : mixed::v10Conversation()) {
-      exchanges.push_back(std::move(ex));
-    }
-    for (protocol::Exchange& ex : exchanges) {
-      if (!recorder.trySubmit(ex)) {
-        throw std::runtime_error("the recorder refused an exchange");
-      }
-    }
-    recorder.close();
+  std::vector<protocol::Exchange> exchanges = {mixed::magmaStep(), mixed::completedSend(),
+                                               mixed::rateLimitedSend(), mixed::streamedSend(),
+                                               mixed::v10Send()};
+  for (protocol::Exchange& ex : mixed::v10Conversation()) {
+    exchanges.push_back(std::move(ex));
   }
+  recordExchanges(db_path, "mixed", std::move(exchanges));
   MixedArchive archive;
   store::ArchiveReader reader(db_path);
   for (const auto& conversation : reader.conversations(1)) {

@@ -142,20 +142,7 @@ class ModelsTest : public QObject {
 
   void faultedStepsShowTheirFaultInTheirOwnColour() {
     const std::string db = temp_.file("chaos.sqlite");
-    {
-      store::SessionInfo session;
-      session.name = "chaos";
-      session.mode = "record";
-      store::Recorder recorder(db, session);
-      protocol::Exchange injected = avt::mixed::magmaStep();
-      injected.status = 500;
-      injected.response_body = R"({"detail": "fault injected", "agentvcr_error": "chaos.error"})";
-      injected.response_from_upstream = false;
-      injected.outcome = protocol::ExchangeOutcome::Injected;
-      injected.fault = "error";
-      QVERIFY(recorder.trySubmit(injected));
-      recorder.close();
-    }
+    avt::recordExchanges(db, "chaos", {avt::mixed::faultedMagmaStep()});
     auto reader = std::make_shared<store::ArchiveReader>(db);
     StepsModel model(reader);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

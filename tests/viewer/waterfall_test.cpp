@@ -80,6 +80,14 @@ class WaterfallTest : public QObject {
   std::string db_ = temp_.file("demo.sqlite");
   std::shared_ptr<store::ArchiveReader> reader_;
 
+  /// `model` in `view`, 1000 x 400 pixels, on screen.
+  static void showWaterfall(viewer::WaterfallView& view, viewer::WaterfallModel& model) {
+    view.setModel(&model);
+    view.resize(1000, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+  }
+
   std::vector<WaterfallBar> barsOf(std::int64_t conversation) const {
     viewer::StepsModel steps(reader_);
     steps.setConversation(conversation);
@@ -161,15 +169,7 @@ class WaterfallTest : public QObject {
 
   void timedInternalStepsNestUnderTheirStepEndToEnd() {
     const std::string db = temp_.file("timed.sqlite");
-    {
-      store::SessionInfo session;
-      session.name = "timed";
-      session.mode = "record";
-      store::Recorder recorder(db, session);
-      protocol::Exchange step = timedStep(avt::mixed::kStartNs);
-      QVERIFY(recorder.trySubmit(step));
-      recorder.close();
-    }
+    avt::recordExchanges(db, "timed", {timedStep(avt::mixed::kStartNs)});
     auto reader = std::make_shared<store::ArchiveReader>(db);
     const std::int64_t conversation = reader->conversations(1).at(0).id;
     const auto timed = reader->timedInternalSteps(conversation);
@@ -197,19 +197,7 @@ class WaterfallTest : public QObject {
 
   void faultedExchangesHaveTheirOwnHealth() {
     const std::string db = temp_.file("chaos.sqlite");
-    {
-      store::SessionInfo session;
-      session.name = "chaos";
-      session.mode = "record";
-      store::Recorder recorder(db, session);
-      protocol::Exchange injected = avt::mixed::magmaStep();
-      injected.status = 500;
-      injected.response_body = R"({"detail": "fault injected"})";
-      injected.outcome = protocol::ExchangeOutcome::Injected;
-      injected.fault = "error";
-      QVERIFY(recorder.trySubmit(injected));
-      recorder.close();
-    }
+    avt::recordExchanges(db, "chaos", {avt::mixed::faultedMagmaStep()});
     auto reader = std::make_shared<store::ArchiveReader>(db);
     viewer::StepsModel steps(reader);
     steps.setConversation(reader->conversations(1).at(0).id);
@@ -242,10 +230,7 @@ class WaterfallTest : public QObject {
     viewer::WaterfallModel model;
     model.setBars(barsOf(avt::conversationTitled(db_, "Please press sw7")));
     viewer::WaterfallView view;
-    view.setModel(&model);
-    view.resize(1000, 400);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    showWaterfall(view, model);
 
     // The axis runs from the plot's left edge (offset 0) to its right edge (the span).
     const double left = view.xOf(0);
@@ -276,10 +261,7 @@ class WaterfallTest : public QObject {
     viewer::WaterfallModel model;
     model.setBars(barsOf(avt::conversationTitled(db_, "Please press sw7")));
     viewer::WaterfallView view;
-    view.setModel(&model);
-    view.resize(1000, 400);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    showWaterfall(view, model);
     const QPoint at = view.barRect(0).center().toPoint();
     QHelpEvent help(QEvent::ToolTip, at, view.viewport()->mapToGlobal(at));
     QApplication::sendEvent(view.viewport(), &help);

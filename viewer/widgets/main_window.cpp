@@ -66,6 +66,20 @@ bool sameCounts(const store::ArchiveCounts& a, const store::ArchiveCounts& b) {
          a.candidates == b.candidates && a.conversations == b.conversations;
 }
 
+/// Rows as tall as their wrapped text, unless there are so many that measuring each would take
+/// seconds (Qt lays out every cell's text to size a row): then two lines each, the whole text
+/// in the tooltip and the details. Called on every reset of the view's model.
+void fitRowsToText(QTableView* view) {
+  constexpr int kMeasuredRows = 500;
+  QHeaderView* rows = view->verticalHeader();
+  if (view->model()->rowCount() <= kMeasuredRows) {
+    rows->setSectionResizeMode(QHeaderView::ResizeToContents);
+    return;
+  }
+  rows->setSectionResizeMode(QHeaderView::Fixed);
+  rows->setDefaultSectionSize(2 * view->fontMetrics().lineSpacing() + 6);
+}
+
 template <class View>
 void tidy(View* view) {
   view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -125,14 +139,12 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   steps_view_->horizontalHeader()->setSectionResizeMode(StepsModel::Instruction,
                                                         QHeaderView::Stretch);
   steps_view_->horizontalHeader()->setSectionResizeMode(StepsModel::Decision, QHeaderView::Stretch);
-  steps_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
   calls_view_->setModel(calls_);
   tidy(calls_view_);
   calls_view_->setSelectionMode(QAbstractItemView::SingleSelection);
   calls_view_->verticalHeader()->hide();
   calls_view_->setWordWrap(true);
-  calls_view_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   QHeaderView* call_columns = calls_view_->horizontalHeader();
   call_columns->setSectionResizeMode(QHeaderView::ResizeToContents);
   // Texts wrap in columns of their own width: a long answer makes its row taller rather than
@@ -205,6 +217,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
           [this](const QModelIndex& current) { onStepChosen(current); });
   connect(calls_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onCallChosen(current); });
+  connect(steps_, &QAbstractItemModel::modelReset, this, [this] { fitRowsToText(steps_view_); });
+  connect(calls_, &QAbstractItemModel::modelReset, this, [this] { fitRowsToText(calls_view_); });
+  fitRowsToText(steps_view_);
+  fitRowsToText(calls_view_);
   connect(steps_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
   connect(calls_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
   connect(waterfall_, &WaterfallView::barClicked, this, [this](int kind, qlonglong id) {
