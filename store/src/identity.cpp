@@ -6,10 +6,12 @@
 #include <boost/uuid/uuid_io.hpp>
 #include <unistd.h>
 
+#include "agentvcr_version.hpp"
+
 namespace agentvcr::store {
 
 const char* agentvcrVersion() {
-  return AGENTVCR_VERSION;
+  return kAgentvcrVersion;
 }
 
 std::string mintUuid() {

@@ -3,6 +3,8 @@
 // non-interactive modes: screenshots for the docs, timings for the benchmark.
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -70,9 +72,29 @@ void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
   }
 }
 
+/// `--help` and `--version` only print, so they must work where there is no display (a CI
+/// machine, a man page generator): Qt's offscreen platform stands in when none is configured.
+void allowHeadlessInformation(int argc, char** argv) {
+  const bool has_display = std::getenv("QT_QPA_PLATFORM") != nullptr ||
+                           std::getenv("DISPLAY") != nullptr ||
+                           std::getenv("WAYLAND_DISPLAY") != nullptr;
+  if (has_display) {
+    return;
+  }
+  for (int i = 1; i < argc; ++i) {
+    for (const char* flag : {"--help", "-h", "--help-all", "--version", "-v"}) {
+      if (std::strcmp(argv[i], flag) == 0) {
+        setenv("QT_QPA_PLATFORM", "offscreen", 0);
+        return;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  allowHeadlessInformation(argc, argv);
   QApplication app(argc, argv);
   QApplication::setApplicationName("agentvcr-viewer");
   QApplication::setApplicationVersion(agentvcr::store::agentvcrVersion());
