@@ -100,6 +100,18 @@ std::optional<std::filesystem::path> findFixturesDir(const char* environment,
   return std::nullopt;
 }
 
+std::string viewerCommand(const std::filesystem::path& executable) {
+  const auto bin_dir = executable.parent_path();
+  for (const auto& candidate :
+       {bin_dir / "agentvcr-viewer", bin_dir.parent_path() / "viewer" / "agentvcr-viewer"}) {
+    std::error_code error;
+    if (!executable.empty() && std::filesystem::is_regular_file(candidate, error)) {
+      return candidate.string();
+    }
+  }
+  return "agentvcr-viewer";
+}
+
 std::string defaultFixturesDir(std::string& dir) {
   std::error_code error;
   const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);

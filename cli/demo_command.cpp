@@ -161,12 +161,16 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
   for (const auto& mismatch : mismatches) {
     out << "UNEXPECTED: " << mismatch << "\n";
   }
+  std::error_code no_exe;
+  const auto executable = std::filesystem::read_symlink("/proc/self/exe", no_exe);
+  const auto archive_path = std::filesystem::absolute(command.db_path).string();
   out << "\nLook inside:\n"
       << "  " << command.program << " ls --db " << command.db_path << " " << recording.sessionId()
       << "\n"
       << "  " << command.program << " show --db " << command.db_path << " 1\n"
       << "  sqlite3 " << command.db_path << " 'SELECT * FROM conversations'\n"
-      << "  agentvcr-viewer " << command.db_path << "   (build/<preset>/viewer/agentvcr-viewer)\n"
+      << "  " << viewerCommand(no_exe ? std::filesystem::path() : executable) << " " << archive_path
+      << "\n"
       << "Replay it as a mock agent:\n"
       << "  " << command.program << " replay --db " << command.db_path
       << " --listen 127.0.0.1:8000\n";

@@ -27,6 +27,8 @@ TEST_F(CliTest, DemoRecordsEveryFixtureEpisodeAsExpected) {
   EXPECT_EQ(demo_status_, cli::kExitOk) << demo_output_;
   EXPECT_THAT(demo_output_, Not(HasSubstr("UNEXPECTED")));
   EXPECT_THAT(demo_output_, HasSubstr("agentvcr ls --db " + db_path_));
+  EXPECT_THAT(demo_output_,
+              HasSubstr("agentvcr-viewer " + std::filesystem::absolute(db_path_).string()));
 
   store::ArchiveReader archive(db_path_);
   auto sessions = archive.sessions();

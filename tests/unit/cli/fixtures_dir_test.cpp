@@ -72,6 +72,27 @@ TEST_F(FixturesDirTest, NoneFoundAnywhere) {
   EXPECT_FALSE(findFixturesDir(nullptr, root_ / "bin" / "agentvcr"));
 }
 
+// The demo's closing hint names the viewer that came with this agentvcr.
+TEST_F(FixturesDirTest, TheViewerBesideAnInstalledAgentvcr) {
+  fs::create_directories(root_ / "usr" / "bin");
+  std::ofstream(root_ / "usr" / "bin" / "agentvcr-viewer") << "";
+  EXPECT_EQ(viewerCommand(root_ / "usr" / "bin" / "agentvcr"),
+            (root_ / "usr" / "bin" / "agentvcr-viewer").string());
+}
+
+TEST_F(FixturesDirTest, TheViewerOfABuildTree) {
+  fs::create_directories(root_ / "build" / "viewer");
+  std::ofstream(root_ / "build" / "viewer" / "agentvcr-viewer") << "";
+  EXPECT_EQ(viewerCommand(root_ / "build" / "cli" / "agentvcr"),
+            (root_ / "build" / "viewer" / "agentvcr-viewer").string());
+}
+
+TEST_F(FixturesDirTest, NoViewerBuiltMeansTheOneOnPath) {
+  fs::create_directories(root_ / "build" / "viewer");  // a viewer folder, but no viewer in it
+  EXPECT_EQ(viewerCommand(root_ / "build" / "cli" / "agentvcr"), "agentvcr-viewer");
+  EXPECT_EQ(viewerCommand(fs::path()), "agentvcr-viewer");
+}
+
 TEST_F(FixturesDirTest, ThisTestBinaryFindsTheSourceTreeFixtures) {
   ::unsetenv("AGENTVCR_FIXTURES");
   std::string dir;

@@ -116,6 +116,11 @@ unsigned defaultThreads();
 std::optional<std::filesystem::path> findFixturesDir(const char* environment,
                                                      const std::filesystem::path& executable);
 
+/// How to start the viewer that came with `executable`: agentvcr-viewer beside it (an installed
+/// package's bin/), else ../viewer/agentvcr-viewer (a build tree's cli/agentvcr), else the
+/// agentvcr-viewer on PATH.
+std::string viewerCommand(const std::filesystem::path& executable);
+
 /// findFixturesDir() for this process, or a usage error naming --fixtures and
 /// AGENTVCR_FIXTURES when none is found (then `dir` is left alone).
 std::string defaultFixturesDir(std::string& dir);
