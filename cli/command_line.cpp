@@ -1,12 +1,32 @@
 #include "agentvcr/cli/command_line.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <ostream>
 #include <system_error>
 #include <thread>
 
+#include "agentvcr/cli/demo_command.hpp"
+#include "agentvcr/cli/eval_command.hpp"
+#include "agentvcr/cli/export_command.hpp"
+#include "agentvcr/cli/import_command.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
+#include "agentvcr/cli/lint_command.hpp"
+#include "agentvcr/cli/merge_command.hpp"
+#include "agentvcr/cli/migrate_command.hpp"
+#include "agentvcr/cli/mock_a2a_command.hpp"
+#include "agentvcr/cli/mock_command.hpp"
+#include "agentvcr/cli/noise_command.hpp"
+#include "agentvcr/cli/pg_command.hpp"
+#include "agentvcr/cli/pull_command.hpp"
+#include "agentvcr/cli/record_command.hpp"
+#include "agentvcr/cli/reindex_command.hpp"
+#include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/cli/ship_command.hpp"
+#include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::cli {
@@ -19,6 +39,20 @@ bool isFixturesDir(const std::filesystem::path& dir) {
 }
 
 }  // namespace
+
+void writeReadyFile(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::trunc);
+    file << text << "\n";
+    if (!file) {
+      throw std::runtime_error("cannot write ready file " + temporary);
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("cannot rename ready file to " + path);
+  }
+}
 
 int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) {
   if (!invocation.usage_error.empty()) {
@@ -67,8 +101,8 @@ CLI::App* registerMock(CLI::App& app) {
   return mock;
 }
 
-proxy::HostPort parseListen(const std::string& text) {
-  auto parsed = proxy::parseHostPort(text);
+net::HostPort parseListen(const std::string& text) {
+  auto parsed = net::parseHostPort(text);
   if (!parsed) {
     throw CLI::ValidationError("--listen", "expected HOST:PORT, got '" + text + "'");
   }

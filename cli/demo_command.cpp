@@ -1,11 +1,12 @@
+#include "agentvcr/cli/demo_command.hpp"
+
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/magma.hpp"
-#include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/services/scripted_service.hpp"
 #include "agentvcr/sim/magma/demo_driver.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -30,7 +31,7 @@ void removeArchive(const std::string& path) {
 
 /// BENCH's start-up checks: /health must be exactly ready, /v1/info valid, protocol 2.0,
 /// inference capable.
-std::string checkAgentLikeBench(proxy::HttpClient& client) {
+std::string checkAgentLikeBench(net::HttpClient& client) {
   auto health = client.get("/health");
   auto health_json = protocol::parseJson(health.body);
   if (health.status != 200 || !health_json.value ||
@@ -58,7 +59,7 @@ sim::magma::Summary driveEpisodes(sim::magma::DemoDriver& driver, std::uint16_t 
     if (body.empty()) {
       break;
     }
-    proxy::HttpClient client("127.0.0.1", port);
+    net::HttpClient client("127.0.0.1", port);
     auto response = client.send("POST", "/v1/responses", body, kBenchHeaders);
     if (auto error = driver.onResponse(response.status, response.body)) {
       break;
@@ -121,13 +122,13 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
   proxy::Server agent_service(agent_server,
                               proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(agent)));
   agent_service.start();
-  const auto agent_port = agent_service.endpoint().port();
+  const auto agent_port = agent_service.endpoint().port;
   out << "agentvcr demo: scripted agent " << agent->script().info.agent_id
       << " on http://127.0.0.1:" << agent_port << "\n";
 
   removeArchive(command.db_path);
   proxy::RecordingProxyConfig config;
-  config.relay.upstream = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(agent_port));
+  config.relay.upstream = *net::parseUrl("http://127.0.0.1:" + std::to_string(agent_port));
   config.server.threads = command.threads;
   config.db_path = command.db_path;
   config.session.name = "demo";
@@ -136,11 +137,11 @@ int runDemo(const DemoCommand& command, std::ostream& out) {
   config.relay.chaos = command.chaos;
   proxy::RecordingProxy recording(config);
   recording.start();
-  const auto proxy_port = recording.endpoint().port();
+  const auto proxy_port = recording.endpoint().port;
   out << "agentvcr demo: recording proxy on http://127.0.0.1:" << proxy_port << " -> "
       << command.db_path << "\n";
 
-  proxy::HttpClient probe("127.0.0.1", proxy_port);
+  net::HttpClient probe("127.0.0.1", proxy_port);
   if (auto problem = checkAgentLikeBench(probe); !problem.empty()) {
     throw std::runtime_error("the agent failed BENCH's start-up checks: " + problem);
   }

@@ -1,3 +1,5 @@
+#include "agentvcr/cli/eval_command.hpp"
+
 #include <exception>
 #include <fstream>
 #include <mutex>
@@ -6,7 +8,6 @@
 #include <unistd.h>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/eval_report.hpp"
 #include "agentvcr/replay/ignore_file.hpp"
 
@@ -102,7 +103,7 @@ Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation) {
   runWhenParsed<EvalCommand>(
       eval, invocation, "eval", command,
       [agent, ignore_file](EvalCommand& parsed) {
-        auto url = proxy::parseUrl(*agent);
+        auto url = net::parseUrl(*agent);
         if (!url || url->tls) {
           return "--agent must be http://host[:port][/path], got '" + *agent + "'";
         }

@@ -1,12 +1,13 @@
 // `agentvcr export`: an archive's exchanges as JSONL, HAR or curl commands, or its recordings as
 // OpenTelemetry traces sent to a collector.
 
+#include "agentvcr/cli/export_command.hpp"
+
 #include <fstream>
 #include <iostream>
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/otlp_options.hpp"
 #include "agentvcr/otel/archive_export.hpp"
 #include "agentvcr/otel/sender.hpp"
@@ -146,7 +147,7 @@ std::string checkExport(const ExportCommand& command) {
       return "--format otlp needs --to URL (or OTEL_EXPORTER_OTLP_ENDPOINT), or --out FILE";
     }
   }
-  if (otlp && !command.to.empty() && !proxy::parseUrl(command.to)) {
+  if (otlp && !command.to.empty() && !net::parseUrl(command.to)) {
     return "--to must be http(s)://host[:port][/path], got '" + command.to + "'";
   }
   return {};

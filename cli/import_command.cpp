@@ -1,11 +1,12 @@
 // `agentvcr import`: the JSONL of `agentvcr export` back into an archive.
 
+#include "agentvcr/cli/import_command.hpp"
+
 #include <fstream>
 #include <iostream>
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/transfer.hpp"
 
 namespace agentvcr::cli {

@@ -1,12 +1,13 @@
 // `agentvcr ls` and `agentvcr show`: what an archive holds, for a terminal.
 
+#include "agentvcr/cli/inspect_commands.hpp"
+
 #include <ctime>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/store/archive_reader.hpp"

@@ -1,13 +1,14 @@
 // `agentvcr lint`: contract violations in recorded traffic, both directions, located by exchange
 // id and JSON pointer (docs/lint-and-stats.md).
 
+#include "agentvcr/cli/lint_command.hpp"
+
 #include <algorithm>
 #include <ostream>
 
 #include <strings.h>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/lint.hpp"
 #include "agentvcr/store/archive_reader.hpp"

@@ -1,11 +1,12 @@
 // `agentvcr merge`: fold archives into one, every session kept distinct.
 
+#include "agentvcr/cli/merge_command.hpp"
+
 #include <filesystem>
 #include <iostream>
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/transfer.hpp"
 
 namespace agentvcr::cli {

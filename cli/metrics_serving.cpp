@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "agentvcr/fleet/shipper.hpp"
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/schema.hpp"
 
@@ -24,8 +24,8 @@ void addMetricsListenOption(CLI::App* command, std::string& listen) {
                    "own (docs/observability.md)")
       ->check(CLI::Validator(
           [](const std::string& text) {
-            return proxy::parseHostPort(text) ? std::string()
-                                              : "expected HOST:PORT, got '" + text + "'";
+            return net::parseHostPort(text) ? std::string()
+                                            : "expected HOST:PORT, got '" + text + "'";
           },
           "HOST:PORT"));
 }
@@ -101,16 +101,15 @@ std::unique_ptr<proxy::MetricsEndpoint> MetricsServing::serve(std::ostream& out,
   if (!exposition_) {
     return nullptr;
   }
-  const proxy::HostPort address = *proxy::parseHostPort(listen_);  // checked when parsed
+  const net::HostPort address = *net::parseHostPort(listen_);  // checked when parsed
   proxy::ServerOptions server;
   server.host = address.host;
   server.port = address.port;
   server.threads = 1;
   auto endpoint = std::make_unique<proxy::MetricsEndpoint>(server, exposition_);
   endpoint->start();
-  const auto bound = endpoint->endpoint();
-  out << "agentvcr " << command << ": metrics at http://" << bound.address().to_string() << ":"
-      << bound.port() << "/metrics" << std::endl;
+  out << "agentvcr " << command << ": metrics at " << endpoint->endpoint().httpUrl() << "/metrics"
+      << std::endl;
   return endpoint;
 }
 

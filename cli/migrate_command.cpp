@@ -2,12 +2,13 @@
 // so that the read-only commands (replay, ls, show, export, the viewer) can open it, and
 // indexes what a killed recorder captured but did not index.
 
+#include "agentvcr/cli/migrate_command.hpp"
+
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/schema.hpp"
 
 namespace agentvcr::cli {

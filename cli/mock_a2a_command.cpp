@@ -1,3 +1,5 @@
+#include "agentvcr/cli/mock_a2a_command.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -5,7 +7,6 @@
 #include <stdexcept>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/a2a_mock_service.hpp"

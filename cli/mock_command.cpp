@@ -1,7 +1,8 @@
+#include "agentvcr/cli/mock_command.hpp"
+
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/services/scripted_service.hpp"
@@ -17,9 +18,7 @@ int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
                                                       {.metrics = metrics.traffic()}));
   const auto metrics_endpoint = metrics.serve(out, "mock magma");
   server.start();
-  const auto endpoint = server.endpoint();
-  const std::string address =
-      "http://" + endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  const std::string address = server.endpoint().httpUrl();
   out << "agentvcr mock magma: " << agent->script().info.agent_id << " "
       << agent->script().info.agent_version << " listening on " << address << std::endl;
   if (!command.ready_file.empty()) {

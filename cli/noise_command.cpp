@@ -2,12 +2,13 @@
 // agent decides the same, written as an ignore file for `replay --ignore-file` and
 // `eval --ignore-file` (docs/replay.md, "Finding noise").
 
+#include "agentvcr/cli/noise_command.hpp"
+
 #include <fstream>
 #include <ostream>
 #include <stdexcept>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/replay/noise.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 

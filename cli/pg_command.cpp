@@ -1,10 +1,11 @@
 // `agentvcr pg`: administration of the fleet archive on PostgreSQL (docs/fleet.md).
 
+#include "agentvcr/cli/pg_command.hpp"
+
 #include <ostream>
 #include <string>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/prune.hpp"

@@ -1,9 +1,10 @@
 // `agentvcr pull`: sessions out of the fleet archive into a SQLite archive (docs/fleet.md).
 
+#include "agentvcr/cli/pull_command.hpp"
+
 #include <ostream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/pull.hpp"
 

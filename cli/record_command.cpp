@@ -1,3 +1,5 @@
+#include "agentvcr/cli/record_command.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -9,7 +11,6 @@
 #include <thread>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/otlp_options.hpp"
 #include "agentvcr/cli/signals.hpp"
@@ -18,20 +19,6 @@
 #include "agentvcr/store/background_thread.hpp"
 
 namespace agentvcr::cli {
-
-void writeReadyFile(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::trunc);
-    file << text << "\n";
-    if (!file) {
-      throw std::runtime_error("cannot write ready file " + temporary);
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    throw std::runtime_error("cannot rename ready file to " + path);
-  }
-}
 
 namespace {
 
@@ -156,9 +143,7 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   // stops serving before they go.
   const auto metrics_endpoint = metrics.serve(out, "record");
   recording.start();
-  const auto endpoint = recording.endpoint();
-  const std::string address =
-      "http://" + endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  const std::string address = recording.endpoint().httpUrl();
   out << "agentvcr record: listening on " << address << ", relaying to "
       << command.config.relay.upstream.toString() << ", recording session " << recording.sessionId()
       << " into " << command.config.db_path << std::endl;
@@ -201,7 +186,7 @@ struct RecordArguments {
 };
 
 std::string configureRecord(RecordCommand& command, const RecordArguments& args) {
-  auto url = proxy::parseUrl(args.upstream);
+  auto url = net::parseUrl(args.upstream);
   if (!url) {
     return "--upstream must be http(s)://host[:port][/path], got '" + args.upstream + "'";
   }

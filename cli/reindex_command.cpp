@@ -1,12 +1,13 @@
 // `agentvcr reindex`: re-threads recorded sessions with the current threading rules, for
 // archives recorded by an agentvcr that threaded differently.
 
+#include "agentvcr/cli/reindex_command.hpp"
+
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/store/reindex.hpp"
 
 namespace agentvcr::cli {

@@ -1,3 +1,5 @@
+#include "agentvcr/cli/replay_command.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/signals.hpp"
 #include "agentvcr/replay/ignore_file.hpp"
@@ -24,9 +25,7 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
   services::ReplayService service(config);
   const auto metrics_endpoint = metrics.serve(out, "replay");
   service.start();
-  const auto endpoint = service.endpoint();
-  const std::string address =
-      "http://" + endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  const std::string address = service.endpoint().httpUrl();
   auto& replayer = service.replayer();
   out << "agentvcr replay: listening on " << address << " (" << replayer.recordedSteps()
       << " recorded steps, " << replayer.distinctKeys()
@@ -82,7 +81,7 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
   auto& config = command.config;
   config.replay.on_miss = *replay::parseMissPolicy(args.on_miss);
   if (config.replay.on_miss == replay::MissPolicy::Forward) {
-    auto url = proxy::parseUrl(args.upstream);
+    auto url = net::parseUrl(args.upstream);
     if (!url || url->tls) {
       return "--on-miss forward needs --upstream http://host[:port][/path], got '" + args.upstream +
              "'";

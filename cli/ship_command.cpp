@@ -1,20 +1,17 @@
 // `agentvcr ship`: what an archive committed, copied into the fleet archive (docs/fleet.md).
 
+#include "agentvcr/cli/ship_command.hpp"
+
 #include <chrono>
-#include <csignal>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
-
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/signals.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
 
@@ -34,33 +31,22 @@ void printShipped(const fleet::ShipStats& stats, const std::string& db_path, std
 /// Runs `shipper` (following) until it fails or a signal comes, then lets it ship what is
 /// committed for at most `drain`.
 int runShipWhileSignalled(fleet::Shipper& shipper, std::chrono::seconds drain) {
-  boost::asio::io_context io{1};
-  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
-  boost::asio::steady_timer deadline(io);
-  fleet::ShipEnd end = fleet::ShipEnd::Stopped;
+  StopSignals stop_signals;
+  std::promise<fleet::ShipEnd> ended;
+  std::future<fleet::ShipEnd> end = ended.get_future();
   std::thread worker([&] {
-    end = shipper.run();
-    boost::asio::post(io, [&] {
-      signals.cancel();
-      deadline.cancel();
-    });
+    ended.set_value(shipper.run());
+    stop_signals.interrupt();
   });
-  signals.async_wait([&](const boost::system::error_code& ec, int) {
-    if (ec) {
-      return;  // the shipper ended on its own
-    }
+  if (stop_signals.wait() != 0) {
     // Ship what is committed for a bounded time, then stop: the rest stays in the archive.
     shipper.finish();
-    deadline.expires_after(drain);
-    deadline.async_wait([&](const boost::system::error_code& timer_ec) {
-      if (!timer_ec) {
-        shipper.stop();
-      }
-    });
-  });
-  io.run();
+    if (end.wait_for(drain) != std::future_status::ready) {
+      shipper.stop();
+    }
+  }
   worker.join();
-  return end == fleet::ShipEnd::Failed ? kExitFailure : kExitOk;
+  return end.get() == fleet::ShipEnd::Failed ? kExitFailure : kExitOk;
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
 // `agentvcr stats`: per-session aggregates of recorded traffic as aligned tables or one JSON
 // object (docs/lint-and-stats.md).
 
+#include "agentvcr/cli/stats_command.hpp"
+
 #include <algorithm>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
 #include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/protocol/json_text.hpp"

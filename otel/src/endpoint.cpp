@@ -41,7 +41,7 @@ protocol::HeaderField checkedHeader(std::string_view name, std::string value,
 
 /// The endpoint at `text`; `base`: the traces path is appended unless already there.
 OtlpEndpoint endpointOf(const std::string& text, bool base, const std::string& origin) {
-  auto url = proxy::parseUrl(text);
+  auto url = net::parseUrl(text);
   if (!url) {
     throw EndpointError(origin + " must be http(s)://host[:port][/path], got '" + text + "'");
   }

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <thread>
 
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/json_text.hpp"
-#include "agentvcr/proxy/http_client.hpp"
 
 namespace agentvcr::otel {
 namespace {
@@ -16,7 +16,7 @@ bool retryable(int status) {
 }
 
 /// Retry-After in seconds; the HTTP-date form is not honoured (the backoff applies).
-std::optional<std::chrono::milliseconds> retryAfter(const proxy::ClientResponse& response) {
+std::optional<std::chrono::milliseconds> retryAfter(const net::ClientResponse& response) {
   const std::string value = response.header("Retry-After");
   long seconds = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
@@ -40,10 +40,10 @@ std::string collectorMessage(const std::string& body) {
 }  // namespace
 
 struct OtlpSender::Client {
-  Client(const proxy::Url& url, const proxy::ClientTls& tls, std::chrono::milliseconds timeout)
+  Client(const net::Url& url, const net::ClientTls& tls, std::chrono::milliseconds timeout)
       : http(url, tls, timeout) {}
 
-  proxy::HttpClient http;
+  net::HttpClient http;
 };
 
 RetryWait sleepingWait() {
@@ -68,7 +68,7 @@ Delivery OtlpSender::send(const std::string& body, const RetryWait& wait) {
       if (!client_) {
         client_ = std::make_unique<Client>(endpoint_.server, endpoint_.tls, retry_.timeout);
       }
-      const proxy::ClientResponse response =
+      const net::ClientResponse response =
           client_->http.send("POST", endpoint_.path, body, headers);
       if (response.status >= 200 && response.status < 300) {
         return Delivery::Sent;
@@ -79,7 +79,7 @@ Delivery OtlpSender::send(const std::string& body, const RetryWait& wait) {
         return Delivery::Refused;
       }
       asked = retryAfter(response);
-    } catch (const proxy::ClientError& e) {
+    } catch (const net::ClientError& e) {
       client_.reset();  // a fresh connection next time
       last_error_ = e.what();
     }

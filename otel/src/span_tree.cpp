@@ -3,10 +3,10 @@
 #include <map>
 #include <tuple>
 
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/otel/ids.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
-#include "agentvcr/proxy/url.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "feed_rows.hpp"
 
@@ -50,7 +50,7 @@ struct SessionFacts {
   std::string uuid;
   std::string agent = "agent";  ///< sessions.agent_id, or "agent" when the agent never said
   std::optional<std::string> agent_version;
-  std::optional<proxy::Url> upstream;
+  std::optional<net::Url> upstream;
   bool ended = false;
 };
 
@@ -142,7 +142,7 @@ class TreeBuilder {
     facts_.agent = session.text(0, "agent_id").value_or("agent");
     facts_.agent_version = session.text(0, "agent_version");
     if (auto upstream = session.text(0, "upstream")) {
-      facts_.upstream = proxy::parseUrl(*upstream);
+      facts_.upstream = net::parseUrl(*upstream);
     }
     facts_.ended = session.integer(0, "ended_ns").has_value();
     out.session_uuid = facts_.uuid;

@@ -7,15 +7,6 @@
 
 namespace agentvcr::proxy {
 
-protocol::Headers toHeaders(const http::fields& fields) {
-  protocol::Headers headers;
-  headers.reserve(static_cast<std::size_t>(std::distance(fields.begin(), fields.end())));
-  for (const auto& field : fields) {
-    headers.push_back({std::string(field.name_string()), std::string(field.value())});
-  }
-  return headers;
-}
-
 namespace {
 
 /// The length of the fields and the blank line after them, to size the header once.

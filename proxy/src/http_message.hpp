@@ -7,7 +7,7 @@
 #include <tuple>
 
 #include "agentvcr/protocol/http_message.hpp"
-#include "agentvcr/proxy/asio.hpp"
+#include "agentvcr/proxy/connection.hpp"
 
 namespace agentvcr::proxy {
 
@@ -15,9 +15,6 @@ namespace agentvcr::proxy {
 /// reads as much as the buffer has room for (512 bytes into an empty one), and a 2 KB request
 /// would otherwise take five reads.
 inline constexpr std::size_t kRequestBufferBytes = 16 * 1024;
-
-/// The header lines of `fields` in their order and spelling.
-protocol::Headers toHeaders(const http::fields& fields);
 
 /// The header of `request` or `response` as it goes on the wire: start line, fields in their
 /// order and spelling, blank line. The same bytes as Beast's serializer writes, in one piece, so

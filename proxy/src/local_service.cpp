@@ -30,8 +30,8 @@ class LocalServiceHandler final : public ConnectionHandler {
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
       const protocol::HttpRequest asked{std::string(request.method_string()),
-                                        std::string(request.target()), toHeaders(request.base()),
-                                        std::move(request.body())};
+                                        std::string(request.target()),
+                                        net::toHeaders(request.base()), std::move(request.body())};
       protocol::HttpReply answer = (*handler_)(asked);
       if (options_.metrics) {
         options_.metrics->observeServed(asked, answer);

@@ -3,18 +3,13 @@
 #include <iostream>
 #include <thread>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/proxy/connection.hpp"
 
 namespace agentvcr::proxy {
 namespace {
 
 constexpr std::chrono::seconds kProbeTimeout{5};
-
-std::string listenText(const ServerOptions& server) {
-  return server.host.find(':') == std::string::npos
-             ? server.host + ":" + std::to_string(server.port)
-             : "[" + server.host + "]:" + std::to_string(server.port);
-}
 
 }  // namespace
 
@@ -26,9 +21,9 @@ RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(
   server_ = std::make_unique<Server>(config_.server, [this, relay_options](asio::io_context& io) {
     return makeRelayFactory(relay_options, *recorder_, counters_)(io);
   });
-  config_.server.port = server_->endpoint().port();
+  config_.server.port = server_->endpoint().port;
   config_.session.upstream = config_.relay.upstream.toString();
-  config_.session.listen = listenText(config_.server);
+  config_.session.listen = net::HostPort{config_.server.host, config_.server.port}.toString();
   recorder_ = std::make_unique<store::Recorder>(config_.db_path, config_.session, config_.recorder);
 }
 
@@ -63,14 +58,14 @@ bool RecordingProxy::settle(std::chrono::milliseconds timeout) {
 }
 
 void RecordingProxy::probeIdentity() {
-  const Url& upstream = config_.relay.upstream;
+  const net::Url& upstream = config_.relay.upstream;
   try {
-    HttpClient client(upstream.host, upstream.port, kProbeTimeout);
+    net::HttpClient client(upstream.host, upstream.port, kProbeTimeout);
     auto health = client.get(upstream.base_path + "/health");
     auto info = client.get(upstream.base_path + "/v1/info");
     recorder_->recordAgentIdentity(health.status == 200 ? health.body : std::string{},
                                    info.status == 200 ? info.body : std::string{});
-  } catch (const ClientError& error) {
+  } catch (const net::ClientError& error) {
     // The agent may come up later; the caller's own /health and /v1/info are recorded anyway.
     std::cerr << "[proxy.identity] upstream not answering yet: " << error.what() << "\n";
   }

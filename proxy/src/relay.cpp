@@ -11,9 +11,7 @@ namespace agentvcr::proxy {
 namespace {
 
 std::string endpointText(const tcp::endpoint& endpoint) {
-  const auto address = endpoint.address();
-  std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
-  return host + ":" + std::to_string(endpoint.port());
+  return net::HostPort{endpoint.address().to_string(), endpoint.port()}.toString();
 }
 
 /// The relay on sockets: RelayCore over the server's client connections and a pool of
@@ -60,13 +58,13 @@ HandlerFactory makeRelayFactory(std::shared_ptr<const RelayOptions> options,
                                 store::Recorder& recorder, RelayCounters& counters) {
   std::shared_ptr<asio::ssl::context> tls_context;
   if (options->upstream.tls) {
-    tls_context = makeTlsClientContext(options->ca_file);
+    tls_context = net::makeTlsClientContext(options->ca_file);
   }
   return [options, tls_context, &recorder,
           &counters](asio::io_context& io) -> std::unique_ptr<ConnectionHandler> {
     if (options->upstream.tls) {
-      return std::make_unique<RelayHandler<TlsStream>>(io, options, tls_context, recorder,
-                                                       counters);
+      return std::make_unique<RelayHandler<net::TlsStream>>(io, options, tls_context, recorder,
+                                                            counters);
     }
     return std::make_unique<RelayHandler<beast::tcp_stream>>(io, options, tls_context, recorder,
                                                              counters);

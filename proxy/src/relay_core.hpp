@@ -208,7 +208,7 @@ class RelayCore {
     exchange.method = std::string(header.method_string());
     exchange.target = std::string(header.target());
     exchange.http_version = header.version();
-    exchange.request_headers = toHeaders(header);
+    exchange.request_headers = net::toHeaders(header);
     const bool client_keep_alive = header.keep_alive();
     const unsigned client_version = header.version();
 
@@ -515,7 +515,7 @@ class RelayCore {
     auto response = parser.release();
     const bool upstream_reusable = response.keep_alive();
     exchange.status = static_cast<int>(response.result_int());
-    exchange.response_headers = toHeaders(response.base());
+    exchange.response_headers = net::toHeaders(response.base());
     exchange.response_from_upstream = true;
     stripHopByHop(response.base());
     response.version(client_version);
@@ -558,7 +558,7 @@ class RelayCore {
     http::response<http::buffer_body> out;
     out.base() = parser.get().base();
     exchange.status = static_cast<int>(out.result_int());
-    exchange.response_headers = toHeaders(out.base());
+    exchange.response_headers = net::toHeaders(out.base());
     exchange.response_from_upstream = true;
     stripHopByHop(out.base());
     out.version(client_version);
@@ -697,7 +697,7 @@ class RelayCore {
     }
     auto response = wholeResponse(std::move(reply), version, keep_alive);
     exchange.status = static_cast<int>(response.result_int());
-    exchange.response_headers = toHeaders(response.base());
+    exchange.response_headers = net::toHeaders(response.base());
     exchange.response_body = response.body();
     co_await commitBeforeAnswer(exchange);
     expiresAfter(client.stream, options_->client_io_timeout);

@@ -1,14 +1,48 @@
 #include "agentvcr/proxy/server.hpp"
 
+#include <atomic>
 #include <iostream>
 #include <list>
+#include <thread>
+#include <vector>
+
+#include "agentvcr/proxy/connection.hpp"
 
 namespace agentvcr::proxy {
 
-/// One thread and one io_context: everything a connection touches stays here.
-class Server::Worker {
+/// The server behind its interface: workers, the acceptor and the threads.
+class Server::Impl {
  public:
-  Worker(Server& server, HandlerFactory factory) : server_(server), factory_(std::move(factory)) {}
+  Impl(ServerOptions options, HandlerFactory factory);
+  ~Impl();
+
+  const net::HostPort& endpoint() const { return endpoint_; }
+
+  std::size_t openConnections() const { return open_connections_.load(); }
+
+  void start();
+  void stop();
+
+ private:
+  class Worker;
+
+  asio::awaitable<void> acceptLoop();
+
+  ServerOptions options_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  tcp::acceptor acceptor_;  ///< runs on the first worker's io_context
+  net::HostPort endpoint_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> open_connections_{0};
+  bool started_ = false;
+  bool stopped_ = false;
+  bool accepting_ = true;  ///< touched on the first worker's thread only
+};
+
+/// One thread and one io_context: everything a connection touches stays here.
+class Server::Impl::Worker {
+ public:
+  Worker(Impl& server, HandlerFactory factory) : server_(server), factory_(std::move(factory)) {}
 
   asio::io_context& io() { return io_; }
 
@@ -77,7 +111,7 @@ class Server::Worker {
     }
   }
 
-  Server& server_;
+  Impl& server_;
   asio::io_context io_{1};
   HandlerFactory factory_;
   std::unique_ptr<ConnectionHandler> handler_;
@@ -85,7 +119,7 @@ class Server::Worker {
   bool stopping_ = false;
 };
 
-Server::Server(ServerOptions options, HandlerFactory factory)
+Server::Impl::Impl(ServerOptions options, HandlerFactory factory)
     : options_(std::move(options)),
       workers_([&] {
         std::vector<std::unique_ptr<Worker>> workers;
@@ -100,14 +134,15 @@ Server::Server(ServerOptions options, HandlerFactory factory)
   acceptor_.set_option(asio::socket_base::reuse_address(true));
   acceptor_.bind(endpoint);
   acceptor_.listen(asio::socket_base::max_listen_connections);
-  endpoint_ = acceptor_.local_endpoint();
+  const tcp::endpoint bound = acceptor_.local_endpoint();
+  endpoint_ = {bound.address().to_string(), bound.port()};
 }
 
-Server::~Server() {
+Server::Impl::~Impl() {
   stop();
 }
 
-asio::awaitable<void> Server::acceptLoop() {
+asio::awaitable<void> Server::Impl::acceptLoop() {
   std::size_t next = 0;
   while (accepting_) {
     Worker& worker = *workers_[next];
@@ -129,7 +164,7 @@ asio::awaitable<void> Server::acceptLoop() {
   }
 }
 
-void Server::start() {
+void Server::Impl::start() {
   if (started_) {
     return;
   }
@@ -140,7 +175,7 @@ void Server::start() {
   }
 }
 
-void Server::stop() {
+void Server::Impl::stop() {
   if (stopped_ || !started_) {
     stopped_ = true;
     return;
@@ -172,6 +207,27 @@ void Server::stop() {
     thread.join();
   }
   threads_.clear();
+}
+
+Server::Server(ServerOptions options, HandlerFactory factory)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(factory))) {}
+
+Server::~Server() = default;
+
+const net::HostPort& Server::endpoint() const {
+  return impl_->endpoint();
+}
+
+void Server::start() {
+  impl_->start();
+}
+
+void Server::stop() {
+  impl_->stop();
+}
+
+std::size_t Server::openConnections() const {
+  return impl_->openConnections();
 }
 
 }  // namespace agentvcr::proxy

@@ -9,14 +9,14 @@ UpstreamPool<beast::tcp_stream>::makeConnection() {
 }
 
 template <>
-std::unique_ptr<UpstreamConnection<TlsStream>> UpstreamPool<TlsStream>::makeConnection() {
-  return std::make_unique<Connection>(Connection{TlsStream(io_, *tls_context_), {}});
+std::unique_ptr<UpstreamConnection<net::TlsStream>> UpstreamPool<net::TlsStream>::makeConnection() {
+  return std::make_unique<Connection>(Connection{net::TlsStream(io_, *tls_context_), {}});
 }
 
 template <class Stream>
 asio::awaitable<std::unique_ptr<UpstreamConnection<Stream>>> UpstreamPool<Stream>::connect(
     ConnectFailure& failure) {
-  const Url& upstream = options_->upstream;
+  const net::Url& upstream = options_->upstream;
   if (endpoints_.empty()) {
     tcp::resolver resolver(io_);
     auto [ec, results] =
@@ -40,8 +40,9 @@ asio::awaitable<std::unique_ptr<UpstreamConnection<Stream>>> UpstreamPool<Stream
   }
   beast::error_code ignored;
   socket_stream.socket().set_option(tcp::no_delay(true), ignored);
-  if constexpr (std::is_same_v<Stream, TlsStream>) {
-    if (auto tls_ec = prepareTlsClient(connection->stream, upstream.host, options_->verify_tls)) {
+  if constexpr (std::is_same_v<Stream, net::TlsStream>) {
+    if (auto tls_ec =
+            net::prepareTlsClient(connection->stream, upstream.host, options_->verify_tls)) {
       failure.ec = tls_ec;
       co_return nullptr;
     }
@@ -57,6 +58,6 @@ asio::awaitable<std::unique_ptr<UpstreamConnection<Stream>>> UpstreamPool<Stream
 }
 
 template class UpstreamPool<beast::tcp_stream>;
-template class UpstreamPool<TlsStream>;
+template class UpstreamPool<net::TlsStream>;
 
 }  // namespace agentvcr::proxy

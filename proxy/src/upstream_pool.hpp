@@ -3,9 +3,9 @@
 #include <memory>
 #include <vector>
 
-#include "agentvcr/proxy/asio.hpp"
+#include "agentvcr/net/tls_client.hpp"
+#include "agentvcr/proxy/connection.hpp"
 #include "agentvcr/proxy/relay.hpp"
-#include "tls_client.hpp"
 
 namespace agentvcr::proxy {
 

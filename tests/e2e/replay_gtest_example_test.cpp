@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/net/url.hpp"
 
 extern char** environ;
 
@@ -59,10 +59,10 @@ class ReplayedAgent : public ::testing::Test {
   }
 
   /// A client of the replayed agent, as the code under test would hold one.
-  static agentvcr::proxy::HttpClient agent() {
-    auto url = agentvcr::proxy::parseUrl(url_);
+  static agentvcr::net::HttpClient agent() {
+    auto url = agentvcr::net::parseUrl(url_);
     EXPECT_TRUE(url) << "replay did not start";
-    return agentvcr::proxy::HttpClient(url->host, url->port);
+    return agentvcr::net::HttpClient(url->host, url->port);
   }
 
   static inline pid_t pid_ = 0;

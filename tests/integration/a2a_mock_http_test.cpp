@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/a2a_mock_service.hpp"
 #include "agentvcr/sim/a2a/fixtures.hpp"
 #include "raw_client.hpp"
@@ -77,9 +77,9 @@ class A2aMockHttpTest : public ::testing::Test {
     }
   }
 
-  std::uint16_t port() const { return mock_->endpoint().port(); }
+  std::uint16_t port() const { return mock_->endpoint().port; }
 
-  proxy::HttpClient client() const { return proxy::HttpClient("127.0.0.1", port()); }
+  net::HttpClient client() const { return net::HttpClient("127.0.0.1", port()); }
 
   std::shared_ptr<sim::a2a::ManualClock> clock_ = std::make_shared<sim::a2a::ManualClock>(kStart);
   std::unique_ptr<services::A2aMockService> mock_;

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "a2a_fixture.hpp"
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -25,7 +25,7 @@ const std::vector<std::string> kStreamMarkers = {"\"submitted\"", "\"working\"",
                                                  "\"final\":true"};
 
 Json post(std::uint16_t port, const std::string& body, int expected_status = 200) {
-  proxy::HttpClient client("127.0.0.1", port);
+  net::HttpClient client("127.0.0.1", port);
   auto response = client.send(
       "POST", kEndpoint, body,
       {{"Content-Type", "application/json"}, {"Authorization", "Bearer a2a-secret-token-93f1"}});
@@ -42,15 +42,15 @@ class A2aRecordReplayTest : public ::testing::Test {
   std::vector<double> recordConversation() {
     FakeUpstream agent(fakeA2aAgent("http://127.0.0.1:1"));
     proxy::RecordingProxyConfig config;
-    config.relay.upstream = *proxy::parseUrl(agent.url());
+    config.relay.upstream = *net::parseUrl(agent.url());
     config.db_path = db_path_;
     config.session.name = "a2a";
     config.probe_identity = false;
     proxy::RecordingProxy recording(config);
     recording.start();
-    const std::uint16_t port = recording.endpoint().port();
+    const std::uint16_t port = recording.endpoint().port;
 
-    proxy::HttpClient(("127.0.0.1"), port).get("/.well-known/agent.json");
+    net::HttpClient(("127.0.0.1"), port).get("/.well-known/agent.json");
     post(port, sendBody(1, "m-1", "What is grace?"));
     post(port, sendBody(2, "m-2", "And mercy?", "message/send", "ctx-What"));
     post(port, taskCall(3, "tasks/get", "task-14"));
@@ -141,7 +141,7 @@ TEST_F(A2aRecordReplayTest, TheArchiveHoldsEveryCallThreadedByContextAndTimedEve
 TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
   recordConversation();
   auto replay = startReplay(replay::kRecordedPace);
-  const std::uint16_t port = replay->endpoint().port();
+  const std::uint16_t port = replay->endpoint().port;
 
   Json first = post(port, sendBody("string-id", "m-1", "What is grace?"));
   EXPECT_EQ(first["id"], "string-id");  // the live id, with its type
@@ -170,13 +170,13 @@ TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
 TEST_F(A2aRecordReplayTest, ReplayPointsTheCardAtItself) {
   recordConversation();
   auto replay = startReplay(replay::kFastPace);
-  proxy::HttpClient client("127.0.0.1", replay->endpoint().port());
+  net::HttpClient client("127.0.0.1", replay->endpoint().port);
   auto card = client.get("/.well-known/agent.json");
   ASSERT_EQ(card.status, 200);
   auto parsed = protocol::parseJson(card.body);
   ASSERT_TRUE(parsed.value);
   EXPECT_EQ((*parsed.value)["url"],
-            "http://127.0.0.1:" + std::to_string(replay->endpoint().port()) + kEndpoint);
+            "http://127.0.0.1:" + std::to_string(replay->endpoint().port) + kEndpoint);
   EXPECT_EQ(card.header("Cache-Control"), "public, max-age=3600");
   EXPECT_EQ(client.get("/.well-known/agent-card.json").status, 404);
 }
@@ -185,7 +185,7 @@ TEST_F(A2aRecordReplayTest, ReplayStreamsEventByEventAtTheRecordedPaceOrFast) {
   recordConversation();
   for (auto pace : {replay::kRecordedPace, replay::kFastPace}) {
     auto replay = startReplay(pace);
-    RawClient client(replay->endpoint().port());
+    RawClient client(replay->endpoint().port);
     const auto start = Clock::now();
     client.send(rawPost(kEndpoint, sendBody("s", "m-5", "Stream it", "message/stream"),
                         "text/event-stream"));
@@ -204,7 +204,7 @@ TEST_F(A2aRecordReplayTest, ReplayStreamsEventByEventAtTheRecordedPaceOrFast) {
 TEST_F(A2aRecordReplayTest, StreamedEventsCarryTheLiveId) {
   recordConversation();
   auto replay = startReplay(replay::kFastPace);
-  RawClient client(replay->endpoint().port());
+  RawClient client(replay->endpoint().port);
   client.send(rawPost(kEndpoint, sendBody("live-7", "m-5", "Stream it", "message/stream"),
                       "text/event-stream"));
   std::string body = client.readUntil("\"final\":true");
@@ -216,7 +216,7 @@ TEST_F(A2aRecordReplayTest, StreamedEventsCarryTheLiveId) {
 TEST_F(A2aRecordReplayTest, AMissIsAJsonRpcErrorNamingTheClosestRecording) {
   recordConversation();
   auto replay = startReplay(replay::kFastPace);
-  Json miss = post(replay->endpoint().port(), sendBody(3, "m-1", "What is sin?"));
+  Json miss = post(replay->endpoint().port, sendBody(3, "m-1", "What is sin?"));
   EXPECT_EQ(miss["id"], 3);
   EXPECT_EQ(miss["error"]["code"], -32603);
   EXPECT_EQ(miss["error"]["data"]["agentvcr_error"], "replay.miss");
@@ -230,11 +230,11 @@ TEST_F(A2aRecordReplayTest, MessageIdsCanBeLeftOutOfTheKey) {
   recordConversation();
   {
     auto strict = startReplay(replay::kFastPace);
-    Json miss = post(strict->endpoint().port(), sendBody(1, "fresh-uuid", "What is grace?"));
+    Json miss = post(strict->endpoint().port, sendBody(1, "fresh-uuid", "What is grace?"));
     EXPECT_EQ(miss["error"]["data"]["differences"], Json::array({"/message/messageId"}));
   }
   auto lenient = startReplay(replay::kFastPace, /*ignore_message_id=*/true);
-  Json hit = post(lenient->endpoint().port(), sendBody(1, "fresh-uuid", "What is grace?"));
+  Json hit = post(lenient->endpoint().port, sendBody(1, "fresh-uuid", "What is grace?"));
   EXPECT_EQ(hit["result"]["id"], "task-14");
 }
 

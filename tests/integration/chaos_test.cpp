@@ -259,7 +259,7 @@ class ChaosReplayTest : public ChaosTest {
   }
 
   RawAnswer ask(const std::string& content, const std::string& fault = {}) {
-    return post(replay_->endpoint().port(), "/v1/responses", magmaRequest(content), fault);
+    return post(replay_->endpoint().port, "/v1/responses", magmaRequest(content), fault);
   }
 
   void TearDown() override {

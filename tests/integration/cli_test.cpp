@@ -9,7 +9,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/demo_command.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
+#include "agentvcr/cli/migrate_command.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "demo_archive_fixture.hpp"

@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/net/url.hpp"
 #include "fake_upstream.hpp"
 #include "temp_dir.hpp"
 #include "wait.hpp"
@@ -64,7 +64,7 @@ class RecordProcess {
     }
     waitUntil([&] { return !readFile(ready_file).empty(); });
     const std::string ready = readFile(ready_file);
-    auto url = proxy::parseUrl(ready.substr(0, ready.find('\n')));
+    auto url = net::parseUrl(ready.substr(0, ready.find('\n')));
     if (!url) {
       stop(SIGKILL);
       throw std::runtime_error("agentvcr record never became ready");
@@ -129,7 +129,7 @@ class Load {
     for (int n = 0; running_; ++n) {
       const std::string id = "c" + std::to_string(caller) + "-" + std::to_string(n);
       try {
-        proxy::HttpClient client("127.0.0.1", port, 5s);
+        net::HttpClient client("127.0.0.1", port, 5s);
         auto response =
             client.send("POST", "/v1/responses", R"({"request_id": ")" + id + R"("})", headers);
         if (response.status == 200) {
@@ -272,7 +272,7 @@ TEST_F(CrashSafetyTest, SigtermDrainsAndARestartAddsASessionOfItsOwn) {
 
   auto record = start();
   {
-    proxy::HttpClient client("127.0.0.1", record->port());
+    net::HttpClient client("127.0.0.1", record->port());
     EXPECT_EQ(client.postJson("/v1/responses", R"({"request_id": "after-restart"})").status, 200);
   }
   EXPECT_EQ(record->stop(SIGTERM), 0);

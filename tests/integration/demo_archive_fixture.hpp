@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/demo_command.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/eval_command.hpp"
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/replay/conversation_diff.hpp"
@@ -45,9 +45,7 @@ class MutatingAgent {
     server_.start();
   }
 
-  std::string url() const {
-    return "http://127.0.0.1:" + std::to_string(server_.endpoint().port());
-  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_.endpoint().port); }
 
   std::vector<Change> changes() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -61,7 +59,7 @@ class MutatingAgent {
 
  private:
   protocol::HttpReply handle(const protocol::HttpRequest& request) {
-    proxy::HttpClient client("127.0.0.1", replay_port_);
+    net::HttpClient client("127.0.0.1", replay_port_);
     auto answer = client.send(request.method, request.target, request.body);
     protocol::HttpReply response;
     response.status = answer.status;
@@ -134,7 +132,7 @@ class EvalTest : public ReplayTest {
     cli::EvalCommand command;
     command.config.one_by_one = one_by_one;
     command.config.db_path = db_path_;
-    command.config.agent = *proxy::parseUrl(agent_url);
+    command.config.agent = *net::parseUrl(agent_url);
     command.config.jobs = jobs;
     command.report_path = report_path_;
     command.fail_under = fail_under;

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/export_command.hpp"
+#include "agentvcr/cli/import_command.hpp"
+#include "agentvcr/cli/merge_command.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "demo_archive_fixture.hpp"
 

@@ -10,7 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
 #include "fleet_fixture.hpp"
 

@@ -20,7 +20,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
+#include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "fleet_fixture.hpp"

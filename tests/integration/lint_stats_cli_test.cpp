@@ -6,7 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "../unit/store/store_test_support.hpp"
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/lint_command.hpp"
+#include "agentvcr/cli/stats_command.hpp"
 
 namespace agentvcr::cli {
 namespace {

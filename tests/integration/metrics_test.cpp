@@ -40,7 +40,7 @@ protocol::Headers jsonHeaders() {
 
 /// What a scrape shows, with the listener's answer to it.
 struct Scrape {
-  proxy::ClientResponse response;
+  net::ClientResponse response;
   std::map<std::string, double> samples;
 
   double operator[](const std::string& series) const {
@@ -50,7 +50,7 @@ struct Scrape {
 };
 
 Scrape scrape(std::uint16_t port) {
-  proxy::HttpClient http("127.0.0.1", port);
+  net::HttpClient http("127.0.0.1", port);
   Scrape result{http.get("/metrics"), {}};
   result.samples = prometheusSamples(result.response.body);
   return result;
@@ -76,7 +76,7 @@ class RecordMetricsTest : public ProxyTest {
     EXPECT_THAT(said.str(), HasSubstr("/metrics"));
   }
 
-  std::uint16_t metricsPort() const { return endpoint_->endpoint().port(); }
+  std::uint16_t metricsPort() const { return endpoint_->endpoint().port; }
 
   void TearDown() override {
     endpoint_.reset();  // stops serving before the recorder it reads goes
@@ -148,7 +148,7 @@ TEST_F(RecordMetricsTest, InjectedFaultsAreCountedByKind) {
 
 TEST_F(RecordMetricsTest, TheListenerServesMetricsOnlyAndTheRelayedPortGrowsNoPath) {
   startCounting();
-  proxy::HttpClient metrics_http("127.0.0.1", metricsPort());
+  net::HttpClient metrics_http("127.0.0.1", metricsPort());
   EXPECT_EQ(metrics_http.get("/").status, 404);
   EXPECT_EQ(metrics_http.get("/metrics/x").status, 404);
   const auto post = metrics_http.send("POST", "/metrics", "{}", jsonHeaders());
@@ -207,11 +207,11 @@ TEST_F(ProxyTest, ReplayCountsHitsMissesAndItsAnswers) {
   std::ostringstream said;
   const auto endpoint = serving.serve(said, "replay");
 
-  proxy::HttpClient http("127.0.0.1", replay.endpoint().port());
+  net::HttpClient http("127.0.0.1", replay.endpoint().port);
   EXPECT_EQ(http.send("POST", "/v1/responses", magmaRequest("known"), jsonHeaders()).status, 200);
   EXPECT_EQ(http.send("POST", "/v1/responses", magmaRequest("unknown"), jsonHeaders()).status, 503);
 
-  const Scrape after = scrape(endpoint->endpoint().port());
+  const Scrape after = scrape(endpoint->endpoint().port);
   EXPECT_EQ(after[R"(agentvcr_replay_inputs_total{route="responses",result="hit"})"], 1);
   EXPECT_EQ(after[R"(agentvcr_replay_inputs_total{route="responses",result="miss"})"], 1);
   EXPECT_EQ(after[R"(agentvcr_exchanges_total{route="responses",status="200"})"], 1);
@@ -232,7 +232,7 @@ TEST(A2aMockMetrics, CountsCallsByMethodAndErrorCode) {
   services::A2aMockService mock(std::move(config), std::make_shared<sim::a2a::SystemClock>(),
                                 server, traffic);
   mock.start();
-  proxy::HttpClient http("127.0.0.1", mock.endpoint().port());
+  net::HttpClient http("127.0.0.1", mock.endpoint().port);
   protocol::Headers good = jsonHeaders();
   good.push_back({"Authorization", "Bearer good"});
   const std::string ask =

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/export_command.hpp"
 #include "agentvcr/otel/live_exporter.hpp"
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
@@ -138,7 +138,7 @@ class OtlpReceiver {
 
   ~OtlpReceiver() { server_->stop(); }
 
-  std::uint16_t port() const { return server_->endpoint().port(); }
+  std::uint16_t port() const { return server_->endpoint().port; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
 
@@ -216,7 +216,7 @@ class OtlpReceiver {
 std::uint16_t deadPort() {
   proxy::Server probe({}, proxy::makeLocalServiceFactory(
                               [](const protocol::HttpRequest&) { return protocol::HttpReply{}; }));
-  return probe.endpoint().port();
+  return probe.endpoint().port;
 }
 
 class OtlpExportTest : public DemoArchiveTest {

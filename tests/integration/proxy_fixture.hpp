@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "fake_upstream.hpp"
@@ -22,7 +22,7 @@ class ProxyTest : public ::testing::Test {
   void startProxy(const std::string& upstream_url,
                   const std::function<void(proxy::RecordingProxyConfig&)>& tune = {}) {
     proxy::RecordingProxyConfig config;
-    config.relay.upstream = *proxy::parseUrl(upstream_url);
+    config.relay.upstream = *net::parseUrl(upstream_url);
     config.server.threads = 2;
     config.server.drain_timeout = std::chrono::milliseconds(2000);
     config.db_path = db_path_;
@@ -36,9 +36,9 @@ class ProxyTest : public ::testing::Test {
     proxy_->start();
   }
 
-  std::uint16_t proxyPort() const { return proxy_->endpoint().port(); }
+  std::uint16_t proxyPort() const { return proxy_->endpoint().port; }
 
-  proxy::HttpClient client() const { return proxy::HttpClient("127.0.0.1", proxyPort()); }
+  net::HttpClient client() const { return net::HttpClient("127.0.0.1", proxyPort()); }
 
   /// Everything recorded so far, committed and readable.
   store::ArchiveReader archive() {

@@ -66,12 +66,12 @@ class RecordMagmaTest : public ProxyTest {
   }
 
   /// POSTs through the proxy and directly to the agent; the caller must get the agent's bytes.
-  proxy::ClientResponse postBoth(const std::string& body) {
+  net::ClientResponse postBoth(const std::string& body) {
     const protocol::Headers headers = {{"Content-Type", "application/json"},
                                        {"Authorization", "Bearer sk-live-secret-123"},
                                        {"X-Api-Key", "key-secret-456"}};
     auto through = client().send("POST", "/v1/responses", body, headers);
-    proxy::HttpClient direct("127.0.0.1", agent_.port());
+    net::HttpClient direct("127.0.0.1", agent_.port());
     auto expected = direct.send("POST", "/v1/responses", body, headers);
     EXPECT_EQ(through.status, expected.status);
     EXPECT_EQ(through.body, expected.body);

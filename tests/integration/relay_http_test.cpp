@@ -271,7 +271,7 @@ TEST_F(RelayHttpTest, HundredsOfSlowExchangesInFlightOnTwoThreads) {
   std::vector<std::future<int>> statuses;
   for (int i = 0; i < kCallers; ++i) {
     statuses.push_back(std::async(std::launch::async, [port = proxyPort()] {
-      proxy::HttpClient caller("127.0.0.1", port);
+      net::HttpClient caller("127.0.0.1", port);
       return caller.postJson("/v1/responses", "{}").status;
     }));
   }

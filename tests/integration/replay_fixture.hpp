@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "demo_recording.hpp"
@@ -44,11 +44,11 @@ class ReplayTest : public ::testing::Test {
     replay_->start();
   }
 
-  std::uint16_t replayPort() const { return replay_->endpoint().port(); }
+  std::uint16_t replayPort() const { return replay_->endpoint().port; }
 
   std::string replayUrl() const { return "http://127.0.0.1:" + std::to_string(replayPort()); }
 
-  proxy::HttpClient replayClient() const { return proxy::HttpClient("127.0.0.1", replayPort()); }
+  net::HttpClient replayClient() const { return net::HttpClient("127.0.0.1", replayPort()); }
 
   std::vector<std::string> missLog() {
     std::lock_guard<std::mutex> lock(log_mutex_);

@@ -23,9 +23,10 @@
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/cli/command_line.hpp"
+#include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/python_json.hpp"
-#include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/replay/replayer.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -645,14 +646,14 @@ std::unique_ptr<services::ReplayService> startReplayCommand(const std::string& d
 TEST_F(DemoArchiveMemoTest, AgentvcrReplayOverLoopbackCountsMemoHitsAndAnswersAsWithoutTheMemo) {
   auto with_memo = startReplayCommand(dbPath(), {"--memo-mib", "8"});
   auto without_memo = startReplayCommand(dbPath(), {"--no-memo"});
-  proxy::HttpClient fast("127.0.0.1", with_memo->endpoint().port());
-  proxy::HttpClient slow("127.0.0.1", without_memo->endpoint().port());
+  net::HttpClient fast("127.0.0.1", with_memo->endpoint().port);
+  net::HttpClient slow("127.0.0.1", without_memo->endpoint().port);
   for (const HttpRequest& recorded : requests()) {
     for (int n = 0; n < 3; ++n) {
       const HttpRequest request = sentAgain(recorded, n);
-      const proxy::ClientResponse expected =
+      const net::ClientResponse expected =
           slow.send(request.method, request.target, request.body, request.headers);
-      const proxy::ClientResponse got =
+      const net::ClientResponse got =
           fast.send(request.method, request.target, request.body, request.headers);
       EXPECT_EQ(got.status, expected.status) << request.body;
       EXPECT_EQ(got.headers, expected.headers) << request.body;

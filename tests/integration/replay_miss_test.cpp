@@ -61,7 +61,7 @@ class ReplayMissTest : public ReplayTest {
     return 0;
   }
 
-  proxy::ClientResponse post(const ordered_json& request) {
+  net::ClientResponse post(const ordered_json& request) {
     return replayClient().postJson(
         "/v1/responses", protocol::pythonJsonDumps(request, protocol::kPythonDefaultStyle));
   }
@@ -182,7 +182,7 @@ TEST_F(ReplayMissTest, ForwardPolicyAsksTheLiveAgentAndRecordsTheNewExchange) {
   ScriptedAgentServer agent;
   startReplay([&](auto& config) {
     config.replay.on_miss = replay::MissPolicy::Forward;
-    config.upstream = *proxy::parseUrl(agent.url());
+    config.upstream = *net::parseUrl(agent.url());
   });
   Call call = calls_.front();
   ordered_json request = call.request;
@@ -221,7 +221,7 @@ TEST_F(ReplayMissTest, ForwardPolicyAsksTheLiveAgentAndRecordsTheNewExchange) {
 TEST_F(ReplayMissTest, ForwardToADeadAgentIsA502) {
   startReplay([&](auto& config) {
     config.replay.on_miss = replay::MissPolicy::Forward;
-    config.upstream = *proxy::parseUrl("http://127.0.0.1:1");
+    config.upstream = *net::parseUrl("http://127.0.0.1:1");
   });
   ordered_json request = calls_.front().request;
   request["inputs"][0]["instruction"]["content"] = "Please press sw2";

@@ -49,7 +49,7 @@ class ReplayPaceTest : public ReplayTest {
   /// How long the first recorded MAGMA request, sent again, takes to be answered.
   Clock::duration timeFirstMagmaAnswer() {
     const protocol::HttpRequest& recorded = archive_.magma.at(0);
-    proxy::HttpClient client = replayClient();
+    net::HttpClient client = replayClient();
     const auto start = Clock::now();
     const auto answer =
         client.send(recorded.method, recorded.target, recorded.body, recorded.headers);

@@ -93,7 +93,7 @@ TEST_F(ReplayTest, DemoReplaysWithNewIdsAndAnotherBatching) {
   const std::string replayed_db = temp_.file("replayed.sqlite");
   auto tap = startRecording(replayUrl(), replayed_db, "replayed");
   sim::magma::DemoDriver driver(plan);
-  const sim::magma::Summary replayed = drive(driver, tap->endpoint().port());
+  const sim::magma::Summary replayed = drive(driver, tap->endpoint().port);
   tap->settle();
   tap->stop();
 
@@ -189,7 +189,7 @@ TEST_F(ReplayTest, HealthAndInfoAreTheRecordedBytes) {
   recordDemo();
   startReplay();
   ScriptedAgentServer agent;
-  proxy::HttpClient live("127.0.0.1", agent.port());
+  net::HttpClient live("127.0.0.1", agent.port());
   auto client = replayClient();
   EXPECT_EQ(client.get("/health").body, live.get("/health").body);
   EXPECT_EQ(client.get("/v1/info").body, live.get("/v1/info").body);

@@ -113,11 +113,11 @@ std::vector<std::string> says(const std::string& body) {
 class ReplayRoutesTest : public ReplayTest {
  protected:
   /// Records `calls` made against the counting agent into the test archive.
-  void recordFromFake(const std::function<void(proxy::HttpClient&)>& calls) {
+  void recordFromFake(const std::function<void(net::HttpClient&)>& calls) {
     FakeUpstream agent(
         [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
     auto recording = startRecording(agent.url(), db_path_, "fake");
-    proxy::HttpClient client("127.0.0.1", recording->endpoint().port());
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
     calls(client);
     recording->settle();
     recording->stop();
@@ -127,7 +127,7 @@ class ReplayRoutesTest : public ReplayTest {
 };
 
 TEST_F(ReplayRoutesTest, RepeatedInputsAreServedInRecordedOrderThenTheLastAgain) {
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     client.postJson("/v1/responses", requestBody("r1", {0}));
     client.postJson("/v1/responses", requestBody("r2", {0}));
     client.postJson("/v1/responses", requestBody("r3", {0}, "other"));
@@ -150,7 +150,7 @@ TEST_F(ReplayRoutesTest, RepeatedInputsAreServedInRecordedOrderThenTheLastAgain)
 
 TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
   recordFromFake(
-      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
   startReplay();
   auto response = replayClient().postJson("/v1/responses", requestBody("live", {12}));
   EXPECT_EQ(response.header("server"), "uvicorn");
@@ -162,7 +162,7 @@ TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
 }
 
 TEST_F(ReplayRoutesTest, AnswersFromTwoStylesAreWrittenInTheFirstOnesStyle) {
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     client.postJson("/v1/responses", requestBody("r1", {0}, "hello"));
     client.postJson("/v1/responses", requestBody("r2", {0}, "python"));
   });
@@ -192,7 +192,7 @@ TEST_F(ReplayRoutesTest, AnswersFromTwoStylesAreWrittenInTheFirstOnesStyle) {
 }
 
 TEST_F(ReplayRoutesTest, RecordedFailureIsReplayedAsItWas) {
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     client.postJson("/v1/responses", requestBody("r1", {0}, "fail"));
   });
   startReplay();
@@ -202,7 +202,7 @@ TEST_F(ReplayRoutesTest, RecordedFailureIsReplayedAsItWas) {
 }
 
 TEST_F(ReplayRoutesTest, InvalidRequestsGetFastApiShaped422s) {
-  recordFromFake([](proxy::HttpClient&) {});
+  recordFromFake([](net::HttpClient&) {});
   startReplay();
   auto client = replayClient();
   auto response = client.postJson(
@@ -232,7 +232,7 @@ TEST_F(ReplayRoutesTest, InvalidRequestsGetFastApiShaped422s) {
 
 TEST_F(ReplayRoutesTest, StatusRouteCountsHitsAndMisses) {
   recordFromFake(
-      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
   startReplay();
   auto client = replayClient();
   client.postJson("/v1/responses", requestBody("a", {1}));
@@ -246,7 +246,7 @@ TEST_F(ReplayRoutesTest, StatusRouteCountsHitsAndMisses) {
 }
 
 TEST_F(ReplayRoutesTest, CoachingRoutesReplayKeyedOnContentWithoutIds) {
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     const protocol::Headers json = {{"Content-Type", "application/json"}};
     client.send("PUT", "/v1/coaching/sessions/run-1", kSessionConfig, json);
     client.postJson("/v1/coaching", coachingRequest("run-1", "c-1"));
@@ -283,7 +283,7 @@ TEST_F(ReplayRoutesTest, CoachingRoutesReplayKeyedOnContentWithoutIds) {
 
 TEST_F(ReplayRoutesTest, WithoutRecordedIdentityReplayStandsInAsAReadyAgent) {
   recordFromFake(
-      [](proxy::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
   startReplay();
   auto client = replayClient();
   EXPECT_EQ(client.get("/health").body, R"({"status":"ready"})");
@@ -297,10 +297,10 @@ TEST_F(ReplayRoutesTest, WithoutRecordedIdentityReplayStandsInAsAReadyAgent) {
 }
 
 TEST_F(ReplayRoutesTest, SelectionServesOnlyTheChosenSessions) {
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     client.postJson("/v1/responses", requestBody("r1", {0}, "first session"));
   });
-  recordFromFake([](proxy::HttpClient& client) {
+  recordFromFake([](net::HttpClient& client) {
     client.postJson("/v1/responses", requestBody("r2", {0}, "second session"));
   });
   startReplay([](auto& config) { config.replay.selection.sessions = {2}; });

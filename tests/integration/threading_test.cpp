@@ -8,7 +8,7 @@
 #include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/reindex_command.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "demo_recording.hpp"
 #include "proxy_fixture.hpp"
@@ -65,7 +65,7 @@ class ThreadingProxyTest : public ProxyTest {
   /// input `id_of(episode)`, the memory echoed back. Returns the steps sent per episode.
   std::vector<int> runCaller(const std::string& name,
                              const std::function<std::int64_t(std::size_t)>& id_of) {
-    proxy::HttpClient client = this->client();
+    net::HttpClient client = this->client();
     std::vector<int> steps;
     int request = 0;
     for (std::size_t e = 0; e < kEpisodes.size(); ++e) {
@@ -221,7 +221,7 @@ class FakeAgentThreadingTest : public ProxyTest {
           return fakeAgent(r, stateless, *failed);
         });
     startProxy(agent_->url());
-    client_ = std::make_unique<proxy::HttpClient>("127.0.0.1", proxyPort());
+    client_ = std::make_unique<net::HttpClient>("127.0.0.1", proxyPort());
   }
 
   /// Sends one request of `inputs` ({id, type, content, memory, num_outputs}); returns the
@@ -270,7 +270,7 @@ class FakeAgentThreadingTest : public ProxyTest {
   }
 
   std::unique_ptr<FakeUpstream> agent_;
-  std::unique_ptr<proxy::HttpClient> client_;
+  std::unique_ptr<net::HttpClient> client_;
   int requests_ = 0;
 };
 

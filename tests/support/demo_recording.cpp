@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/scripted_service.hpp"
 
 namespace agentvcr::testing {
@@ -32,7 +32,7 @@ sim::magma::Summary drive(sim::magma::DemoDriver& driver, std::uint16_t port) {
     if (body.empty()) {
       break;
     }
-    proxy::HttpClient client("127.0.0.1", port);
+    net::HttpClient client("127.0.0.1", port);
     auto response = client.postJson("/v1/responses", body);
     if (auto error = driver.onResponse(response.status, response.body)) {
       ADD_FAILURE() << "the run was aborted: " << *error;
@@ -47,7 +47,7 @@ std::unique_ptr<proxy::RecordingProxy> startRecording(const std::string& upstrea
                                                       const std::string& name,
                                                       bool probe_identity) {
   proxy::RecordingProxyConfig config;
-  config.relay.upstream = *proxy::parseUrl(upstream_url);
+  config.relay.upstream = *net::parseUrl(upstream_url);
   config.server.threads = 2;
   config.db_path = db_path;
   config.session.name = name;
@@ -63,12 +63,12 @@ sim::magma::Summary recordDemo(const std::string& db_path, const std::string& na
   ScriptedAgentServer agent;
   auto recording = startRecording(agent.url(), db_path, name, probe_identity);
   {
-    proxy::HttpClient client("127.0.0.1", recording->endpoint().port());
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
     client.get("/health");
     client.get("/v1/info");
   }
   sim::magma::DemoDriver driver(std::move(plan));
-  auto summary = drive(driver, recording->endpoint().port());
+  auto summary = drive(driver, recording->endpoint().port);
   recording->settle();
   recording->stop();
   return summary;

@@ -19,7 +19,7 @@ class ScriptedAgentServer {
  public:
   ScriptedAgentServer();
 
-  std::uint16_t port() const { return server_.endpoint().port(); }
+  std::uint16_t port() const { return server_.endpoint().port; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
 

@@ -4,6 +4,8 @@
 
 #include <boost/beast/ssl.hpp>
 
+#include "agentvcr/proxy/connection.hpp"
+
 namespace agentvcr::testing {
 
 using namespace proxy;

@@ -9,10 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/ssl/context.hpp>
-
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
+
+namespace boost::asio::ssl {
+class context;
+}
 
 namespace agentvcr::testing {
 
@@ -54,7 +56,7 @@ class FakeUpstream {
   explicit FakeUpstream(FakeHandler handler, std::optional<FakeTls> tls = std::nullopt);
   ~FakeUpstream();
 
-  std::uint16_t port() const { return server_->endpoint().port(); }
+  std::uint16_t port() const { return server_->endpoint().port; }
 
   std::string url() const {
     return (tls_context_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(port());

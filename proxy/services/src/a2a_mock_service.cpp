@@ -30,8 +30,7 @@ A2aMockService::A2aMockService(sim::a2a::MockConfig config,
 }
 
 std::string A2aMockService::baseUrl() const {
-  const auto bound = endpoint();
-  return "http://" + bound.address().to_string() + ":" + std::to_string(bound.port());
+  return endpoint().httpUrl();
 }
 
 }  // namespace agentvcr::services

@@ -7,9 +7,9 @@
 #include <random>
 #include <thread>
 
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
-#include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/replay/input_key.hpp"
 #include "agentvcr/replay/live_answer.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -42,10 +42,10 @@ struct AgentIdentity {
 
 /// BENCH's start-up checks: /health strictly {"status":"ready"}, /v1/info valid with protocol
 /// 2.0 and the inference capability.
-AgentIdentity checkAgent(const proxy::Url& agent, std::chrono::milliseconds timeout) {
+AgentIdentity checkAgent(const net::Url& agent, std::chrono::milliseconds timeout) {
   const std::string where = agent.toString();
   try {
-    proxy::HttpClient client(agent.host, agent.port, timeout);
+    net::HttpClient client(agent.host, agent.port, timeout);
     auto health = client.get(agent.base_path + "/health");
     auto health_json = protocol::parseJson(health.body);
     if (!success(health.status) || !health_json.value) {
@@ -76,7 +76,7 @@ AgentIdentity checkAgent(const proxy::Url& agent, std::chrono::milliseconds time
       throw EvalRefused(where + "/v1/info does not advertise the inference capability");
     }
     return {health.body, info.body};
-  } catch (const proxy::ClientError& error) {
+  } catch (const net::ClientError& error) {
     throw EvalRefused(where + " is not answering: " + error.what());
   }
 }
@@ -194,7 +194,7 @@ void buildRequests(std::vector<PlannedExchange>& exchanges) {
   }
 }
 
-void ask(const EvalConfig& config, proxy::HttpClient& client, PlannedExchange& exchange) {
+void ask(const EvalConfig& config, net::HttpClient& client, PlannedExchange& exchange) {
   auto& live = exchange.live;
   live.client_address = "agentvcr-eval";
   live.method = "POST";
@@ -212,7 +212,7 @@ void ask(const EvalConfig& config, proxy::HttpClient& client, PlannedExchange& e
     live.response_body = std::move(response.body);
     live.response_from_upstream = true;
     live.outcome = protocol::ExchangeOutcome::Complete;
-  } catch (const proxy::ClientError& error) {
+  } catch (const net::ClientError& error) {
     exchange.client_error = error.what();
     live.outcome = protocol::ExchangeOutcome::UpstreamError;
     live.error = std::string(replay::kNoAnswerErrorPrefix) + error.what();
@@ -224,7 +224,7 @@ void askAll(const EvalConfig& config, std::vector<PlannedExchange>& exchanges) {
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   auto work = [&] {
-    proxy::HttpClient client(config.agent.host, config.agent.port, config.timeout);
+    net::HttpClient client(config.agent.host, config.agent.port, config.timeout);
     for (std::size_t i = next++; i < exchanges.size(); i = next++) {
       ask(config, client, exchanges[i]);
       const std::size_t finished = ++done;

@@ -5,17 +5,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/python_json.hpp"
-#include "agentvcr/proxy/http_client.hpp"
 #include "agentvcr/proxy/local_service.hpp"
 
 namespace agentvcr::services {
 namespace {
 
 /// Headers a forwarded request must not carry over: they describe the caller's own connection
-/// and body, which proxy::HttpClient sets anew, or speak to agentvcr (the chaos header).
+/// and body, which net::HttpClient sets anew, or speak to agentvcr (the chaos header).
 bool staysBehind(const std::string& name) {
   if (protocol::equalsIgnoreCase(name, protocol::kChaosHeader)) {
     return true;
@@ -69,7 +69,7 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
       config_.server,
       proxy::makeLocalServiceFactory(
           [this](const protocol::HttpRequest& request) { return answer(request); }, service));
-  config_.server.port = server_->endpoint().port();
+  config_.server.port = server_->endpoint().port;
 }
 
 ReplayService::~ReplayService() {
@@ -204,7 +204,7 @@ store::Recorder& ReplayService::recorder() {
 }
 
 replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request) {
-  const proxy::Url& upstream = *config_.upstream;
+  const net::Url& upstream = *config_.upstream;
   protocol::Headers headers;
   for (const auto& header : request.headers) {
     if (!staysBehind(header.name)) {
@@ -223,8 +223,8 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
 
   replay::ForwardReply reply;
   try {
-    proxy::HttpClient client(upstream.host, upstream.port, config_.forward_timeout);
-    proxy::ClientResponse response =
+    net::HttpClient client(upstream.host, upstream.port, config_.forward_timeout);
+    net::ClientResponse response =
         client.send(request.method, upstream.base_path + request.target, request.body, headers);
     reply.status = response.status;
     reply.headers = std::move(response.headers);
@@ -233,7 +233,7 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
     exchange.upstream_first_byte_ns = response.first_byte_ns;
     exchange.outcome = protocol::ExchangeOutcome::Complete;
     exchange.response_from_upstream = true;
-  } catch (const proxy::ClientError& error) {
+  } catch (const net::ClientError& error) {
     reply.error = std::string("[replay.forward] ") + upstream.toString() + ": " + error.what();
     exchange.outcome = protocol::ExchangeOutcome::UpstreamError;
     exchange.error = reply.error;

@@ -15,6 +15,20 @@
 
 #include <gtest/gtest.h>
 
+#include "agentvcr/cli/demo_command.hpp"
+#include "agentvcr/cli/eval_command.hpp"
+#include "agentvcr/cli/export_command.hpp"
+#include "agentvcr/cli/import_command.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
+#include "agentvcr/cli/lint_command.hpp"
+#include "agentvcr/cli/merge_command.hpp"
+#include "agentvcr/cli/migrate_command.hpp"
+#include "agentvcr/cli/mock_a2a_command.hpp"
+#include "agentvcr/cli/mock_command.hpp"
+#include "agentvcr/cli/record_command.hpp"
+#include "agentvcr/cli/reindex_command.hpp"
+#include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::cli {

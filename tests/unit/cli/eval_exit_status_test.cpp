@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agentvcr/cli/eval_command.hpp"
 #include "stamped_episodes.hpp"
 
 namespace agentvcr::testing {

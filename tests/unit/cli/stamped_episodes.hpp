@@ -17,7 +17,8 @@
 
 #include "../store/store_test_support.hpp"
 #include "agentvcr/cli/command_line.hpp"
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/replay_service.hpp"
 
 namespace agentvcr::testing {
@@ -113,15 +114,15 @@ class ReplayAgent {
 
   ~ReplayAgent() { service_->stop(); }
 
-  std::uint16_t port() const { return service_->endpoint().port(); }
+  std::uint16_t port() const { return service_->endpoint().port; }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
 
   /// The outputs answered to `request`.
   protocol::Json ask(const protocol::Json& request) const {
-    proxy::HttpClient client("127.0.0.1", port());
-    const proxy::ClientResponse answer = client.send("POST", "/v1/responses", request.dump(),
-                                                     {{"content-type", "application/json"}});
+    net::HttpClient client("127.0.0.1", port());
+    const net::ClientResponse answer = client.send("POST", "/v1/responses", request.dump(),
+                                                   {{"content-type", "application/json"}});
     EXPECT_EQ(answer.status, 200) << answer.body;
     return protocol::Json::parse(answer.body);
   }

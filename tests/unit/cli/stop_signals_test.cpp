@@ -1,7 +1,9 @@
 // StopSignals catches a stop from its construction on: a SIGTERM that arrives while a server
 // is still starting is answered by wait() and does not kill the process.
 
+#include <chrono>
 #include <csignal>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,22 @@ TEST(StopSignalsTest, WaitReturnsTheSignalThatCame) {
   StopSignals stop_signals;
   ASSERT_EQ(std::raise(SIGINT), 0);
   EXPECT_EQ(stop_signals.wait(), SIGINT);
+}
+
+TEST(StopSignalsTest, InterruptEndsAWaitInProgressWithZero) {
+  StopSignals stop_signals;
+  std::thread interrupter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stop_signals.interrupt();
+  });
+  EXPECT_EQ(stop_signals.wait(), 0);
+  interrupter.join();
+}
+
+TEST(StopSignalsTest, AnInterruptBeforeWaitIsKept) {
+  StopSignals stop_signals;
+  stop_signals.interrupt();
+  EXPECT_EQ(stop_signals.wait(), 0);
 }
 
 }  // namespace

@@ -160,7 +160,7 @@ bool startsWith(const std::string& text, const std::string& prefix) {
 
 TEST(RelayCore, RelaysAndRecordsOneExchange) {
   Script script{.request = kRequest, .response = kResponse};
-  script.options.upstream = *parseUrl("http://agent.example:8080");
+  script.options.upstream = *net::parseUrl("http://agent.example:8080");
 
   Result result = run(script);
 
@@ -419,7 +419,7 @@ TEST(RelayCore, AnswersAMalformedRequestWith400) {
 
 TEST(RelayCore, AnswersWithoutAnUpstreamWith502) {
   Script script{.request = kRequest, .response = kResponse, .upstream_reachable = false};
-  script.options.upstream = *parseUrl("http://agent.example:8080");
+  script.options.upstream = *net::parseUrl("http://agent.example:8080");
 
   Result result = run(script);
 

@@ -5,9 +5,10 @@
 #include <thread>
 #include <vector>
 
+#include <boost/system/system_error.hpp>
 #include <gtest/gtest.h>
 
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/proxy/local_service.hpp"
 
 namespace agentvcr::proxy {
@@ -24,8 +25,8 @@ LocalHandler echoThreadId() {
 
 TEST(Server, BindsPortZeroOnLoopbackByDefault) {
   Server server({}, makeLocalServiceFactory(echoThreadId()));
-  EXPECT_NE(server.endpoint().port(), 0);
-  EXPECT_EQ(server.endpoint().address().to_string(), "127.0.0.1");
+  EXPECT_NE(server.endpoint().port, 0);
+  EXPECT_EQ(server.endpoint().host, "127.0.0.1");
 }
 
 TEST(Server, EveryWorkerServesTheSamePort) {
@@ -36,7 +37,7 @@ TEST(Server, EveryWorkerServesTheSamePort) {
   std::set<std::string> threads_seen;
   for (int i = 0; i < 64; ++i) {
     // A new connection each time: the kernel spreads them over the workers' acceptors.
-    HttpClient client("127.0.0.1", server.endpoint().port());
+    net::HttpClient client("127.0.0.1", server.endpoint().port);
     auto response = client.get("/x");
     ASSERT_EQ(response.status, 200);
     threads_seen.insert(response.body.substr(response.body.rfind(' ') + 1));
@@ -48,7 +49,7 @@ TEST(Server, EveryWorkerServesTheSamePort) {
 TEST(Server, KeepsAliveAcrossRequests) {
   Server server({}, makeLocalServiceFactory(echoThreadId()));
   server.start();
-  HttpClient client("127.0.0.1", server.endpoint().port());
+  net::HttpClient client("127.0.0.1", server.endpoint().port);
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(client.get("/n/" + std::to_string(i)).status, 200);
   }
@@ -61,7 +62,7 @@ TEST(Server, StopClosesIdleConnectionsPromptly) {
   options.drain_timeout = std::chrono::seconds(30);
   Server server(options, makeLocalServiceFactory(echoThreadId()));
   server.start();
-  HttpClient client("127.0.0.1", server.endpoint().port());
+  net::HttpClient client("127.0.0.1", server.endpoint().port);
   ASSERT_EQ(client.get("/").status, 200);
   auto started = std::chrono::steady_clock::now();
   server.stop();
@@ -73,7 +74,7 @@ TEST(Server, StopClosesIdleConnectionsPromptly) {
 TEST(Server, SecondServerOnATakenPortThrows) {
   Server first({}, makeLocalServiceFactory(echoThreadId()));
   ServerOptions options;
-  options.port = first.endpoint().port();
+  options.port = first.endpoint().port;
   // Two recorders on one port would split the traffic between two archives: refuse.
   EXPECT_THROW(Server(options, makeLocalServiceFactory(echoThreadId())),
                boost::system::system_error);

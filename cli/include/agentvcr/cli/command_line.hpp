@@ -9,60 +9,25 @@
 
 #include <CLI/CLI.hpp>
 
-#include "agentvcr/cli/commands.hpp"
+#include "agentvcr/cli/command.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/chaos.hpp"
-#include "agentvcr/proxy/url.hpp"
 #include "agentvcr/store/transfer.hpp"
 
 /// The `agentvcr` command line: each command registers its subcommand, options and help on a
-/// CLI11 app, next to its run function. Parsing only fills option structs and an Invocation;
-/// nothing runs until execute(), so tests parse argument vectors without starting servers.
+/// CLI11 app, next to its run function (its own header: record_command.hpp, ...). Parsing only
+/// fills option structs and an Invocation; nothing runs until execute(), so tests parse argument
+/// vectors without starting servers. The commands' sources include this header; a caller that
+/// only runs a command includes that command's header.
 namespace agentvcr::cli {
-
-/// What parsing chose. The callback of the parsed subcommand fills it once CLI11 has checked
-/// that subcommand's arguments: either a usage error CLI11 cannot see (arguments that
-/// contradict each other) or the command to run.
-struct Invocation {
-  std::string command;      ///< "record", "mock a2a": names the command in messages
-  std::string usage_error;  ///< set: execute() prints it and returns kExitUsage
-  std::function<int(std::ostream&)> run;
-};
 
 /// Runs what parsing chose and returns the process exit status: kExitUsage for a usage error
 /// or when no command was parsed, kExitFailure when the command throws.
 int execute(const Invocation& invocation, std::ostream& out, std::ostream& err);
 
-/// A registered command: its subcommand, and the options parsing fills in.
-template <class Command>
-struct Registration {
-  CLI::App* subcommand = nullptr;
-  std::shared_ptr<Command> command;
-};
-
-Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation);
-Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation);
-/// `mock` only groups the synthetic agents below; one of them must follow it.
+/// `mock` only groups the synthetic agents (mock_command.hpp, mock_a2a_command.hpp); one of
+/// them must follow it.
 CLI::App* registerMock(CLI::App& app);
-Registration<MockMagmaCommand> registerMockMagma(CLI::App& mock, Invocation& invocation);
-Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocation);
-/// `program` is how the user ran agentvcr, for the hints the demo prints.
-Registration<DemoCommand> registerDemo(CLI::App& app, Invocation& invocation,
-                                       const std::string& program);
-Registration<LsCommand> registerLs(CLI::App& app, Invocation& invocation);
-Registration<ShowCommand> registerShow(CLI::App& app, Invocation& invocation);
-Registration<MigrateCommand> registerMigrate(CLI::App& app, Invocation& invocation);
-Registration<ReindexCommand> registerReindex(CLI::App& app, Invocation& invocation);
-Registration<ExportCommand> registerExport(CLI::App& app, Invocation& invocation);
-Registration<ImportCommand> registerImport(CLI::App& app, Invocation& invocation);
-Registration<MergeCommand> registerMerge(CLI::App& app, Invocation& invocation);
-Registration<EvalCommand> registerEval(CLI::App& app, Invocation& invocation);
-Registration<NoiseCommand> registerNoise(CLI::App& app, Invocation& invocation);
-Registration<LintCommand> registerLint(CLI::App& app, Invocation& invocation);
-Registration<StatsCommand> registerStats(CLI::App& app, Invocation& invocation);
-Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation);
-Registration<PullCommand> registerPull(CLI::App& app, Invocation& invocation);
-/// `pg` only groups the fleet archive's administration: `pg migrate`.
-CLI::App* registerPg(CLI::App& app, Invocation& invocation);
 
 /// Every command, in the order `agentvcr --help` lists them.
 void registerAll(CLI::App& app, Invocation& invocation, const std::string& program);
@@ -104,7 +69,7 @@ void addChaosSpecOption(CLI::App* subcommand, std::string& spec);
 std::shared_ptr<protocol::Chaos> makeChaos(const ChaosArguments& args);
 
 /// HOST:PORT of a --listen option; throws CLI::ValidationError naming --listen otherwise.
-proxy::HostPort parseListen(const std::string& text);
+net::HostPort parseListen(const std::string& text);
 
 /// Worker threads the servers default to: one per core.
 unsigned defaultThreads();

@@ -1,7 +1,6 @@
 #pragma once
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/signal_set.hpp>
+#include <memory>
 
 namespace agentvcr::cli {
 
@@ -11,13 +10,21 @@ namespace agentvcr::cli {
 class StopSignals {
  public:
   StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
 
-  /// Blocks until SIGINT or SIGTERM has arrived (at once if one came earlier); returns it.
+  /// Blocks until SIGINT or SIGTERM has arrived (at once if one came earlier) and returns it,
+  /// or until interrupt() is called, and then returns 0.
   int wait();
 
+  /// Ends a wait() in progress, or the next one, with 0: the work the caller waited beside has
+  /// ended on its own. Safe from any thread.
+  void interrupt();
+
  private:
-  boost::asio::io_context io_{1};
-  boost::asio::signal_set signals_;
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace agentvcr::cli

@@ -7,21 +7,21 @@
 #include <string_view>
 #include <vector>
 
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/exchange.hpp"
-#include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/url.hpp"
 
 /// Where traces go: the collector's URL and the headers it wants, from the command line or
 /// the OpenTelemetry SDK's environment variables (docs/observability.md).
 namespace agentvcr::otel {
 
 struct OtlpEndpoint {
-  proxy::Url server;  ///< scheme, host and port; no base path
-  std::string path;   ///< the request target: "/v1/traces", or as the traces variable gave it
+  net::Url server;   ///< scheme, host and port; no base path
+  std::string path;  ///< the request target: "/v1/traces", or as the traces variable gave it
   protocol::Headers headers;
   /// For https: the certificate is always verified, against the system's authorities and the
   /// PEM file OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE or OTEL_EXPORTER_OTLP_CERTIFICATE names.
-  proxy::ClientTls tls;
+  net::ClientTls tls;
 
   /// "http://host:port/v1/traces", for messages: never the headers, which may hold secrets.
   std::string toString() const;

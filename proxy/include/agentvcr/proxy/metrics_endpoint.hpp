@@ -22,7 +22,7 @@ class MetricsEndpoint {
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
 
-  tcp::endpoint endpoint() const { return server_->endpoint(); }
+  const net::HostPort& endpoint() const { return server_->endpoint(); }
 
   void start();
   void stop();

@@ -28,7 +28,7 @@ class RecordingProxy {
   explicit RecordingProxy(RecordingProxyConfig config);
   ~RecordingProxy();
 
-  tcp::endpoint endpoint() const { return server_->endpoint(); }
+  const net::HostPort& endpoint() const { return server_->endpoint(); }
 
   store::Recorder& recorder() { return *recorder_; }
 

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "agentvcr/metrics/traffic_metrics.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
-#include "agentvcr/proxy/url.hpp"
 
 namespace agentvcr::store {
 class Recorder;
@@ -19,7 +19,7 @@ namespace agentvcr::proxy {
 
 /// Limits and timeouts of the recording relay. Every one has a named default and a test.
 struct RelayOptions {
-  Url upstream;
+  net::Url upstream;
   /// Largest request body accepted from a client; larger gets 413.
   std::uint64_t max_request_body = 64ull << 20;
   /// Largest request or response header block; a larger request header gets 431.

@@ -1,41 +1,25 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "agentvcr/proxy/asio.hpp"
+#include "agentvcr/net/url.hpp"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace agentvcr::proxy {
 
-/// One accepted client connection, shared by its handler coroutine and the worker that
-/// accepted it (which uses it only to close idle connections when the server stops).
-struct Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-
-  beast::tcp_stream stream;
-  /// Set by the handler while an exchange is in progress: stop() lets it finish.
-  bool busy = false;
-  /// Turns true when the server stops: finish the exchange in progress, then return.
-  bool stopping = false;
-};
-
-/// Serves connections. A handler is made once per worker and only ever runs on that worker's
-/// single thread, so it may keep per-worker state (an upstream connection pool) without locks.
-class ConnectionHandler {
- public:
-  virtual ~ConnectionHandler() = default;
-  /// Serves `connection` until it closes. Must not throw.
-  virtual asio::awaitable<void> serve(std::shared_ptr<Connection> connection) = 0;
-};
+/// Serves connections (agentvcr/proxy/connection.hpp, Beast-level).
+class ConnectionHandler;
 
 /// Makes one worker's handler, on that worker's thread, when the server starts.
-using HandlerFactory = std::function<std::unique_ptr<ConnectionHandler>(asio::io_context&)>;
+using HandlerFactory =
+    std::function<std::unique_ptr<ConnectionHandler>(boost::asio::io_context& io)>;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";  ///< servers bind to loopback unless told otherwise
@@ -59,7 +43,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  tcp::endpoint endpoint() const { return endpoint_; }
+  /// The address bound: the port is the one chosen when the options asked for 0.
+  const net::HostPort& endpoint() const;
 
   void start();
   /// Stops accepting, closes idle connections, lets busy ones finish (up to drain_timeout),
@@ -67,22 +52,11 @@ class Server {
   void stop();
 
   /// Connections open right now, over all workers.
-  std::size_t openConnections() const { return open_connections_.load(); }
+  std::size_t openConnections() const;
 
  private:
-  class Worker;
-
-  asio::awaitable<void> acceptLoop();
-
-  ServerOptions options_;
-  std::vector<std::unique_ptr<Worker>> workers_;
-  tcp::acceptor acceptor_;  ///< runs on the first worker's io_context
-  tcp::endpoint endpoint_;
-  std::vector<std::thread> threads_;
-  std::atomic<std::size_t> open_connections_{0};
-  bool started_ = false;
-  bool stopped_ = false;
-  bool accepting_ = true;  ///< touched on the first worker's thread only
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace agentvcr::proxy

@@ -33,7 +33,7 @@ class A2aMockService {
 
   void stop() { server_->stop(); }
 
-  proxy::tcp::endpoint endpoint() const { return server_->endpoint(); }
+  const net::HostPort& endpoint() const { return server_->endpoint(); }
 
   /// "http://host:port" of the bound address.
   std::string baseUrl() const;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/replay/decision_compare.hpp"
 #include "agentvcr/store/rows.hpp"
 
@@ -23,7 +23,7 @@ class EvalRefused : public std::runtime_error {
 
 struct EvalConfig {
   std::string db_path;
-  proxy::Url agent;  ///< plain http
+  net::Url agent;  ///< plain http
   /// What to re-ask. Empty: every session that is not itself an evaluation.
   store::ReplaySelection selection;
   unsigned jobs = 1;  ///< concurrent requests to the agent

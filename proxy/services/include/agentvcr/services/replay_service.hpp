@@ -9,9 +9,9 @@
 #include <string>
 
 #include "agentvcr/metrics/traffic_metrics.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
-#include "agentvcr/proxy/url.hpp"
 #include "agentvcr/replay/replayer.hpp"
 #include "agentvcr/store/recorder.hpp"
 
@@ -22,7 +22,7 @@ struct ReplayServiceConfig {
   replay::ReplayOptions replay;
   proxy::ServerOptions server;
   /// The live agent asked under --on-miss forward (plain http).
-  std::optional<proxy::Url> upstream;
+  std::optional<net::Url> upstream;
   std::chrono::milliseconds forward_timeout{600'000};
   /// Keep each miss in the archive (`replay_misses`, in a session of mode "replay", or
   /// "replay-forward" when forwarding). The session is only created at the first miss, so a
@@ -49,7 +49,7 @@ class ReplayService {
   ReplayService(const ReplayService&) = delete;
   ReplayService& operator=(const ReplayService&) = delete;
 
-  proxy::tcp::endpoint endpoint() const { return server_->endpoint(); }
+  const net::HostPort& endpoint() const { return server_->endpoint(); }
 
   replay::Replayer& replayer() { return *replayer_; }
 

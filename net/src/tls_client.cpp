@@ -1,9 +1,9 @@
-#include "tls_client.hpp"
+#include "agentvcr/net/tls_client.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 
 std::shared_ptr<asio::ssl::context> makeTlsClientContext(const std::string& ca_file) {
   auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
@@ -28,4 +28,4 @@ beast::error_code prepareTlsClient(TlsStream& stream, const std::string& host, b
   return {};
 }
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

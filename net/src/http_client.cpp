@@ -1,13 +1,12 @@
-#include "agentvcr/proxy/http_client.hpp"
+#include "agentvcr/net/http_client.hpp"
 
 #include <boost/asio/use_future.hpp>
 
+#include "agentvcr/net/asio.hpp"
+#include "agentvcr/net/tls_client.hpp"
 #include "agentvcr/protocol/http_message.hpp"
-#include "agentvcr/proxy/asio.hpp"
-#include "http_message.hpp"
-#include "tls_client.hpp"
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 namespace {
 
 /// The most the first read of an answer takes.
@@ -174,4 +173,4 @@ ClientResponse HttpClient::postJson(const std::string& target, const std::string
   return send("POST", target, body, {{"Content-Type", "application/json"}});
 }
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

@@ -1,8 +1,8 @@
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/url.hpp"
 
 #include <gtest/gtest.h>
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 namespace {
 
 TEST(ParseUrl, HttpWithPortAndBasePath) {
@@ -60,5 +60,12 @@ TEST(ParseHostPort, RejectsMissingPartsAndBareIpv6) {
   EXPECT_FALSE(parseHostPort("host:65536"));
 }
 
+TEST(HostPort, PrintsIpv6HostsInBrackets) {
+  EXPECT_EQ((HostPort{"127.0.0.1", 8080}).toString(), "127.0.0.1:8080");
+  EXPECT_EQ((HostPort{"::1", 8080}).toString(), "[::1]:8080");
+  EXPECT_EQ((HostPort{"::1", 8080}).httpUrl(), "http://[::1]:8080");
+  EXPECT_EQ(parseHostPort(HostPort{"::1", 9}.toString())->host, "::1");
+}
+
 }  // namespace
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 
 /// An upstream address: `http://host[:port][/base]` or `https://...`.
 struct Url {
@@ -24,12 +24,19 @@ struct Url {
 /// query/fragment (an upstream base cannot carry them).
 std::optional<Url> parseUrl(std::string_view text);
 
-/// "127.0.0.1:8080" or "[::1]:8080" into host and port. Port 0 is allowed (bind any).
+/// A listening address, asked for (`--listen`) or bound (a server's endpoint()).
 struct HostPort {
-  std::string host;
+  std::string host;  ///< without brackets for IPv6 literals
   std::uint16_t port = 0;
+
+  /// "host:port", with brackets around an IPv6 host.
+  std::string toString() const;
+
+  /// "http://host:port": how a caller reaches a server bound here.
+  std::string httpUrl() const { return "http://" + toString(); }
 };
 
+/// "127.0.0.1:8080" or "[::1]:8080" into host and port. Port 0 is allowed (bind any).
 std::optional<HostPort> parseHostPort(std::string_view text);
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

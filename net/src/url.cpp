@@ -1,8 +1,8 @@
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/url.hpp"
 
 #include <charconv>
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 namespace {
 
 std::optional<std::uint16_t> parsePort(std::string_view text) {
@@ -31,6 +31,10 @@ std::string Url::authority() const {
 
 std::string Url::toString() const {
   return (tls ? "https://" : "http://") + bracketed(host) + ":" + std::to_string(port) + base_path;
+}
+
+std::string HostPort::toString() const {
+  return bracketed(host) + ":" + std::to_string(port);
 }
 
 std::optional<HostPort> parseHostPort(std::string_view text) {
@@ -103,4 +107,4 @@ std::optional<Url> parseUrl(std::string_view text) {
   return url;
 }
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/exchange.hpp"
-#include "agentvcr/proxy/url.hpp"
 
-namespace agentvcr::proxy {
+namespace agentvcr::net {
 
 /// A response as received: unlike protocol::HttpReply, which a writer completes, it keeps every
 /// header the server sent, Content-Type and Content-Length included.
@@ -70,4 +70,4 @@ class HttpClient {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

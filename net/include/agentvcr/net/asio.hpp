@@ -1,7 +1,9 @@
 #pragma once
 
 // The one place that spells out which Asio/Beast flavour agentvcr uses. Asio and Beast are
-// compiled once (src/beast_impl.cpp, separate compilation); every other file includes this.
+// compiled once (net/src/beast_impl.cpp, separate compilation). Only net/ and proxy/ (and their
+// tests) include this, and only from their sources and Beast-level headers: the rest of
+// agentvcr never sees Asio (scripts/check-includes).
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -14,7 +16,9 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-namespace agentvcr::proxy {
+#include "agentvcr/protocol/exchange.hpp"
+
+namespace agentvcr::net {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -24,4 +28,7 @@ using tcp = boost::asio::ip::tcp;
 /// Completion token for the data path: errors come back as values, never as exceptions.
 inline constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
-}  // namespace agentvcr::proxy
+/// The header lines of `fields` in their order and spelling.
+protocol::Headers toHeaders(const http::fields& fields);
+
+}  // namespace agentvcr::net

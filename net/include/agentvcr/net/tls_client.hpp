@@ -6,11 +6,11 @@
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/ssl.hpp>
 
-#include "agentvcr/proxy/asio.hpp"
+#include "agentvcr/net/asio.hpp"
 
 /// The client side of TLS, the one way agentvcr does it: the relay's upstream connections and
-/// the blocking HttpClient both dial through these.
-namespace agentvcr::proxy {
+/// the blocking HttpClient both dial through these. Beast-level, as asio.hpp.
+namespace agentvcr::net {
 
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
@@ -23,4 +23,4 @@ std::shared_ptr<asio::ssl::context> makeTlsClientContext(const std::string& ca_f
 /// chain and the host name checked (without it, anything is accepted). The error is OpenSSL's.
 beast::error_code prepareTlsClient(TlsStream& stream, const std::string& host, bool verify);
 
-}  // namespace agentvcr::proxy
+}  // namespace agentvcr::net

@@ -1,0 +1,41 @@
+#pragma once
+
+// What a ConnectionHandler sees of a connection. Beast-level, like agentvcr/net/asio.hpp: for
+// proxy/'s handlers and their tests only (scripts/check-includes).
+
+#include <memory>
+
+#include "agentvcr/net/asio.hpp"
+#include "agentvcr/proxy/server.hpp"
+
+namespace agentvcr::proxy {
+
+// The proxy speaks net/'s Asio flavour.
+namespace asio = net::asio;
+namespace beast = net::beast;
+namespace http = net::http;
+using net::kUseTuple;
+using net::tcp;
+
+/// One accepted client connection, shared by its handler coroutine and the worker that
+/// accepted it (which uses it only to close idle connections when the server stops).
+struct Connection {
+  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+
+  beast::tcp_stream stream;
+  /// Set by the handler while an exchange is in progress: stop() lets it finish.
+  bool busy = false;
+  /// Turns true when the server stops: finish the exchange in progress, then return.
+  bool stopping = false;
+};
+
+/// Serves connections. A handler is made once per worker and only ever runs on that worker's
+/// single thread, so it may keep per-worker state (an upstream connection pool) without locks.
+class ConnectionHandler {
+ public:
+  virtual ~ConnectionHandler() = default;
+  /// Serves `connection` until it closes. Must not throw.
+  virtual asio::awaitable<void> serve(std::shared_ptr<Connection> connection) = 0;
+};
+
+}  // namespace agentvcr::proxy
