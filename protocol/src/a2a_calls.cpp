@@ -3,20 +3,13 @@
 #include <map>
 
 #include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 
 namespace agentvcr::protocol::a2a {
 namespace {
 
-const Json* member(const Json& object, const char* name) {
-  if (!object.is_object()) {
-    return nullptr;
-  }
-  auto it = object.find(name);
-  return it == object.end() ? nullptr : &*it;
-}
-
 std::optional<std::string> stringMember(const Json& object, const char* name) {
-  const Json* value = member(object, name);
+  const Json* value = findMember(object, name);
   if (value == nullptr || !value->is_string()) {
     return std::nullopt;
   }
@@ -48,29 +41,29 @@ std::optional<std::string> textOf(const Json* parts) {
 /// names, and the text sent.
 void readRequest(const Json& request, Call& call) {
   call.method = stringMember(request, "method");
-  if (const Json* id = member(request, "id")) {
+  if (const Json* id = findMember(request, "id")) {
     call.rpc_id = dumpCompact(*id);
   }
-  const Json* params = member(request, "params");
+  const Json* params = findMember(request, "params");
   if (params == nullptr || !params->is_object()) {
     return;
   }
-  if (const Json* message = member(*params, "message");
+  if (const Json* message = findMember(*params, "message");
       message != nullptr && message->is_object()) {
     call.message_id = stringMember(*message, "messageId");
     call.context_id = stringMember(*message, "contextId");
     call.task_id = stringMember(*message, "taskId");
-    if (const Json* metadata = member(*message, "metadata")) {
+    if (const Json* metadata = findMember(*message, "metadata")) {
       call.skill_id = stringMember(*metadata, "skillId");
     }
-    call.request_text = textOf(member(*message, "parts"));
+    call.request_text = textOf(findMember(*message, "parts"));
   } else if (auto id = stringMember(*params, "id")) {
     call.task_id = std::move(id);  // tasks/get, tasks/cancel, tasks/resubscribe
   } else if (auto name = stringMember(*params, "name"); name && name->rfind("tasks/", 0) == 0) {
     call.task_id = name->substr(6);  // v1.0 resource names
   }
   if (!call.skill_id) {
-    if (const Json* metadata = member(*params, "metadata")) {
+    if (const Json* metadata = findMember(*params, "metadata")) {
       call.skill_id = stringMember(*metadata, "skillId");
     }
   }
@@ -89,14 +82,14 @@ std::pair<std::string, const Json*> unwrapResult(const Json& result) {
       {"artifactUpdate", "artifact-update"},
   };
   for (const auto& [wrapper, kind] : kWrappers) {
-    if (const Json* inner = member(result, wrapper); inner != nullptr && inner->is_object()) {
+    if (const Json* inner = findMember(result, wrapper); inner != nullptr && inner->is_object()) {
       return {kind, inner};
     }
   }
-  if (member(result, "status") != nullptr && member(result, "id") != nullptr) {
+  if (findMember(result, "status") != nullptr && findMember(result, "id") != nullptr) {
     return {"task", &result};
   }
-  if (member(result, "messageId") != nullptr) {
+  if (findMember(result, "messageId") != nullptr) {
     return {"message", &result};
   }
   return {"", &result};
@@ -108,10 +101,11 @@ class AnswerReader {
   explicit AnswerReader(Call& call) : call_(call) {}
 
   void readResponse(const Json& response) {
-    if (const Json* error = member(response, "error"); error != nullptr && error->is_object()) {
+    if (const Json* error = findMember(response, "error"); error != nullptr && error->is_object()) {
       readError(*error);
     }
-    if (const Json* result = member(response, "result"); result != nullptr && result->is_object()) {
+    if (const Json* result = findMember(response, "result");
+        result != nullptr && result->is_object()) {
       readResult(*result);
     }
   }
@@ -122,7 +116,7 @@ class AnswerReader {
       Json list = Json::array();
       std::string text;
       for (const auto& [order, artifact] : artifacts_) {
-        appendPartTexts(member(artifact, "parts"), text);
+        appendPartTexts(findMember(artifact, "parts"), text);
         list.push_back(artifact);
       }
       call_.artifacts = dumpCompact(list);
@@ -137,13 +131,15 @@ class AnswerReader {
 
  private:
   void readError(const Json& error) {
-    if (const Json* code = member(error, "code"); code != nullptr && code->is_number_integer()) {
+    if (const Json* code = findMember(error, "code");
+        code != nullptr && code->is_number_integer()) {
       call_.error_code = code->get<std::int64_t>();
     }
     call_.error_message = stringMember(error, "message");
-    if (const Json* data = member(error, "data")) {
+    if (const Json* data = findMember(error, "data")) {
       call_.error_data = dumpCompact(*data);
-      if (const Json* retry = member(*data, "retryAfter"); retry != nullptr && retry->is_number()) {
+      if (const Json* retry = findMember(*data, "retryAfter");
+          retry != nullptr && retry->is_number()) {
         call_.retry_after = retry->get<double>();
       }
     }
@@ -159,17 +155,17 @@ class AnswerReader {
     } else if (kind == "message") {
       takeIds(*object, "taskId", "contextId");
       std::string text;
-      appendPartTexts(member(*object, "parts"), text);
+      appendPartTexts(findMember(*object, "parts"), text);
       if (!text.empty()) {
         answer_text_ = std::move(text);
       }
     } else if (kind == "status-update") {
       takeIds(*object, "taskId", "contextId");
-      readStatus(member(*object, "status"));
+      readStatus(findMember(*object, "status"));
     } else if (kind == "artifact-update") {
       takeIds(*object, "taskId", "contextId");
-      if (const Json* artifact = member(*object, "artifact")) {
-        const Json* append = member(*object, "append");
+      if (const Json* artifact = findMember(*object, "artifact")) {
+        const Json* append = findMember(*object, "append");
         mergeArtifact(*artifact, append != nullptr && append->is_boolean() && append->get<bool>());
       }
     }
@@ -177,21 +173,22 @@ class AnswerReader {
 
   void readTask(const Json& task) {
     takeIds(task, "id", "contextId");
-    readStatus(member(task, "status"));
-    if (const Json* history = member(task, "history"); history != nullptr && history->is_array()) {
+    readStatus(findMember(task, "status"));
+    if (const Json* history = findMember(task, "history");
+        history != nullptr && history->is_array()) {
       call_.history = dumpCompact(*history);
       for (const Json& message : *history) {
         auto role = stringMember(message, "role");
         if (role == "agent" || role == "ROLE_AGENT") {
           std::string text;
-          appendPartTexts(member(message, "parts"), text);
+          appendPartTexts(findMember(message, "parts"), text);
           if (!text.empty()) {
             answer_text_ = std::move(text);
           }
         }
       }
     }
-    if (const Json* artifacts = member(task, "artifacts");
+    if (const Json* artifacts = findMember(task, "artifacts");
         artifacts != nullptr && artifacts->is_array()) {
       artifacts_.clear();
       for (const Json& artifact : *artifacts) {
@@ -207,10 +204,10 @@ class AnswerReader {
     if (auto state = stringMember(*status, "state")) {
       call_.task_state = std::move(state);
     }
-    if (const Json* message = member(*status, "message");
+    if (const Json* message = findMember(*status, "message");
         message != nullptr && message->is_object()) {
       std::string text;
-      appendPartTexts(member(*message, "parts"), text);
+      appendPartTexts(findMember(*message, "parts"), text);
       if (!text.empty()) {
         answer_text_ = std::move(text);  // a failed task explains itself here
       }
@@ -234,7 +231,7 @@ class AnswerReader {
     std::string id = stringMember(artifact, "artifactId").value_or("");
     for (auto& [order, known] : artifacts_) {
       if (!id.empty() && stringMember(known, "artifactId") == id) {
-        const Json* parts = member(artifact, "parts");
+        const Json* parts = findMember(artifact, "parts");
         if (append && parts != nullptr && parts->is_array() && known["parts"].is_array()) {
           for (const Json& part : *parts) {
             known["parts"].push_back(part);
@@ -271,9 +268,10 @@ WireVersion versionOf(std::string_view header, const std::optional<std::string>&
 /// The response object answering `request` in a batch: the one with the same id, else the
 /// one at the same position.
 const Json* answerIn(const Json& responses, const Json& request, std::size_t position) {
-  if (const Json* id = member(request, "id")) {
+  if (const Json* id = findMember(request, "id")) {
     for (const Json& response : responses) {
-      if (const Json* answered = member(response, "id"); answered != nullptr && *answered == *id) {
+      if (const Json* answered = findMember(response, "id");
+          answered != nullptr && *answered == *id) {
         return &response;
       }
     }

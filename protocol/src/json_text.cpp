@@ -77,6 +77,14 @@ std::optional<OrderedJson> parseOrderedJson(std::string_view text, std::size_t m
   return detail::parseJsonAs<OrderedJson>(text, max_depth, ignored);
 }
 
+const Json* findMember(const Json& object, std::string_view key) {
+  if (!object.is_object()) {
+    return nullptr;
+  }
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
 std::string dumpCompact(const Json& value) {
   return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/lint.hpp"
 
 namespace agentvcr::protocol::lint {
@@ -15,14 +16,6 @@ JsonPath child(const JsonPath& base, PathElement key) {
   JsonPath path = base;
   path.push_back(std::move(key));
   return path;
-}
-
-const Json* member(const Json& object, const char* key) {
-  if (!object.is_object()) {
-    return nullptr;
-  }
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
 }
 
 /// A value as a finding quotes it: scalars as JSON text, containers by their type, so that a
@@ -83,7 +76,7 @@ std::string v10Spelling(std::string_view prefix, std::string_view v03) {
 /// v1.0 tells objects apart by their fields and by the member wrapping them; a `kind` member is
 /// the v0.3 discriminator left in by a client or agent that was ported halfway.
 void checkNoKind(const Json& object, const JsonPath& path, std::vector<LintFinding>& out) {
-  if (const Json* kind = member(object, "kind")) {
+  if (const Json* kind = findMember(object, "kind")) {
     out.push_back(
         {kA2aV1Kind, child(path, "kind"),
          "kind " + shown(kind) + " is a v0.3 discriminator; v1.0 objects carry no kind member"});
@@ -99,7 +92,7 @@ void checkPart(const Json& part, const JsonPath& path, std::vector<LintFinding>&
   std::string carried;
   int count = 0;
   for (const char* content : {"text", "raw", "url", "data"}) {
-    const Json* value = member(part, content);
+    const Json* value = findMember(part, content);
     if (value == nullptr) {
       continue;
     }
@@ -119,7 +112,7 @@ void checkPart(const Json& part, const JsonPath& path, std::vector<LintFinding>&
 /// The `parts` of a Message or an Artifact: required and not empty.
 void checkParts(const Json& owner, const JsonPath& path, std::vector<LintFinding>& out) {
   const JsonPath at = child(path, "parts");
-  const Json* parts = member(owner, "parts");
+  const Json* parts = findMember(owner, "parts");
   if (parts == nullptr || !parts->is_array() || parts->empty()) {
     out.push_back({kA2aV1Parts, at,
                    "parts must be a non-empty array of Parts, got " +
@@ -140,12 +133,12 @@ void checkMessage(const Json* message, const JsonPath& path, std::vector<LintFin
     return;
   }
   checkNoKind(*message, path, out);
-  const Json* id = member(*message, "messageId");
+  const Json* id = findMember(*message, "messageId");
   if (id == nullptr || !id->is_string() || id->get_ref<const std::string&>().empty()) {
     out.push_back({kA2aV1MessageId, child(path, "messageId"),
                    "messageId must be a non-empty string, got " + shown(id)});
   }
-  const Json* role = member(*message, "role");
+  const Json* role = findMember(*message, "role");
   if (role == nullptr || (*role != "ROLE_USER" && *role != "ROLE_AGENT")) {
     std::string expected = "role must be \"ROLE_USER\" or \"ROLE_AGENT\", got " + shown(role);
     if (role != nullptr && (*role == "user" || *role == "agent")) {
@@ -183,8 +176,8 @@ void checkStatus(const Json* status, const JsonPath& path, std::vector<LintFindi
                    "status must be an object {state, message?, timestamp?}, got " + shown(status)});
     return;
   }
-  checkTaskState(member(*status, "state"), child(path, "state"), out);
-  if (const Json* message = member(*status, "message")) {
+  checkTaskState(findMember(*status, "state"), child(path, "state"), out);
+  if (const Json* message = findMember(*status, "message")) {
     checkMessage(message, child(path, "message"), out);
   }
 }
@@ -207,13 +200,13 @@ void checkTask(const Json& task, const JsonPath& path, std::vector<LintFinding>&
     return;
   }
   checkNoKind(task, path, out);
-  const Json* id = member(task, "id");
+  const Json* id = findMember(task, "id");
   if (id == nullptr || !id->is_string()) {
     out.push_back(
         {kA2aV1TaskId, child(path, "id"), "A Task's id must be a string, got " + shown(id)});
   }
-  checkStatus(member(task, "status"), child(path, "status"), out);
-  if (const Json* history = member(task, "history")) {
+  checkStatus(findMember(task, "status"), child(path, "status"), out);
+  if (const Json* history = findMember(task, "history")) {
     if (!history->is_array()) {
       out.push_back({kA2aV1Message, child(path, "history"),
                      "history must be an array of Messages, got " + shown(history)});
@@ -224,7 +217,7 @@ void checkTask(const Json& task, const JsonPath& path, std::vector<LintFinding>&
       }
     }
   }
-  if (const Json* artifacts = member(task, "artifacts")) {
+  if (const Json* artifacts = findMember(task, "artifacts")) {
     if (!artifacts->is_array()) {
       out.push_back({kA2aV1Artifact, child(path, "artifacts"),
                      "artifacts must be an array of Artifacts, got " + shown(artifacts)});
@@ -245,7 +238,7 @@ void checkWrapped(std::string_view method, const Json& result, const JsonPath& p
   std::vector<std::string> present;
   for (const char* wrapper : wrappers) {
     expected += (expected.empty() ? "{\"" : " or {\"") + std::string(wrapper) + "\": ...}";
-    if (member(result, wrapper) != nullptr) {
+    if (findMember(result, wrapper) != nullptr) {
       present.emplace_back(wrapper);
     }
   }
@@ -281,10 +274,10 @@ void checkWrapped(std::string_view method, const Json& result, const JsonPath& p
     out.push_back({kA2aV1Result, at, name + " must be an object, got " + shown(&value)});
   } else if (name == "statusUpdate") {
     checkNoKind(value, at, out);
-    checkStatus(member(value, "status"), child(at, "status"), out);
+    checkStatus(findMember(value, "status"), child(at, "status"), out);
   } else {
     checkNoKind(value, at, out);
-    checkArtifact(member(value, "artifact"), child(at, "artifact"), out);
+    checkArtifact(findMember(value, "artifact"), child(at, "artifact"), out);
   }
 }
 
@@ -300,7 +293,7 @@ void checkV10Result(std::string_view method, const Json& result, const JsonPath&
   } else if (method == "GetTask" || method == "CancelTask") {
     checkTask(result, path, out);
   } else if (method == "ListTasks") {
-    const Json* tasks = member(result, "tasks");
+    const Json* tasks = findMember(result, "tasks");
     if (tasks == nullptr || !tasks->is_array()) {
       out.push_back({kA2aV1Result, result.is_object() ? child(path, "tasks") : path,
                      "ListTasks result must be an object {tasks: [Task], nextPageToken, ...}, "
@@ -323,12 +316,12 @@ void checkConfiguration(const Json& configuration, const JsonPath& path,
                    "configuration must be an object, got " + shown(&configuration)});
     return;
   }
-  const Json* history = member(configuration, "historyLength");
+  const Json* history = findMember(configuration, "historyLength");
   if (history != nullptr && !(history->is_number_integer() && *history >= 0)) {
     out.push_back({kA2aV1Configuration, child(path, "historyLength"),
                    "historyLength must be a non-negative integer, got " + shown(history)});
   }
-  const Json* immediately = member(configuration, "returnImmediately");
+  const Json* immediately = findMember(configuration, "returnImmediately");
   if (immediately != nullptr && !immediately->is_boolean()) {
     out.push_back({kA2aV1Configuration, child(path, "returnImmediately"),
                    "returnImmediately must be a boolean, got " + shown(immediately)});
@@ -353,7 +346,7 @@ void checkV10Request(const Json& request, const std::string& method, const JsonP
   }
   const bool send = method == "SendMessage" || method == "SendStreamingMessage";
   const bool by_id = method == "GetTask" || method == "CancelTask" || method == "SubscribeToTask";
-  const Json* params = member(request, "params");
+  const Json* params = findMember(request, "params");
   if ((!send && !by_id && method != "ListTasks") || (method == "ListTasks" && params == nullptr)) {
     return;  // no params rule for the method, or ListTasks, whose params are all optional
   }
@@ -368,23 +361,23 @@ void checkV10Request(const Json& request, const std::string& method, const JsonP
     return;
   }
   if (send) {
-    checkMessage(member(*params, "message"), child(at, "message"), out);
-    if (const Json* configuration = member(*params, "configuration")) {
+    checkMessage(findMember(*params, "message"), child(at, "message"), out);
+    if (const Json* configuration = findMember(*params, "configuration")) {
       checkConfiguration(*configuration, child(at, "configuration"), out);
     }
   } else if (by_id) {
-    const Json* id = member(*params, "id");
+    const Json* id = findMember(*params, "id");
     if (id == nullptr || !id->is_string()) {
       out.push_back({kA2aV1TaskId, child(at, "id"),
                      method + " params.id must be the task id as a string, got " + shown(id)});
     }
   } else {
-    const Json* size = member(*params, "pageSize");
+    const Json* size = findMember(*params, "pageSize");
     if (size != nullptr && !(size->is_number_integer() && *size >= 1 && *size <= 100)) {
       out.push_back({kA2aV1PageSize, child(at, "pageSize"),
                      "pageSize must be an integer from 1 to 100, got " + shown(size)});
     }
-    if (const Json* status = member(*params, "status")) {
+    if (const Json* status = findMember(*params, "status")) {
       checkTaskState(status, child(at, "status"), out);
     }
   }
@@ -479,9 +472,9 @@ const Json* answeredRequest(const Json& request, const Json& response) {
   if (!request.is_array()) {
     return &request;
   }
-  const Json* id = member(response, "id");
+  const Json* id = findMember(response, "id");
   for (const Json& r : request) {
-    if (const Json* asked = member(r, "id");
+    if (const Json* asked = findMember(r, "id");
         id != nullptr && asked != nullptr && sameId(*asked, *id)) {
       return &r;
     }
@@ -521,8 +514,8 @@ std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& respon
   // says which results are v1.0 (a v0.3 name under a v1.0 header has no v1.0 shape).
   auto shape = [&](const Json& r, const JsonPath& base, std::vector<LintFinding>& found) {
     const Json* call = answeredRequest(request, r);
-    const Json* method = call != nullptr ? member(*call, "method") : nullptr;
-    const Json* result = member(r, "result");
+    const Json* method = call != nullptr ? findMember(*call, "method") : nullptr;
+    const Json* result = findMember(r, "result");
     if (method != nullptr && method->is_string() && result != nullptr &&
         a2a::isV10Method(method->get_ref<const std::string&>())) {
       checkV10Result(method->get_ref<const std::string&>(), *result, child(base, "result"), found);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
@@ -15,17 +16,9 @@ namespace {
 
 using protocol::Json;
 
-const Json* member(const Json& object, const char* key) {
-  if (!object.is_object()) {
-    return nullptr;
-  }
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
 /// The member as text: a string as it is, anything else as canonical JSON, "" when absent.
 std::string textMember(const Json& object, const char* key) {
-  const Json* value = member(object, key);
+  const Json* value = protocol::findMember(object, key);
   if (value == nullptr || value->is_null()) {
     return {};
   }
@@ -36,8 +29,8 @@ std::string candidateText(const Json& candidate) {
   if (!candidate.is_object()) {
     return "invalid candidate " + protocol::canonicalJson(candidate);
   }
-  const Json* error = member(candidate, "error");
-  const Json* output = member(candidate, "output");
+  const Json* error = protocol::findMember(candidate, "error");
+  const Json* output = protocol::findMember(candidate, "output");
   const bool failed =
       textMember(candidate, "status") == "error" ||
       ((output == nullptr || !output->is_object()) && error != nullptr && error->is_object());
@@ -52,14 +45,15 @@ std::string candidateText(const Json& candidate) {
   if (std::string say = textMember(*output, "say"); !say.empty()) {
     parts.push_back("say: " + say);
   }
-  if (const Json* calls = member(*output, "tool_calls"); calls != nullptr && calls->is_array()) {
+  if (const Json* calls = protocol::findMember(*output, "tool_calls");
+      calls != nullptr && calls->is_array()) {
     for (const Json& call : *calls) {
       if (!call.is_object()) {
         parts.push_back(protocol::canonicalJson(call));
         continue;
       }
       const std::string robot = textMember(call, "target_robot_name");
-      const Json* arguments = member(call, "arguments");
+      const Json* arguments = protocol::findMember(call, "arguments");
       parts.push_back(
           (robot.empty() ? std::string() : robot + ".") + textMember(call, "name") + "(" +
           (arguments != nullptr ? protocol::canonicalJson(*arguments) : std::string("{}")) + ")");
@@ -77,7 +71,7 @@ std::string candidateText(const Json& candidate) {
 
 const Json& instructionOf(const DiffStep& step) {
   static const Json kNone = Json::object();
-  const Json* instruction = member(step.input, "instruction");
+  const Json* instruction = protocol::findMember(step.input, "instruction");
   return instruction != nullptr ? *instruction : kNone;
 }
 

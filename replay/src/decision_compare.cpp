@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 
 namespace agentvcr::replay {
@@ -14,13 +15,10 @@ using protocol::Json;
 
 /// The member `key` of `value` when `value` is an object holding it, else null: odd JSON
 /// compares as absent instead of throwing.
-const Json& member(const Json& value, const char* key) {
+const Json& memberOrNull(const Json& value, const char* key) {
   static const Json kNull;
-  if (!value.is_object()) {
-    return kNull;
-  }
-  auto it = value.find(key);
-  return it == value.end() ? kNull : *it;
+  const Json* found = protocol::findMember(value, key);
+  return found != nullptr ? *found : kNull;
 }
 
 std::string stringOf(const Json& value) {
@@ -32,7 +30,7 @@ std::string quoted(const std::string& text) {
 }
 
 const Json& toolCalls(const Json& output) {
-  return member(member(output, "output"), "tool_calls");
+  return memberOrNull(memberOrNull(output, "output"), "tool_calls");
 }
 
 std::size_t toolCallCount(const Json& output) {
@@ -59,17 +57,17 @@ void compareToolCalls(const Json& recorded, const Json& live, const std::string&
     const Json& a = toolCalls(recorded)[i];
     const Json& b = toolCalls(live)[i];
     const std::string call = prefix + "tool call " + std::to_string(i) + " ";
-    const std::string name_a = stringOf(member(a, "name"));
-    const std::string name_b = stringOf(member(b, "name"));
+    const std::string name_a = stringOf(memberOrNull(a, "name"));
+    const std::string name_b = stringOf(memberOrNull(b, "name"));
     if (name_a != name_b) {
       differences.push_back(call + "name " + quoted(name_a) + " vs " + quoted(name_b));
     }
-    const std::string robot_a = stringOf(member(a, "target_robot_name"));
-    const std::string robot_b = stringOf(member(b, "target_robot_name"));
+    const std::string robot_a = stringOf(memberOrNull(a, "target_robot_name"));
+    const std::string robot_b = stringOf(memberOrNull(b, "target_robot_name"));
     if (robot_a != robot_b) {
       differences.push_back(call + "robot " + quoted(robot_a) + " vs " + quoted(robot_b));
     }
-    auto paths = differingPaths(member(a, "arguments"), member(b, "arguments"), 4);
+    auto paths = differingPaths(memberOrNull(a, "arguments"), memberOrNull(b, "arguments"), 4);
     for (const auto& path : paths.paths) {
       differences.push_back(call + "arguments differ at " + (path.empty() ? "/" : path));
     }
@@ -87,8 +85,8 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
     return result;
   }
   auto& differences = result.differences;
-  const std::string status_a = stringOf(member(*recorded, "status"));
-  const std::string status_b = stringOf(member(*live, "status"));
+  const std::string status_a = stringOf(memberOrNull(*recorded, "status"));
+  const std::string status_b = stringOf(memberOrNull(*live, "status"));
   if (status_a != status_b) {
     differences.push_back(prefix + "status " + quoted(status_a) + " vs " + quoted(status_b));
   }
@@ -98,14 +96,14 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
     differences.push_back(prefix + "kind " + kind_a + " vs " + kind_b);
   }
   if (status_a == "error" || status_b == "error") {
-    const std::string code_a = stringOf(member(member(*recorded, "error"), "code"));
-    const std::string code_b = stringOf(member(member(*live, "error"), "code"));
+    const std::string code_a = stringOf(memberOrNull(memberOrNull(*recorded, "error"), "code"));
+    const std::string code_b = stringOf(memberOrNull(memberOrNull(*live, "error"), "code"));
     if (code_a != code_b) {
       differences.push_back(prefix + "error code " + quoted(code_a) + " vs " + quoted(code_b));
     }
   } else {
-    result.say = compareSay(stringOf(member(member(*recorded, "output"), "say")),
-                            stringOf(member(member(*live, "output"), "say")));
+    result.say = compareSay(stringOf(memberOrNull(memberOrNull(*recorded, "output"), "say")),
+                            stringOf(memberOrNull(memberOrNull(*live, "output"), "say")));
     if (result.say == SayMatch::Different) {
       differences.push_back(prefix + "say differs");
     }
@@ -121,7 +119,7 @@ std::map<std::int64_t, const Json*> bySlot(const Json& outputs) {
     return slots;
   }
   for (const Json& output : outputs) {
-    const Json& index = member(output, "candidate_index");
+    const Json& index = memberOrNull(output, "candidate_index");
     if (index.is_number_integer()) {
       slots.emplace(index.get<std::int64_t>(), &output);
     }
@@ -132,12 +130,12 @@ std::map<std::int64_t, const Json*> bySlot(const Json& outputs) {
 /// Live tool calls checked against what the input declared.
 std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
   std::set<std::string> tools;
-  if (const Json& declared = member(input, "tools"); declared.is_array()) {
+  if (const Json& declared = memberOrNull(input, "tools"); declared.is_array()) {
     for (const Json& tool : declared) {
-      tools.insert(stringOf(member(tool, "name")));
+      tools.insert(stringOf(memberOrNull(tool, "name")));
     }
   }
-  const Json& robots_json = member(member(input, "attributes"), "known_robots");
+  const Json& robots_json = memberOrNull(memberOrNull(input, "attributes"), "known_robots");
   std::set<std::string> robots;
   if (robots_json.is_array()) {
     for (const Json& robot : robots_json) {
@@ -150,17 +148,17 @@ std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
   }
   for (const Json& output : live) {
     const std::string index =
-        std::to_string(member(output, "candidate_index").is_number_integer()
-                           ? member(output, "candidate_index").get<std::int64_t>()
+        std::to_string(memberOrNull(output, "candidate_index").is_number_integer()
+                           ? memberOrNull(output, "candidate_index").get<std::int64_t>()
                            : 0);
     for (std::size_t i = 0; i < toolCallCount(output); ++i) {
       const Json& call = toolCalls(output)[i];
       const std::string where = "candidate " + index + ": tool call " + std::to_string(i) + " ";
-      const std::string name = stringOf(member(call, "name"));
+      const std::string name = stringOf(memberOrNull(call, "name"));
       if (tools.count(name) == 0) {
         findings.push_back(where + "names undeclared tool " + quoted(name));
       }
-      const std::string robot = stringOf(member(call, "target_robot_name"));
+      const std::string robot = stringOf(memberOrNull(call, "target_robot_name"));
       if (robots_json.is_array() && robots.count(robot) == 0) {
         findings.push_back(where + "targets unknown robot " + quoted(robot));
       }
@@ -202,10 +200,10 @@ std::string normaliseSay(std::string_view text) {
 }
 
 std::string decisionKind(const Json& output) {
-  if (stringOf(member(output, "status")) == "error") {
+  if (stringOf(memberOrNull(output, "status")) == "error") {
     return "error";
   }
-  const bool says = !stringOf(member(member(output, "output"), "say")).empty();
+  const bool says = !stringOf(memberOrNull(memberOrNull(output, "output"), "say")).empty();
   const bool calls = toolCallCount(output) > 0;
   if (says && calls) {
     return "mixed";

@@ -25,13 +25,6 @@ namespace {
 const std::optional<std::string> kZstd{std::string(kZstdCodec)};
 const std::optional<std::string> kVerbatim;
 
-std::optional<std::string> nonEmpty(const std::string& s) {
-  if (s.empty()) {
-    return std::nullopt;
-  }
-  return s;
-}
-
 std::optional<std::int64_t> nonZero(std::int64_t v) {
   if (v == 0) {
     return std::nullopt;

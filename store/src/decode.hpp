@@ -138,6 +138,12 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options);
 /// The conversation title for a user instruction: whitespace runs folded to one space, trimmed,
 /// at most kTitleCodePoints code points (an ellipsis marks a cut).
 inline constexpr std::size_t kTitleCodePoints = 80;
+
+/// `text`, or nullopt when it is empty: how an optional text column is stored.
+inline std::optional<std::string> nonEmpty(std::string text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(std::move(text));
+}
+
 std::string conversationTitle(const std::string& content);
 
 /// Headers as a JSON array of [name, value] pairs, and back (lenient: bad input gives {}).

@@ -2,27 +2,12 @@
 
 #include <algorithm>
 
-#include <strings.h>
-
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/sse.hpp"
 #include "decode.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
-
-std::string_view headerValue(const protocol::Headers& headers, std::string_view name) {
-  for (const protocol::HeaderField& field : headers) {
-    if (field.name.size() == name.size() &&
-        strncasecmp(field.name.data(), name.data(), name.size()) == 0) {
-      return field.value;
-    }
-  }
-  return {};
-}
-
-std::optional<std::string> nonEmpty(std::string text) {
-  return text.empty() ? std::nullopt : std::optional<std::string>(std::move(text));
-}
 
 bool parsesAsJsonRpc(std::string_view body, const DecodeOptions& options) {
   if (body.empty() || body.size() > options.max_decode_bytes) {
@@ -40,7 +25,7 @@ bool parsesAsJsonRpc(std::string_view body, const DecodeOptions& options) {
 
 void decodeStreamEvents(DecodedExchange& d) {
   const protocol::Exchange& ex = d.exchange;
-  if (!protocol::isEventStreamType(headerValue(ex.response_headers, "Content-Type"))) {
+  if (!protocol::isEventStreamType(protocol::headerValue(ex.response_headers, "Content-Type"))) {
     return;
   }
   const auto& arrivals = ex.response_arrivals;
@@ -62,7 +47,7 @@ bool derivesNothing(const RedactedExchange& r) {
   // agent card, no body that could be JSON-RPC.
   return r.protocol == "http" &&
          !(ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) &&
-         !protocol::isEventStreamType(headerValue(ex.response_headers, "Content-Type")) &&
+         !protocol::isEventStreamType(protocol::headerValue(ex.response_headers, "Content-Type")) &&
          ex.request_body.find("\"jsonrpc\"") == std::string::npos &&
          ex.response_body.find("\"jsonrpc\"") == std::string::npos;
 }
@@ -83,7 +68,7 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
     return;
   }
   protocol::a2a::CallExchange call_exchange{
-      ex.method,       ex.target, headerValue(ex.request_headers, "A2A-Version"),
+      ex.method,       ex.target, protocol::headerValue(ex.request_headers, "A2A-Version"),
       ex.request_body, response,  {}};
   for (const DecodedStreamEvent& event : d.stream_events) {
     call_exchange.stream_data.push_back(event.data);

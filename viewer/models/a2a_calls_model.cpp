@@ -9,12 +9,8 @@
 namespace agentvcr::viewer {
 namespace {
 
-QString text(const std::string& value) {
-  return QString::fromStdString(value);
-}
-
 QString optionalText(const std::optional<std::string>& value) {
-  return value ? text(*value) : QString();
+  return value ? QString::fromStdString(*value) : QString();
 }
 
 }  // namespace
@@ -93,25 +89,27 @@ QVariant A2aCallsModel::data(const QModelIndex& index, int role) const {
 QVariant A2aCallsModel::displayText(const store::A2aCallRow& call, int column) const {
   switch (column) {
     case Time:
-      return text(clockText(call.started_ns));
+      return QString::fromStdString(clockText(call.started_ns));
     case Method:
-      return call.method ? text(*call.method) : QStringLiteral("(no method)");
+      return call.method ? QString::fromStdString(*call.method) : QStringLiteral("(no method)");
     case Wire:
-      return wireWarning(call).empty() ? text(call.wire_version) : text(call.wire_version + " ⚠");
+      return wireWarning(call).empty() ? QString::fromStdString(call.wire_version)
+                                       : QString::fromStdString(call.wire_version + " ⚠");
     case Skill:
       return optionalText(call.skill_id);
     case Task:
       return optionalText(call.task_id);
     case State:
-      return text(callStateText(call));
+      return QString::fromStdString(callStateText(call));
     case Latency:
-      return call.ended_ns ? text(durationText(*call.ended_ns - call.started_ns)) : QString();
+      return call.ended_ns ? QString::fromStdString(durationText(*call.ended_ns - call.started_ns))
+                           : QString();
     case Error:
-      return call.fault ? faultText(*call.fault) : text(callErrorText(call));
+      return call.fault ? faultText(*call.fault) : QString::fromStdString(callErrorText(call));
     case Question:
-      return call.request_text ? text(oneLine(*call.request_text)) : QString();
+      return call.request_text ? QString::fromStdString(oneLine(*call.request_text)) : QString();
     case Answer:
-      return call.response_text ? text(oneLine(*call.response_text)) : QString();
+      return call.response_text ? QString::fromStdString(oneLine(*call.response_text)) : QString();
     default:
       return {};
   }
@@ -120,19 +118,19 @@ QVariant A2aCallsModel::displayText(const store::A2aCallRow& call, int column) c
 QVariant A2aCallsModel::toolTip(const store::A2aCallRow& call, int column) const {
   switch (column) {
     case Time:
-      return text(timestampText(call.started_ns) + " UTC");
+      return QString::fromStdString(timestampText(call.started_ns) + " UTC");
     case Method:
       return call.stream_event_count > 0
                  ? QStringLiteral("answered as a stream of %1 events").arg(call.stream_event_count)
                  : QVariant();
     case Wire:
       if (const std::string warning = wireWarning(call); !warning.empty()) {
-        return text(warning);
+        return QString::fromStdString(warning);
       }
-      return text("A2A v" + call.wire_version + " wire");
+      return QString::fromStdString("A2A v" + call.wire_version + " wire");
     case State:
       // The column reads in one vocabulary; this is how the agent spelled it.
-      return call.task_state ? text("sent as " + *call.task_state) : QVariant();
+      return call.task_state ? QString::fromStdString("sent as " + *call.task_state) : QVariant();
     case Error:
       return optionalText(call.error_message);
     case Question:

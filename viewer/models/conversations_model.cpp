@@ -14,10 +14,6 @@ namespace {
 /// internalId of a conversation row; a branch row stores its conversation's row + 1.
 constexpr quintptr kTopLevel = 0;
 
-QString text(const std::string& value) {
-  return QString::fromStdString(value);
-}
-
 bool isA2aRow(const store::ConversationRow& row) {
   return row.protocol == "a2a";
 }
@@ -293,7 +289,7 @@ QVariant ConversationsModel::conversationData(const Node& node, int column, int 
   if (role == Qt::ToolTipRole && column == Title && isA2aRow(row)) {
     return QStringLiteral("A2A conversation %1: context %2, %3 calls, %4 with a JSON-RPC error")
         .arg(row.id)
-        .arg(text(row.context_id.value_or("?")))
+        .arg(QString::fromStdString(row.context_id.value_or("?")))
         .arg(row.step_count)
         .arg(row.error_candidates);
   }
@@ -315,18 +311,20 @@ QVariant ConversationsModel::conversationData(const Node& node, int column, int 
   }
   switch (column) {
     case Title:
-      return text(row.title.value_or(isA2aRow(row) ? "(no user text)" : "(no user instruction)"));
+      return QString::fromStdString(
+          row.title.value_or(isA2aRow(row) ? "(no user text)" : "(no user instruction)"));
     case Protocol:
       return isA2aRow(row) ? QStringLiteral("A2A") : QStringLiteral("MAGMA");
     case Robots:
-      return isA2aRow(row) ? QString() : text(robotsOf(node));
+      return isA2aRow(row) ? QString() : QString::fromStdString(robotsOf(node));
     case Steps:
       return QVariant::fromValue<qlonglong>(row.step_count);
     case Outcome:
-      return text(outcomeText(row));
+      return QString::fromStdString(outcomeText(row));
     case Duration:
-      return row.first_ns && row.last_ns ? text(durationText(*row.last_ns - *row.first_ns))
-                                         : QString();
+      return row.first_ns && row.last_ns
+                 ? QString::fromStdString(durationText(*row.last_ns - *row.first_ns))
+                 : QString();
     default:
       return {};
   }
@@ -343,7 +341,7 @@ QVariant ConversationsModel::branchData(const Branch& branch, std::size_t number
     case Steps:
       return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(branch.step_ids.size()));
     case Outcome:
-      return text(branch.outcome);
+      return QString::fromStdString(branch.outcome);
     default:
       return {};
   }

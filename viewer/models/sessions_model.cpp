@@ -4,13 +4,6 @@
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
-namespace {
-
-QString text(const std::string& value) {
-  return QString::fromStdString(value);
-}
-
-}  // namespace
 
 SessionsModel::SessionsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
     : QAbstractTableModel(parent), reader_(std::move(reader)), sessions_(reader_->sessions()) {}
@@ -38,10 +31,10 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ToolTipRole && index.column() == Uuid) {
-    QString tip = text(s.uuid) + QStringLiteral("\nrecorded by agentvcr ") +
-                  text(s.recorder_version.value_or("(before 0.1)"));
+    QString tip = QString::fromStdString(s.uuid) + QStringLiteral("\nrecorded by agentvcr ") +
+                  QString::fromStdString(s.recorder_version.value_or("(before 0.1)"));
     if (s.derived_from) {
-      tip += QStringLiteral("\ncopied from session ") + text(*s.derived_from);
+      tip += QStringLiteral("\ncopied from session ") + QString::fromStdString(*s.derived_from);
     }
     return tip;
   }
@@ -58,21 +51,22 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
     case Id:
       return QVariant::fromValue<qlonglong>(s.id);
     case Uuid:
-      return text(store::shortUuid(s.uuid));
+      return QString::fromStdString(store::shortUuid(s.uuid));
     case Node:
-      return text(s.node);
+      return QString::fromStdString(s.node);
     case Name:
-      return text(s.name);
+      return QString::fromStdString(s.name);
     case Mode:
-      return text(s.mode);
+      return QString::fromStdString(s.mode);
     case Upstream:
-      return text(s.upstream);
+      return QString::fromStdString(s.upstream);
     case Agent:
-      return s.agent_id ? text(*s.agent_id + " " + s.agent_version.value_or("")) : QString();
+      return s.agent_id ? QString::fromStdString(*s.agent_id + " " + s.agent_version.value_or(""))
+                        : QString();
     case Started:
-      return text(timestampText(s.started_ns));
+      return QString::fromStdString(timestampText(s.started_ns));
     case Duration:
-      return s.ended_ns ? text(durationText(*s.ended_ns - s.started_ns))
+      return s.ended_ns ? QString::fromStdString(durationText(*s.ended_ns - s.started_ns))
                         : QStringLiteral("running");
     case Exchanges:
       return QVariant::fromValue<qlonglong>(s.exchange_count);

@@ -8,10 +8,6 @@
 namespace agentvcr::viewer {
 namespace {
 
-QString text(const std::string& value) {
-  return QString::fromStdString(value);
-}
-
 std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
   if (candidates.empty()) {
     return "(no answer recorded)";
@@ -154,10 +150,10 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole:
       if (index.column() == Instruction) {
-        return text(step.instruction_content);
+        return QString::fromStdString(step.instruction_content);
       }
       if (index.column() == Decision) {
-        return text(decisionsText(entry.candidates));
+        return QString::fromStdString(decisionsText(entry.candidates));
       }
       return {};
     case Qt::DisplayRole:
@@ -171,18 +167,19 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
       return QString(static_cast<int>(step.depth) * 2, QChar(' ')) +
              QStringLiteral("%1").arg(index.row() + 1);
     case Instruction:
-      return text((step.instruction_type == "env" ? "env: " : "user: ") + instructionSummary(step));
+      return QString::fromStdString((step.instruction_type == "env" ? "env: " : "user: ") +
+                                    instructionSummary(step));
     case Decision:
-      return text(decisionsText(entry.candidates));
+      return QString::fromStdString(decisionsText(entry.candidates));
     case Status:
       if (const auto& fault = entry.fault()) {
-        const QString recorded = text(statusText(entry.candidates));
+        const QString recorded = QString::fromStdString(statusText(entry.candidates));
         return recorded.isEmpty() ? faultText(*fault) : faultText(*fault) + "\n" + recorded;
       }
-      return text(statusText(entry.candidates));
+      return QString::fromStdString(statusText(entry.candidates));
     case Latency:
       if (const auto latency = entry.latencyNs()) {
-        return text(durationText(*latency));
+        return QString::fromStdString(durationText(*latency));
       }
       return QString();
     default:

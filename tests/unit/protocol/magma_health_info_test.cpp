@@ -1,21 +1,16 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/magma.hpp"
+#include "magma_bodies.hpp"
 #include "protocol_test_util.hpp"
 
 namespace agentvcr::protocol::magma {
 namespace {
 
 using test::json;
+using test::kFullHistoryInfo;
+using test::kGptAgentInfo;
 using test::summary;
-
-// magma-protocol.md §19, Episode A startup.
-constexpr const char* kFullHistoryInfo =
-    R"({"protocol_version":"2.0","agent_id":"full-history-agent","agent_version":"2.0.0","specialized_coaching":["failure","suboptimal","format"],"coaching_resume":true,"coaching_session_version":"1","coaching_unavailable_reason":null,"capabilities":{"inference":true,"coaching":true}})";
-
-// §7: what gpt-agent advertises.
-constexpr const char* kGptAgentInfo =
-    R"({"protocol_version":"2.0","agent_id":"gpt-agent","agent_version":"0.3.1","specialized_coaching":[],"coaching_resume":false,"coaching_session_version":null,"coaching_unavailable_reason":"Coaching is not available in gpt-agent","capabilities":{"inference":true,"coaching":false}})";
 
 // --- AgentHealth ---
 
@@ -88,7 +83,7 @@ TEST(AgentInfo, DefaultsApply) {
 }
 
 template <class Edit>
-std::string findingsAfter(Edit edit) {
+std::string infoFindingsAfter(Edit edit) {
   Json body = json(kFullHistoryInfo);
   edit(body);
   auto parsed = parseAgentInfo(body);
@@ -97,67 +92,70 @@ std::string findingsAfter(Edit edit) {
 }
 
 TEST(AgentInfo, RequiredFields) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b.erase("agent_id"); }), R"(missing ["agent_id"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b.erase("agent_version"); }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b.erase("agent_id"); }), R"(missing ["agent_id"])");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b.erase("agent_version"); }),
             R"(missing ["agent_version"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b.erase("capabilities"); }), R"(missing ["capabilities"])");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b.erase("capabilities"); }),
+            R"(missing ["capabilities"])");
 }
 
 TEST(AgentInfo, StrictStrings) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["protocol_version"] = 2.0; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["protocol_version"] = 2.0; }),
             R"(string_type ["protocol_version"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["agent_id"] = nullptr; }), R"(string_type ["agent_id"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["agent_version"] = 2; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["agent_id"] = nullptr; }),
+            R"(string_type ["agent_id"])");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["agent_version"] = 2; }),
             R"(string_type ["agent_version"])");
 }
 
 TEST(AgentInfo, ProtocolVersionIsNotCheckedHere) {
   // BENCH compares it to "2.0" itself; the model only wants a string.
-  EXPECT_EQ(findingsAfter([](Json& b) { b["protocol_version"] = "1.0"; }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["protocol_version"] = "1.0"; }), "");
 }
 
 TEST(AgentInfo, SpecializedCoachingKinds) {
-  EXPECT_EQ(findingsAfter([](Json& b) {
+  EXPECT_EQ(infoFindingsAfter([](Json& b) {
               b["specialized_coaching"] = {"failure", "style"};
             }),
             R"(literal_error ["specialized_coaching",1])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["specialized_coaching"] = "failure"; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["specialized_coaching"] = "failure"; }),
             R"(list_type ["specialized_coaching"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["specialized_coaching"] = {"format"}; }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["specialized_coaching"] = {"format"}; }), "");
 }
 
 TEST(AgentInfo, CoachingResumeStrictBool) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_resume"] = 1; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_resume"] = 1; }),
             R"(bool_type ["coaching_resume"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_resume"] = "true"; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_resume"] = "true"; }),
             R"(bool_type ["coaching_resume"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_resume"] = nullptr; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_resume"] = nullptr; }),
             R"(bool_type ["coaching_resume"])");
 }
 
 TEST(AgentInfo, NullableStrings) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_session_version"] = nullptr; }), "");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_session_version"] = 1; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_session_version"] = nullptr; }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_session_version"] = 1; }),
             R"(string_type ["coaching_session_version"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_unavailable_reason"] = "off"; }), "");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["coaching_unavailable_reason"] = false; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_unavailable_reason"] = "off"; }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["coaching_unavailable_reason"] = false; }),
             R"(string_type ["coaching_unavailable_reason"])");
 }
 
 TEST(AgentInfo, CapabilitiesMapOfStrictBools) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["capabilities"] = Json::array(); }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["capabilities"] = Json::array(); }),
             R"(dict_type ["capabilities"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["capabilities"]["inference"] = 1; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["capabilities"]["inference"] = 1; }),
             R"(bool_type ["capabilities","inference"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["capabilities"]["export"] = "yes"; }),
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["capabilities"]["export"] = "yes"; }),
             R"(bool_type ["capabilities","export"])");
   // An open map: unknown capability names are fine, even an empty map.
-  EXPECT_EQ(findingsAfter([](Json& b) { b["capabilities"]["streaming"] = false; }), "");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["capabilities"] = Json::object(); }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["capabilities"]["streaming"] = false; }), "");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["capabilities"] = Json::object(); }), "");
 }
 
 TEST(AgentInfo, UnknownKeysRejected) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["model"] = "qwen"; }), R"(extra_forbidden ["model"])");
+  EXPECT_EQ(infoFindingsAfter([](Json& b) { b["model"] = "qwen"; }),
+            R"(extra_forbidden ["model"])");
 }
 
 }  // namespace

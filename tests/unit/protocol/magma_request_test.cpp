@@ -32,7 +32,7 @@ Json minimal() {
 
 /// Findings of the minimal request after `edit`.
 template <class Edit>
-std::string findingsAfter(Edit edit) {
+std::string agentRequestFindingsAfter(Edit edit) {
   Json body = minimal();
   edit(body);
   auto parsed = parseAgentRequest(body);
@@ -103,7 +103,8 @@ TEST(AgentRequest, BodyMustBeAnObject) {
 // --- request_id ---
 
 TEST(AgentRequest, RequestIdRequired) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b.erase("request_id"); }), R"(missing ["request_id"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b.erase("request_id"); }),
+            R"(missing ["request_id"])");
 }
 
 TEST(AgentRequest, RequestIdNonEmpty) {
@@ -114,31 +115,34 @@ TEST(AgentRequest, RequestIdNonEmpty) {
 }
 
 TEST(AgentRequest, RequestIdStrictString) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["request_id"] = 7; }), R"(string_type ["request_id"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { b["request_id"] = nullptr; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["request_id"] = 7; }),
+            R"(string_type ["request_id"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["request_id"] = nullptr; }),
             R"(string_type ["request_id"])");
 }
 
 // --- inputs ---
 
 TEST(AgentRequest, InputsRequired) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b.erase("inputs"); }), R"(missing ["inputs"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b.erase("inputs"); }), R"(missing ["inputs"])");
 }
 
 TEST(AgentRequest, InputsMustBeAList) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["inputs"] = Json::object(); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["inputs"] = Json::object(); }),
             R"(list_type ["inputs"])");
 }
 
 TEST(AgentRequest, InputMustBeAnObject) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["inputs"].push_back(3); }), R"(model_type ["inputs",1])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["inputs"].push_back(3); }),
+            R"(model_type ["inputs",1])");
 }
 
 TEST(AgentRequest, UnknownKeysAreRejectedAtEveryLevel) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["outputs"] = 1; }), R"(extra_forbidden ["outputs"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["session"] = "s"; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["outputs"] = 1; }),
+            R"(extra_forbidden ["outputs"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["session"] = "s"; }),
             R"(extra_forbidden ["inputs",0,"session"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"]["role"] = "user"; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"]["role"] = "user"; }),
             R"(extra_forbidden ["inputs",0,"instruction","role"])");
 }
 
@@ -152,7 +156,7 @@ TEST(AgentRequest, ExtraKeyFindingCarriesItsValueAndMessage) {
 }
 
 TEST(AgentRequest, UnknownKeysInsideFreeObjectsAreFine) {
-  EXPECT_EQ(findingsAfter([](Json& b) {
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) {
               input0(b)["tools"] = json(R"([{"anything": {"goes": [1, null]}}])");
               input0(b)["attributes"]["whatever"] = {1, 2};
               input0(b)["memory"]["_agentvcr"] = {{"v", 1}};
@@ -164,12 +168,13 @@ TEST(AgentRequest, UnknownKeysInsideFreeObjectsAreFine) {
 // --- id ---
 
 TEST(AgentInputId, Required) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b).erase("id"); }), R"(missing ["inputs",0,"id"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b).erase("id"); }),
+            R"(missing ["inputs",0,"id"])");
 }
 
 TEST(AgentInputId, StrictInteger) {
   for (const char* bad : {"7.0", "\"7\"", "true", "1e1", "null", "[7]"}) {
-    EXPECT_EQ(findingsAfter([&](Json& b) { input0(b)["id"] = json(bad); }),
+    EXPECT_EQ(agentRequestFindingsAfter([&](Json& b) { input0(b)["id"] = json(bad); }),
               R"(int_type ["inputs",0,"id"])")
         << bad;
   }
@@ -177,7 +182,8 @@ TEST(AgentInputId, StrictInteger) {
 
 TEST(AgentInputId, AnyInt64IsAccepted) {
   for (const char* good : {"0", "-3", "9223372036854775807", "-9223372036854775808"}) {
-    EXPECT_EQ(findingsAfter([&](Json& b) { input0(b)["id"] = json(good); }), "") << good;
+    EXPECT_EQ(agentRequestFindingsAfter([&](Json& b) { input0(b)["id"] = json(good); }), "")
+        << good;
   }
 }
 
@@ -185,14 +191,14 @@ TEST(AgentInputId, AnyInt64IsAccepted) {
 TEST(AgentInputId, IntegersOutsideInt64AreRejected) {
   for (const char* big : {"9223372036854775808", "18446744073709551615",
                           "123456789012345678901234567890", "-9223372036854775809"}) {
-    EXPECT_EQ(findingsAfter([&](Json& b) { input0(b)["id"] = json(big); }),
+    EXPECT_EQ(agentRequestFindingsAfter([&](Json& b) { input0(b)["id"] = json(big); }),
               R"(int_type ["inputs",0,"id"])")
         << big;
   }
 }
 
 TEST(AgentInputId, UniqueWithinARequest) {
-  EXPECT_EQ(findingsAfter([](Json& b) { b["inputs"].push_back(input0(b)); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { b["inputs"].push_back(input0(b)); }),
             R"(value_error ["inputs",1,"id"])");
   Json body = minimal();
   body["inputs"].push_back(input0(body));
@@ -204,7 +210,7 @@ TEST(AgentInputId, UniqueWithinARequest) {
 }
 
 TEST(AgentInputId, DistinctIdsPass) {
-  EXPECT_EQ(findingsAfter([](Json& b) {
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) {
               Json second = input0(b);
               second["id"] = 3;
               b["inputs"].push_back(second);
@@ -215,21 +221,22 @@ TEST(AgentInputId, DistinctIdsPass) {
 // --- instruction ---
 
 TEST(AgentInstruction, Required) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b).erase("instruction"); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b).erase("instruction"); }),
             R"(missing ["inputs",0,"instruction"])");
 }
 
 TEST(AgentInstruction, MustBeAnObject) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"] = "Say hello."; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"] = "Say hello."; }),
             R"(model_type ["inputs",0,"instruction"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"] = nullptr; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"] = nullptr; }),
             R"(model_type ["inputs",0,"instruction"])");
 }
 
 TEST(AgentInstruction, TypeIsUserOrEnv) {
   for (const char* bad : {"\"system\"", "\"User\"", "\"\"", "7", "null"}) {
-    EXPECT_EQ(findingsAfter([&](Json& b) { input0(b)["instruction"]["type"] = json(bad); }),
-              R"(literal_error ["inputs",0,"instruction","type"])")
+    EXPECT_EQ(
+        agentRequestFindingsAfter([&](Json& b) { input0(b)["instruction"]["type"] = json(bad); }),
+        R"(literal_error ["inputs",0,"instruction","type"])")
         << bad;
   }
   auto parsed = parseAgentInput(json(R"({"id": 1, "instruction": {"type": "x", "content": ""}})"));
@@ -238,47 +245,50 @@ TEST(AgentInstruction, TypeIsUserOrEnv) {
 }
 
 TEST(AgentInstruction, TypeAndContentRequired) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"].erase("type"); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"].erase("type"); }),
             R"(missing ["inputs",0,"instruction","type"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"].erase("content"); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"].erase("content"); }),
             R"(missing ["inputs",0,"instruction","content"])");
 }
 
 TEST(AgentInstruction, ContentIsAStrictString) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"]["content"] = 7; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"]["content"] = 7; }),
             R"(string_type ["inputs",0,"instruction","content"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"]["content"] = nullptr; }),
-            R"(string_type ["inputs",0,"instruction","content"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["instruction"]["content"] = ""; }), "");
+  EXPECT_EQ(
+      agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"]["content"] = nullptr; }),
+      R"(string_type ["inputs",0,"instruction","content"])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["instruction"]["content"] = ""; }),
+            "");
 }
 
 // --- free objects ---
 
 TEST(AgentInputTools, ListOfObjects) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["tools"] = Json::object(); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["tools"] = Json::object(); }),
             R"(list_type ["inputs",0,"tools"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["tools"] = json(R"([{}, "press", {}])"); }),
-            R"(dict_type ["inputs",0,"tools",1])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["tools"] = nullptr; }),
+  EXPECT_EQ(
+      agentRequestFindingsAfter([](Json& b) { input0(b)["tools"] = json(R"([{}, "press", {}])"); }),
+      R"(dict_type ["inputs",0,"tools",1])");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["tools"] = nullptr; }),
             R"(list_type ["inputs",0,"tools"])");
 }
 
 TEST(AgentInputFreeObjects, MustBeObjects) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["attributes"] = Json::array(); }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["attributes"] = Json::array(); }),
             R"(dict_type ["inputs",0,"attributes"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["memory"] = "history"; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["memory"] = "history"; }),
             R"(dict_type ["inputs",0,"memory"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["extra_keys"] = nullptr; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["extra_keys"] = nullptr; }),
             R"(dict_type ["inputs",0,"extra_keys"])");
 }
 
 TEST(AgentInputFreeObjects, NumbersMustBeFiniteInside) {
   // parseJson already refuses NaN; values built in code are checked too.
-  EXPECT_EQ(findingsAfter([](Json& b) {
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) {
               input0(b)["memory"]["scores"] = {1.0, std::numeric_limits<double>::quiet_NaN()};
             }),
             R"(finite_number ["inputs",0,"memory","scores",1])");
-  EXPECT_EQ(findingsAfter([](Json& b) {
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) {
               Json tool = Json::object();
               tool["w"] = std::numeric_limits<double>::infinity();
               input0(b)["tools"] = Json::array({tool});
@@ -289,11 +299,11 @@ TEST(AgentInputFreeObjects, NumbersMustBeFiniteInside) {
 // --- num_outputs ---
 
 TEST(AgentInputNumOutputs, GreaterThanZero) {
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["num_outputs"] = 0; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["num_outputs"] = 0; }),
             R"(greater_than ["inputs",0,"num_outputs"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["num_outputs"] = -1; }),
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["num_outputs"] = -1; }),
             R"(greater_than ["inputs",0,"num_outputs"])");
-  EXPECT_EQ(findingsAfter([](Json& b) { input0(b)["num_outputs"] = 3; }), "");
+  EXPECT_EQ(agentRequestFindingsAfter([](Json& b) { input0(b)["num_outputs"] = 3; }), "");
   auto parsed = parseAgentInput(
       json(R"({"id": 1, "instruction": {"type": "user", "content": ""}, "num_outputs": 0})"));
   ASSERT_EQ(parsed.findings.size(), 1U);
@@ -302,7 +312,7 @@ TEST(AgentInputNumOutputs, GreaterThanZero) {
 
 TEST(AgentInputNumOutputs, StrictInteger) {
   for (const char* bad : {"1.0", "\"2\"", "true", "null", "2e0"}) {
-    EXPECT_EQ(findingsAfter([&](Json& b) { input0(b)["num_outputs"] = json(bad); }),
+    EXPECT_EQ(agentRequestFindingsAfter([&](Json& b) { input0(b)["num_outputs"] = json(bad); }),
               R"(int_type ["inputs",0,"num_outputs"])")
         << bad;
   }

@@ -1,24 +1,16 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/magma.hpp"
+#include "magma_bodies.hpp"
 #include "protocol_test_util.hpp"
 
 namespace agentvcr::protocol::magma {
 namespace {
 
 using test::json;
+using test::kCompleted;
+using test::kErrorCandidate;
 using test::summary;
-
-// magma-protocol.md §5.2.
-constexpr const char* kCompleted =
-    R"([{"request_id":"demo","source_id":7,"candidate_index":0,"status":"completed","memory":{},
-  "internal_steps":[],"output":{"say":"Hello!","tool_calls":[]},"error":null}])";
-
-// §8.
-constexpr const char* kErrorCandidate =
-    R"([{"request_id":"demo","source_id":7,"candidate_index":0,"status":"error","memory":{},
-  "internal_steps":[],"output":null,
-  "error":{"code":"model_error","message":"The model returned invalid JSON.","component":"model"}}])";
 
 // §19 Episode A1 (elided parts of the step filled in).
 constexpr const char* kEpisodeA1Response =
@@ -32,7 +24,7 @@ constexpr const char* kEpisodeA1Response =
   "error":null}])";
 
 template <class Edit>
-std::string findingsAfter(Edit edit, const ValidationOptions& options = {}) {
+std::string agentResponseFindingsAfter(Edit edit, const ValidationOptions& options = {}) {
   Json body = json(kCompleted);
   edit(body[0]);
   auto parsed = parseAgentResponse(body, nullptr, options);
@@ -92,69 +84,80 @@ TEST(AgentOutput, MustBeAnObject) {
 }
 
 TEST(AgentOutput, UnknownKeysRejected) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o["latency"] = 1; }), R"(extra_forbidden [0,"latency"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"]["thought"] = ""; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["latency"] = 1; }),
+            R"(extra_forbidden [0,"latency"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"]["thought"] = ""; }),
             R"(extra_forbidden [0,"output","thought"])");
 }
 
 TEST(AgentOutput, RequestIdRequiredNonEmptyString) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("request_id"); }), R"(missing [0,"request_id"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["request_id"] = ""; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("request_id"); }),
+            R"(missing [0,"request_id"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["request_id"] = ""; }),
             R"(string_too_short [0,"request_id"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["request_id"] = 1; }), R"(string_type [0,"request_id"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["request_id"] = 1; }),
+            R"(string_type [0,"request_id"])");
 }
 
 TEST(AgentOutput, SourceIdStrictInteger) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("source_id"); }), R"(missing [0,"source_id"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("source_id"); }),
+            R"(missing [0,"source_id"])");
   for (const char* bad : {"\"7\"", "7.0", "true", "1e1"}) {
-    EXPECT_EQ(findingsAfter([&](Json& o) { o["source_id"] = json(bad); }),
+    EXPECT_EQ(agentResponseFindingsAfter([&](Json& o) { o["source_id"] = json(bad); }),
               R"(int_type [0,"source_id"])")
         << bad;
   }
-  EXPECT_EQ(findingsAfter([](Json& o) { o["source_id"] = -7; }), "");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["source_id"] = -7; }), "");
 }
 
 TEST(AgentOutput, CandidateIndexNonNegativeStrictInteger) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("candidate_index"); }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("candidate_index"); }),
             R"(missing [0,"candidate_index"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["candidate_index"] = -1; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["candidate_index"] = -1; }),
             R"(greater_than_equal [0,"candidate_index"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["candidate_index"] = 0.0; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["candidate_index"] = 0.0; }),
             R"(int_type [0,"candidate_index"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["candidate_index"] = 0; }), "");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["candidate_index"] = 0; }), "");
 }
 
 TEST(AgentOutput, StatusLiteral) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("status"); }), R"(missing [0,"status"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["status"] = "done"; }), R"(literal_error [0,"status"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["status"] = "Completed"; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("status"); }),
+            R"(missing [0,"status"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["status"] = "done"; }),
+            R"(literal_error [0,"status"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["status"] = "Completed"; }),
             R"(literal_error [0,"status"])");
 }
 
 TEST(AgentOutput, MemoryRequiredObject) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("memory"); }), R"(missing [0,"memory"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["memory"] = Json::array(); }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("memory"); }),
+            R"(missing [0,"memory"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["memory"] = Json::array(); }),
             R"(dict_type [0,"memory"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["memory"] = nullptr; }), R"(dict_type [0,"memory"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["memory"] = nullptr; }),
+            R"(dict_type [0,"memory"])");
 }
 
 TEST(AgentOutput, InternalStepsListOfObjectsWithDefault) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("internal_steps"); }), "");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["internal_steps"] = Json::object(); }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("internal_steps"); }), "");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["internal_steps"] = Json::object(); }),
             R"(list_type [0,"internal_steps"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["internal_steps"] = json(R"([{"k": 1}, "step"])"); }),
+  EXPECT_EQ(agentResponseFindingsAfter(
+                [](Json& o) { o["internal_steps"] = json(R"([{"k": 1}, "step"])"); }),
             R"(dict_type [0,"internal_steps",1])");
   // Steps are opaque: gpt-agent's extra keys pass.
-  EXPECT_EQ(findingsAfter([](Json& o) {
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) {
               o["internal_steps"] = json(R"([{"id": "s", "usage": {"tokens": 3}, "attempts": 2}])");
             }),
             "");
 }
 
 TEST(AgentOutput, CompletedNeedsADecisionAndNoError) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("output"); }), R"(value_error [0,"output"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"] = nullptr; }), R"(value_error [0,"output"])");
-  EXPECT_EQ(findingsAfter([](Json& o) {
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("output"); }),
+            R"(value_error [0,"output"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"] = nullptr; }),
+            R"(value_error [0,"output"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) {
               o["error"] = {{"code", "c"}, {"message", "m"}};
             }),
             R"(value_error [0,"error"])");
@@ -179,7 +182,7 @@ TEST(AgentOutput, ErrorNeedsAnErrorAndNoDecision) {
 }
 
 TEST(AgentOutput, CompletedMayOmitError) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o.erase("error"); }), "");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o.erase("error"); }), "");
 }
 
 // --- AgentDecision and ToolCall ---
@@ -194,20 +197,21 @@ TEST(AgentDecision, DefaultsApply) {
 }
 
 TEST(AgentDecision, MustBeAnObject) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"] = "Hello!"; }), R"(model_type [0,"output"])");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"] = "Hello!"; }),
+            R"(model_type [0,"output"])");
 }
 
 TEST(AgentDecision, SayStrictString) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"]["say"] = 5; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"]["say"] = 5; }),
             R"(string_type [0,"output","say"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"]["say"] = nullptr; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"]["say"] = nullptr; }),
             R"(string_type [0,"output","say"])");
 }
 
 TEST(AgentDecision, ToolCallsList) {
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"]["tool_calls"] = Json::object(); }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"]["tool_calls"] = Json::object(); }),
             R"(list_type [0,"output","tool_calls"])");
-  EXPECT_EQ(findingsAfter([](Json& o) { o["output"]["tool_calls"] = {"press"}; }),
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) { o["output"]["tool_calls"] = {"press"}; }),
             R"(model_type [0,"output","tool_calls",0])");
 }
 
@@ -217,7 +221,7 @@ Json call() {
 }
 
 TEST(ToolCall, ValidCallAndDefaultArguments) {
-  EXPECT_EQ(findingsAfter([](Json& o) {
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) {
               o["output"] = {{"say", ""}, {"tool_calls", {call()}}};
             }),
             "");
@@ -232,7 +236,7 @@ TEST(ToolCall, ValidCallAndDefaultArguments) {
 
 template <class Edit>
 std::string callFindingsAfter(Edit edit) {
-  return findingsAfter([&](Json& o) {
+  return agentResponseFindingsAfter([&](Json& o) {
     Json c = call();
     edit(c);
     o["output"] = {{"say", ""}, {"tool_calls", {call(), c}}};
@@ -269,7 +273,7 @@ TEST(ToolCall, UnknownKeysRejected) {
 // --- say and tool_calls together (§6) ---
 
 TEST(AgentDecision, MixedDecisionPassesWhenRelaxed) {
-  EXPECT_EQ(findingsAfter([](Json& o) {
+  EXPECT_EQ(agentResponseFindingsAfter([](Json& o) {
               o["output"] = {{"say", "On it"}, {"tool_calls", {call()}}};
             }),
             "");
@@ -278,19 +282,19 @@ TEST(AgentDecision, MixedDecisionPassesWhenRelaxed) {
 TEST(AgentDecision, MixedDecisionFailsWhenExclusive) {
   ValidationOptions exclusive;
   exclusive.exclusive_say_and_tool_calls = true;
-  EXPECT_EQ(findingsAfter(
+  EXPECT_EQ(agentResponseFindingsAfter(
                 [](Json& o) {
                   o["output"] = {{"say", "On it"}, {"tool_calls", {call()}}};
                 },
                 exclusive),
             R"(value_error [0,"output"])");
-  EXPECT_EQ(findingsAfter(
+  EXPECT_EQ(agentResponseFindingsAfter(
                 [](Json& o) {
                   o["output"] = {{"say", ""}, {"tool_calls", {call()}}};
                 },
                 exclusive),
             "");
-  EXPECT_EQ(findingsAfter([](Json&) {}, exclusive), "");
+  EXPECT_EQ(agentResponseFindingsAfter([](Json&) {}, exclusive), "");
 }
 
 // --- AgentError ---

@@ -1,29 +1,22 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/magma.hpp"
+#include "magma_bodies.hpp"
 #include "protocol_test_util.hpp"
 
 namespace agentvcr::protocol::magma {
 namespace {
 
 using test::json;
+using test::kCompleted;
+using test::kErrorCandidate;
+using test::kFullHistoryInfo;
+using test::kGptAgentInfo;
 using test::summary;
 
-// Bodies exactly as FastAPI emits them (magma-protocol.md §5.2, §8, §19 without line breaks).
-constexpr const char* kCompleted =
-    R"([{"request_id":"demo","source_id":7,"candidate_index":0,"status":"completed","memory":{},"internal_steps":[],"output":{"say":"Hello!","tool_calls":[]},"error":null}])";
-
-constexpr const char* kErrorCandidate =
-    R"([{"request_id":"demo","source_id":7,"candidate_index":0,"status":"error","memory":{},"internal_steps":[],"output":null,"error":{"code":"model_error","message":"The model returned invalid JSON.","component":"model"}}])";
-
+// A GEN candidate whose decision is one tool call.
 constexpr const char* kAction =
     R"([{"request_id":"gen-0007","source_id":41,"candidate_index":0,"status":"completed","memory":{"history":[]},"internal_steps":[],"output":{"say":"","tool_calls":[{"name":"get_objects_state","arguments":{},"target_robot_name":"arm1"}]},"error":null}])";
-
-constexpr const char* kFullHistoryInfo =
-    R"({"protocol_version":"2.0","agent_id":"full-history-agent","agent_version":"2.0.0","specialized_coaching":["failure","suboptimal","format"],"coaching_resume":true,"coaching_session_version":"1","coaching_unavailable_reason":null,"capabilities":{"inference":true,"coaching":true}})";
-
-constexpr const char* kGptAgentInfo =
-    R"({"protocol_version":"2.0","agent_id":"gpt-agent","agent_version":"0.3.1","specialized_coaching":[],"coaching_resume":false,"coaching_session_version":null,"coaching_unavailable_reason":"Coaching is not available in gpt-agent","capabilities":{"inference":true,"coaching":false}})";
 
 std::string roundTripResponse(const char* body) {
   auto parsed = parseAgentResponse(json(body));

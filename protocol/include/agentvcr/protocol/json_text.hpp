@@ -52,6 +52,10 @@ using OrderedJson = nlohmann::ordered_json;
 std::optional<OrderedJson> parseOrderedJson(std::string_view text,
                                             std::size_t max_depth = kDefaultMaxJsonDepth);
 
+/// The member `key` of `object`, or nullptr when `object` is not an object or has no such
+/// member: recorded JSON is read as it came, and odd shapes count as absent instead of throwing.
+const Json* findMember(const Json& object, std::string_view key);
+
 /// Compact dump that never throws: invalid UTF-8 in strings is replaced with U+FFFD.
 std::string dumpCompact(const Json& value);
 
