@@ -113,20 +113,6 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
   return result;
 }
 
-std::map<std::int64_t, const Json*> bySlot(const Json& outputs) {
-  std::map<std::int64_t, const Json*> slots;
-  if (!outputs.is_array()) {
-    return slots;
-  }
-  for (const Json& output : outputs) {
-    const Json& index = memberOrNull(output, "candidate_index");
-    if (index.is_number_integer()) {
-      slots.emplace(index.get<std::int64_t>(), &output);
-    }
-  }
-  return slots;
-}
-
 /// Live tool calls checked against what the input declared.
 std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
   std::set<std::string> tools;
@@ -168,6 +154,18 @@ std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
 }
 
 }  // namespace
+
+std::map<std::int64_t, const Json*> outputsBySlot(const Json& outputs) {
+  std::map<std::int64_t, const Json*> slots;
+  if (!outputs.is_array()) {
+    return slots;
+  }
+  for (const Json& output : outputs) {
+    const Json& index = memberOrNull(output, "candidate_index");
+    slots[index.is_number_integer() ? index.get<std::int64_t>() : -1] = &output;
+  }
+  return slots;
+}
 
 const char* sayMatchName(SayMatch match) {
   switch (match) {
@@ -222,8 +220,8 @@ std::vector<std::string> StepComparison::allDifferences() const {
 
 StepComparison compareDecisions(const Json& input, const Json& recorded, const Json& live) {
   StepComparison result;
-  const auto recorded_slots = bySlot(recorded);
-  const auto live_slots = bySlot(live);
+  const auto recorded_slots = outputsBySlot(recorded);
+  const auto live_slots = outputsBySlot(live);
   std::set<std::int64_t> indexes;
   for (const auto& [index, output] : recorded_slots) {
     indexes.insert(index);

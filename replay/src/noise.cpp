@@ -133,16 +133,6 @@ Json comparedPart(const Json& output) {
   return part;
 }
 
-/// The candidates of a step by candidate_index.
-std::map<std::int64_t, const Json*> bySlot(const Json& candidates) {
-  std::map<std::int64_t, const Json*> slots;
-  for (const Json& candidate : candidates) {
-    const Json index = valueAt(candidate, "/candidate_index");
-    slots[index.is_number_integer() ? index.get<std::int64_t>() : -1] = &candidate;
-  }
-  return slots;
-}
-
 /// A volatile output path and its kind.
 using OutputNoise = std::vector<std::pair<std::string, VolatileKind>>;
 
@@ -151,8 +141,8 @@ using OutputNoise = std::vector<std::pair<std::string, VolatileKind>>;
 /// differ), with that difference in `real`.
 std::optional<OutputNoise> volatileOutputDifferences(const DiffStep& base, const DiffStep& other,
                                                      std::string& real) {
-  const auto base_slots = bySlot(base.candidates);
-  const auto other_slots = bySlot(other.candidates);
+  const auto base_slots = outputsBySlot(base.candidates);
+  const auto other_slots = outputsBySlot(other.candidates);
   if (base_slots.size() != other_slots.size()) {
     real =
         std::to_string(base_slots.size()) + " candidates vs " + std::to_string(other_slots.size());

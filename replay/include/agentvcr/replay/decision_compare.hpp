@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ std::string normaliseSay(std::string_view text);
 /// The kind of one output object (AgentOutput JSON): "error" for an error candidate, otherwise
 /// "say", "tool_calls", "mixed" (both) or "empty" (neither).
 std::string decisionKind(const protocol::Json& output);
+
+/// The outputs (or candidates) of one step by their candidate_index. One without an integer
+/// index is slot -1, so that it still takes part in a comparison; empty when `outputs` is not
+/// an array.
+std::map<std::int64_t, const protocol::Json*> outputsBySlot(const protocol::Json& outputs);
 
 /// One candidate slot compared: the recorded output against the live one with the same
 /// candidate_index.
