@@ -24,7 +24,6 @@ namespace agentvcr::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using sim::a2a::Json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -43,16 +42,17 @@ sim::a2a::MockConfig configFor(const std::string& profile) {
   return config;
 }
 
-std::string sendBody(const std::string& text, const Json& id = 1,
+std::string sendBody(const std::string& text, const sim::a2a::Json& id = 1,
                      const std::string& method = "message/send", const std::string& skill = "") {
-  Json message = {{"kind", "message"},
-                  {"messageId", "m-1"},
-                  {"role", "user"},
-                  {"parts", Json::array({Json{{"kind", "text"}, {"text", text}}})}};
+  sim::a2a::Json message = {
+      {"kind", "message"},
+      {"messageId", "m-1"},
+      {"role", "user"},
+      {"parts", sim::a2a::Json::array({sim::a2a::Json{{"kind", "text"}, {"text", text}}})}};
   if (!skill.empty()) {
     message["metadata"] = {{"skillId", skill}};
   }
-  Json body = {
+  sim::a2a::Json body = {
       {"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", {{"message", message}}}};
   return sim::a2a::dumpJson(body);
 }
@@ -92,7 +92,7 @@ TEST_F(A2aMockHttpTest, CardPointsAtTheBoundAddress) {
   EXPECT_EQ(card.header("Content-Type"), "application/json");
   EXPECT_EQ(card.header("Cache-Control"), "public, max-age=3600");
   EXPECT_EQ(card.header("Access-Control-Allow-Origin"), "*");
-  const Json parsed = *sim::a2a::parseJsonText(card.body);
+  const sim::a2a::Json parsed = *sim::a2a::parseJsonText(card.body);
   EXPECT_EQ(parsed["url"], mock_->baseUrl() + "/api/v1/a2a");
   EXPECT_EQ(mock_->publicUrl(), mock_->baseUrl() + "/api/v1/a2a");
   EXPECT_EQ(client().get("/.well-known/agent-card.json").body, card.body);
@@ -127,7 +127,7 @@ TEST_F(A2aMockHttpTest, JsonRpcStatusesOverTheWire) {
   auto http = client();
   auto sent = http.send("POST", "/api/v1/a2a", sendBody("What is grace?", 1), bearer("good"));
   EXPECT_EQ(sent.status, 200);
-  const Json task = (*sim::a2a::parseJsonText(sent.body))["result"];
+  const sim::a2a::Json task = (*sim::a2a::parseJsonText(sent.body))["result"];
   EXPECT_EQ(task["status"]["state"], "completed");
 
   auto unauthorized = http.send("POST", "/api/v1/a2a", sendBody("What is grace?", 2));
@@ -163,7 +163,7 @@ TEST_F(A2aMockHttpTest, StandardProfileAnswersBatchesAndV10OverTheWire) {
                 "[" + sendBody("hi", "a") + R"(,7,{"jsonrpc":"2.0","method":"nope"}])", json);
   EXPECT_EQ(batch.status, 200);
   EXPECT_EQ(batch.header("Content-Type"), "application/json");
-  const Json answers = *sim::a2a::parseJsonText(batch.body);
+  const sim::a2a::Json answers = *sim::a2a::parseJsonText(batch.body);
   ASSERT_EQ(answers.size(), 3u) << batch.body;
   EXPECT_EQ(answers[0]["result"]["status"]["state"], "input-required");
   EXPECT_EQ(answers[1]["error"]["code"], -32600);

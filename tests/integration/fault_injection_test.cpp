@@ -20,9 +20,6 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr const char* kValidRequest =
-    R"({"request_id": "r", "inputs": [{"id": 0, "instruction": {"type": "user", "content": "hi"}}]})";
-
 class FaultInjectionTest : public ProxyTest {
  protected:
   /// An agent that answers every request with an empty JSON array.

@@ -33,8 +33,6 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-const std::string kTlsDir = std::string(AGENTVCR_FIXTURES_DIR) + "/tls";
-
 bool isLowerHex(const json& value, std::size_t length) {
   if (!value.is_string() || value.get<std::string>().size() != length) {
     return false;
@@ -211,13 +209,6 @@ class OtlpReceiver {
   int requests_ = 0;
   std::unique_ptr<proxy::Server> server_;
 };
-
-/// A loopback port nothing listens on (taken, then freed).
-std::uint16_t deadPort() {
-  proxy::Server probe({}, proxy::makeLocalServiceFactory(
-                              [](const protocol::HttpRequest&) { return protocol::HttpReply{}; }));
-  return probe.endpoint().port;
-}
 
 class OtlpExportTest : public DemoArchiveTest {
  protected:
@@ -485,9 +476,9 @@ TEST_F(LiveOtlpTest, ADeadCollectorNeverSlowsTheRelayAndGetsEverythingOnceUp) {
   startProxy(agent.url());
   const std::uint16_t port = deadPort();
   startExporter(port, std::chrono::seconds(1));
-  constexpr int kEpisodes = 3;
+  constexpr int kEpisodeCount = 3;
   constexpr int kSteps = 10;
-  const auto took = converse(kEpisodes, kSteps);
+  const auto took = converse(kEpisodeCount, kSteps);
   // 30 loopback exchanges take milliseconds each; an exporter in the way would add its
   // retries (hundreds of milliseconds) to them.
   EXPECT_LT(took, std::chrono::seconds(10));
@@ -498,20 +489,21 @@ TEST_F(LiveOtlpTest, ADeadCollectorNeverSlowsTheRelayAndGetsEverythingOnceUp) {
   EXPECT_EQ(exporter_->stats().spans, 0u);
 
   OtlpReceiver collector({}, port);
-  ASSERT_TRUE(waitUntil([&] { return collector.count("POST /v1/responses") == kEpisodes * kSteps; },
-                        std::chrono::seconds(20)))
+  ASSERT_TRUE(
+      waitUntil([&] { return collector.count("POST /v1/responses") == kEpisodeCount * kSteps; },
+                std::chrono::seconds(20)))
       << collector.count("POST /v1/responses");
   // The conversations go idle: their roots follow without the session ending.
-  ASSERT_TRUE(waitUntil([&] { return collector.count("conversation ") == kEpisodes; },
+  ASSERT_TRUE(waitUntil([&] { return collector.count("conversation ") == kEpisodeCount; },
                         std::chrono::seconds(20)));
   EXPECT_THAT(log(), HasSubstr("is back after"));
   finishExporter();
   EXPECT_THAT(collector.problems(), IsEmpty());
   EXPECT_THAT(treeProblems(collector.spans()), IsEmpty());
-  EXPECT_EQ(collector.count("invoke_agent "), static_cast<std::size_t>(kEpisodes * kSteps));
+  EXPECT_EQ(collector.count("invoke_agent "), static_cast<std::size_t>(kEpisodeCount * kSteps));
   const otel::LiveStats stats = exporter_->stats();
-  EXPECT_EQ(stats.exchanges, static_cast<std::uint64_t>(kEpisodes * kSteps));
-  EXPECT_EQ(stats.roots, static_cast<std::uint64_t>(kEpisodes));
+  EXPECT_EQ(stats.exchanges, static_cast<std::uint64_t>(kEpisodeCount * kSteps));
+  EXPECT_EQ(stats.roots, static_cast<std::uint64_t>(kEpisodeCount));
   EXPECT_EQ(stats.outages, 1u);
   EXPECT_EQ(stats.left, 0u);
 }

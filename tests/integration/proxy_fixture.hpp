@@ -14,6 +14,16 @@
 
 namespace agentvcr::testing {
 
+/// A small valid MAGMA request.
+inline constexpr const char* kValidRequest =
+    R"({"request_id": "r", "inputs": [{"id": 0, "instruction": {"type": "user", "content": "hi"}}]})";
+
+/// A port nothing listens on. Not a port freed a moment ago: under parallel tests the kernel
+/// hands it out again, even to this test's own proxy, which then relays to itself.
+inline std::uint16_t deadPort() {
+  return 1;  // tcpmux: never served on test machines
+}
+
 /// A recording proxy on 127.0.0.1:0 in front of an upstream the test chooses, writing a
 /// fresh archive in a temp folder.
 class ProxyTest : public ::testing::Test {

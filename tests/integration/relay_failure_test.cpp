@@ -15,15 +15,6 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-constexpr const char* kValidRequest =
-    R"({"request_id": "r", "inputs": [{"id": 0, "instruction": {"type": "user", "content": "hi"}}]})";
-
-/// A port nothing listens on. Not a port freed a moment ago: under parallel tests the kernel
-/// hands it out again, even to this test's own proxy, which then relays to itself.
-std::uint16_t deadPort() {
-  return 1;  // tcpmux: never served on test machines
-}
-
 class RelayFailureTest : public ProxyTest {};
 
 TEST_F(RelayFailureTest, AgentDownGives502AndIsRecorded) {

@@ -11,8 +11,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kTlsDir = std::string(AGENTVCR_FIXTURES_DIR) + "/tls";
-
 FakeUpstream httpsAgent() {
   return FakeUpstream(
       [](const protocol::HttpRequest& request) {

@@ -274,14 +274,14 @@ class FakeAgentThreadingTest : public ProxyTest {
   int requests_ = 0;
 };
 
-const ordered_json kStart = {{"history", ordered_json::array()}};
+const ordered_json kEmptyMemory = {{"history", ordered_json::array()}};
 const std::string kEnvPressed =
     R"({"infos": "panda: press_button succeed with message: done.", )"
     R"("previous_tool_call": {"panda": {"name": "press_button", "arguments": {"id": "sw1"}}}})";
 
 TEST_F(FakeAgentThreadingTest, IdenticalCandidatesOfAGenForkEachGetAChild) {
   start(false);
-  std::vector<ordered_json> fork = ask({{41, "user", "Move the fruit.", kStart, 2}});
+  std::vector<ordered_json> fork = ask({{41, "user", "Move the fruit.", kEmptyMemory, 2}});
   ASSERT_EQ(fork.size(), 2u);
   ASSERT_EQ(fork[0], fork[1]);
   ask({{64, "env", kEnvPressed, fork[0]}, {65, "env", kEnvPressed, fork[1]}});
@@ -296,7 +296,7 @@ TEST_F(FakeAgentThreadingTest, IdenticalCandidatesOfAGenForkEachGetAChild) {
 
 TEST_F(FakeAgentThreadingTest, ARetryAfterAnErrorStaysASibling) {
   start(false);
-  const ordered_json m1 = ask({{0, "user", "Please press sw1", kStart}})[0];
+  const ordered_json m1 = ask({{0, "user", "Please press sw1", kEmptyMemory}})[0];
   ask({{0, "user", "A flaky request", m1}});
   ask({{0, "user", "A flaky request", m1}});
 

@@ -49,6 +49,10 @@ struct FakeTls {
   std::string key_file;
 };
 
+/// fixtures/tls/: agent-cert.pem, a certificate for 127.0.0.1 that is also the authority a client
+/// trusts, and agent-key.pem, its key.
+inline const std::string kTlsDir = std::string(AGENTVCR_FIXTURES_DIR) + "/tls";
+
 /// A fake agent on 127.0.0.1:0 that answers each request with whatever the test's handler
 /// says, byte for byte, including broken answers. Records the requests it received.
 class FakeUpstream {

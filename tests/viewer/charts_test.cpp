@@ -22,9 +22,10 @@
 #include "mixed_archive.hpp"
 #include "models/session_charts.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/charts_dock.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using protocol::Json;
 using viewer::BarChartData;
@@ -32,7 +33,7 @@ using viewer::HistogramData;
 
 namespace {
 
-constexpr std::int64_t kMs = avt::mixed::kMs;
+using avt::mixed::kMs;
 constexpr std::int64_t kSecond = 1000 * kMs;
 constexpr std::int64_t kStartNs = avt::mixed::kStartNs;  // 2026-09-21 14:20:00 UTC
 
@@ -533,5 +534,8 @@ class ChartsTest : public QObject {
   }
 };
 
-QTEST_MAIN(ChartsTest)
+AGENTVCR_VIEWER_TEST(ChartsTest, "charts")
+
+}  // namespace agentvcr
+
 #include "charts_test.moc"

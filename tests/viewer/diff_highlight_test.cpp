@@ -12,12 +12,13 @@
 #include "models/diff_model.hpp"
 #include "models/steps_model.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/diff_window.hpp"
 #include "widgets/json_view.hpp"
 #include "widgets/side_by_side_diff.hpp"
 #include "widgets/step_details.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using protocol::Json;
 using viewer::SideBySideDiff;
@@ -269,5 +270,8 @@ class DiffHighlightTest : public QObject {
   }
 };
 
-QTEST_MAIN(DiffHighlightTest)
+AGENTVCR_VIEWER_TEST(DiffHighlightTest, "diff_highlight")
+
+}  // namespace agentvcr
+
 #include "diff_highlight_test.moc"

@@ -13,8 +13,9 @@
 #include "models/diff_model.hpp"
 #include "models/eval_report_model.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using viewer::EvalReportModel;
 
@@ -139,5 +140,8 @@ class EvalViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(EvalViewTest)
+AGENTVCR_VIEWER_TEST(EvalViewTest, "eval_view")
+
+}  // namespace agentvcr
+
 #include "eval_view_test.moc"

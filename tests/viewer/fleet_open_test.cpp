@@ -17,11 +17,12 @@
 #include "models/fleet_cache.hpp"
 #include "models/sessions_model.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/diff_window.hpp"
 #include "widgets/fleet_dialog.hpp"
 #include "widgets/main_window.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 
 class FleetOpenTest : public QObject {
@@ -154,5 +155,8 @@ class FleetOpenTest : public QObject {
   }
 };
 
-QTEST_MAIN(FleetOpenTest)
+AGENTVCR_VIEWER_TEST(FleetOpenTest, "fleet_open")
+
+}  // namespace agentvcr
+
 #include "fleet_open_test.moc"

@@ -15,8 +15,8 @@
 #include <QTreeView>
 #include <QtTest>
 
-#include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/export.hpp"
@@ -30,6 +30,7 @@
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/a2a_call_details.hpp"
 #include "widgets/charts_dock.hpp"
 #include "widgets/diff_window.hpp"
@@ -41,7 +42,7 @@
 #include "widgets/side_by_side_diff.hpp"
 #include "widgets/step_details.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using viewer::A2aCallDetails;
 using viewer::StepDetails;
@@ -184,9 +185,9 @@ class GuiSmokeTest : public QObject {
     auto* replay = window_->replayPanel();
     QVERIFY(replay->start());
     QTRY_VERIFY_WITH_TIMEOUT(!replay->address().isEmpty(), 20000);
-    auto url = proxy::parseUrl(replay->address().toStdString());
+    auto url = net::parseUrl(replay->address().toStdString());
     QVERIFY(url.has_value());
-    proxy::HttpClient client(url->host, url->port);
+    net::HttpClient client(url->host, url->port);
     QCOMPARE(client.get("/health").status, 200);
     // Ask the replay the recorded first question of the selected conversation.
     store::ArchiveReader reader(db_);
@@ -348,5 +349,8 @@ class GuiSmokeTest : public QObject {
   void cleanupTestCase() { window_.reset(); }
 };
 
-QTEST_MAIN(GuiSmokeTest)
+AGENTVCR_VIEWER_TEST(GuiSmokeTest, "gui_smoke")
+
+}  // namespace agentvcr
+
 #include "gui_smoke_test.moc"

@@ -18,8 +18,9 @@
 #include "models/steps_model.hpp"
 #include "models/text_format.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using viewer::A2aCallsModel;
 using viewer::ConversationsModel;
@@ -462,5 +463,8 @@ class ModelsTest : public QObject {
   }
 };
 
-QTEST_MAIN(ModelsTest)
+AGENTVCR_VIEWER_TEST(ModelsTest, "models")
+
+}  // namespace agentvcr
+
 #include "models_test.moc"

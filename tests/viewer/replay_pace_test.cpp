@@ -6,13 +6,14 @@
 #include <QDoubleSpinBox>
 #include <QtTest>
 
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/json_text.hpp"
-#include "agentvcr/proxy/http_client.hpp"
-#include "agentvcr/proxy/url.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/replay_panel.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 
 class ReplayPaceTest : public QObject {
@@ -73,9 +74,9 @@ class ReplayPaceTest : public QObject {
     QVERIFY(!panel.paceChoice()->isEnabled());
     QVERIFY(!panel.paceFactor()->isEnabled());
     QTRY_VERIFY_WITH_TIMEOUT(!panel.address().isEmpty(), 20000);
-    auto url = proxy::parseUrl(panel.address().toStdString());
+    auto url = net::parseUrl(panel.address().toStdString());
     QVERIFY(url.has_value());
-    proxy::HttpClient client(url->host, url->port);
+    net::HttpClient client(url->host, url->port);
     const auto status = protocol::parseJson(client.get("/_agentvcr/replay").body);
     QVERIFY(status.value);
     QCOMPARE((*status.value)["pace"]["answers"].get<double>(), 0.5);
@@ -85,5 +86,8 @@ class ReplayPaceTest : public QObject {
   }
 };
 
-QTEST_MAIN(ReplayPaceTest)
+AGENTVCR_VIEWER_TEST(ReplayPaceTest, "replay_pace")
+
+}  // namespace agentvcr
+
 #include "replay_pace_test.moc"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "agentvcr/proxy/url.hpp"
+#include "agentvcr/net/url.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -44,7 +44,7 @@ inline services::EvalRun recordAndEvaluateDemo(const std::string& db_path) {
   service.start();
   services::EvalConfig eval;
   eval.db_path = db_path;
-  eval.agent = *proxy::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port()));
+  eval.agent = *net::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port));
   services::EvalRun run = services::runEvaluation(eval);
   service.stop();
   return run;

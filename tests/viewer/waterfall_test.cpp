@@ -13,17 +13,18 @@
 #include "models/steps_model.hpp"
 #include "models/waterfall_model.hpp"
 #include "viewer_fixture.hpp"
+#include "viewer_test_main.hpp"
 #include "widgets/main_window.hpp"
 #include "widgets/waterfall_view.hpp"
 
-using namespace agentvcr;
+namespace agentvcr {
 namespace avt = agentvcr::testing;
 using viewer::TimingPoint;
 using viewer::WaterfallBar;
 
 namespace {
 
-constexpr std::int64_t kMs = avt::mixed::kMs;
+using avt::mixed::kMs;
 
 /// One step whose candidate lists three internal steps: two say how long they took, one does
 /// not. The exchange's moments are all set, 1 ms apart but for the agent's 50 ms.
@@ -292,5 +293,8 @@ class WaterfallTest : public QObject {
   }
 };
 
-QTEST_MAIN(WaterfallTest)
+AGENTVCR_VIEWER_TEST(WaterfallTest, "waterfall")
+
+}  // namespace agentvcr
+
 #include "waterfall_test.moc"

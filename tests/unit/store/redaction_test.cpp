@@ -25,7 +25,7 @@ const std::string kApiKey = "key-4c1d9e8b2f6a0357";
 const std::string kCookie = "sess-0b9e77c1a3d2";
 const std::string kBackendSecret = "coach-backend-secret-51f0e2d8";
 
-std::string headerValue(const protocol::Headers& headers, const std::string& name) {
+std::string recordedHeader(const protocol::Headers& headers, const std::string& name) {
   for (const protocol::HeaderField& h : headers) {
     if (h.name == name) {
       return h.value;
@@ -53,10 +53,10 @@ TEST(Redaction, SecretHeadersNeverReachTheDisk) {
     exchange_id = rows[0].id;
     std::optional<ExchangeRow> row = reader.exchange(exchange_id);
     ASSERT_TRUE(row.has_value());
-    EXPECT_THAT(headerValue(row->request_headers, "Authorization"), HasSubstr("REDACTED-"));
-    EXPECT_THAT(headerValue(row->request_headers, "X-Api-Key"), HasSubstr("REDACTED-"));
-    EXPECT_THAT(headerValue(row->response_headers, "Set-Cookie"), HasSubstr("REDACTED-"));
-    EXPECT_EQ(headerValue(row->request_headers, "Host"), "127.0.0.1:8080");  // kept
+    EXPECT_THAT(recordedHeader(row->request_headers, "Authorization"), HasSubstr("REDACTED-"));
+    EXPECT_THAT(recordedHeader(row->request_headers, "X-Api-Key"), HasSubstr("REDACTED-"));
+    EXPECT_THAT(recordedHeader(row->response_headers, "Set-Cookie"), HasSubstr("REDACTED-"));
+    EXPECT_EQ(recordedHeader(row->request_headers, "Host"), "127.0.0.1:8080");  // kept
     // Checked while the recorder runs (-wal file present) and again after close below.
     const std::string bytes = allBytes(dir);
     EXPECT_THAT(bytes, Not(HasSubstr(kBearer)));
