@@ -7,6 +7,7 @@
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/magma.hpp"
+#include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/scripted_service.hpp"
 #include "agentvcr/sim/magma/demo_driver.hpp"
 #include "agentvcr/store/archive_reader.hpp"

@@ -1,4 +1,4 @@
-// Replay as a GoogleTest fixture, the way the README shows it: a real `agentvcr replay`
+// Replay as a GoogleTest fixture, the way docs/replay.md shows it: a real `agentvcr replay`
 // process per test suite, started on a free port and asked over HTTP. The binary and the
 // archive come from the environment (AGENTVCR, AGENTVCR_ARCHIVE), as they would in a user's
 // own test suite.

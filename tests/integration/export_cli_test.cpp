@@ -20,11 +20,6 @@ using ::testing::HasSubstr;
 
 class ExportCliTest : public DemoArchiveTest {
  protected:
-  void SetUp() override {
-    DemoArchiveTest::SetUp();
-    ASSERT_EQ(demo_status_, cli::kExitOk) << demo_output_;
-  }
-
   std::string exportTo(const std::string& db, const std::string& format) {
     cli::ExportCommand command;
     command.db_path = db;

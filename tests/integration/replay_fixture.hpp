@@ -21,9 +21,12 @@ namespace agentvcr::testing {
 
 class ReplayTest : public ::testing::Test {
  protected:
-  /// Records the demo plan (BENCH-like episodes in 2 slots, a GEN tree with 2 candidates)
-  /// played against the scripted agent into the test archive.
-  sim::magma::Summary recordDemo(sim::magma::DemoPlan plan = demoPlan()) {
+  /// The demo plan (BENCH-like episodes in 2 slots, a GEN tree with 2 candidates) played
+  /// against the scripted agent, recorded once per test process: a copy is the test archive.
+  sim::magma::Summary recordDemo() { return copyOfRecordedDemo(db_path_, "recorded"); }
+
+  /// `plan` played against the scripted agent, recorded into the test archive.
+  sim::magma::Summary recordDemo(sim::magma::DemoPlan plan) {
     return testing::recordDemo(db_path_, "recorded", std::move(plan));
   }
 

@@ -1,11 +1,14 @@
 #include "demo_recording.hpp"
 
+#include <filesystem>
+#include <map>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/scripted_service.hpp"
+#include "temp_dir.hpp"
 
 namespace agentvcr::testing {
 
@@ -72,6 +75,34 @@ sim::magma::Summary recordDemo(const std::string& db_path, const std::string& na
   recording->settle();
   recording->stop();
   return summary;
+}
+
+void copyArchive(const std::string& from, const std::string& to) {
+  namespace fs = std::filesystem;
+  fs::copy_file(from, to);
+  if (fs::exists(from + "-wal")) {
+    fs::copy_file(from + "-wal", to + "-wal");
+  }
+}
+
+sim::magma::Summary copyOfRecordedDemo(const std::string& db_path, const std::string& name) {
+  struct Recorded {
+    std::string path;
+    sim::magma::Summary summary;
+  };
+
+  static TempDir folder;
+  static std::map<std::string, Recorded> recorded;
+  auto it = recorded.find(name);
+  if (it == recorded.end()) {
+    const std::string path = folder.file(std::to_string(recorded.size()) + ".sqlite");
+    it = recorded.emplace(name, Recorded{path, recordDemo(path, name)}).first;
+  }
+  if (std::filesystem::exists(db_path)) {
+    throw std::logic_error("copyOfRecordedDemo: " + db_path + " exists already");
+  }
+  copyArchive(it->second.path, db_path);
+  return it->second.summary;
 }
 
 }  // namespace agentvcr::testing

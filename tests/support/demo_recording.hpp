@@ -45,4 +45,12 @@ std::unique_ptr<proxy::RecordingProxy> startRecording(const std::string& upstrea
 sim::magma::Summary recordDemo(const std::string& db_path, const std::string& name,
                                sim::magma::DemoPlan plan = demoPlan(), bool probe_identity = false);
 
+/// recordDemo() of the demo plan as session `name`, recorded once per test process and copied
+/// to `db_path` from then on, for the tests that only read it: each gets an archive of its own
+/// (the same session uuid in each). `db_path` must not exist yet.
+sim::magma::Summary copyOfRecordedDemo(const std::string& db_path, const std::string& name);
+
+/// Copies the SQLite archive at `from`, with its write-ahead log if it has one, to `to`.
+void copyArchive(const std::string& from, const std::string& to);
+
 }  // namespace agentvcr::testing

@@ -1,6 +1,6 @@
 """A pytest fixture that serves a recorded archive with `agentvcr replay`.
 
-This is the fixture the README shows: copy it into your own conftest.py and point
+This is the fixture docs/replay.md shows: copy it into your own conftest.py and point
 AGENTVCR_ARCHIVE at the archive your tests should see. Here the archive is recorded from
 the bundled demo first, so the tests run anywhere agentvcr builds.
 """
