@@ -33,6 +33,35 @@ int hexDigitValue(char c) {
   return -1;
 }
 
+std::string hexEncode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char byte : bytes) {
+    const auto b = static_cast<unsigned char>(byte);
+    out += kDigits[b >> 4];
+    out += kDigits[b & 0xFU];
+  }
+  return out;
+}
+
+std::optional<std::string> hexDecode(std::string_view hex) {
+  if (hex.size() % 2 != 0) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int high = hexDigitValue(hex[i]);
+    const int low = hexDigitValue(hex[i + 1]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    out += static_cast<char>(high * 16 + low);
+  }
+  return out;
+}
+
 std::string hashHex(std::uint64_t hash) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out(16, '0');

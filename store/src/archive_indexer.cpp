@@ -337,6 +337,9 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
         break;  // the capture waits for the connection: commit what is written
       }
       DecodedRow& row = rows[taken];
+      // Every indexed row touches its session's counters, which moves its feed_tick: a reader
+      // that follows the archive learns that the exchange can be read now.
+      SessionDelta& delta = deltas[row.session_id];
       if (!row.decoded) {
         markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error));
         ++out.indexed;
@@ -345,7 +348,7 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
       DecodedExchange& d = *row.decoded;
       execOnce(st_->savepoint);
       try {
-        const bool mine = indexExchange(d, row.id, row.session_id, deltas[row.session_id]);
+        const bool mine = indexExchange(d, row.id, row.session_id, delta);
         execOnce(st_->release);
         if (!mine) {
           continue;

@@ -361,27 +361,7 @@ ReplayMissRow readReplayMiss(const NamedColumns& c) {
 class ArchiveReader::Impl {
  public:
   Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
-      : db(detail::openDatabase(path, SQLite::OPEN_READONLY, busy_timeout)) {
-    try {
-      version = detail::schemaVersionOf(db);
-    } catch (const SQLite::Exception& e) {
-      throw std::runtime_error("[store.open] cannot read archive " + path + ": " + e.what());
-    }
-    if (version > kSchemaVersion) {
-      throw std::runtime_error("[store.schema.newer] " + path + " has archive schema version " +
-                               std::to_string(version) + "; this agentvcr reads up to version " +
-                               std::to_string(kSchemaVersion) + ": use a newer agentvcr");
-    }
-    if (version == 0) {
-      throw std::runtime_error("[store.schema.foreign] " + path + " is not an agentvcr archive");
-    }
-    if (version < kSchemaVersion) {
-      throw std::runtime_error("[store.schema.old] " + path + " has archive schema version " +
-                               std::to_string(version) + "; this agentvcr reads version " +
-                               std::to_string(kSchemaVersion) + ": run `agentvcr migrate --db " +
-                               path + "` first");
-    }
-  }
+      : db(detail::openCurrentArchive(path, busy_timeout)) {}
 
   SQLite::Statement prepare(const std::string& sql) {
     try {
@@ -392,7 +372,7 @@ class ArchiveReader::Impl {
   }
 
   SQLite::Database db;
-  int version = 0;
+  int version = kSchemaVersion;
   detail::DictionaryShelf bodies{db};
   std::optional<detail::ReusedStatement> recorded_response;  // for recordedResponse()
 };

@@ -15,6 +15,7 @@
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
+#include "schema_internal.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store {
@@ -146,13 +147,23 @@ constexpr const char* kReplayMisses = R"sql(
     WHERE m.session_id = :session)
   WHERE number > :after ORDER BY number LIMIT :limit)sql";
 
-constexpr const char* kSession = R"sql(
-  SELECT uuid AS local_uuid, node, recorder_version, derived_from, name, mode, upstream, listen,
-         started_ns, ended_ns, agent_health, agent_info, agent_id, agent_version,
-         exchange_count, step_count, candidate_count, internal_step_count,
-         conversation_count, error_candidate_count, failed_exchange_count,
-         invalid_exchange_count
-  FROM sessions WHERE id = :session)sql";
+// The session row as the fleet archive keeps it.
+constexpr const char* kSessionColumns =
+    "uuid AS local_uuid, node, recorder_version, derived_from, name, mode, upstream, listen, "
+    "started_ns, ended_ns, agent_health, agent_info, agent_id, agent_version, exchange_count, "
+    "step_count, candidate_count, internal_step_count, conversation_count, "
+    "error_candidate_count, failed_exchange_count, invalid_exchange_count";
+
+const std::string kSession =
+    std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = :session";
+
+// The sessions whose tick passed :tick, with what a follower needs to know of each, and their
+// rows as kSession gives them (for their digests).
+const std::string kChangedSessions =
+    std::string(
+        "SELECT id AS local_id, ended_ns IS NOT NULL AS local_ended, feed_tick AS local_tick, "
+        "miss_count AS local_misses, link_count AS local_links, ") +
+    kSessionColumns + " FROM sessions WHERE feed_tick > :tick ORDER BY id";
 
 FeedValue valueOf(const SQLite::Column& c) {
   if (c.isInteger()) {
@@ -170,10 +181,26 @@ FeedValue valueOf(const SQLite::Column& c) {
   return std::monostate{};
 }
 
+/// Bytes of text and blobs in `row`.
+std::size_t bytesIn(const std::vector<FeedValue>& row) {
+  std::size_t n = 0;
+  for (const FeedValue& value : row) {
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      n += text->size();
+    } else if (const auto* bytes = std::get_if<FeedBytes>(&value)) {
+      n += bytes->data.size();
+    }
+  }
+  return n;
+}
+
 /// The rows of `q` as a table keyed by `session_uuid`: every column except the local ones.
-/// `local` receives the local columns of each row, in the same order.
+/// `local` receives the local columns of each row, in the same order. Stops after the row that
+/// brings the table's text and blob bytes to `max_bytes`; `*bytes` receives them.
 FeedTable readTable(SQLite::Statement& q, const std::string& table, const std::string& uuid,
-                    std::vector<std::vector<FeedValue>>* local = nullptr) {
+                    std::vector<std::vector<FeedValue>>* local = nullptr,
+                    std::size_t max_bytes = SIZE_MAX, std::size_t* bytes = nullptr) {
+  std::size_t read_bytes = 0;
   FeedTable out;
   out.table = table;
   out.columns.push_back("session_uuid");
@@ -195,6 +222,7 @@ FeedTable readTable(SQLite::Statement& q, const std::string& table, const std::s
     for (int i : kept) {
       row.push_back(valueOf(q.getColumn(i)));
     }
+    read_bytes += bytesIn(row);
     out.rows.push_back(std::move(row));
     if (local != nullptr) {
       std::vector<FeedValue> locals;
@@ -203,6 +231,12 @@ FeedTable readTable(SQLite::Statement& q, const std::string& table, const std::s
       }
       local->push_back(std::move(locals));
     }
+    if (read_bytes >= max_bytes) {
+      break;
+    }
+  }
+  if (bytes != nullptr) {
+    *bytes = read_bytes;
   }
   return out;
 }
@@ -222,6 +256,26 @@ std::string bytesOf(const FeedValue& v) {
     return b->data;
   }
   return {};
+}
+
+/// A digest of a fed row: its values with their kinds and lengths, hashed.
+std::int64_t rowDigest(const std::vector<FeedValue>& row) {
+  std::string bytes;
+  for (const FeedValue& value : row) {
+    bytes += static_cast<char>('0' + value.index());
+    std::string text;
+    if (const auto* i = std::get_if<std::int64_t>(&value)) {
+      text = std::to_string(*i);
+    } else if (const auto* d = std::get_if<double>(&value)) {
+      text = std::to_string(*d);
+    } else if (const auto* t = std::get_if<std::string>(&value)) {
+      text = *t;
+    } else if (const auto* b = std::get_if<FeedBytes>(&value)) {
+      text = b->data;
+    }
+    bytes += std::to_string(text.size()) + ':' + text;
+  }
+  return detail::toDb(protocol::stableHash(bytes));
 }
 
 /// Replaces the local conversation ids in `column` of `t` by their numbers: ranks in `ids`
@@ -251,7 +305,7 @@ struct ChangeFeed::Impl {
   SQLite::Database db;
 
   Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
-      : db(detail::openDatabase(path, SQLite::OPEN_READONLY, busy_timeout)) {
+      : db(detail::openCurrentArchive(path, busy_timeout)) {
     // The feed reads each page once, in order: mapped, SQLite reads it where it lies instead of
     // copying it through a system call first. Address space only; the kernel pages it in.
     db.exec("PRAGMA mmap_size = 1073741824");
@@ -279,10 +333,8 @@ struct ChangeFeed::Impl {
   }
 };
 
-ChangeFeed::ChangeFeed(const std::string& db_path, std::chrono::milliseconds busy_timeout) {
-  migrateArchive(db_path, busy_timeout);  // an older archive's sessions get their uuids
-  impl_ = std::make_unique<Impl>(db_path, busy_timeout);
-}
+ChangeFeed::ChangeFeed(const std::string& db_path, std::chrono::milliseconds busy_timeout)
+    : impl_(std::make_unique<Impl>(db_path, busy_timeout)) {}
 
 ChangeFeed::~ChangeFeed() = default;
 
@@ -295,29 +347,44 @@ const std::vector<std::string>& ChangeFeed::tableNames() {
 }
 
 std::vector<FeedSession> ChangeFeed::sessions() {
+  return sessionsChangedSince(0);
+}
+
+std::vector<FeedSession> ChangeFeed::sessionsChangedSince(std::int64_t tick) {
   SQLite::Transaction read(impl_->db, SQLite::TransactionBehavior::DEFERRED);
-  SQLite::Statement q(impl_->db, R"sql(
-    SELECT s.id, s.uuid, s.ended_ns IS NOT NULL AS ended,
-           s.exchange_count || '/' || s.step_count || '/' || s.candidate_count || '/' ||
-           s.internal_step_count || '/' || s.conversation_count || '/' ||
-           s.error_candidate_count || '/' || s.failed_exchange_count || '/' ||
-           s.invalid_exchange_count || '/' || coalesce(s.ended_ns, '') || '/' ||
-           length(coalesce(s.agent_health, '')) || '/' || length(coalesce(s.agent_info, '')) ||
-           '/' || (SELECT count(*) FROM replay_misses m WHERE m.session_id = s.id) ||
-           '/' || (SELECT count(*) FROM step_links l JOIN steps t ON t.id = l.step_id
-                   WHERE t.session_id = s.id) AS fingerprint, s.exchange_count
-    FROM sessions s ORDER BY s.id)sql");
+  SQLite::Statement q(impl_->db, kChangedSessions);
+  detail::bindInt(q, ":tick", tick);
+  std::vector<std::vector<FeedValue>> locals;
+  const FeedTable rows = readTable(q, "sessions", "", &locals);
   std::vector<FeedSession> out;
-  while (q.executeStep()) {
-    out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
-                   q.getColumn(2).getInt() != 0, q.getColumn(3).getString(),
-                   q.getColumn(4).getInt64()});
+  for (std::size_t r = 0; r < rows.rows.size(); ++r) {
+    // locals: id, ended, tick, misses, links, uuid
+    const std::vector<FeedValue>& local = locals[r];
+    FeedSession session;
+    session.id = *intOf(local[0]);
+    session.ended = intOf(local[1]).value_or(0) != 0;
+    session.tick = *intOf(local[2]);
+    session.misses = *intOf(local[3]);
+    session.links = *intOf(local[4]);
+    session.uuid = bytesOf(local[5]);
+    std::vector<FeedValue> row = rows.rows[r];
+    row.front() = session.uuid;  // as next() feeds it: keyed by the session's uuid
+    const auto count = std::find(rows.columns.begin(), rows.columns.end(), "exchange_count");
+    session.exchanges = intOf(row.at(count - rows.columns.begin())).value_or(0);
+    session.digest = rowDigest(row);
+    out.push_back(std::move(session));
   }
   return out;  // the read transaction ends here, rolled back: it wrote nothing
 }
 
-FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after,
-                           std::size_t max_exchanges) {
+std::int64_t ChangeFeed::dataVersion() {
+  SQLite::Statement q(impl_->db, "PRAGMA data_version");
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
+FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedLimits limits) {
+  const std::size_t max_exchanges = std::max<std::size_t>(limits.exchanges, 1);
   SQLite::Database& db = impl_->db;
   SQLite::Transaction read(db, SQLite::TransactionBehavior::DEFERRED);
   FeedBatch batch;
@@ -328,15 +395,19 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after,
   detail::bindInt(exchanges_query, ":next", after.exchanges);
   detail::bindInt(exchanges_query, ":limit", static_cast<std::int64_t>(max_exchanges) + 1);
   std::vector<std::vector<FeedValue>> locals;
-  FeedTable exchanges = readTable(exchanges_query, "exchanges", session.uuid, &locals);
+  FeedTable exchanges = readTable(exchanges_query, "exchanges", session.uuid, &locals,
+                                  limits.bytes, &batch.exchange_bytes);
+  // A full batch by bytes ends where its reading stopped: something may follow.
+  const bool full_by_bytes = batch.exchange_bytes >= limits.bytes;
+  const std::size_t max_kept = std::min(max_exchanges, exchanges.rows.size());
 
   // Keep the indexed prefix: the rows after an unindexed one have no steps or calls yet.
   std::size_t kept = 0;
-  while (kept < exchanges.rows.size() && kept < max_exchanges && intOf(locals[kept][1]) != 0) {
+  while (kept < max_kept && intOf(locals[kept][1]) != 0) {
     ++kept;
   }
-  batch.waiting_for_index = kept < exchanges.rows.size() && kept < max_exchanges;
-  const bool more_exchanges = exchanges.rows.size() > kept;
+  batch.waiting_for_index = kept < max_kept;
+  const bool more_exchanges = exchanges.rows.size() > kept || (full_by_bytes && !batch.waiting_for_index);
   exchanges.rows.resize(kept);
   locals.resize(kept);
   batch.exchanges = kept;
@@ -453,6 +524,9 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after,
   detail::bindInt(session_query, ":session", session.id);
   FeedTable sessions = readTable(session_query, "sessions", session.uuid);
   sessions.columns[0] = "uuid";
+  if (!sessions.rows.empty()) {
+    batch.session_digest = rowDigest(sessions.rows.front());
+  }
 
   // In tableNames() order: what others refer to comes first.
   std::vector<FeedTable> ordered;

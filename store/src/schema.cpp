@@ -454,6 +454,38 @@ void afterV2(SQLite::Database& db) {
   execOnce(counters);
 }
 
+// Version 12: what changed, for the readers that follow an archive while it is written (the
+// fleet shipper, the live OTLP exporter: store/change_feed.hpp). Every write such a reader must
+// see moves its session's feed_tick one past the archive's highest, so that a reader asks only
+// for the sessions whose tick passed the last one it saw: its polling costs what changed, not
+// what the archive holds. The writers update a session's row once per batch they commit, so the
+// triggers run once per batch. A session counts its replay misses (a trigger) and its step links
+// (writeStepLinks(), which may replace a link).
+constexpr const char* kSchemaV12 = R"sql(
+ALTER TABLE sessions ADD COLUMN feed_tick INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN miss_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN link_count INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET feed_tick = id,
+  miss_count = (SELECT count(*) FROM replay_misses m WHERE m.session_id = sessions.id),
+  link_count = (SELECT count(*) FROM step_links l JOIN steps s ON s.id = l.step_id
+                WHERE s.session_id = sessions.id);
+CREATE INDEX sessions_feed_tick ON sessions(feed_tick);
+CREATE TRIGGER sessions_fed_insert AFTER INSERT ON sessions BEGIN
+  UPDATE sessions SET feed_tick = (SELECT max(feed_tick) FROM sessions) + 1 WHERE id = NEW.id;
+END;
+CREATE TRIGGER sessions_fed_update AFTER UPDATE OF
+    name, mode, upstream, listen, started_ns, ended_ns, agent_health, agent_info, agent_id,
+    agent_version, exchange_count, step_count, candidate_count, internal_step_count,
+    conversation_count, error_candidate_count, failed_exchange_count, invalid_exchange_count, uuid,
+    node, recorder_version, derived_from, miss_count, link_count
+  ON sessions BEGIN
+  UPDATE sessions SET feed_tick = (SELECT max(feed_tick) FROM sessions) + 1 WHERE id = NEW.id;
+END;
+CREATE TRIGGER replay_misses_counted AFTER INSERT ON replay_misses BEGIN
+  UPDATE sessions SET miss_count = miss_count + 1 WHERE id = NEW.session_id;
+END;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
@@ -465,7 +497,7 @@ const std::vector<Migration>& migrations() {
       {1, kSchemaV1, nullptr},   {2, kSchemaV2, &afterV2},    {3, kSchemaV3, nullptr},
       {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
       {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
-      {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11},
+      {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
   };
   return list;
 }
@@ -486,7 +518,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 11, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 12, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");
@@ -538,6 +570,32 @@ SQLite::Database openDatabase(const std::string& path, int flags,
   } catch (const std::exception& e) {
     throw std::runtime_error("[store.open] cannot open archive " + path + ": " + e.what());
   }
+}
+
+SQLite::Database openCurrentArchive(const std::string& path,
+                                    std::chrono::milliseconds busy_timeout) {
+  SQLite::Database db = openDatabase(path, SQLite::OPEN_READONLY, busy_timeout);
+  int version = 0;
+  try {
+    version = schemaVersionOf(db);
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error("[store.open] cannot read archive " + path + ": " + e.what());
+  }
+  if (version > kSchemaVersion) {
+    throw std::runtime_error("[store.schema.newer] " + path + " has archive schema version " +
+                             std::to_string(version) + "; this agentvcr reads up to version " +
+                             std::to_string(kSchemaVersion) + ": use a newer agentvcr");
+  }
+  if (version == 0) {
+    throw std::runtime_error("[store.schema.foreign] " + path + " is not an agentvcr archive");
+  }
+  if (version < kSchemaVersion) {
+    throw std::runtime_error("[store.schema.old] " + path + " has archive schema version " +
+                             std::to_string(version) + "; this agentvcr reads version " +
+                             std::to_string(kSchemaVersion) + ": run `agentvcr migrate --db " +
+                             path + "` first");
+  }
+  return db;
 }
 
 }  // namespace detail

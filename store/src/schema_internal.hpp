@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include <SQLiteCpp/Database.h>
@@ -13,5 +14,12 @@ int prepareArchive(SQLite::Database& db, const std::string& path);
 
 /// PRAGMA user_version of an open connection.
 int schemaVersionOf(SQLite::Database& db);
+
+/// Opens the archive at `path` read-only, for a reader that never writes it (and so never
+/// migrates it): throws std::runtime_error "[store.open]" when it cannot be read,
+/// "[store.schema.foreign]" when it is not an archive, "[store.schema.newer]", and
+/// "[store.schema.old]" naming `agentvcr migrate --db PATH` when it is older than this agentvcr.
+SQLite::Database openCurrentArchive(const std::string& path,
+                                    std::chrono::milliseconds busy_timeout);
 
 }  // namespace agentvcr::store::detail

@@ -1,5 +1,6 @@
 #include "agentvcr/store/step_links.hpp"
 
+#include <set>
 #include <stdexcept>
 
 #include <SQLiteCpp/Exception.h>
@@ -23,10 +24,27 @@ void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& lin
     SQLite::Statement insert(db,
                              "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES "
                              "(:step_id, :recorded_step_id)");
+    SQLite::Statement session_of(db, "SELECT session_id FROM steps WHERE id = :step_id");
+    std::set<std::int64_t> sessions;
     for (const StepLink& link : links) {
       detail::bindInt(insert, ":step_id", link.step_id);
       detail::bindInt(insert, ":recorded_step_id", link.recorded_step_id);
       detail::execOnce(insert);
+      detail::bindInt(session_of, ":step_id", link.step_id);
+      if (session_of.executeStep()) {
+        sessions.insert(session_of.getColumn(0).getInt64());
+      }
+      session_of.reset();
+    }
+    // Counted again rather than added to: a link may replace one the session had.
+    SQLite::Statement count(db, R"sql(
+      UPDATE sessions SET link_count = (SELECT count(*) FROM step_links l
+                                        JOIN steps s ON s.id = l.step_id
+                                        WHERE s.session_id = sessions.id)
+      WHERE id = :session_id)sql");
+    for (const std::int64_t session_id : sessions) {
+      detail::bindInt(count, ":session_id", session_id);
+      detail::execOnce(count);
     }
     tx.commit();
   } catch (const SQLite::Exception& e) {

@@ -5,10 +5,10 @@
 
 namespace agentvcr::testing {
 
-void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 2 || version > 10) {
-    throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
-  }
+namespace {
+
+// Removes what versions 3 to 11 added, down to `version`.
+void shapeBelowVersion11(SQLite::Database& db, int version) {
   // Version 11: identities, timing points, faults, normal A2A states. A conversation ended in
   // its last call's state as on the wire.
   db.exec(R"sql(
@@ -99,6 +99,26 @@ void shapeAsVersion(SQLite::Database& db, int version) {
     db.exec(R"sql(
       DROP TABLE replay_misses;
       DROP INDEX exchanges_route)sql");
+  }
+}
+
+}  // namespace
+
+void shapeAsVersion(SQLite::Database& db, int version) {
+  if (version < 2 || version > 11) {
+    throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
+  }
+  // Version 12: the change feed's tick and counters.
+  db.exec(R"sql(
+    DROP TRIGGER sessions_fed_insert;
+    DROP TRIGGER sessions_fed_update;
+    DROP TRIGGER replay_misses_counted;
+    DROP INDEX sessions_feed_tick;
+    ALTER TABLE sessions DROP COLUMN feed_tick;
+    ALTER TABLE sessions DROP COLUMN miss_count;
+    ALTER TABLE sessions DROP COLUMN link_count)sql");
+  if (version < 11) {
+    shapeBelowVersion11(db, version);
   }
   db.exec("PRAGMA user_version = " + std::to_string(version));
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "agentvcr/protocol/json_text.hpp"
@@ -32,5 +33,11 @@ std::string hashHex(std::uint64_t hash);
 
 /// The value of one hex digit, either case; -1 for any other character.
 int hexDigitValue(char c);
+
+/// `bytes` as lowercase hex, two digits a byte.
+std::string hexEncode(std::string_view bytes);
+
+/// The bytes that `hex` (two digits a byte, either case) spells; nullopt when it is not hex.
+std::optional<std::string> hexDecode(std::string_view hex);
 
 }  // namespace agentvcr::protocol

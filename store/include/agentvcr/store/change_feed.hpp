@@ -44,10 +44,17 @@ struct FeedSession {
   std::int64_t id = 0;  ///< this file's id, only to ask the feed again
   std::string uuid;
   bool ended = false;
-  /// Changes whenever anything of the session was written: its counters, its end, its agent
-  /// identity, a new replay miss. Equal fingerprints: nothing new to feed.
-  std::string fingerprint;
+  /// Moves whenever anything of the session is written (its counters, its end, its agent
+  /// identity, a replay miss, a step link): the archive's feed_tick, one past its highest.
+  std::int64_t tick = 0;
   std::int64_t exchanges = 0;  ///< exchanges committed so far (sessions.exchange_count)
+  std::int64_t misses = 0;     ///< replay misses recorded so far
+  std::int64_t links = 0;      ///< step links written so far
+  /// Of the session row as a batch feeds it: equal digests, equal rows.
+  std::int64_t digest = 0;
+
+  /// How far the session can be fed now.
+  FeedPosition committed() const { return {exchanges, misses, links}; }
 };
 
 /// One batch of a session: its rows after a position, in an order that a database with
@@ -55,22 +62,32 @@ struct FeedSession {
 /// exchanges and what was decoded from them).
 struct FeedBatch {
   FeedPosition end;                ///< the position after this batch
+  std::int64_t session_digest = 0;  ///< FeedSession::digest of the session row it carries
   std::size_t exchanges = 0;       ///< exchanges in the batch
   std::size_t misses = 0;          ///< replay misses in the batch
   std::size_t links = 0;           ///< step links in the batch
   bool caught_up = false;          ///< no committed row of the session is left after `end`
   bool waiting_for_index = false;  ///< stopped at an exchange the recorder has not indexed yet
+  /// Bytes of the exchanges' bodies and headers in the batch.
+  std::size_t exchange_bytes = 0;
   std::vector<FeedTable> tables;
 
   std::size_t rowCount() const;
 };
 
+/// How much one batch may carry: whichever limit comes first, and at least one exchange.
+struct FeedLimits {
+  std::size_t exchanges = 2000;
+  std::size_t bytes = 64u << 20;  ///< of the exchanges' bodies and headers, as stored
+};
+
 /// Reads an archive's changes in short read transactions: each call opens one, reads, and
 /// closes it before returning, so a slow consumer never holds back the archive's WAL checkpoints.
+/// It never writes the file, nor migrates it: it reads archives of this agentvcr's schema only.
 class ChangeFeed {
  public:
-  /// Opens `db_path` read-only (migrating it first if it is older). Throws std::runtime_error
-  /// "[store.open] ..." when it cannot.
+  /// Opens `db_path` read-only. Throws std::runtime_error "[store.open] ..." when it cannot,
+  /// "[store.schema.old] ..." naming `agentvcr migrate --db FILE` when the archive is older.
   explicit ChangeFeed(const std::string& db_path,
                       std::chrono::milliseconds busy_timeout = std::chrono::milliseconds{5000});
   ~ChangeFeed();
@@ -80,12 +97,21 @@ class ChangeFeed {
   /// Every session of the archive, in id order.
   std::vector<FeedSession> sessions();
 
-  /// The session's rows after `after`: up to `max_exchanges` indexed exchanges in `seq` order
-  /// (stopping before the first one not yet indexed) with everything decoded from them, the
-  /// replay misses after `after.misses`, the session row and the conversations the batch touched
-  /// (both as they stand now: they change as the session goes on). Dictionaries and blobs come
-  /// with every batch that refers to them.
-  FeedBatch next(const FeedSession& session, FeedPosition after, std::size_t max_exchanges);
+  /// The sessions written since their tick was `tick` (every session for 0), in id order: what a
+  /// follower that saw ticks up to `tick` must look at again. Costs what changed, through the
+  /// feed_tick index.
+  std::vector<FeedSession> sessionsChangedSince(std::int64_t tick);
+
+  /// SQLite's data_version of this connection: it differs from the last reading once another
+  /// connection committed anything, and costs nothing to read.
+  std::int64_t dataVersion();
+
+  /// The session's rows after `after`: indexed exchanges in `seq` order up to `limits` (stopping
+  /// before the first one not yet indexed) with everything decoded from them, the replay misses
+  /// after `after.misses`, the session row and the conversations the batch touched (both as they
+  /// stand now: they change as the session goes on). Dictionaries and blobs come with every
+  /// batch that refers to them.
+  FeedBatch next(const FeedSession& session, FeedPosition after, FeedLimits limits);
 
   /// Which tables a batch can hold, in the order next() fills them.
   static const std::vector<std::string>& tableNames();
