@@ -3,13 +3,20 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
+#include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/utf8.hpp"
 
 namespace agentvcr::fleet::detail {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// jsonb keeps numbers as numeric, which holds at most this many digits before the decimal point
+// and after it.
+constexpr std::int64_t kNumericIntegerDigits = 131072;
+constexpr std::int64_t kNumericFractionDigits = 16383;
 
 /// The COPY text escape of `c`, or nullptr when it goes as it is.
 const char* copyEscape(char c) {
@@ -27,38 +34,211 @@ const char* copyEscape(char c) {
   }
 }
 
-/// Appends `text` as PostgreSQL's text can hold it (see storableText()), COPY-escaped when
-/// `escape`. One pass that appends runs of plain bytes whole: the shipper spends most of its
-/// time here.
-void appendStorable(std::string& out, std::string_view text, bool escape) {
+/// Appends `text` COPY-escaped. One pass that appends runs of plain bytes whole: the shipper
+/// spends most of its time here.
+void appendEscaped(std::string& out, std::string_view text) {
   std::size_t done = 0;  // text[0, done) is in `out`
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    const char* replacement = nullptr;
-    if (c >= 0x80 || c == 0) {
-      const std::size_t n = c == 0 ? 0 : protocol::utf8SequenceLength(text, i);
-      if (n != 0) {
-        i += n;
-        continue;
-      }
-      replacement = kReplacement.data();
-    } else if (!escape || (replacement = copyEscape(static_cast<char>(c))) == nullptr) {
-      ++i;
-      continue;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (const char* escape = copyEscape(text[i])) {
+      out.append(text.data() + done, i - done);
+      out += escape;
+      done = i + 1;
     }
-    out.append(text.data() + done, i - done);
-    out += replacement;
-    done = ++i;
   }
   out.append(text.data() + done, text.size() - done);
 }
 
+/// True when PostgreSQL's text holds `text` as it is: no NUL byte, well-formed UTF-8.
+bool isStorableText(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0) {
+      return false;
+    }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = protocol::utf8SequenceLength(text, i);
+    if (n == 0) {
+      return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+/// The value of the four hex digits of a \u escape at `at` (just after "\u"), or -1.
+int escapeValue(std::string_view json, std::size_t at) {
+  if (at + 4 > json.size()) {
+    return -1;
+  }
+  int value = 0;
+  for (std::size_t i = at; i < at + 4; ++i) {
+    const int digit = protocol::hexDigitValue(json[i]);
+    if (digit < 0) {
+      return -1;
+    }
+    value = value * 16 + digit;
+  }
+  return value;
+}
+
+bool isHighSurrogate(int v) {
+  return v >= 0xD800 && v <= 0xDBFF;
+}
+
+bool isLowSurrogate(int v) {
+  return v >= 0xDC00 && v <= 0xDFFF;
+}
+
+/// Skips the JSON number at `i` and says whether numeric can hold it.
+bool numberFits(std::string_view json, std::size_t& i) {
+  if (json[i] == '-') {
+    ++i;
+  }
+  std::int64_t integer_digits = 0;  // significant digits before the point
+  bool leading = true;
+  for (; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
+    leading = leading && json[i] == '0';
+    integer_digits += leading ? 0 : 1;
+  }
+  std::int64_t fraction_digits = 0;
+  std::int64_t leading_fraction_zeros = 0;
+  if (i < json.size() && json[i] == '.') {
+    for (++i; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
+      ++fraction_digits;
+      leading_fraction_zeros += (integer_digits == 0 && json[i] == '0' &&
+                                 leading_fraction_zeros == fraction_digits - 1)
+                                    ? 1
+                                    : 0;
+    }
+  }
+  std::int64_t exponent = 0;
+  if (i < json.size() && (json[i] == 'e' || json[i] == 'E')) {
+    ++i;
+    bool negative = false;
+    if (i < json.size() && (json[i] == '+' || json[i] == '-')) {
+      negative = json[i] == '-';
+      ++i;
+    }
+    for (; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
+      exponent = std::min<std::int64_t>(exponent * 10 + (json[i] - '0'), 1'000'000'000);
+    }
+    exponent = negative ? -exponent : exponent;
+  }
+  const bool zero = integer_digits == 0 && fraction_digits == leading_fraction_zeros;
+  if (zero) {
+    return true;
+  }
+  // Digits before the point once the exponent moves it, and digits after it.
+  const std::int64_t before = integer_digits + exponent;
+  const std::int64_t after = fraction_digits - exponent;
+  return before <= kNumericIntegerDigits && after <= kNumericFractionDigits;
+}
+
+/// A quick look that clears nearly every JSON text without storableJson()'s rewrite: only text
+/// with an escape, a byte PostgreSQL refuses, an exponent or a very long number may need it.
+bool jsonMayNeedRewrite(std::string_view json) {
+  if (!isStorableText(json) || json.find("\\u") != std::string_view::npos) {
+    return true;
+  }
+  std::size_t digits = 0;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    const bool digit = c >= '0' && c <= '9';
+    digits = digit ? digits + 1 : 0;
+    if (digits > 1000 || ((c == 'e' || c == 'E') && i > 0 &&
+                          ((json[i - 1] >= '0' && json[i - 1] <= '9') || json[i - 1] == '.'))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+bool isJsonColumn(std::string_view table, std::string_view column) {
+  return (table == "steps" && column == "env_feedback") ||
+         (table == "candidates" && column == "tool_calls") ||
+         (table == "blobs" && column == "text");  // the JSON that `doc` holds as jsonb
+}
+
+bool hasEscapes(std::string_view table) {
+  return table != "step_links" && table != "body_dictionaries";
+}
 
 std::string storableText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  appendStorable(out, text, false);
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c != 0 && c < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = c == 0 ? 0 : protocol::utf8SequenceLength(text, i);
+    if (n != 0) {
+      i += n;
+      continue;
+    }
+    out.append(text.data() + done, i - done);
+    out += kReplacement;
+    done = ++i;
+  }
+  out.append(text.data() + done, text.size() - done);
+  return out;
+}
+
+std::optional<std::string> storableJson(std::string_view json) {
+  const std::string text = storableText(json);
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (!in_string) {
+      if (c == '"') {
+        in_string = true;
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        const std::size_t start = i;
+        if (!numberFits(text, i)) {
+          return std::nullopt;
+        }
+        out.append(text, start, i - start);
+        continue;
+      }
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = false;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      if (text[i + 1] == 'u') {
+        const int value = escapeValue(text, i + 2);
+        const int next = i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u'
+                             ? escapeValue(text, i + 8)
+                             : -1;
+        if (value == 0 || isLowSurrogate(value) || (isHighSurrogate(value) && !isLowSurrogate(next))) {
+          out += "\\ufffd";  // what jsonb refuses: NUL, and a surrogate without its pair
+          i += 6;
+          continue;
+        }
+        if (isHighSurrogate(value)) {  // a pair goes whole
+          out.append(text, i, 12);
+          i += 12;
+          continue;
+        }
+      }
+      out.append(text, i, 2);
+      i += 2;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
   return out;
 }
 
@@ -74,7 +254,7 @@ void appendCopyField(std::string& out, const store::FeedValue& value) {
     const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, *real);
     out.append(buffer, end);
   } else if (const auto* text = std::get_if<std::string>(&value)) {
-    appendStorable(out, *text, true);
+    appendEscaped(out, *text);
   } else {
     static constexpr char kHex[] = "0123456789abcdef";
     const std::string& bytes = std::get<store::FeedBytes>(value).data;
@@ -92,20 +272,60 @@ void appendCopyField(std::string& out, const store::FeedValue& value) {
   }
 }
 
+void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t row,
+                   std::string_view last_field) {
+  const std::vector<store::FeedValue>& values = table.rows[row];
+  // Filled only for a value PostgreSQL cannot hold: {"column": "hex of its exact bytes"}.
+  std::string escaped;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) {
+      out += '\t';
+    }
+    const auto* text = std::get_if<std::string>(&values[i]);
+    if (text == nullptr) {
+      appendCopyField(out, values[i]);
+      continue;
+    }
+    bool exact = true;  // false: `escaped` keeps the value's bytes
+    if (isJsonColumn(table.table, table.columns[i]) && jsonMayNeedRewrite(*text)) {
+      const std::optional<std::string> json = storableJson(*text);
+      exact = json == *text;
+      if (!json) {
+        out += "\\N";  // no jsonb holds it; `escaped` does
+      } else {
+        appendEscaped(out, *json);
+      }
+    } else if (!isStorableText(*text)) {
+      exact = false;
+      appendEscaped(out, storableText(*text));
+    } else {
+      appendEscaped(out, *text);
+    }
+    if (!exact) {
+      escaped += escaped.empty() ? "{" : ",";
+      escaped += "\"" + table.columns[i] + "\":\"" + protocol::hexEncode(*text) + "\"";
+    }
+  }
+  if (hasEscapes(table.table)) {
+    out += '\t';
+    if (escaped.empty()) {
+      out += "\\N";
+    } else {
+      out += escaped;
+      out += '}';
+    }
+  }
+  if (!last_field.empty()) {
+    out += '\t';
+    out += last_field;
+  }
+  out += '\n';
+}
+
 std::string copyText(const store::FeedTable& table, std::string_view last_field) {
   std::string out;
-  for (const auto& row : table.rows) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) {
-        out += '\t';
-      }
-      appendCopyField(out, row[i]);
-    }
-    if (!last_field.empty()) {
-      out += '\t';
-      out += last_field;
-    }
-    out += '\n';
+  for (std::size_t row = 0; row < table.rows.size(); ++row) {
+    appendCopyRow(out, table, row, last_field);
   }
   return out;
 }

@@ -1,26 +1,45 @@
 #pragma once
 
-// PostgreSQL's COPY text format for the change feed's rows (docs/fleet.md, "How rows travel").
+// PostgreSQL's COPY text format for the change feed's rows, and the escape that keeps every
+// value exact where PostgreSQL's text and jsonb types cannot hold it (docs/fleet.md, "Values
+// PostgreSQL cannot hold").
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "agentvcr/store/change_feed.hpp"
 
 namespace agentvcr::fleet::detail {
 
+/// True when the fleet archive keeps `table`.`column` as jsonb (its feed value is JSON text).
+bool isJsonColumn(std::string_view table, std::string_view column);
+
+/// True when the fleet archive's `table` has text or jsonb columns, and so an `escaped` column
+/// after the feed's own.
+bool hasEscapes(std::string_view table);
+
 /// Appends `value` as one COPY text field: \N for NULL, decimal numbers, text with backslash,
-/// tab, newline and carriage return escaped, bytes as bytea hex (\\x...). PostgreSQL's text
-/// cannot hold a NUL byte or malformed UTF-8: each such byte of a text value becomes U+FFFD.
+/// tab, newline and carriage return escaped, bytes as bytea hex (\\x...). A text value must
+/// already be storable (storableText()).
 void appendCopyField(std::string& out, const store::FeedValue& value);
 
-/// The rows of `table` as COPY text: fields separated by tabs, one row per line, each ending
-/// with `last_field` when it is given (already in COPY text).
+/// Appends row `row` of `table` as one COPY text line: its fields, then the `escaped` field
+/// when the table has one (escapedField()), then `last_field` (already COPY text) when given.
+void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t row,
+                   std::string_view last_field = {});
+
+/// The rows of `table` as COPY text, one appendCopyRow() line each.
 std::string copyText(const store::FeedTable& table, std::string_view last_field = {});
 
 /// Text PostgreSQL's text type accepts: `text` with each NUL byte and each byte of a malformed
-/// UTF-8 sequence replaced by U+FFFD.
+/// UTF-8 sequence replaced by U+FFFD. Equal to `text` when it is storable.
 std::string storableText(std::string_view text);
+
+/// JSON text PostgreSQL's jsonb accepts, or nullopt when no rewrite gives one (a number beyond
+/// jsonb's range): storableText(), with each string escape jsonb refuses (NUL, a surrogate
+/// without its pair) as the escape of U+FFFD.
+std::optional<std::string> storableJson(std::string_view json);
 
 }  // namespace agentvcr::fleet::detail

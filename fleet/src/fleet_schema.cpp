@@ -272,10 +272,15 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT date_trunc('month', to_timestamp(started_ns / 1e9) AT TIME ZONE 'UTC')::date
 $$;
 
+-- agentvcr's own monthly tables, named: a partitioned table of someone else's in the same
+-- schema is never touched.
 CREATE FUNCTION agentvcr_monthly_tables() RETURNS SETOF text
 LANGUAGE sql STABLE AS $$
-  SELECT c.relname::text FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
-  WHERE c.relnamespace = current_schema()::regnamespace ORDER BY 1
+  SELECT t FROM unnest(ARRAY['a2a_calls', 'candidates', 'exchanges', 'internal_steps', 'steps',
+                             'stream_events']) AS t
+  WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+                WHERE c.relname = t AND c.relnamespace = current_schema()::regnamespace)
+  ORDER BY 1
 $$;
 
 CREATE FUNCTION agentvcr_month_partition(t text, m date) RETURNS text
@@ -354,12 +359,68 @@ CREATE INDEX steps_conversation ON steps(session_uuid, conversation);
 CREATE INDEX a2a_calls_skill ON a2a_calls(skill_id, error_code);
 )sql";
 
+
+// Version 3: a fleet archive that ships every byte and keeps what it cannot store, and that does
+// not take back what it pruned (docs/fleet.md).
+// - `escaped`, on every table with text: where PostgreSQL's text or jsonb cannot hold a value
+//   (a NUL byte, bytes that are not UTF-8, the JSON escape of NUL, a number beyond numeric), the
+//   column holds a readable form and `escaped` maps its name to the exact bytes in hex.
+// - `quarantine`: what PostgreSQL refused all the same, with its error, so that the rest ships.
+// - `pruned_sessions`: the tombstones `agentvcr pg prune` leaves, which shippers check.
+// - `ship_positions.session_digest`: the session row a shipper last wrote, so that one with
+//   nothing new writes nothing.
+// - agentvcr_monthly_tables() names agentvcr's own tables (version 2's took every partitioned
+//   table of the schema).
+constexpr const char* kFleetSchemaV3 = R"sql(
+ALTER TABLE sessions ADD COLUMN escaped jsonb;
+ALTER TABLE exchanges ADD COLUMN escaped jsonb;
+ALTER TABLE conversations ADD COLUMN escaped jsonb;
+ALTER TABLE steps ADD COLUMN escaped jsonb;
+ALTER TABLE candidates ADD COLUMN escaped jsonb;
+ALTER TABLE internal_steps ADD COLUMN escaped jsonb;
+ALTER TABLE a2a_calls ADD COLUMN escaped jsonb;
+ALTER TABLE stream_events ADD COLUMN escaped jsonb;
+ALTER TABLE replay_misses ADD COLUMN escaped jsonb;
+ALTER TABLE blobs ADD COLUMN escaped jsonb;
+
+CREATE TABLE quarantine (
+  session_uuid   text        NOT NULL,  -- text: a session whose uuid is not one lands here too
+  kind           text        NOT NULL,  -- session, exchange, conversation, replay_miss,
+                                        -- step_links, blob, body_dictionary
+  number         bigint      NOT NULL,  -- the exchange's seq, the conversation's or miss's
+                                        -- number, the blob's hash; -1 for a whole session
+  sqlstate       text,
+  error          text        NOT NULL,
+  quarantined_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (session_uuid, kind, number)
+);
+
+CREATE TABLE pruned_sessions (
+  uuid       uuid        PRIMARY KEY,
+  started_ns bigint      NOT NULL,
+  pruned_at  timestamptz NOT NULL DEFAULT now()
+);
+
+ALTER TABLE ship_positions ADD COLUMN session_digest bigint;
+
+-- agentvcr's own monthly tables, named: a partitioned table of someone else's in the same
+-- schema is never touched.
+CREATE OR REPLACE FUNCTION agentvcr_monthly_tables() RETURNS SETOF text
+LANGUAGE sql STABLE AS $$
+  SELECT t FROM unnest(ARRAY['a2a_calls', 'candidates', 'exchanges', 'internal_steps', 'steps',
+                             'stream_events']) AS t
+  WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+                WHERE c.relname = t AND c.relnamespace = current_schema()::regnamespace)
+  ORDER BY 1
+$$;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
-constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}};
+constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -387,7 +448,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 2, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 3, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

@@ -1,5 +1,6 @@
 #include "agentvcr/fleet/pg_connection.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -16,48 +17,26 @@ std::string lastError(pg_conn* conn) {
   return message;
 }
 
-/// Replaces the value after `key` (up to the next `stop` character) by `***`, everywhere.
-void maskValues(std::string& text, std::string_view key, std::string_view stops) {
-  std::size_t at = 0;
-  while ((at = text.find(key, at)) != std::string::npos) {
-    const std::size_t value = at + key.size();
-    std::size_t end = value;
-    if (end < text.size() && text[end] == '\'') {  // a quoted key=value string value
-      end = text.find('\'', end + 1);
-      end = end == std::string::npos ? text.size() : end + 1;
-    } else {
-      end = text.find_first_of(stops, value);
-      end = end == std::string::npos ? text.size() : end;
-    }
-    text.replace(value, end - value, "***");
-    at = value + 3;
-  }
-}
-
 }  // namespace
 
-bool isPostgresUri(std::string_view text) {
-  return text.starts_with("postgresql://") || text.starts_with("postgres://");
-}
-
-std::string redactedUri(std::string_view uri) {
-  std::string text(uri);
-  if (isPostgresUri(text)) {
-    const std::size_t authority = text.find("://") + 3;
-    const std::size_t end = text.find_first_of("/?", authority);
-    const std::size_t at = text.rfind('@', end == std::string::npos ? text.size() : end);
-    if (at != std::string::npos && at >= authority) {
-      const std::size_t colon = text.find(':', authority);
-      if (colon != std::string::npos && colon < at) {
-        text.replace(colon + 1, at - colon - 1, "***");
-      }
-    }
-    maskValues(text, "password=", "&");
-  } else {
-    maskValues(text, "password=", " ");
-    maskValues(text, "password =", " ");
+PgFailure classify(const PgError& error) {
+  const std::string& state = error.sqlstate();
+  if (error.connectionLost() || state.empty() || state.starts_with("08") ||
+      state.starts_with("53") || state.starts_with("40") || state.starts_with("58") ||
+      state == "57P01" || state == "57P02" || state == "57P03" || state == "57014" ||
+      state == "55P03" || state == "55006") {
+    return PgFailure::Transient;
   }
-  return text;
+  if (state.starts_with("22") || state.starts_with("23")) {
+    return PgFailure::Row;
+  }
+  // Class 42 is the statement's: a value of the wrong type for agentvcr's columns is the row's
+  // fault, but a missing privilege, table, column or function is the setup's.
+  if (state.starts_with("42") && state != "42501" && state != "42P01" && state != "42703" &&
+      state != "42883" && state != "42704" && state != "42P02") {
+    return PgFailure::Row;
+  }
+  return PgFailure::Fatal;
 }
 
 PgResult::~PgResult() {
@@ -117,21 +96,28 @@ int PgResult::columnNumber(const char* name) const {
 }
 
 PgConnection::PgConnection(const std::string& uri, int connect_timeout_s)
-    : redacted_(fleet::redactedUri(uri)) {
+    : uri_(uri), redacted_(fleet::redactedUri(uri)) {
   // Later keywords win: the URI's own connect_timeout or application_name override ours.
   const std::string timeout = std::to_string(connect_timeout_s);
   const char* keywords[] = {"connect_timeout", "application_name", "dbname", nullptr};
   const char* values[] = {timeout.c_str(), "agentvcr", uri.c_str(), nullptr};
   conn_ = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
   if (conn_ == nullptr || PQstatus(conn_) != CONNECTION_OK) {
-    const std::string message = lastError(conn_);
+    const std::string message = scrubbed(lastError(conn_), uri_);
     PQfinish(conn_);
     conn_ = nullptr;
     throw PgError("[fleet.connect] cannot connect to " + redacted_ + ": " + message, "", true);
   }
   cancel_ = PQgetCancel(conn_);
-  // Numbers and times as agentvcr writes them, whatever the role's defaults.
-  exec("SET client_encoding = 'UTF8'; SET DateStyle = 'ISO'; SET bytea_output = 'hex'");
+  try {
+    // Numbers and times as agentvcr writes them, whatever the role's defaults.
+    exec("SET client_encoding = 'UTF8'; SET DateStyle = 'ISO'; SET bytea_output = 'hex'");
+  } catch (...) {
+    // The destructor does not run for an object whose constructor throws.
+    PQfreeCancel(cancel_);
+    PQfinish(conn_);
+    throw;
+  }
 }
 
 PgConnection::~PgConnection() {
@@ -150,7 +136,7 @@ void PgConnection::fail(std::string_view what, pg_result* result) {
                                   ? PQresultErrorMessage(result)
                                   : lastError(conn_);
   PQclear(result);
-  std::string trimmed = message;
+  std::string trimmed = scrubbed(message, uri_);
   while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) {
     trimmed.pop_back();
   }
@@ -184,13 +170,16 @@ PgResult PgConnection::exec(const std::string& sql,
                "query failed");
 }
 
-void PgConnection::copyIn(const std::string& copy_from_stdin, std::string_view data) {
+void PgConnection::copyIn(const std::string& copy_from_stdin,
+                          const std::function<bool(std::string&)>& next) {
   check(PQexec(conn_, copy_from_stdin.c_str()), "copy failed");
-  // Sent in pieces: libpq buffers what it is given whole before it writes.
-  constexpr std::size_t kPiece = 1 << 20;
-  for (std::size_t at = 0; at < data.size(); at += kPiece) {
-    const std::size_t n = std::min(kPiece, data.size() - at);
-    if (PQputCopyData(conn_, data.data() + at, static_cast<int>(n)) != 1) {
+  std::string piece;
+  bool more = true;
+  while (more) {
+    piece.clear();
+    more = next(piece);
+    if (!piece.empty() &&
+        PQputCopyData(conn_, piece.data(), static_cast<int>(piece.size())) != 1) {
       fail("copy failed", nullptr);
     }
   }
@@ -202,6 +191,18 @@ void PgConnection::copyIn(const std::string& copy_from_stdin, std::string_view d
   while ((result = PQgetResult(conn_)) != nullptr) {
     PQclear(result);
   }
+}
+
+void PgConnection::copyIn(const std::string& copy_from_stdin, std::string_view data) {
+  // Sent in pieces: libpq buffers what it is given whole before it writes.
+  constexpr std::size_t kPiece = 1 << 20;
+  std::size_t at = 0;
+  copyIn(copy_from_stdin, [&](std::string& piece) {
+    const std::size_t n = std::min(kPiece, data.size() - at);
+    piece.assign(data.substr(at, n));
+    at += n;
+    return at < data.size();
+  });
 }
 
 void PgConnection::rollbackQuietly() noexcept {

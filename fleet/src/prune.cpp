@@ -49,6 +49,10 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
       "CREATE TEMP TABLE agentvcr_pruned ON COMMIT DROP AS SELECT uuid, exchange_count FROM "
       "sessions WHERE started_ns < extract(epoch FROM $1::timestamptz) * 1e9",
       {before});
+  // The tombstones first: under this lock, a shipper checks them before it writes anything.
+  conn.exec(
+      "INSERT INTO pruned_sessions (uuid, started_ns) SELECT uuid, started_ns FROM sessions "
+      "WHERE uuid IN (SELECT uuid FROM agentvcr_pruned) ON CONFLICT DO NOTHING");
   PgResult counts =
       conn.exec("SELECT count(*), coalesce(sum(exchange_count), 0) FROM agentvcr_pruned");
   result.sessions = counts.integer(0, 0);
@@ -77,6 +81,9 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
               " WHERE session_uuid IN (SELECT uuid FROM agentvcr_pruned)");
   }
   conn.exec("DELETE FROM sessions WHERE uuid IN (SELECT uuid FROM agentvcr_pruned)");
+  conn.exec("DELETE FROM ship_positions WHERE session_uuid IN (SELECT uuid FROM agentvcr_pruned)");
+  conn.exec(
+      "DELETE FROM quarantine WHERE session_uuid IN (SELECT uuid::text FROM agentvcr_pruned)");
   result.blobs = deleted(conn, kBlobGarbage);
   result.dictionaries = deleted(conn, kDictionaryGarbage);
   return result;
@@ -88,6 +95,20 @@ PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_r
   requireFleetSchema(conn);
   return conn.transaction([&] { return prune(conn, before); },
                           dry_run ? PgConnection::Finish::Rollback : PgConnection::Finish::Commit);
+}
+
+std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& uuids) {
+  requireFleetSchema(conn);
+  std::vector<std::string> unpruned;
+  for (const std::string& uuid : uuids) {
+    PgResult r = conn.exec(
+        "DELETE FROM pruned_sessions WHERE uuid::text LIKE $1 || '%' RETURNING uuid::text",
+        {uuid});
+    for (int i = 0; i < r.rows(); ++i) {
+      unpruned.emplace_back(r.text(i, 0));
+    }
+  }
+  return unpruned;
 }
 
 }  // namespace agentvcr::fleet

@@ -7,6 +7,7 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/protocol/canonical.hpp"
+#include "escaped_values.hpp"
 #include "session_rows.hpp"
 
 namespace agentvcr::fleet {
@@ -16,20 +17,12 @@ constexpr int kPage = 256;
 
 /// The bytes of a bytea value in PostgreSQL's hex output (\x0a1b...).
 std::string bytesOf(std::string_view hex) {
-  if (!hex.starts_with("\\x")) {
+  std::optional<std::string> bytes =
+      hex.starts_with("\\x") ? protocol::hexDecode(hex.substr(2)) : std::nullopt;
+  if (!bytes) {
     throw std::runtime_error("[fleet.pull] bytea is not in hex output");
   }
-  std::string out;
-  out.reserve((hex.size() - 2) / 2);
-  for (std::size_t i = 2; i + 1 < hex.size(); i += 2) {
-    const int high = protocol::hexDigitValue(hex[i]);
-    const int low = protocol::hexDigitValue(hex[i + 1]);
-    if (high < 0 || low < 0) {
-      throw std::runtime_error("[fleet.pull] bytea is not hex");
-    }
-    out += static_cast<char>(high * 16 + low);
-  }
-  return out;
+  return std::move(*bytes);
 }
 
 /// The fleet archive's sessions, for store::copySessions().
@@ -79,7 +72,7 @@ class FleetSource : public store::SessionSource {
                request_body, request_body_codec, request_body_dictionary, response_headers,
                response_body, response_body_codec, response_body_dictionary,
                response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
-               upstream_first_byte_ns, ended_ns, outcome, error, fault
+               upstream_first_byte_ns, ended_ns, outcome, error, fault, escaped::text
         FROM exchanges WHERE session_uuid = $1 AND seq >= $2 ORDER BY seq LIMIT $3)sql",
                               {session.uuid, std::to_string(next), std::to_string(kPage)});
       if (r.rows() == 0) {
@@ -87,16 +80,18 @@ class FleetSource : public store::SessionSource {
       }
       const auto times = eventTimes(session.uuid, r.integer(0, 0), r.integer(r.rows() - 1, 0));
       for (int i = 0; i < r.rows(); ++i) {
+        const detail::EscapedValues escaped(r.optionalText(i, 23));
         store::ExchangeRow row;
         row.seq = r.integer(i, 0);
-        row.client_address = std::string(r.text(i, 1));
-        row.method = std::string(r.text(i, 2));
-        row.target = std::string(r.text(i, 3));
+        row.client_address = escaped.exact("client_address", r.text(i, 1));
+        row.method = escaped.exact("method", r.text(i, 2));
+        row.target = escaped.exact("target", r.text(i, 3));
         row.http_version = static_cast<unsigned>(r.integer(i, 4));
         row.status = static_cast<int>(r.integer(i, 5));
-        row.request_headers = store::storedHeaders(std::string(r.text(i, 6)));
+        row.request_headers = store::storedHeaders(escaped.exact("request_headers", r.text(i, 6)));
         row.request_body = body(r, i, 7);
-        row.response_headers = store::storedHeaders(std::string(r.text(i, 10)));
+        row.response_headers =
+            store::storedHeaders(escaped.exact("response_headers", r.text(i, 10)));
         row.response_body = body(r, i, 11);
         row.response_from_upstream = r.text(i, 14) == "t";
         row.started_ns = r.integer(i, 15);
@@ -104,9 +99,9 @@ class FleetSource : public store::SessionSource {
         row.upstream_sent_ns = r.optionalInteger(i, 17);
         row.upstream_first_byte_ns = r.optionalInteger(i, 18);
         row.ended_ns = r.optionalInteger(i, 19);
-        row.outcome = std::string(r.text(i, 20));
-        row.error = r.optionalText(i, 21);
-        row.fault = r.optionalText(i, 22);
+        row.outcome = escaped.exact("outcome", r.text(i, 20));
+        row.error = escaped.exact("error", r.optionalText(i, 21));
+        row.fault = escaped.exact("fault", r.optionalText(i, 22));
         const auto found = times.find(row.seq);
         each(row, found == times.end() ? std::vector<std::int64_t>{} : found->second);
         next = row.seq + 1;
@@ -130,24 +125,26 @@ class FleetSource : public store::SessionSource {
   std::vector<store::CopiedMiss> replayMisses(const store::SessionRow& session) override {
     PgResult r = conn_.exec(R"sql(
       SELECT at_ns, route, request_id, position, source_id, replay_key, input,
-             closest_session_uuid::text, closest_seq, closest_position, differences, policy
+             closest_session_uuid::text, closest_seq, closest_position, differences, policy,
+             escaped::text
       FROM replay_misses WHERE session_uuid = $1 ORDER BY number)sql",
                             {session.uuid});
     std::vector<store::CopiedMiss> misses;
     for (int i = 0; i < r.rows(); ++i) {
+      const detail::EscapedValues escaped(r.optionalText(i, 12));
       store::CopiedMiss m;
       m.miss.at_ns = r.integer(i, 0);
-      m.miss.route = std::string(r.text(i, 1));
-      m.miss.request_id = std::string(r.text(i, 2));
+      m.miss.route = escaped.exact("route", r.text(i, 1));
+      m.miss.request_id = escaped.exact("request_id", r.text(i, 2));
       m.miss.position = r.integer(i, 3);
       m.miss.source_id = r.optionalInteger(i, 4);
       m.miss.replay_key = static_cast<std::uint64_t>(r.integer(i, 5));
-      m.miss.input = std::string(r.text(i, 6));
+      m.miss.input = escaped.exact("input", r.text(i, 6));
       if (!r.isNull(i, 7)) {
         m.closest = store::StepKey{std::string(r.text(i, 7)), r.integer(i, 8), r.integer(i, 9)};
       }
-      m.miss.differences = std::string(r.text(i, 10));
-      m.miss.policy = std::string(r.text(i, 11));
+      m.miss.differences = escaped.exact("differences", r.text(i, 10));
+      m.miss.policy = escaped.exact("policy", r.text(i, 11));
       misses.push_back(std::move(m));
     }
     return misses;

@@ -1,8 +1,9 @@
 #include "agentvcr/fleet/shipper.hpp"
 
 #include <algorithm>
-#include <condition_variable>
+#include <cctype>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -11,7 +12,7 @@
 
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
-#include "agentvcr/store/change_feed.hpp"
+#include "agentvcr/store/feed_follower.hpp"
 #include "copy_text.hpp"
 
 namespace agentvcr::fleet {
@@ -19,8 +20,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Rows that change after they were first written: upserted with every batch, never moved
-/// backwards (a stale copy of a session shipped late leaves the newer totals alone).
+/// Rows that change after they were first written, upserted with every batch: the shipped row
+/// replaces the stored one only when it is strictly further along, so that a stale copy of a
+/// session shipped late never moves its totals, its end or its agent's identity backwards.
 struct Upsert {
   const char* table;
   const char* key;
@@ -28,19 +30,40 @@ struct Upsert {
 };
 
 constexpr Upsert kUpserts[] = {
-    {"sessions", "uuid", "sessions.exchange_count <= EXCLUDED.exchange_count"},
+    {"sessions", "uuid",
+     "(sessions.exchange_count, sessions.step_count, sessions.candidate_count, "
+     "sessions.internal_step_count, sessions.conversation_count, sessions.error_candidate_count, "
+     "sessions.failed_exchange_count, sessions.invalid_exchange_count, "
+     "sessions.ended_ns IS NOT NULL, sessions.agent_info IS NOT NULL, "
+     "sessions.agent_health IS NOT NULL) < "
+     "(EXCLUDED.exchange_count, EXCLUDED.step_count, EXCLUDED.candidate_count, "
+     "EXCLUDED.internal_step_count, EXCLUDED.conversation_count, "
+     "EXCLUDED.error_candidate_count, EXCLUDED.failed_exchange_count, "
+     "EXCLUDED.invalid_exchange_count, EXCLUDED.ended_ns IS NOT NULL, "
+     "EXCLUDED.agent_info IS NOT NULL, EXCLUDED.agent_health IS NOT NULL)"},
     {"conversations", "session_uuid, number",
-     "conversations.step_count + conversations.candidate_count <= "
-     "EXCLUDED.step_count + EXCLUDED.candidate_count"},
+     "(conversations.step_count + conversations.candidate_count, "
+     "coalesce(conversations.last_ns, 0), conversations.ended_in IS NOT NULL) < "
+     "(EXCLUDED.step_count + EXCLUDED.candidate_count, coalesce(EXCLUDED.last_ns, 0), "
+     "EXCLUDED.ended_in IS NOT NULL)"},
 };
 
-std::string joined(const std::vector<std::string>& names, const char* prefix = "") {
+/// COPY carries this much at a time: a batch's rows never sit in memory as one piece of text.
+constexpr std::size_t kCopyPiece = 1 << 20;
+
+/// The columns of a table's rows as the fleet archive names them: the feed's, and `escaped`.
+std::vector<std::string> columnsOf(const store::FeedTable& t) {
+  std::vector<std::string> columns = t.columns;
+  if (detail::hasEscapes(t.table)) {
+    columns.emplace_back("escaped");
+  }
+  return columns;
+}
+
+std::string joined(const std::vector<std::string>& names) {
   std::string out;
   for (const std::string& name : names) {
-    if (!out.empty()) {
-      out += ", ";
-    }
-    out += prefix + name;
+    out += (out.empty() ? "" : ", ") + name;
   }
   return out;
 }
@@ -50,14 +73,15 @@ std::string joined(const std::vector<std::string>& names, const char* prefix = "
 /// archive holds already: a batch brings few of them, and PostgreSQL answers such a check with a
 /// hash join that reads the whole table, which grows with the fleet.
 std::string insertBlobs(const char* as) {
-  return std::string("INSERT INTO blobs (hash, text, doc) SELECT s.hash, s.text, ") + as +
-         " FROM agentvcr_stage_blobs s ON CONFLICT DO NOTHING";
+  return std::string("INSERT INTO blobs (hash, text, doc, escaped) SELECT s.hash, s.text, ") + as +
+         ", s.escaped FROM agentvcr_stage_blobs s ON CONFLICT DO NOTHING";
 }
 
 /// The statement that moves a table's staged rows into the table (blobs: insertBlobs()). Rows
 /// of a `monthly` table are filed under the month given as $1.
 std::string insertFromStage(const store::FeedTable& t, bool monthly) {
-  const std::string columns = joined(t.columns);
+  const std::vector<std::string> names = columnsOf(t);
+  const std::string columns = joined(names);
   const std::string stage = "agentvcr_stage_" + t.table;
   std::string sql = "INSERT INTO " + t.table + " (" + columns +
                     (monthly ? ", session_month) SELECT " : ") SELECT ") + columns +
@@ -65,7 +89,7 @@ std::string insertFromStage(const store::FeedTable& t, bool monthly) {
   for (const Upsert& u : kUpserts) {
     if (t.table == u.table) {
       std::string set;
-      for (const std::string& c : t.columns) {
+      for (const std::string& c : names) {
         if (std::string(u.key).find(c) == std::string::npos) {
           set += (set.empty() ? "" : ", ") + c + " = EXCLUDED." + c;
         }
@@ -98,31 +122,93 @@ bool isContentAddressed(const std::string& table) {
   return table == "blobs" || table == "body_dictionaries";
 }
 
+/// The tables whose rows belong to one exchange, by its `seq`.
+bool isPerExchange(const std::string& table) {
+  return table == "exchanges" || table == "steps" || table == "candidates" ||
+         table == "internal_steps" || table == "a2a_calls" || table == "stream_events";
+}
+
+/// True for a uuid as agentvcr writes one (8-4-4-4-12 hex digits): a session whose uuid is not
+/// one cannot be keyed in the fleet archive.
+bool isUuid(std::string_view text) {
+  if (text.size() != 36) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    const char c = text[i];
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+                            (c >= 'A' && c <= 'F'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// A PostgreSQL array literal of `values`, each quoted: a bound parameter, never SQL text.
+std::string arrayLiteral(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (const std::string& value : values) {
+    out += out.size() > 1 ? ",\"" : "\"";
+    for (const char c : value) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+      }
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+/// Rows `rows` of `t`, as a table of their own.
+store::FeedTable subset(const store::FeedTable& t, const std::vector<std::size_t>& rows) {
+  store::FeedTable out{t.table, t.columns, {}};
+  for (const std::size_t r : rows) {
+    out.rows.push_back(t.rows[r]);
+  }
+  return out;
+}
+
+/// The value of `column` in row `row` of `t` as an integer (0 when it is not one).
+std::int64_t intAt(const store::FeedTable& t, std::size_t row, std::string_view column) {
+  const auto at = std::find(t.columns.begin(), t.columns.end(), column) - t.columns.begin();
+  const auto* value = std::get_if<std::int64_t>(&t.rows[row].at(at));
+  return value != nullptr ? *value : 0;
+}
+
 std::string seconds(Clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + " s";
 }
+
+/// What the fleet archive holds of one session.
+struct FleetSession {
+  store::FeedPosition position;  ///< how far it was shipped
+  std::int64_t digest = 0;       ///< of the session row last written
+  /// Never shipped again in this run: pruned from the fleet archive, or quarantined whole.
+  bool skipped = false;
+};
+
+/// How writing one batch went.
+enum class Written { Yes, Pruned, SessionQuarantined };
 
 }  // namespace
 
 struct Shipper::Impl {
   ShipOptions options;
-  store::ChangeFeed feed;
-  std::atomic<bool> stopping{false};
-  std::atomic<bool> finishing{false};
+  store::FeedFollower follower;
 
-  mutable std::mutex mutex;  // guards stats, error, live and the wake-up
-  std::condition_variable wake;
+  mutable std::mutex mutex;  // guards stats, error and live
   ShipStats stats;
   /// Since when the fleet has been missing committed exchanges; unset while it holds them all.
   std::optional<Clock::time_point> behind_since = Clock::now();
   std::string error;
   PgConnection* live = nullptr;  // the connection in use, for stop() to cancel
 
-  std::map<std::string, store::FeedPosition> positions;  // what the fleet holds, per uuid
-  std::map<std::string, std::string> shipped;            // fingerprint when last caught up
-  std::set<std::string> monthly;  // the fleet archive's tables partitioned by month
+  std::map<std::string, FleetSession> fleet;  // by uuid, loaded as sessions come
+  std::set<std::string> monthly;              // the fleet archive's tables partitioned by month
 
-  explicit Impl(ShipOptions o) : options(std::move(o)), feed(options.db_path) {}
+  explicit Impl(ShipOptions o) : options(std::move(o)), follower(options.db_path) {}
 
   void log(const std::string& line) const {
     if (options.log) {
@@ -130,12 +216,24 @@ struct Shipper::Impl {
     }
   }
 
-  /// Waits `d`, or less when stopped. False when stopping.
-  bool pause(std::chrono::milliseconds d) {
-    std::unique_lock lock(mutex);
-    wake.wait_for(lock, d, [this] { return stopping.load(); });
-    return !stopping;
-  }
+  /// Publishes the connection in use to stop() for as long as it lives: declared after the
+  /// connection, it is destroyed first, so stop() never cancels a connection that is gone.
+  class LiveConnection {
+   public:
+    LiveConnection(Impl& impl, PgConnection& conn) : impl_(impl) {
+      std::lock_guard lock(impl_.mutex);
+      impl_.live = &conn;
+    }
+    ~LiveConnection() {
+      std::lock_guard lock(impl_.mutex);
+      impl_.live = nullptr;
+    }
+    LiveConnection(const LiveConnection&) = delete;
+    LiveConnection& operator=(const LiveConnection&) = delete;
+
+   private:
+    Impl& impl_;
+  };
 
   std::unique_ptr<PgConnection> connect() {
     auto conn = std::make_unique<PgConnection>(options.uri);
@@ -155,26 +253,96 @@ struct Shipper::Impl {
     return conn;
   }
 
-  void loadPositions(PgConnection& conn, const std::vector<store::FeedSession>& sessions) {
-    positions.clear();
-    shipped.clear();
-    std::string uuids = "{";
-    for (const auto& s : sessions) {
-      uuids += (uuids.size() > 1 ? "," : "") + s.uuid;
+  /// Reads what the fleet archive holds of `sessions` (uuids that are uuids) into `fleet`.
+  void loadFleet(PgConnection& conn, const std::vector<std::string>& uuids) {
+    if (uuids.empty()) {
+      return;
     }
-    uuids += "}";
-    PgResult r = conn.exec(
-        "SELECT session_uuid::text, exchanges, misses, links FROM ship_positions "
-        "WHERE session_uuid = ANY($1::uuid[])",
-        {uuids});
+    PgResult r = conn.exec(R"sql(
+      SELECT u::text, p.exchanges, p.misses, p.links, p.session_digest,
+             EXISTS (SELECT 1 FROM pruned_sessions t WHERE t.uuid = u) AS pruned,
+             EXISTS (SELECT 1 FROM quarantine q WHERE q.session_uuid = u::text
+                     AND q.kind = 'session') AS quarantined
+      FROM unnest($1::uuid[]) AS u LEFT JOIN ship_positions p ON p.session_uuid = u)sql",
+                           {arrayLiteral(uuids)});
     for (int i = 0; i < r.rows(); ++i) {
-      positions[std::string(r.text(i, 0))] = {r.integer(i, 1), r.integer(i, 2), r.integer(i, 3)};
+      // PostgreSQL gives the uuid in lowercase: key by the archive's own spelling.
+      const std::string key(r.text(i, 0));
+      const auto same = std::find_if(uuids.begin(), uuids.end(), [&](const std::string& u) {
+        return u.size() == key.size() &&
+               std::equal(u.begin(), u.end(), key.begin(),
+                          [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+      });
+      FleetSession& held = fleet[same != uuids.end() ? *same : key];
+      held.position = {r.optionalInteger(i, 1).value_or(0), r.optionalInteger(i, 2).value_or(0),
+                       r.optionalInteger(i, 3).value_or(0)};
+      held.digest = r.optionalInteger(i, 4).value_or(0);
+      held.skipped = r.text(i, 5) == "t" || r.text(i, 6) == "t";
     }
   }
 
-  /// Blobs are JSON but nothing guarantees it, and a cast that fails would fail the batch for
-  /// good. Catching the failure per row costs a subtransaction each: cast the batch at once,
-  /// and only a batch holding a blob that is not JSON goes row by row.
+  /// What the fleet holds of `session`, asked of PostgreSQL the first time.
+  FleetSession& fleetSession(PgConnection& conn, const std::string& uuid) {
+    auto known = fleet.find(uuid);
+    if (known != fleet.end()) {
+      return known->second;
+    }
+    loadFleet(conn, {uuid});
+    return fleet[uuid];
+  }
+
+  /// Records in the fleet archive that `kind` `number` of session `uuid` could not be stored.
+  void quarantine(PgConnection& conn, const std::string& uuid, const std::string& kind,
+                  std::int64_t number, const PgError& why) {
+    conn.exec(
+        "INSERT INTO quarantine (session_uuid, kind, number, sqlstate, error) "
+        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_uuid, kind, number) DO UPDATE SET "
+        "sqlstate = EXCLUDED.sqlstate, error = EXCLUDED.error, quarantined_at = now()",
+        {detail::storableText(uuid), kind, std::to_string(number),
+         why.sqlstate().empty() ? std::nullopt : std::optional(why.sqlstate()),
+         detail::storableText(why.what())});
+    {
+      std::lock_guard lock(mutex);
+      ++stats.quarantined;
+    }
+    log("[fleet.quarantine] session " + detail::storableText(uuid) + ", " + kind +
+        (number >= 0 ? " " + std::to_string(number) : "") + ": " + why.what() +
+        "; the rest ships (agentvcr ship --retry-quarantined tries it again)");
+  }
+
+  /// Copies rows of a monthly table straight in, which costs PostgreSQL half of staging them
+  /// first. They are new but for a position lost or a batch whose commit went unanswered: the
+  /// first row the table already holds fails the COPY, and the batch takes the staged way.
+  bool copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
+    conn.exec("SAVEPOINT agentvcr_copy");
+    try {
+      copyRows(conn, "COPY " + t.table + " (" + joined(columnsOf(t)) + ", session_month) FROM STDIN",
+               t, month);
+      conn.exec("RELEASE SAVEPOINT agentvcr_copy");
+      return true;
+    } catch (const PgError& e) {
+      if (e.sqlstate() != kUniqueViolation) {
+        throw;
+      }
+      conn.exec("ROLLBACK TO SAVEPOINT agentvcr_copy");
+      return false;
+    }
+  }
+
+  static void copyRows(PgConnection& conn, const std::string& copy, const store::FeedTable& t,
+                       std::string_view last_field = {}) {
+    std::size_t row = 0;
+    conn.copyIn(copy, [&](std::string& piece) {
+      while (row < t.rows.size() && piece.size() < kCopyPiece) {
+        detail::appendCopyRow(piece, t, row++, last_field);
+      }
+      return row < t.rows.size();
+    });
+  }
+
+  /// Blobs are JSON but nothing guarantees it, and a cast that fails would fail the batch.
+  /// Catching the failure per row costs a subtransaction each: cast the batch at once, and only
+  /// a batch holding a blob that is not JSON goes row by row.
   static void moveBlobs(PgConnection& conn) {
     conn.exec("SAVEPOINT agentvcr_blobs");
     try {
@@ -189,25 +357,6 @@ struct Shipper::Impl {
     }
   }
 
-  /// Copies rows of a monthly table straight in, which costs PostgreSQL half of staging them
-  /// first. They are new but for a position lost or a batch whose commit went unanswered: the
-  /// first row the table already holds fails the COPY, and the batch takes the staged way.
-  bool copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
-    conn.exec("SAVEPOINT agentvcr_copy");
-    try {
-      conn.copyIn("COPY " + t.table + " (" + joined(t.columns) + ", session_month) FROM STDIN",
-                  detail::copyText(t, month));
-      conn.exec("RELEASE SAVEPOINT agentvcr_copy");
-      return true;
-    } catch (const PgError& e) {
-      if (e.sqlstate() != kUniqueViolation) {
-        throw;
-      }
-      conn.exec("ROLLBACK TO SAVEPOINT agentvcr_copy");
-      return false;
-    }
-  }
-
   /// Moves a batch's rows of one table in: straight, or COPY into its staging table and INSERT
   /// from there with what its rows need on conflict.
   void moveTable(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
@@ -217,8 +366,8 @@ struct Shipper::Impl {
     if (monthly.contains(t.table) && copyStraightIn(conn, t, month)) {
       return;
     }
-    conn.copyIn("COPY agentvcr_stage_" + t.table + " (" + joined(t.columns) + ") FROM STDIN",
-                detail::copyText(t));
+    const std::string stage = "agentvcr_stage_" + t.table;
+    copyRows(conn, "COPY " + stage + " (" + joined(columnsOf(t)) + ") FROM STDIN", t);
     if (t.table == "blobs") {
       moveBlobs(conn);
     } else if (monthly.contains(t.table)) {
@@ -226,61 +375,185 @@ struct Shipper::Impl {
     } else {
       conn.exec(insertFromStage(t, false));
     }
+    // Within one transaction the stage is used again (a batch isolated item by item).
+    conn.exec("DELETE FROM " + stage);
   }
 
-  void write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
+  void writePosition(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
+    conn.exec(
+        "INSERT INTO ship_positions (session_uuid, exchanges, misses, links, session_digest) "
+        "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_uuid) DO UPDATE SET "
+        "exchanges = GREATEST(ship_positions.exchanges, EXCLUDED.exchanges), "
+        "misses = GREATEST(ship_positions.misses, EXCLUDED.misses), "
+        "links = GREATEST(ship_positions.links, EXCLUDED.links), "
+        "session_digest = EXCLUDED.session_digest, shipped_at = now()",
+        {uuid, std::to_string(batch.end.exchanges), std::to_string(batch.end.misses),
+         std::to_string(batch.end.links), std::to_string(batch.session_digest)});
+  }
+
+  /// Runs `move` as one item in a savepoint: when PostgreSQL refuses the item's rows, they are
+  /// quarantined as `kind` `number` and the transaction goes on. False when quarantined.
+  bool item(PgConnection& conn, const std::string& uuid, const std::string& kind,
+            std::int64_t number, const std::function<void()>& move) {
+    conn.exec("SAVEPOINT agentvcr_item");
+    try {
+      move();
+      conn.exec("RELEASE SAVEPOINT agentvcr_item");
+      return true;
+    } catch (const PgError& e) {
+      if (classify(e) != PgFailure::Row) {
+        throw;
+      }
+      conn.exec("ROLLBACK TO SAVEPOINT agentvcr_item");
+      conn.exec("RELEASE SAVEPOINT agentvcr_item");
+      quarantine(conn, uuid, kind, number, e);
+      return false;
+    }
+  }
+
+  /// Writes a batch PostgreSQL refused, item by item in one transaction: the items it still
+  /// refuses are quarantined and the rest lands, with the position past them all.
+  Written isolate(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch,
+                  const std::string& month) {
+    return conn.transaction([&] {
+      for (const store::FeedTable& t : batch.tables) {
+        if (!isContentAddressed(t.table)) {
+          continue;
+        }
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          item(conn, uuid, t.table == "blobs" ? "blob" : "body_dictionary", intAt(t, r, "hash"),
+               [&] { moveTable(conn, subset(t, {r}), month); });
+        }
+      }
+      for (const store::FeedTable& t : batch.tables) {
+        if (t.table == "sessions" &&
+            !item(conn, uuid, "session", -1, [&] { moveTable(conn, t, month); })) {
+          return Written::SessionQuarantined;
+        }
+      }
+      // Conversations, replay misses and step links one by one; an exchange with every row
+      // decoded from it.
+      std::map<std::int64_t, std::vector<std::pair<const store::FeedTable*, std::size_t>>> seqs;
+      for (const store::FeedTable& t : batch.tables) {
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          if (isPerExchange(t.table)) {
+            seqs[intAt(t, r, "seq")].emplace_back(&t, r);
+          } else if (t.table == "conversations" || t.table == "replay_misses") {
+            item(conn, uuid, t.table == "conversations" ? "conversation" : "replay_miss",
+                 intAt(t, r, "number"), [&] { moveTable(conn, subset(t, {r}), month); });
+          } else if (t.table == "step_links") {
+            item(conn, uuid, "step_links", intAt(t, r, "seq"),
+                 [&] { moveTable(conn, subset(t, {r}), month); });
+          }
+        }
+      }
+      for (const auto& [seq, rows] : seqs) {
+        item(conn, uuid, "exchange", seq, [&] {
+          for (const store::FeedTable& t : batch.tables) {
+            std::vector<std::size_t> mine;
+            for (const auto& [table, r] : rows) {
+              if (table == &t) {
+                mine.push_back(r);
+              }
+            }
+            moveTable(conn, subset(t, mine), month);
+          }
+        });
+      }
+      writePosition(conn, uuid, batch);
+      return Written::Yes;
+    });
+  }
+
+  /// Writes one batch, unless the fleet archive pruned its session.
+  Written write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
+    // Held until the batch is in: a prune waits for it, and a batch never lands after a prune
+    // that it did not see. Should anything fail, the connection goes, and the lock with it.
+    const std::string lock = std::to_string(kMonthsLock);
+    conn.exec("SELECT pg_advisory_lock_shared(" + lock + ")");
+    // Before anything is written, even a month's partitions: a pruned session stays pruned.
+    if (conn.exec("SELECT 1 FROM pruned_sessions WHERE uuid = $1", {uuid}).rows() > 0) {
+      conn.exec("SELECT pg_advisory_unlock_shared(" + lock + ")");
+      return Written::Pruned;
+    }
     // Its own transaction: a partition made inside the batch's would lock the table against
     // every other shipper until the batch commits.
     const std::string month(
         conn.exec("SELECT agentvcr_file_month(agentvcr_month($1))::text", {sessionStartedNs(batch)})
             .text(0, 0));
-    // Held across both transactions below, so that a prune cannot collect the blobs between
-    // their commit and the batch's. Should anything fail, the connection goes, and the lock
-    // with it.
-    const std::string lock = std::to_string(kMonthsLock);
-    conn.exec("SELECT pg_advisory_lock_shared(" + lock + ")");
-    // Rows keyed by content, which other shippers may be sending at the same moment, go first
-    // and commit at once: a key that a transaction still open inserted makes every other insert
-    // of it wait for that transaction's end, which would chain the shippers' batches.
-    conn.transaction([&] {
-      for (const store::FeedTable& t : batch.tables) {
-        if (isContentAddressed(t.table)) {
-          moveTable(conn, t, month);
+    Written written = Written::Yes;
+    try {
+      // Rows keyed by content, which other shippers may be sending at the same moment, go
+      // first and commit at once: a key that a transaction still open inserted makes every
+      // other insert of it wait for that transaction's end, which would chain the shippers.
+      conn.transaction([&] {
+        for (const store::FeedTable& t : batch.tables) {
+          if (isContentAddressed(t.table)) {
+            moveTable(conn, t, month);
+          }
         }
-      }
-    });
-    conn.transaction([&] {
-      for (const store::FeedTable& t : batch.tables) {
-        if (!isContentAddressed(t.table)) {
-          moveTable(conn, t, month);
+      });
+      conn.transaction([&] {
+        for (const store::FeedTable& t : batch.tables) {
+          if (!isContentAddressed(t.table)) {
+            moveTable(conn, t, month);
+          }
         }
+        // The position commits with the rows it counts.
+        writePosition(conn, uuid, batch);
+      });
+    } catch (const PgError& e) {
+      if (classify(e) != PgFailure::Row) {
+        throw;
       }
-      // The position commits with the rows it counts.
-      conn.exec(
-          "INSERT INTO ship_positions (session_uuid, exchanges, misses, links) "
-          "VALUES ($1, $2, $3, $4) ON CONFLICT (session_uuid) DO UPDATE SET "
-          "exchanges = GREATEST(ship_positions.exchanges, EXCLUDED.exchanges), "
-          "misses = GREATEST(ship_positions.misses, EXCLUDED.misses), "
-          "links = GREATEST(ship_positions.links, EXCLUDED.links), shipped_at = now()",
-          {uuid, std::to_string(batch.end.exchanges), std::to_string(batch.end.misses),
-           std::to_string(batch.end.links)});
-    });
+      written = isolate(conn, uuid, batch, month);
+    }
     conn.exec("SELECT pg_advisory_unlock_shared(" + lock + ")");
+    return written;
   }
 
-  /// Ships one session as far as it is committed and indexed. True when nothing is left.
-  bool shipSession(PgConnection& conn, const store::FeedSession& session) {
-    auto known = shipped.find(session.uuid);
-    if (known != shipped.end() && known->second == session.fingerprint) {
-      return true;
+  /// Ships one session as far as it is committed and indexed.
+  store::FeedVisit shipSession(PgConnection& conn, const store::FeedSession& session) {
+    if (!isUuid(session.uuid)) {
+      FleetSession& held = fleet[session.uuid];
+      if (!held.skipped) {
+        quarantine(conn, session.uuid, "session", -1,
+                   PgError("[fleet.ship] the session's uuid is not a uuid", "22P02", false));
+        held.skipped = true;
+      }
+      return store::FeedVisit::Done;
     }
-    store::FeedPosition& at = positions[session.uuid];
+    FleetSession& held = fleetSession(conn, session.uuid);
     bool any = false;
-    while (!stopping) {
-      const store::FeedBatch batch = feed.next(session, at, options.batch_exchanges);
-      write(conn, session.uuid, batch);
-      at = batch.end;
-      any = any || batch.exchanges > 0 || batch.misses > 0 || batch.links > 0;
+    while (!held.skipped) {
+      if (held.position == session.committed() && held.digest == session.digest) {
+        return store::FeedVisit::Done;  // the fleet holds it all: nothing to write
+      }
+      if (follower.stopping()) {
+        return store::FeedVisit::Stopped;
+      }
+      const store::FeedBatch batch = follower.feed().next(session, held.position, options.batch);
+      const bool rows = batch.exchanges > 0 || batch.misses > 0 || batch.links > 0;
+      if (!rows && batch.session_digest == held.digest) {
+        // Nothing the fleet lacks can be read yet: rows wait for their index.
+        return batch.waiting_for_index ? store::FeedVisit::Waiting : store::FeedVisit::Done;
+      }
+      const Written written = write(conn, session.uuid, batch);
+      if (written == Written::Pruned) {
+        held.skipped = true;
+        std::lock_guard lock(mutex);
+        ++stats.pruned;
+        log("[fleet.ship] session " + session.uuid +
+            " was pruned from the fleet archive: not shipped (agentvcr pg unprune brings it back)");
+        break;
+      }
+      if (written == Written::SessionQuarantined) {
+        held.skipped = true;
+        break;
+      }
+      held.position = batch.end;
+      held.digest = batch.session_digest;
+      any = any || rows;
       {
         std::lock_guard lock(mutex);
         stats.exchanges += batch.exchanges;
@@ -288,25 +561,49 @@ struct Shipper::Impl {
         ++stats.batches;
       }
       if (batch.waiting_for_index) {
-        return false;
+        return store::FeedVisit::Waiting;
       }
       if (batch.caught_up) {
-        shipped[session.uuid] = session.fingerprint;
-        if (any) {
-          std::lock_guard lock(mutex);
-          ++stats.sessions;
-        }
-        return true;
+        break;
       }
     }
-    return false;
+    if (any) {
+      std::lock_guard lock(mutex);
+      ++stats.sessions;
+    }
+    return store::FeedVisit::Done;
+  }
+
+  /// `--retry-quarantined`: the quarantined items of this archive's sessions leave the
+  /// quarantine, and those sessions ship again from their start (what the fleet holds already
+  /// is skipped by its keys; what is refused again is quarantined again).
+  void retryQuarantined(PgConnection& conn) {
+    std::vector<std::string> uuids;
+    for (const store::FeedSession& s : follower.feed().sessions()) {
+      uuids.push_back(detail::storableText(s.uuid));
+    }
+    PgResult r = conn.exec(
+        "DELETE FROM quarantine WHERE session_uuid = ANY($1::text[]) RETURNING session_uuid",
+        {arrayLiteral(uuids)});
+    std::set<std::string> retried;
+    for (int i = 0; i < r.rows(); ++i) {
+      retried.emplace(r.text(i, 0));
+    }
+    for (const std::string& uuid : retried) {
+      fleet[uuid] = FleetSession{};  // from the start, and not skipped
+    }
+    log("[fleet.ship] retrying what was quarantined of " + std::to_string(retried.size()) +
+        " session(s)");
   }
 
   std::uint64_t left() {
     std::uint64_t n = 0;
-    for (const store::FeedSession& s : feed.sessions()) {
-      const auto at = positions.find(s.uuid);
-      const std::int64_t sent = at == positions.end() ? 0 : at->second.exchanges;
+    for (const store::FeedSession& s : follower.feed().sessions()) {
+      const auto at = fleet.find(s.uuid);
+      if (at != fleet.end() && at->second.skipped) {
+        continue;
+      }
+      const std::int64_t sent = at == fleet.end() ? 0 : at->second.position.exchanges;
       n += static_cast<std::uint64_t>(std::max<std::int64_t>(0, s.exchanges - sent));
     }
     return n;
@@ -347,61 +644,79 @@ struct Shipper::Impl {
     return how;
   }
 
+  /// Connects and ships until caught up (or stopped, with `follow`); throws what fails.
+  ShipEnd shipConnected(std::optional<Clock::time_point>& outage_since, int& failures,
+                        std::chrono::milliseconds& wait) {
+    std::unique_ptr<PgConnection> conn = connect();
+    LiveConnection published(*this, *conn);
+    // What the fleet holds is read again: another shipper, or a prune, may have moved it.
+    fleet.clear();
+    follower.restart();
+    if (options.retry_quarantined) {
+      retryQuarantined(*conn);
+      options.retry_quarantined = false;
+    }
+    std::vector<std::string> uuids;
+    for (const store::FeedSession& s : follower.feed().sessions()) {
+      if (isUuid(s.uuid)) {
+        uuids.push_back(s.uuid);
+      }
+    }
+    loadFleet(*conn, uuids);
+    if (outage_since) {
+      log("[fleet.ship] " + conn->redactedUri() + " is back after " +
+          seconds(Clock::now() - *outage_since) + ": catching up");
+      outage_since.reset();
+    }
+    failures = 0;
+    wait = options.retry_first;
+    while (!follower.stopping()) {
+      // Read before looking: what the recorder commits after this is for the next round.
+      const bool finish_now = follower.finishing();
+      const bool caught_up = follower.round(
+          [&](const store::FeedSession& s) { return shipSession(*conn, s); });
+      noteLag(caught_up);
+      // Without --follow, one pass: what waits for its index is left, and said.
+      if ((caught_up && finish_now) || !options.follow) {
+        return ShipEnd::CaughtUp;
+      }
+      if (!follower.pause(options.poll)) {
+        break;
+      }
+    }
+    return ShipEnd::Stopped;
+  }
+
   ShipEnd run() {
     int failures = 0;
     auto wait = options.retry_first;
     std::optional<Clock::time_point> outage_since;
-    while (!stopping) {
+    while (!follower.stopping()) {
       try {
-        std::unique_ptr<PgConnection> conn = connect();
-        {
-          std::lock_guard lock(mutex);
-          live = conn.get();
+        const ShipEnd how = shipConnected(outage_since, failures, wait);
+        if (how == ShipEnd::CaughtUp) {
+          return end(ShipEnd::CaughtUp);
         }
-        loadPositions(*conn, feed.sessions());
-        if (outage_since) {
-          log("[fleet.ship] " + conn->redactedUri() + " is back after " +
-              seconds(Clock::now() - *outage_since) + ": catching up");
-          outage_since.reset();
-        }
-        failures = 0;
-        wait = options.retry_first;
-        while (!stopping) {
-          bool caught_up = true;
-          for (const store::FeedSession& s : feed.sessions()) {
-            caught_up = shipSession(*conn, s) && caught_up;
-            if (stopping) {
-              break;
-            }
-          }
-          noteLag(caught_up);
-          if (caught_up && (!options.follow || finishing)) {
-            {
-              std::lock_guard lock(mutex);
-              live = nullptr;
-            }
-            conn.reset();
-            return end(ShipEnd::CaughtUp);
-          }
-          if (!pause(options.poll)) {
-            break;
-          }
-        }
-        std::lock_guard lock(mutex);
-        live = nullptr;
       } catch (const FleetSchemaError& e) {
         log(e.what());
         return end(ShipEnd::Failed, e.what());
       } catch (const PgError& e) {
+        if (options.on_failure) {
+          options.on_failure();
+        }
+        if (follower.stopping()) {
+          break;
+        }
+        if (classify(e) != PgFailure::Transient) {
+          const std::string why = std::string(e.what()) + " (retrying cannot fix this)";
+          log(why);
+          return end(ShipEnd::Failed, why);
+        }
         {
           std::lock_guard lock(mutex);
-          live = nullptr;
           if (!outage_since) {
             ++stats.outages;
           }
-        }
-        if (stopping) {
-          break;
         }
         noteLag(false);
         ++failures;
@@ -414,15 +729,11 @@ struct Shipper::Impl {
         if (!options.follow && options.attempts > 0 && failures >= options.attempts) {
           return end(ShipEnd::Failed, e.what());
         }
-        if (!pause(wait)) {
+        if (!follower.pause(wait)) {
           break;
         }
         wait = std::min(wait * 2, options.retry_max);
       } catch (const std::exception& e) {
-        {
-          std::lock_guard lock(mutex);
-          live = nullptr;
-        }
         const std::string why =
             std::string("[fleet.ship] cannot read ") + options.db_path + ": " + e.what();
         log(why);
@@ -442,18 +753,15 @@ ShipEnd Shipper::run() {
 }
 
 void Shipper::stop() {
+  impl_->follower.stop();
   std::lock_guard lock(impl_->mutex);
-  impl_->stopping = true;
   if (impl_->live != nullptr) {
     impl_->live->cancel();
   }
-  impl_->wake.notify_all();
 }
 
 void Shipper::finish() {
-  impl_->finishing = true;
-  std::lock_guard lock(impl_->mutex);
-  impl_->wake.notify_all();
+  impl_->follower.finish();
 }
 
 ShipStats Shipper::stats() const {

@@ -126,7 +126,7 @@ inline fleet::ShipStats ship(const std::string& db_path, const std::string& uri)
   fleet::ShipOptions options;
   options.db_path = db_path;
   options.uri = uri;
-  options.batch_exchanges = 7;  // many batches, so that positions matter
+  options.batch.exchanges = 7;  // many batches, so that positions matter
   fleet::Shipper shipper(options);
   EXPECT_EQ(shipper.run(), fleet::ShipEnd::CaughtUp) << shipper.error();
   return shipper.stats();

@@ -1,19 +1,26 @@
-// How rows travel to PostgreSQL (fleet/src/copy_text.hpp) and how URIs appear in messages
-// (redactedUri): pure functions, no server.
+// How rows travel to PostgreSQL (fleet/src/copy_text.hpp), how escaped values come back
+// (escaped_values.hpp) and how connection strings appear in messages (uri_secrets.hpp): pure
+// functions, no server.
 
 #include "copy_text.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/uri_secrets.hpp"
+#include "agentvcr/protocol/canonical.hpp"
+#include "escaped_values.hpp"
 
 namespace agentvcr::fleet {
 namespace {
 
 using detail::appendCopyField;
 using detail::copyText;
+using detail::EscapedValues;
+using detail::storableJson;
 using detail::storableText;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string field(const store::FeedValue& value) {
   std::string out;
@@ -31,11 +38,36 @@ TEST(CopyText, NullNumbersTextAndBytesEachInTheirForm) {
   EXPECT_EQ(field(std::string()), "");
 }
 
-TEST(CopyText, RowsAreTabSeparatedLines) {
-  store::FeedTable t{"x",
-                     {"a", "b"},
-                     {{std::int64_t{1}, std::string("one")}, {std::int64_t{2}, std::monostate{}}}};
-  EXPECT_EQ(copyText(t), "1\tone\n2\t\\N\n");
+TEST(CopyText, RowsAreTabSeparatedLinesWithTheirEscapesLast) {
+  store::FeedTable links{
+      "step_links",
+      {"a", "b"},
+      {{std::int64_t{1}, std::string("one")}, {std::int64_t{2}, std::monostate{}}}};
+  EXPECT_EQ(copyText(links), "1\tone\n2\t\\N\n") << "step_links has no text to escape";
+  store::FeedTable exchanges{
+      "exchanges", {"seq", "target"}, {{std::int64_t{1}, std::string("/a")}}};
+  EXPECT_EQ(copyText(exchanges), "1\t/a\t\\N\n") << "nothing escaped: the escaped field is NULL";
+  EXPECT_EQ(copyText(exchanges, "7"), "1\t/a\t\\N\t7\n");
+}
+
+TEST(CopyText, TextPostgresCannotHoldIsStoredReadableAndEscapedExactly) {
+  const std::string raw("GET /\0\xFF", 7);
+  store::FeedTable exchanges{"exchanges", {"seq", "target"}, {{std::int64_t{1}, raw}}};
+  EXPECT_EQ(copyText(exchanges), "1\tGET /\xEF\xBF\xBD\xEF\xBF\xBD\t{\"target\":\"" +
+                                     protocol::hexEncode(raw) + "\"}\n");
+  // What pull reads back: the exact bytes, whatever PostgreSQL's text column says.
+  const EscapedValues escaped(std::string("{\"target\":\"" + protocol::hexEncode(raw) + "\"}"));
+  EXPECT_EQ(escaped.exact("target", std::string_view("GET /\xEF\xBF\xBD\xEF\xBF\xBD")), raw);
+  EXPECT_EQ(escaped.exact("error", std::string_view("kept")), "kept");
+  EXPECT_EQ(EscapedValues(std::nullopt).exact("target", std::string_view("as stored")),
+            "as stored");
+  EXPECT_EQ(escaped.exact("target", std::optional<std::string>()), raw);
+}
+
+TEST(CopyText, EscapesThatAreNotTheShippersAreAnError) {
+  EXPECT_THROW(EscapedValues(std::string("{\"target\":\"zz\"}")), std::runtime_error);
+  EXPECT_THROW(EscapedValues(std::string("[1]")), std::runtime_error);
+  EXPECT_THROW(EscapedValues(std::string("{\"target\":3}")), std::runtime_error);
 }
 
 TEST(CopyText, TextPostgresCannotHoldBecomesReplacementCharacters) {
@@ -46,7 +78,29 @@ TEST(CopyText, TextPostgresCannotHoldBecomesReplacementCharacters) {
   EXPECT_EQ(storableText("\xC3"), "\xEF\xBF\xBD");                                  // cut short
   EXPECT_EQ(storableText("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong
   EXPECT_EQ(storableText("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(field(std::string("\xFF\t")), "\xEF\xBF\xBD\\t");
+}
+
+TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
+  EXPECT_EQ(storableJson(R"({"a":"x\u0000y"})"), R"({"a":"x\ufffdy"})");
+  EXPECT_EQ(storableJson(R"({"a":"\ud800"})"), R"({"a":"\ufffd"})") << "a lone high surrogate";
+  EXPECT_EQ(storableJson(R"({"a":"\udc00x"})"), R"({"a":"\ufffdx"})") << "a lone low surrogate";
+  EXPECT_EQ(storableJson(R"({"a":"\ud83d\ude00"})"), R"({"a":"\ud83d\ude00"})") << "a pair";
+  EXPECT_EQ(storableJson(R"({"\\u0000":"\\"})"), R"({"\\u0000":"\\"})") << "escaped backslashes";
+  EXPECT_EQ(storableJson(R"([1, -2.5e3, 0.0001, 1e-5])"), R"([1, -2.5e3, 0.0001, 1e-5])");
+  EXPECT_EQ(storableJson("[1e200000]"), std::nullopt) << "beyond numeric";
+  EXPECT_EQ(storableJson("[1e-20000]"), std::nullopt) << "too many digits after the point";
+  EXPECT_EQ(storableJson("[0e999999]"), "[0e999999]") << "zero fits at any exponent";
+
+  const std::string nul_json = R"({"obs":"a\u0000b"})";
+  store::FeedTable steps{
+      "steps", {"input_position", "env_feedback"}, {{std::int64_t{0}, nul_json}}};
+  EXPECT_EQ(copyText(steps), "0\t{\"obs\":\"a\\\\ufffdb\"}\t{\"env_feedback\":\"" +
+                                 protocol::hexEncode(nul_json) + "\"}\n");
+  store::FeedTable huge{
+      "steps", {"input_position", "env_feedback"}, {{std::int64_t{0}, std::string("[1e200000]")}}};
+  EXPECT_EQ(copyText(huge),
+            "0\t\\N\t{\"env_feedback\":\"" + protocol::hexEncode("[1e200000]") + "\"}\n")
+      << "no jsonb holds it: NULL there, the exact text in escaped";
 }
 
 TEST(RedactedUri, PasswordsNeverShow) {
@@ -61,6 +115,39 @@ TEST(RedactedUri, PasswordsNeverShow) {
             "host=db password=*** dbname=fleet");
   EXPECT_EQ(redactedUri("postgresql://ship@db/fleet"), "postgresql://ship@db/fleet");
   EXPECT_EQ(redactedUri("service=fleet"), "service=fleet");
+}
+
+TEST(RedactedUri, MalformedUrisOfEveryShapeKeepThePasswordOut) {
+  for (const std::string uri : {
+           "postgresql://alice:PW@[::1/agentvcr",           // an IPv6 bracket never closed
+           "postgresql://alice:PW@db:notaport/agentvcr",    // a bad port
+           "postgresql://alice:PW@db/agentvcr?bogus=1",     // a bad parameter
+           "postgresql://alice:PW@db/agentvcr?sslmode=no",  // a bad value
+           "postgresql://alice:P@W@db/agentvcr",            // an '@' in the password
+           "postgresql://alice:PW@",                        // no host at all
+           "postgresql://:PW@db",                           // no user
+           "postgresql://alice:PW%2Fx@db/agentvcr",         // percent-encoded
+           "postgresql://db/agentvcr?password=PW&sslmode=x",
+           "host=db password=PW dbname=x bogus=1",
+           "host=db password = 'PW' dbname=x",
+           "host=db password=PW",
+       }) {
+    EXPECT_THAT(redactedUri(uri), Not(HasSubstr("PW"))) << uri;
+    EXPECT_TRUE(carriesPassword(uri)) << uri;
+    // libpq quotes the URI it could not parse.
+    const std::string libpq = "invalid connection option \"bogus\" in \"" + uri + "\"";
+    EXPECT_THAT(scrubbed(libpq, uri), Not(HasSubstr("PW"))) << uri;
+  }
+  EXPECT_THAT(scrubbed("missing \"]\" in \"postgresql://alice:s%2Fx@[::1/a\" (s/x)",
+                       "postgresql://alice:s%2Fx@[::1/a"),
+              Not(HasSubstr("s/x")))
+      << "the decoded password too";
+  EXPECT_FALSE(carriesPassword("postgresql://alice@db/agentvcr"));
+  EXPECT_FALSE(carriesPassword("service=fleet"));
+  EXPECT_EQ(scrubbed("could not connect", "postgresql://db/x"), "could not connect");
+  for (const char* safer : {"PGPASSFILE", ".pgpass", "service", "PGPASSWORD"}) {
+    EXPECT_THAT(passwordWarning(), HasSubstr(safer));
+  }
 }
 
 TEST(RedactedUri, KnowsAPostgresUriFromAFile) {

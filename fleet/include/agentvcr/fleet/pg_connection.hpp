@@ -1,12 +1,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <vector>
+
+#include "agentvcr/fleet/uri_secrets.hpp"
 
 struct pg_conn;
 struct pg_result;
@@ -36,12 +39,21 @@ class PgError : public std::runtime_error {
   bool connection_lost_;
 };
 
-/// `uri` with any password replaced by `***`: in a URI's user info, in a `password` query
-/// parameter, or in a key=value connection string.
-std::string redactedUri(std::string_view uri);
+/// What a failure means for the rows being written (docs/fleet.md, "When PostgreSQL refuses").
+enum class PgFailure {
+  /// The connection, the server going down or starting up, a conflict with another
+  /// transaction, resources running out: wait and try again.
+  Transient,
+  /// The rows' data (class 22, class 23 but the unique violations the shipper expects, class 42
+  /// on agentvcr's own objects): trying again fails again, so the rows are quarantined.
+  Row,
+  /// Anything retrying cannot fix and that is not a row's fault (privileges, a table that is
+  /// not there, an internal error): stop and say why.
+  Fatal,
+};
 
-/// True when `text` names a PostgreSQL archive rather than a file (postgresql:// or postgres://).
-bool isPostgresUri(std::string_view text);
+/// The class of `error`, by its SQLSTATE.
+PgFailure classify(const PgError& error);
 
 /// The rows of one command's answer, as text.
 class PgResult {
@@ -75,7 +87,8 @@ class PgResult {
 class PgConnection {
  public:
   /// Connects to `uri` (a postgresql:// URI or a key=value string) with libpq, giving up after
-  /// `connect_timeout_s` unless the URI sets its own. Throws PgError "[fleet.connect] ...".
+  /// `connect_timeout_s` unless the URI sets its own. Throws PgError "[fleet.connect] ...",
+  /// scrubbed of the password (libpq quotes a URI it cannot parse whole).
   explicit PgConnection(const std::string& uri, int connect_timeout_s = 10);
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
@@ -85,7 +98,11 @@ class PgConnection {
   PgResult exec(std::string_view sql);
   /// Runs one statement with text parameters (nullopt: NULL). Throws PgError on failure.
   PgResult exec(const std::string& sql, const std::vector<std::optional<std::string>>& params);
-  /// Runs `copy_from_stdin` (a COPY ... FROM STDIN) feeding it `data`. Throws PgError.
+  /// Runs `copy_from_stdin` (a COPY ... FROM STDIN) feeding it what `next` appends to its
+  /// argument, piece by piece, until `next` returns false: a large COPY never sits in memory
+  /// whole. Throws PgError.
+  void copyIn(const std::string& copy_from_stdin, const std::function<bool(std::string&)>& next);
+  /// copyIn() of `data`, whole.
   void copyIn(const std::string& copy_from_stdin, std::string_view data);
 
   /// How a transaction that ran to its end finishes: a dry run rolls back.
@@ -124,6 +141,7 @@ class PgConnection {
 
   pg_conn* conn_ = nullptr;
   pg_cancel* cancel_ = nullptr;  // made once: PQcancel may run on any thread
+  std::string uri_;              // to scrub libpq's messages of its password; never shown
   std::string redacted_;
 };
 

@@ -20,10 +20,17 @@ struct PruneResult {
 
 /// Removes every session that started before `before` (a date or a time; UTC unless it names a
 /// zone) with all its rows: the months that end by then are dropped whole, the rest deleted row
-/// by row; then the blobs and dictionaries nothing refers to any more. One transaction, which
-/// waits for the batches shippers have in flight. Ship positions stay, so a shipper that still
-/// holds a pruned session does not ship it again. With `dry_run` nothing changes: the counts
-/// say what would go. Throws PgError, "[fleet.prune] ..." for a `before` that is not a time.
+/// by row; then the blobs and dictionaries nothing refers to any more, and the sessions' ship
+/// positions and quarantined items. Each pruned session leaves a tombstone that every shipper
+/// checks before it writes, so no copy of the session, however late, brings it back. One
+/// transaction, under the lock shippers hold while they write a batch. With `dry_run` nothing
+/// changes: the counts say what would go. Throws PgError, "[fleet.prune] ..." for a `before`
+/// that is not a time.
 PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_run);
+
+/// `agentvcr pg unprune`: removes the tombstones of the sessions whose uuids start with one of
+/// `uuids`, so that the next shipper of an archive that holds them ships them again. Returns the
+/// uuids unpruned.
+std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& uuids);
 
 }  // namespace agentvcr::fleet
