@@ -42,6 +42,20 @@ int runPgPrune(const PgPruneCommand& command, std::ostream& out) {
   return kExitOk;
 }
 
+int runPgUnprune(const PgUnpruneCommand& command, std::ostream& out) {
+  fleet::PgConnection conn(command.uri);
+  const std::vector<std::string> unpruned = fleet::unpruneFleet(conn, command.sessions);
+  for (const std::string& uuid : unpruned) {
+    out << conn.redactedUri() << ": unpruned " << uuid
+        << ": the next `agentvcr ship` of an archive that holds it ships it again\n";
+  }
+  if (unpruned.empty()) {
+    out << conn.redactedUri() << ": no pruned session matches\n";
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
   auto* pg = app.add_subcommand("pg", "Administer the fleet archive on PostgreSQL");
   pg->require_subcommand(1);
@@ -61,6 +75,18 @@ CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
       ->required();
   prune->add_flag("--dry-run", prune_command->dry_run, "Count what would go, change nothing");
   runWhenParsed<PgPruneCommand>(prune, invocation, "pg prune", prune_command, {}, runPgPrune);
+
+  auto unprune_command = std::make_shared<PgUnpruneCommand>();
+  auto* unprune = pg->add_subcommand(
+      "unprune", "Let shippers bring pruned sessions back: their tombstones are removed");
+  unprune->add_option("--db", unprune_command->uri, "Fleet archive (postgresql://...)")
+      ->required();
+  unprune
+      ->add_option("--session", unprune_command->sessions,
+                   "A pruned session's uuid, or its first characters (repeatable)")
+      ->required();
+  runWhenParsed<PgUnpruneCommand>(unprune, invocation, "pg unprune", unprune_command, {},
+                                  runPgUnprune);
   return pg;
 }
 

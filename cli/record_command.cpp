@@ -25,95 +25,55 @@ namespace {
 /// Linux's lowest scheduling priority.
 constexpr int kMaxNice = 19;
 
-/// `record --ship`: a shipper thread following the archive the recorder writes. It only reads
-/// the file, so PostgreSQL being slow or away never slows the relay.
-class ShippingThread {
+/// A follower of the archive the recorder writes (the fleet shipper, the live OTLP exporter) on a
+/// thread of its own at the lowest priority. It only reads the file, so PostgreSQL or a collector
+/// being slow or away never slows the relay, and what it has not sent waits in the archive. Its
+/// owner stops and joins it whatever happens: an error after it started (a taken
+/// --metrics-listen address) is a clean exit, never an abort.
+template <class Follower>
+class FollowerThread {
  public:
-  ShippingThread(const std::string& db_path, const std::string& uri, std::ostream& out) {
-    fleet::ShipOptions options;
-    options.db_path = db_path;
-    options.uri = uri;
-    options.follow = true;
-    options.log = [](const std::string& line) {
-      std::cerr << "agentvcr record: " << line << std::endl;
-    };
-    shipper_ = std::make_unique<fleet::Shipper>(options);
-    out << "agentvcr record: shipping to " << fleet::redactedUri(uri) << std::endl;
-    thread_ = std::thread([this] {
-      // Shipping can wait and the relay cannot: on a saturated machine the relay takes the CPU
-      // and the archive keeps what is not shipped yet, which drains once the load eases.
-      store::nameThisThread("avcr-ship");
-      store::lowerThisThreadsPriority(kMaxNice);
-      shipper_->run();
-      done_.set_value();
-    });
+  FollowerThread(std::unique_ptr<Follower> follower, const char* name)
+      : follower_(std::move(follower)), thread_([this, name] {
+          // Following can wait and the relay cannot: on a saturated machine the relay takes the
+          // CPU, and the archive keeps what is not sent yet, which drains once the load eases.
+          store::nameThisThread(name);
+          store::lowerThisThreadsPriority(kMaxNice);
+          follower_->run();
+          done_.set_value();
+        }) {}
+
+  ~FollowerThread() {
+    if (thread_.joinable()) {
+      follower_->stop();
+      thread_.join();
+    }
   }
 
-  const fleet::Shipper& shipper() const { return *shipper_; }
+  FollowerThread(const FollowerThread&) = delete;
+  FollowerThread& operator=(const FollowerThread&) = delete;
 
-  /// Ships what the recorder committed for at most `drain`, then stops; says what is left.
-  void finish(std::chrono::seconds drain, std::ostream& out) {
-    shipper_->finish();
-    if (done_.get_future().wait_for(drain) != std::future_status::ready) {
-      shipper_->stop();
+  Follower& follower() { return *follower_; }
+
+  /// Lets the follower send what is committed for at most `drain`, then stops it.
+  void finish(std::chrono::seconds drain) {
+    follower_->finish();
+    if (done_future_.wait_for(drain) != std::future_status::ready) {
+      follower_->stop();
     }
     thread_.join();
-    const fleet::ShipStats stats = shipper_->stats();
-    out << "agentvcr record: shipped " << stats.exchanges << " exchanges";
-    if (stats.left > 0) {
-      out << "; " << stats.left << " left in the archive for `agentvcr ship`";
-    }
-    out << std::endl;
   }
 
  private:
-  std::unique_ptr<fleet::Shipper> shipper_;
+  std::unique_ptr<Follower> follower_;
   std::promise<void> done_;
-  std::thread thread_;
+  std::future<void> done_future_ = done_.get_future();
+  std::thread thread_;  // last: it starts once what it uses exists
 };
 
-/// `record --otlp`: an exporter thread following the archive the recorder writes, sending its
-/// spans to an OpenTelemetry collector. Like shipping, it only reads the file: a slow or absent
-/// collector never slows the relay, and what is not sent yet waits in the archive.
-class OtlpThread {
- public:
-  OtlpThread(otel::LiveOptions options, const std::string& db_path, std::ostream& out) {
-    options.db_path = db_path;
-    options.log = [](const std::string& line) {
-      std::cerr << "agentvcr record: " << line << std::endl;
-    };
-    out << "agentvcr record: sending traces to " << options.endpoint.toString() << std::endl;
-    exporter_ = std::make_unique<otel::LiveExporter>(std::move(options));
-    thread_ = std::thread([this] {
-      store::nameThisThread("avcr-otlp");
-      store::lowerThisThreadsPriority(kMaxNice);
-      exporter_->run();
-      done_.set_value();
-    });
-  }
-
-  /// Sends what the recorder committed, open conversations' roots included, for at most
-  /// `drain`, then stops; says what is left.
-  void finish(std::chrono::seconds drain, std::ostream& out) {
-    exporter_->finish();
-    if (done_.get_future().wait_for(drain) != std::future_status::ready) {
-      exporter_->stop();
-    }
-    thread_.join();
-    const otel::LiveStats stats = exporter_->stats();
-    out << "agentvcr record: sent " << stats.spans << " spans of " << stats.exchanges
-        << " exchanges";
-    if (stats.left > 0) {
-      out << "; " << stats.left << " exchanges left for `agentvcr export --format otlp`";
-    }
-    out << std::endl;
-  }
-
- private:
-  std::unique_ptr<otel::LiveExporter> exporter_;
-  std::promise<void> done_;
-  std::thread thread_;
-};
+void logToStderr(const std::string& line) {
+  std::cerr << "agentvcr record: " << line << std::endl;
+}
 
 }  // namespace
 
@@ -129,14 +89,28 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   }
   proxy::RecordingProxy recording(config);
   metrics.addRecorder(recording.recorder());
-  std::optional<ShippingThread> shipping;
+  std::optional<FollowerThread<fleet::Shipper>> shipping;
   if (!command.ship_uri.empty()) {
-    shipping.emplace(command.config.db_path, command.ship_uri, out);
-    metrics.addShipper(shipping->shipper());
+    if (fleet::carriesPassword(command.ship_uri)) {
+      std::cerr << "agentvcr record: warning: " << fleet::passwordWarning() << std::endl;
+    }
+    fleet::ShipOptions options;
+    options.db_path = command.config.db_path;
+    options.uri = command.ship_uri;
+    options.follow = true;
+    options.log = logToStderr;
+    out << "agentvcr record: shipping to " << fleet::redactedUri(command.ship_uri) << std::endl;
+    shipping.emplace(std::make_unique<fleet::Shipper>(options), "avcr-ship");
+    metrics.addShipper(shipping->follower());
   }
-  std::optional<OtlpThread> tracing;
+  std::optional<FollowerThread<otel::LiveExporter>> tracing;
   if (command.otlp) {
-    tracing.emplace(*command.otlp, command.config.db_path, out);
+    otel::LiveOptions options = *command.otlp;
+    options.db_path = command.config.db_path;
+    options.positions_path = command.config.db_path + ".otlp-positions";
+    options.log = logToStderr;
+    out << "agentvcr record: sending traces to " << options.endpoint.toString() << std::endl;
+    tracing.emplace(std::make_unique<otel::LiveExporter>(std::move(options)), "avcr-otlp");
   }
   // Bound before the relay starts, so that a taken metrics address stops the command before
   // any exchange is relayed; declared after the recorder and the shipper it reads, so that it
@@ -154,10 +128,23 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   out << "agentvcr record: signal " << signal << ", draining" << std::endl;
   recording.stop();
   if (shipping) {
-    shipping->finish(command.ship_drain, out);
+    shipping->finish(command.ship_drain);
+    const fleet::ShipStats stats = shipping->follower().stats();
+    out << "agentvcr record: shipped " << stats.exchanges << " exchanges";
+    if (stats.left > 0) {
+      out << "; " << stats.left << " left in the archive for `agentvcr ship`";
+    }
+    out << std::endl;
   }
   if (tracing) {
-    tracing->finish(command.ship_drain, out);
+    tracing->finish(command.ship_drain);
+    const otel::LiveStats stats = tracing->follower().stats();
+    out << "agentvcr record: sent " << stats.spans << " spans of " << stats.exchanges
+        << " exchanges";
+    if (stats.left > 0) {
+      out << "; " << stats.left << " exchanges left for `agentvcr export --format otlp`";
+    }
+    out << std::endl;
   }
   auto stats = recording.recorder().stats();
   out << "agentvcr record: " << stats.written << " exchanges written in " << stats.batches

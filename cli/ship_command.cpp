@@ -21,16 +21,25 @@ namespace {
 void printShipped(const fleet::ShipStats& stats, const std::string& db_path, std::ostream& out) {
   out << "agentvcr ship: " << stats.exchanges << " exchange(s), " << stats.rows << " row(s) in "
       << stats.batches << " batch(es)";
+  if (stats.quarantined > 0) {
+    out << "; " << stats.quarantined << " item(s) quarantined (named above): fix the cause, "
+        << "then run `agentvcr ship --db " << db_path << " --to URI --retry-quarantined`";
+  }
+  if (stats.pruned > 0) {
+    out << "; " << stats.pruned << " session(s) pruned from the fleet archive, not shipped";
+  }
   if (stats.left > 0) {
     out << "; " << stats.left << " exchange(s) of " << db_path
-        << " not shipped yet: run `agentvcr ship --db " << db_path << " --to URI` to send them";
+        << " not indexed yet, so not shipped: a recorder still writing indexes them (ship "
+           "again later), one that was killed left them (run `agentvcr migrate --db "
+        << db_path << "`, then ship again)";
   }
   out << std::endl;
 }
 
 /// Runs `shipper` (following) until it fails or a signal comes, then lets it ship what is
 /// committed for at most `drain`.
-int runShipWhileSignalled(fleet::Shipper& shipper, std::chrono::seconds drain) {
+fleet::ShipEnd runShipWhileSignalled(fleet::Shipper& shipper, std::chrono::seconds drain) {
   StopSignals stop_signals;
   std::promise<fleet::ShipEnd> ended;
   std::future<fleet::ShipEnd> end = ended.get_future();
@@ -46,37 +55,53 @@ int runShipWhileSignalled(fleet::Shipper& shipper, std::chrono::seconds drain) {
     }
   }
   worker.join();
-  return end.get() == fleet::ShipEnd::Failed ? kExitFailure : kExitOk;
+  return end.get();
 }
 
 }  // namespace
+
+int shipExitStatus(fleet::ShipEnd end, const fleet::ShipStats& stats) {
+  if (end == fleet::ShipEnd::Failed) {
+    return kExitFailure;
+  }
+  if (stats.quarantined > 0) {
+    return kExitQuarantined;
+  }
+  return stats.left > 0 && end == fleet::ShipEnd::CaughtUp ? kExitNotIndexed : kExitOk;
+}
 
 int runShip(const ShipCommand& command, std::ostream& out) {
   if (!std::filesystem::is_regular_file(command.db_path)) {
     throw std::runtime_error("[store.open] no archive at " + command.db_path);
   }
+  if (fleet::carriesPassword(command.uri)) {
+    std::cerr << "agentvcr ship: warning: " << fleet::passwordWarning() << std::endl;
+  }
   fleet::ShipOptions options;
   options.db_path = command.db_path;
   options.uri = command.uri;
   options.follow = command.follow;
-  options.batch_exchanges = command.batch;
+  options.batch.exchanges = command.batch;
+  options.batch.bytes = command.batch_mib << 20;
+  options.retry_quarantined = command.retry_quarantined;
   options.log = [](const std::string& line) {
     std::cerr << "agentvcr ship: " << line << std::endl;
   };
   fleet::Shipper shipper(options);
-  int status = kExitOk;
+  fleet::ShipEnd end = fleet::ShipEnd::CaughtUp;
   if (command.follow) {
     out << "agentvcr ship: following " << command.db_path << " into "
         << fleet::redactedUri(command.uri) << std::endl;
-    status = runShipWhileSignalled(shipper, command.drain);
+    end = runShipWhileSignalled(shipper, command.drain);
   } else {
-    status = shipper.run() == fleet::ShipEnd::Failed ? kExitFailure : kExitOk;
+    end = shipper.run();
   }
-  printShipped(shipper.stats(), command.db_path, out);
-  if (status != kExitOk) {
+  const fleet::ShipStats stats = shipper.stats();
+  printShipped(stats, command.db_path, out);
+  if (end == fleet::ShipEnd::Failed) {
     std::cerr << "agentvcr ship: " << shipper.error() << std::endl;
   }
-  return status;
+  return shipExitStatus(end, stats);
 }
 
 Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation) {
@@ -91,9 +116,16 @@ Registration<ShipCommand> registerShip(CLI::App& app, Invocation& invocation) {
       ->required();
   ship->add_flag("--follow", command->follow,
                  "Keep shipping new rows until SIGINT/SIGTERM (beside a running recorder)");
-  ship->add_option("--batch", command->batch, "Exchanges per PostgreSQL transaction")
+  ship->add_option("--batch", command->batch, "Exchanges per PostgreSQL transaction, at most")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  ship->add_option("--batch-mib", command->batch_mib,
+                   "Bodies and headers per PostgreSQL transaction, at most (MiB)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  ship->add_flag("--retry-quarantined", command->retry_quarantined,
+                 "First try again what the fleet archive quarantined of this archive's sessions "
+                 "(after fixing the cause)");
   ship->add_option_function<int>(
           "--drain-timeout",
           [command](int seconds) { command->drain = std::chrono::seconds(seconds); },

@@ -9,7 +9,8 @@
 
 #include "agentvcr/otel/span_tree.hpp"
 #include "agentvcr/protocol/http_message.hpp"
-#include "agentvcr/store/change_feed.hpp"
+#include "agentvcr/store/feed_follower.hpp"
+#include "export_positions.hpp"
 
 namespace agentvcr::otel {
 namespace {
@@ -20,10 +21,8 @@ std::string seconds(Clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + " s";
 }
 
-/// How far a session was followed.
+/// What the exporter knows of a session beyond what it sent (ExportPositions).
 struct SessionState {
-  store::FeedPosition position;
-  std::string fingerprint;  ///< the feed's, when last caught up
   bool ended = false;
   Attributes resource;
 };
@@ -38,13 +37,11 @@ struct OpenConversation {
 
 struct LiveExporter::Impl {
   LiveOptions options;
-  store::ChangeFeed feed;
+  store::FeedFollower follower;
   OtlpSender sender;
-  std::atomic<bool> stopping{false};
-  std::atomic<bool> finishing{false};
+  detail::ExportPositions sent;
 
-  mutable std::mutex mutex;  // guards stats and the wake-up
-  std::condition_variable wake;
+  mutable std::mutex mutex;  // guards stats
   LiveStats stats;
 
   std::map<std::string, SessionState> sessions;  // by uuid
@@ -52,7 +49,10 @@ struct LiveExporter::Impl {
   std::optional<Clock::time_point> outage_since;
 
   explicit Impl(LiveOptions o)
-      : options(std::move(o)), feed(options.db_path), sender(options.endpoint, retryForever()) {}
+      : options(std::move(o)),
+        follower(options.db_path),
+        sender(options.endpoint, retryForever()),
+        sent(options.positions_path, options.endpoint.toString()) {}
 
   RetryPolicy retryForever() const {
     RetryPolicy policy = options.retry;
@@ -64,13 +64,6 @@ struct LiveExporter::Impl {
     if (options.log) {
       options.log(line);
     }
-  }
-
-  /// Waits `d`, or less when stopped. False when stopping.
-  bool pause(std::chrono::milliseconds d) {
-    std::unique_lock lock(mutex);
-    wake.wait_for(lock, d, [this] { return stopping.load(); });
-    return !stopping;
   }
 
   /// Sends spans until the collector takes them (a refused request is dropped: sending it
@@ -86,7 +79,7 @@ struct LiveExporter::Impl {
         log("[otel.export] " + sender.lastError() +
             "; the archive keeps the spans, retrying until the collector is back");
       }
-      return pause(d);
+      return follower.pause(d);
     };
     for (const Payload& payload : encodePayloads(resource, spans, options.limits)) {
       const Delivery delivery = sender.send(payload.body, wait);
@@ -111,25 +104,30 @@ struct LiveExporter::Impl {
     return true;
   }
 
-  /// Sends a session's new spans as far as it is indexed. True when nothing is left.
-  bool follow(const store::FeedSession& session) {
+  /// Sends a session's new spans as far as it is indexed.
+  store::FeedVisit follow(const store::FeedSession& session) {
     SessionState& state = sessions[session.uuid];
-    if (state.fingerprint == session.fingerprint) {
-      return true;
-    }
     SpanOptions span_options;
     span_options.content = options.content;
-    while (!stopping) {
-      const store::FeedBatch batch = feed.next(session, state.position, options.batch_exchanges);
+    store::FeedLimits limits;
+    limits.exchanges = options.batch_exchanges;
+    while (!follower.stopping()) {
+      const store::FeedPosition position = sent.sent(session.uuid).position;
+      const store::FeedBatch batch = follower.feed().next(session, position, limits);
       BatchSpans spans = buildSpans(batch, span_options);
       if (!deliver(spans.resource, spans.spans)) {
-        return false;
+        return store::FeedVisit::Stopped;
       }
-      // Only now: roots of spans not sent would be read again with them.
+      // Only now: roots of spans not sent would be read again with them. A root already sent
+      // (before a restart) is not sent twice.
       for (ConversationRoot& root : spans.roots) {
-        open[{session.uuid, root.number}] = {session.uuid, std::move(root)};
+        if (!sent.sent(session.uuid).roots.contains(root.number)) {
+          open[{session.uuid, root.number}] = {session.uuid, std::move(root)};
+        }
       }
-      state.position = batch.end;
+      if (batch.end != position) {
+        sent.recordPosition(session.uuid, batch.end);
+      }
       state.ended = spans.session_ended;
       state.resource = std::move(spans.resource);
       {
@@ -137,14 +135,13 @@ struct LiveExporter::Impl {
         stats.exchanges += batch.exchanges;
       }
       if (batch.waiting_for_index) {
-        return false;
+        return store::FeedVisit::Waiting;
       }
       if (batch.caught_up) {
-        state.fingerprint = session.fingerprint;
-        return true;
+        return store::FeedVisit::Done;
       }
     }
-    return false;
+    return store::FeedVisit::Stopped;
   }
 
   /// Sends the roots of conversations idle for long enough, of ended sessions, or all of them.
@@ -168,6 +165,7 @@ struct LiveExporter::Impl {
       }
       for (const auto& [number, span] : roots) {
         open.erase({uuid, number});
+        sent.recordRoot(uuid, number);
       }
       std::lock_guard lock(mutex);
       stats.roots += spans.size();
@@ -176,41 +174,35 @@ struct LiveExporter::Impl {
 
   std::uint64_t left() {
     std::uint64_t n = 0;
-    for (const store::FeedSession& s : feed.sessions()) {
-      const auto at = sessions.find(s.uuid);
-      const std::int64_t sent = at == sessions.end() ? 0 : at->second.position.exchanges;
-      n += static_cast<std::uint64_t>(std::max<std::int64_t>(0, s.exchanges - sent));
+    for (const store::FeedSession& s : follower.feed().sessions()) {
+      const std::int64_t done = sent.sent(s.uuid).position.exchanges;
+      n += static_cast<std::uint64_t>(std::max<std::int64_t>(0, s.exchanges - done));
     }
     return n;
   }
 
   void run() {
     auto wait = options.retry.first;
-    while (!stopping) {
+    while (!follower.stopping()) {
       try {
         // Read before looking: what the recorder commits after this is for the next round.
-        const bool finish_now = finishing;
-        bool caught_up = true;
-        for (const store::FeedSession& s : feed.sessions()) {
-          caught_up = follow(s) && caught_up;
-          if (stopping) {
-            break;
-          }
-        }
-        if (!stopping) {
+        const bool finish_now = follower.finishing();
+        const bool caught_up =
+            follower.round([&](const store::FeedSession& s) { return follow(s); });
+        if (!follower.stopping()) {
           closeConversations(finish_now && caught_up);
         }
         if (finish_now && caught_up && open.empty()) {
           break;
         }
         wait = options.retry.first;
-        if (!pause(options.poll)) {
+        if (!follower.pause(options.poll)) {
           break;
         }
       } catch (const std::exception& e) {
         // The archive, not the collector: busy beyond the timeout, or gone.
         log(std::string("[otel.export] cannot read ") + options.db_path + ": " + e.what());
-        if (!pause(wait)) {
+        if (!follower.pause(wait)) {
           break;
         }
         wait = std::min(wait * 2, options.retry.max);
@@ -237,15 +229,11 @@ void LiveExporter::run() {
 }
 
 void LiveExporter::stop() {
-  std::lock_guard lock(impl_->mutex);
-  impl_->stopping = true;
-  impl_->wake.notify_all();
+  impl_->follower.stop();
 }
 
 void LiveExporter::finish() {
-  impl_->finishing = true;
-  std::lock_guard lock(impl_->mutex);
-  impl_->wake.notify_all();
+  impl_->follower.finish();
 }
 
 LiveStats LiveExporter::stats() const {

@@ -2,6 +2,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "agentvcr/cli/command.hpp"
 
@@ -23,7 +24,17 @@ struct PgPruneCommand {
 
 int runPgPrune(const PgPruneCommand& command, std::ostream& out);
 
-/// `pg` only groups the fleet archive's administration: `pg migrate`.
+/// `agentvcr pg unprune --db URI --session UUID...`: the sessions' tombstones removed, so that the
+/// next shipper of an archive that holds them ships them again.
+struct PgUnpruneCommand {
+  std::string uri;
+  std::vector<std::string> sessions;  ///< uuids, or their first characters
+};
+
+/// kExitFailure when no tombstone matched.
+int runPgUnprune(const PgUnpruneCommand& command, std::ostream& out);
+
+/// `pg` only groups the fleet archive's administration: `pg migrate`, `pg prune`, `pg unprune`.
 CLI::App* registerPg(CLI::App& app, Invocation& invocation);
 
 }  // namespace agentvcr::cli

@@ -19,6 +19,9 @@ namespace agentvcr::otel {
 struct LiveOptions {
   std::string db_path;
   OtlpEndpoint endpoint;
+  /// Where the exporter keeps how far it sent each session, and resumes from after a restart
+  /// (docs/observability.md); empty: nowhere, a restart sends everything again.
+  std::string positions_path;
   bool content = false;  ///< see SpanOptions::content
   /// A conversation's root span is sent once nothing was recorded in it for this long, or when
   /// its session ends.
@@ -45,7 +48,8 @@ struct LiveStats {
 
 class LiveExporter {
  public:
-  /// Opens the archive (throws std::runtime_error "[store.open] ..." when it cannot).
+  /// Opens the archive read-only and its positions (throws std::runtime_error "[store.open] ..."
+  /// or "[store.schema.old] ..." for the archive, "[otel.export] ..." for the positions).
   explicit LiveExporter(LiveOptions options);
   ~LiveExporter();
   LiveExporter(const LiveExporter&) = delete;
