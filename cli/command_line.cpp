@@ -27,6 +27,7 @@
 #include "agentvcr/cli/replay_command.hpp"
 #include "agentvcr/cli/ship_command.hpp"
 #include "agentvcr/cli/stats_command.hpp"
+#include "agentvcr/fleet/uri_secrets.hpp"
 #include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::cli {
@@ -65,7 +66,8 @@ int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) 
   try {
     return invocation.run(out);
   } catch (const std::exception& error) {
-    err << "agentvcr: " << error.what() << "\n";
+    // A connection string can reach any message (a file name that was one): never its password.
+    err << "agentvcr: " << fleet::withoutPasswords(error.what()) << "\n";
     return kExitFailure;
   }
 }

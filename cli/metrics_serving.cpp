@@ -94,6 +94,9 @@ void MetricsServing::addShipper(const fleet::Shipper& shipper) {
   exposition_->addCounter("agentvcr_ship_outages_total",
                           "Times PostgreSQL went away or refused a batch",
                           [s] { return static_cast<double>(s->stats().outages); });
+  exposition_->addCounter("agentvcr_ship_quarantined_total",
+                          "Items PostgreSQL refused, kept in the fleet archive's quarantine",
+                          [s] { return static_cast<double>(s->stats().quarantined); });
 }
 
 std::unique_ptr<proxy::MetricsEndpoint> MetricsServing::serve(std::ostream& out,

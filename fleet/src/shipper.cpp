@@ -137,8 +137,8 @@ bool isUuid(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
     const char c = text[i];
-    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-                            (c >= 'A' && c <= 'F'))) {
+    if (dash ? c != '-'
+             : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
       return false;
     }
   }
@@ -206,6 +206,7 @@ struct Shipper::Impl {
   PgConnection* live = nullptr;  // the connection in use, for stop() to cancel
 
   std::map<std::string, FleetSession> fleet;  // by uuid, loaded as sessions come
+  std::set<std::string> reported_pruned;      // pruned sessions counted in stats, once a run
   std::set<std::string> monthly;              // the fleet archive's tables partitioned by month
 
   explicit Impl(ShipOptions o) : options(std::move(o)), follower(options.db_path) {}
@@ -224,10 +225,12 @@ struct Shipper::Impl {
       std::lock_guard lock(impl_.mutex);
       impl_.live = &conn;
     }
+
     ~LiveConnection() {
       std::lock_guard lock(impl_.mutex);
       impl_.live = nullptr;
     }
+
     LiveConnection(const LiveConnection&) = delete;
     LiveConnection& operator=(const LiveConnection&) = delete;
 
@@ -278,6 +281,19 @@ struct Shipper::Impl {
                        r.optionalInteger(i, 3).value_or(0)};
       held.digest = r.optionalInteger(i, 4).value_or(0);
       held.skipped = r.text(i, 5) == "t" || r.text(i, 6) == "t";
+      if (r.text(i, 5) == "t") {
+        notePruned(same != uuids.end() ? *same : key);
+      }
+    }
+  }
+
+  /// Counts and says, once per run, that the fleet archive pruned session `uuid`.
+  void notePruned(const std::string& uuid) {
+    std::lock_guard lock(mutex);
+    if (reported_pruned.insert(uuid).second) {
+      ++stats.pruned;
+      log("[fleet.ship] session " + uuid +
+          " was pruned from the fleet archive: not shipped (agentvcr pg unprune brings it back)");
     }
   }
 
@@ -305,8 +321,12 @@ struct Shipper::Impl {
       std::lock_guard lock(mutex);
       ++stats.quarantined;
     }
+    // One line: PostgreSQL's DETAIL quotes the whole row, which the quarantine table keeps.
+    const std::string message = why.what();
     log("[fleet.quarantine] session " + detail::storableText(uuid) + ", " + kind +
-        (number >= 0 ? " " + std::to_string(number) : "") + ": " + why.what() +
+        (number >= 0 ? " " + std::to_string(number) : "") +
+        (why.sqlstate().empty() ? "" : " (SQLSTATE " + why.sqlstate() + ")") + ": " +
+        message.substr(0, message.find('\n')) +
         "; the rest ships (agentvcr ship --retry-quarantined tries it again)");
   }
 
@@ -316,8 +336,9 @@ struct Shipper::Impl {
   bool copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
     conn.exec("SAVEPOINT agentvcr_copy");
     try {
-      copyRows(conn, "COPY " + t.table + " (" + joined(columnsOf(t)) + ", session_month) FROM STDIN",
-               t, month);
+      copyRows(conn,
+               "COPY " + t.table + " (" + joined(columnsOf(t)) + ", session_month) FROM STDIN", t,
+               month);
       conn.exec("RELEASE SAVEPOINT agentvcr_copy");
       return true;
     } catch (const PgError& e) {
@@ -541,10 +562,7 @@ struct Shipper::Impl {
       const Written written = write(conn, session.uuid, batch);
       if (written == Written::Pruned) {
         held.skipped = true;
-        std::lock_guard lock(mutex);
-        ++stats.pruned;
-        log("[fleet.ship] session " + session.uuid +
-            " was pruned from the fleet archive: not shipped (agentvcr pg unprune brings it back)");
+        notePruned(session.uuid);
         break;
       }
       if (written == Written::SessionQuarantined) {
@@ -582,16 +600,18 @@ struct Shipper::Impl {
     for (const store::FeedSession& s : follower.feed().sessions()) {
       uuids.push_back(detail::storableText(s.uuid));
     }
-    PgResult r = conn.exec(
-        "DELETE FROM quarantine WHERE session_uuid = ANY($1::text[]) RETURNING session_uuid",
-        {arrayLiteral(uuids)});
+    // Their positions go with their quarantine: the sessions ship again from the start.
     std::set<std::string> retried;
-    for (int i = 0; i < r.rows(); ++i) {
-      retried.emplace(r.text(i, 0));
-    }
-    for (const std::string& uuid : retried) {
-      fleet[uuid] = FleetSession{};  // from the start, and not skipped
-    }
+    conn.transaction([&] {
+      PgResult r = conn.exec(
+          "DELETE FROM quarantine WHERE session_uuid = ANY($1::text[]) RETURNING session_uuid",
+          {arrayLiteral(uuids)});
+      for (int i = 0; i < r.rows(); ++i) {
+        retried.emplace(r.text(i, 0));
+      }
+      conn.exec("DELETE FROM ship_positions WHERE session_uuid::text = ANY($1::text[])",
+                {arrayLiteral({retried.begin(), retried.end()})});
+    });
     log("[fleet.ship] retrying what was quarantined of " + std::to_string(retried.size()) +
         " session(s)");
   }
@@ -673,8 +693,8 @@ struct Shipper::Impl {
     while (!follower.stopping()) {
       // Read before looking: what the recorder commits after this is for the next round.
       const bool finish_now = follower.finishing();
-      const bool caught_up = follower.round(
-          [&](const store::FeedSession& s) { return shipSession(*conn, s); });
+      const bool caught_up =
+          follower.round([&](const store::FeedSession& s) { return shipSession(*conn, s); });
       noteLag(caught_up);
       // Without --follow, one pass: what waits for its index is left, and said.
       if ((caught_up && finish_now) || !options.follow) {

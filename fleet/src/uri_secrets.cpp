@@ -179,4 +179,23 @@ std::string scrubbed(std::string_view message, std::string_view uri) {
   return text;
 }
 
+std::string withoutPasswords(std::string_view message) {
+  std::string text(message);
+  // Each URI the message quotes, up to the first character that cannot be in one.
+  for (const std::string_view scheme : {"postgresql://", "postgres://"}) {
+    for (std::size_t at = text.find(scheme); at != std::string::npos;
+         at = text.find(scheme, at + 1)) {
+      const std::size_t end = std::min(text.find_first_of(" \t\n\"'`", at), text.size());
+      const std::string redacted = redactedUri(std::string_view(text).substr(at, end - at));
+      text.replace(at, end - at, redacted);
+    }
+  }
+  // And every password=value of a key=value list.
+  const auto spans = valuesOf(text, "password", " \t\n\"");
+  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
+    text.replace(span->first, span->second, kMask);
+  }
+  return text;
+}
+
 }  // namespace agentvcr::fleet

@@ -1,6 +1,7 @@
 #include "agentvcr/store/schema.hpp"
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
@@ -572,9 +574,43 @@ SQLite::Database openDatabase(const std::string& path, int flags,
   }
 }
 
+namespace {
+
+/// `path` as a SQLite URI that opens it immutable: percent-escaped where a URI needs it.
+std::string immutableUri(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += '%';
+      uri += kHex[static_cast<unsigned char>(c) >> 4];
+      uri += kHex[static_cast<unsigned char>(c) & 0xF];
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+/// True when no writer has `path` open and none can: its folder is not writable by this process
+/// and it has no write-ahead log. SQLite then cannot make the shared-memory file WAL needs, and
+/// reads the file as the immutable file it is.
+bool unwritableAndClosed(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::absolute(path).parent_path();
+  std::error_code error;
+  return fs::is_regular_file(path, error) && access(folder.c_str(), W_OK) != 0 &&
+         !fs::exists(path + "-wal", error);
+}
+
+}  // namespace
+
 SQLite::Database openCurrentArchive(const std::string& path,
                                     std::chrono::milliseconds busy_timeout) {
-  SQLite::Database db = openDatabase(path, SQLite::OPEN_READONLY, busy_timeout);
+  SQLite::Database db =
+      unwritableAndClosed(path)
+          ? openDatabase(immutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI, busy_timeout)
+          : openDatabase(path, SQLite::OPEN_READONLY, busy_timeout);
   int version = 0;
   try {
     version = schemaVersionOf(db);

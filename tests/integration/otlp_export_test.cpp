@@ -428,9 +428,11 @@ class LiveOtlpTest : public ProxyTest {
                                                                  start);
   }
 
-  void startExporter(std::uint16_t collector_port, std::chrono::seconds idle) {
+  void startExporter(std::uint16_t collector_port, std::chrono::seconds idle,
+                     const std::string& positions_path = {}) {
     otel::LiveOptions options;
     options.db_path = db_path_;
+    options.positions_path = positions_path;
     options.endpoint =
         otel::resolveEndpoint("http://127.0.0.1:" + std::to_string(collector_port), {},
                               [](const char*) { return std::optional<std::string>(); });
@@ -538,6 +540,36 @@ TEST_F(LiveOtlpTest, FinishSendsTheOpenConversationsRoots) {
   finishExporter();
   EXPECT_EQ(collector.count("POST /v1/responses"), 2u);
   EXPECT_EQ(collector.count("conversation "), 1u);
+}
+
+TEST_F(LiveOtlpTest, ARestartedExporterResumesWhereItWas) {
+  auto agent = sayingAgent();
+  startProxy(agent.url());
+  OtlpReceiver collector;
+  const std::string positions = db_path_ + ".otlp-positions";
+  startExporter(collector.port(), std::chrono::seconds(3600), positions);
+  converse(2, 3);
+  proxy_->stop();  // the session ends: its roots go too
+  ASSERT_TRUE(waitUntil([&] { return collector.count("conversation ") == 2; }));
+  finishExporter();
+  const std::size_t spans = collector.spans().size();
+
+  // Restarted on the same archive: the collector never gets a trace twice.
+  startExporter(collector.port(), std::chrono::seconds(3600), positions);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // 15 polls
+  finishExporter();
+  EXPECT_EQ(collector.spans().size(), spans) << "sent again after a restart";
+  EXPECT_EQ(exporter_->stats().spans, 0u);
+
+  // A new session after the restart is sent, and only it.
+  startProxy(agent.url());
+  startExporter(collector.port(), std::chrono::seconds(3600), positions);
+  converse(1, 2);
+  proxy_->stop();
+  ASSERT_TRUE(waitUntil([&] { return collector.count("conversation ") == 3; }));
+  finishExporter();
+  EXPECT_EQ(collector.count("POST /v1/responses"), 8u);
+  EXPECT_THAT(collector.problems(), IsEmpty());
 }
 
 }  // namespace

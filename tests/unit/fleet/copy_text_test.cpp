@@ -150,6 +150,14 @@ TEST(RedactedUri, MalformedUrisOfEveryShapeKeepThePasswordOut) {
   }
 }
 
+TEST(RedactedUri, AnyMessageLosesThePasswordsItQuotes) {
+  EXPECT_EQ(withoutPasswords("[store.open] cannot open host=db password=s3cret dbname=x: no"),
+            "[store.open] cannot open host=db password=*** dbname=x: no");
+  EXPECT_EQ(withoutPasswords("failed on \"postgresql://a:s3cret@[::1/x\" and postgres://b:t@h/y"),
+            "failed on \"postgresql://a:***@[::1/x\" and postgres://b:***@h/y");
+  EXPECT_EQ(withoutPasswords("nothing secret here"), "nothing secret here");
+}
+
 TEST(RedactedUri, KnowsAPostgresUriFromAFile) {
   EXPECT_TRUE(isPostgresUri("postgresql://db/fleet"));
   EXPECT_TRUE(isPostgresUri("postgres://db/fleet"));

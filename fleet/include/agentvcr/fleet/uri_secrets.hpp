@@ -27,4 +27,8 @@ std::string passwordWarning();
 /// connection string, such as libpq's error messages.
 std::string scrubbed(std::string_view message, std::string_view uri);
 
+/// `message` with the password of every connection string it quotes masked, whatever the
+/// message and wherever the string came from: the last guard before any error is printed.
+std::string withoutPasswords(std::string_view message);
+
 }  // namespace agentvcr::fleet

@@ -1,0 +1,452 @@
+// What the fleet archive must survive, against a real PostgreSQL 15 (tests/support/pg_cluster):
+// values PostgreSQL cannot hold, rows it refuses, uuids that are not uuids, prunes and late
+// shippers, archives a killed recorder left, an idle shipper, stale copies, foreign tables, a
+// file the shipper cannot write, and a stop() at the moment a batch fails.
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agentvcr/cli/pg_command.hpp"
+#include "agentvcr/fleet/prune.hpp"
+#include "agentvcr/fleet/pull.hpp"
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/transfer.hpp"
+#include "fleet_fixture.hpp"
+#include "wait.hpp"
+
+extern char** environ;
+
+namespace agentvcr::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string readAll(const std::string& path) {
+  std::ifstream file(path);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+struct Finished {
+  int status = 0;  ///< the exit status, or minus the signal that ended it
+  std::string out;
+  std::string err;
+};
+
+/// Runs `agentvcr args...` (optionally as another user, through setpriv), killing it after
+/// `limit`: a command that should end and hangs fails the test instead of the run.
+Finished runAgentvcr(const std::vector<std::string>& args, const std::string& dir,
+                     std::chrono::seconds limit = 60s, bool as_nobody = false) {
+  std::vector<std::string> full;
+  if (as_nobody) {
+    full = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
+  }
+  full.push_back(AGENTVCR_BINARY);
+  full.insert(full.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& arg : full) {
+    argv.push_back(arg.data());
+  }
+  argv.push_back(nullptr);
+  const std::string out = dir + "/run.out";
+  const std::string err = dir + "/run.err";
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  EXPECT_EQ(posix_spawn(&pid, full[0].c_str(), &files, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&files);
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      ADD_FAILURE() << "agentvcr " << args.at(0) << " did not end within " << limit.count() << " s";
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), readAll(out), readAll(err)};
+}
+
+/// One column of every row of `sql` on a SQLite file, in order, as exact bytes ("NULL" for NULL).
+std::vector<std::string> sqliteColumn(const std::string& db_path, const std::string& sql) {
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, sql);
+  std::vector<std::string> values;
+  while (q.executeStep()) {
+    const SQLite::Column c = q.getColumn(0);
+    values.push_back(c.isNull() ? "NULL"
+                                : std::string(static_cast<const char*>(c.getBlob()),
+                                              static_cast<std::size_t>(c.getBytes())));
+  }
+  return values;
+}
+
+fleet::ShipStats shipAllowingQuarantine(const std::string& db_path, const std::string& uri,
+                                        bool retry_quarantined = false) {
+  fleet::ShipOptions options;
+  options.db_path = db_path;
+  options.uri = uri;
+  options.batch.exchanges = 7;
+  options.retry_quarantined = retry_quarantined;
+  fleet::Shipper shipper(options);
+  EXPECT_EQ(shipper.run(), fleet::ShipEnd::CaughtUp) << shipper.error();
+  return shipper.stats();
+}
+
+class FleetTrustTest : public FleetShipTest {
+ protected:
+  /// Two recordings in one archive, in this order.
+  std::string twoSessions() {
+    const std::string first = recordArchive("first");
+    const std::string second = recordArchive("second");
+    const std::string both = dir_.file("both.sqlite");
+    store::mergeArchive(both, first);
+    store::mergeArchive(both, second);
+    return both;
+  }
+
+  std::string pull() {
+    const std::string pulled = dir_.file("pulled-" + std::to_string(++pulls_) + ".sqlite");
+    fleet::PullOptions options;
+    options.uri = fleet_db_->uri();
+    options.db_path = pulled;
+    fleet::pull(options);
+    return pulled;
+  }
+
+  int pulls_ = 0;
+};
+
+TEST_F(FleetTrustTest, EveryByteAnAgentCanSendShipsAndPullsBackIdentical) {
+  const std::string db = recordArchive("odd");
+  const std::string nul_payload = R"({"obs":"a\u0000b","half":"\ud800"})";
+  const std::string huge_number = R"({"n":1e200000})";
+  {
+    SQLite::Database sqlite(db, SQLite::OPEN_READWRITE);
+    // Env payloads jsonb refuses: \u0000, a lone surrogate, a number beyond numeric. Raw
+    // columns with what text refuses: NUL and invalid UTF-8.
+    SQLite::Statement steps(sqlite,
+                            "UPDATE steps SET env_feedback = ? WHERE id = "
+                            "(SELECT id FROM steps WHERE env_feedback IS NOT NULL ORDER BY id "
+                            "LIMIT 1 OFFSET ?)");
+    steps.bind(1, nul_payload);
+    steps.bind(2, 0);
+    steps.exec();
+    steps.reset();
+    steps.bind(1, huge_number);
+    steps.bind(2, 1);
+    steps.exec();
+    sqlite.exec(R"sql(
+      UPDATE exchanges SET
+        request_headers = '[["x-odd","a\u0000b' || char(65533) || '"]]',
+        target = '/v1/responses?q=' || CAST(X'C0AF' AS TEXT),
+        error = 'upstream said ' || char(0) || CAST(X'FF' AS TEXT)
+        WHERE seq = 1)sql");
+  }
+  const fleet::ShipStats stats = ship(db, fleet_db_->uri());
+  EXPECT_EQ(stats.quarantined, 0u);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  // Readable where it is stored, and exact through the documented escape.
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM steps WHERE env_feedback->>'obs' = "
+                             "'a' || chr(65533) || 'b' AND decode(escaped->>'env_feedback', "
+                             "'hex') = '\\x" +
+                             protocol::hexEncode(nul_payload) + "'::bytea"),
+            1);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM steps WHERE env_feedback IS NULL AND "
+                             "decode(escaped->>'env_feedback', 'hex') = '\\x" +
+                             protocol::hexEncode(huge_number) + "'::bytea"),
+            1);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM exchanges WHERE escaped ?& "
+                             "array['target','error'] AND NOT escaped ? 'request_headers'"),
+            1);
+
+  const std::string pulled = pull();
+  for (const char* column :
+       {"client_address", "method", "request_headers", "response_headers", "target", "error"}) {
+    EXPECT_EQ(
+        sqliteColumn(pulled, std::string("SELECT ") + column + " FROM exchanges ORDER BY seq"),
+        sqliteColumn(db, std::string("SELECT ") + column + " FROM exchanges ORDER BY seq"))
+        << column;
+  }
+  // Bodies are compressed anew by the pulling archive: equal once read.
+  const store::ArchiveReader original(db);
+  const store::ArchiveReader copy(pulled);
+  const auto ids = sqliteColumn(db, "SELECT id FROM exchanges ORDER BY seq");
+  const auto pulled_ids = sqliteColumn(pulled, "SELECT id FROM exchanges ORDER BY seq");
+  ASSERT_EQ(ids.size(), pulled_ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto a = original.exchange(std::stoll(ids[i]));
+    const auto b = copy.exchange(std::stoll(pulled_ids[i]));
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(a->request_body, b->request_body) << "exchange " << i;
+    EXPECT_EQ(a->response_body, b->response_body) << "exchange " << i;
+  }
+}
+
+TEST_F(FleetTrustTest, ARefusedRowIsQuarantinedAndEverythingElseShips) {
+  const std::string db = twoSessions();
+  // A rule of this fleet archive that one exchange of the first session breaks: PostgreSQL
+  // refuses it with a data error, as it would a value no escape can fix.
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE exchanges ADD CONSTRAINT no_teapots CHECK (status IS DISTINCT FROM 418)");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec(
+          "UPDATE exchanges SET status = 418 WHERE session_id = (SELECT min(id) FROM sessions) "
+          "AND seq = 2");
+
+  const Finished shipped =
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string());
+  EXPECT_EQ(shipped.status, 3) << shipped.err;
+  EXPECT_THAT(shipped.err,
+              AllOf(HasSubstr("[fleet.quarantine]"), HasSubstr("exchange 2 "), HasSubstr("23514")));
+  EXPECT_THAT(shipped.out, HasSubstr("1 item(s) quarantined"));
+  auto expected = archiveCounts(db);
+  EXPECT_EQ(fleet_db_->rows("sessions"), 2) << "the second session shipped too";
+  EXPECT_EQ(fleet_db_->rows("exchanges"), expected.at("exchanges") - 1);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE kind = 'exchange' AND "
+                             "number = 2 AND sqlstate = '23514' AND error LIKE '%no_teapots%'"),
+            1);
+  // Every row decoded from the exchange stayed out with it.
+  EXPECT_EQ(fleet_db_->rows("steps"),
+            expected.at("steps") - sqliteCount(db,
+                                               "SELECT count(*) FROM steps s JOIN exchanges e ON "
+                                               "e.id = s.exchange_id WHERE e.status = 418"));
+
+  // Shipping again without the fix does not loop on it.
+  EXPECT_EQ(
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string()).status, 0);
+
+  // Fixed, and retried on purpose: everything is there, the quarantine empty.
+  fleet::PgConnection(fleet_db_->uri()).exec("ALTER TABLE exchanges DROP CONSTRAINT no_teapots");
+  const Finished retried = runAgentvcr(
+      {"ship", "--db", db, "--to", fleet_db_->uri(), "--retry-quarantined"}, dir_.path().string());
+  EXPECT_EQ(retried.status, 0) << retried.err;
+  EXPECT_EQ(fleetCounts(*fleet_db_), expected);
+  EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+}
+
+TEST_F(FleetTrustTest, ASessionWhoseUuidIsNotAUuidStopsNoOtherSession) {
+  const std::string db = twoSessions();
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec("UPDATE sessions SET uuid = 'imported-42' WHERE id = (SELECT min(id) FROM sessions)");
+  const fleet::ShipStats stats = shipAllowingQuarantine(db, fleet_db_->uri());
+  EXPECT_EQ(stats.quarantined, 1u);
+  EXPECT_EQ(fleet_db_->rows("sessions"), 1);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE session_uuid = 'imported-42' "
+                             "AND kind = 'session' AND sqlstate = '22P02'"),
+            1);
+}
+
+TEST_F(FleetTrustTest, APrunedSessionNeverComesBackUntilUnprunedOnPurpose) {
+  const std::string db = recordArchive("pruned");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec("UPDATE sessions SET started_ns = 1788000000000000000");  // 2026-08-29
+  ship(db, fleet_db_->uri());
+  std::ostringstream out;
+  ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2026-10-01", false}, out), 0) << out.str();
+  EXPECT_EQ(fleet_db_->rows("sessions"), 0);
+  EXPECT_EQ(fleet_db_->rows("ship_positions"), 0) << "positions are pruned with their session";
+  EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 1);
+  const long long months = fleet_db_->rows("agentvcr_months");
+
+  // A restarted shipper, with nothing to send, and a late copy with more rows to send: neither
+  // brings the session or its month back.
+  const fleet::ShipStats again = ship(db, fleet_db_->uri());
+  EXPECT_EQ(again.pruned, 1u);
+  EXPECT_EQ(again.exchanges, 0u);
+  SQLite::Database(db, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET ended_ns = ended_ns + 1");
+  ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleet_db_->rows("sessions"), 0);
+  EXPECT_EQ(fleet_db_->rows("exchanges"), 0);
+  EXPECT_EQ(fleet_db_->rows("agentvcr_months"), months) << "no month made again";
+
+  // Un-pruned on purpose: the next shipper brings all of it.
+  const std::string uuid = sqliteColumn(db, "SELECT uuid FROM sessions").at(0);
+  out.str("");
+  EXPECT_EQ(cli::runPgUnprune({fleet_db_->uri(), {uuid.substr(0, 8)}}, out), 0);
+  EXPECT_THAT(out.str(), HasSubstr(uuid));
+  EXPECT_NE(cli::runPgUnprune({fleet_db_->uri(), {uuid.substr(0, 8)}}, out), 0)
+      << "nothing left to unprune";
+  ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+TEST_F(FleetTrustTest, PruneTouchesOnlyAgentvcrsOwnTables) {
+  fleet::PgConnection(fleet_db_->uri())
+      .exec(
+          "CREATE TABLE audit (at date) PARTITION BY RANGE (at);"
+          "CREATE TABLE audit_y2020m01 PARTITION OF audit FOR VALUES FROM ('2020-01-01') TO "
+          "('2020-02-01');"
+          "INSERT INTO audit VALUES ('2020-01-15')");
+  ship(recordArchive("before"), fleet_db_->uri());
+  std::ostringstream out;
+  EXPECT_EQ(cli::runPgPrune({fleet_db_->uri(), "2030-01-01", false}, out), 0) << out.str();
+  EXPECT_EQ(fleet_db_->rows("audit"), 1) << "a table of someone else's, with a month's name";
+  EXPECT_EQ(fleet_db_->rows("sessions"), 0);
+  ship(recordArchive("after"), fleet_db_->uri());  // and connecting again is fine
+}
+
+TEST_F(FleetTrustTest, AStaleCopyNeverMovesASessionBackwards) {
+  const std::string db = recordArchive("fresh");
+  const std::string stale = dir_.file("stale.sqlite");
+  store::mergeArchive(stale, db);
+  SQLite::Database(stale, SQLite::OPEN_READWRITE)
+      .exec("UPDATE sessions SET ended_ns = ended_ns - 1000000000, agent_version = 'older'");
+  ship(db, fleet_db_->uri());
+  const long long ended = fleet_db_->count("SELECT ended_ns FROM sessions");
+  ship(stale, fleet_db_->uri());
+  EXPECT_EQ(fleet_db_->count("SELECT ended_ns FROM sessions"), ended);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM sessions WHERE agent_version = 'older'"), 0);
+}
+
+TEST_F(FleetTrustTest, AOneShotShipEndsOnAnArchiveAKilledRecorderLeftUnindexed) {
+  const std::string db = recordArchive("killed");
+  const long long total = sqliteCount(db, "SELECT count(*) FROM exchanges");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec("UPDATE exchanges SET indexed = 0 WHERE seq >= " + std::to_string(total - 3));
+  const Finished shipped =
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string(), 30s);
+  EXPECT_EQ(shipped.status, 4) << shipped.err;
+  EXPECT_THAT(shipped.out, AllOf(HasSubstr("3 exchange(s)"), HasSubstr("not indexed yet"),
+                                 HasSubstr("agentvcr migrate --db " + db)));
+  EXPECT_EQ(fleet_db_->rows("exchanges"), total - 3);
+}
+
+TEST_F(FleetTrustTest, AnIdleShipperWritesNothing) {
+  const std::string db = recordArchive("idle");
+  fleet::ShipOptions options;
+  options.db_path = db;
+  options.uri = fleet_db_->uri();
+  options.follow = true;
+  options.poll = 20ms;
+  fleet::Shipper shipper(options);
+  std::thread running([&] { shipper.run(); });
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return shipper.stats().lag_exchanges == 0 &&
+               fleet_db_->rows("exchanges") == sqliteCount(db, "SELECT count(*) FROM exchanges");
+      },
+      30s));
+  std::this_thread::sleep_for(200ms);
+  // Any write gives a row a new xmin, even an update that changes nothing.
+  const std::string rows =
+      "SELECT string_agg(xmin::text, ',') FROM (SELECT xmin FROM sessions UNION ALL "
+      "SELECT xmin FROM ship_positions UNION ALL SELECT xmin FROM conversations) r";
+  fleet::PgConnection probe(fleet_db_->uri());
+  const std::string before(probe.exec(rows).text(0, 0));
+  std::this_thread::sleep_for(1s);  // 50 polls
+  EXPECT_EQ(probe.exec(rows).text(0, 0), before);
+  shipper.stop();
+  running.join();
+}
+
+TEST_F(FleetTrustTest, TheShipperShipsAFileInAFolderItCannotWrite) {
+  const std::string db = recordArchive("readonly");
+  // The archive as another user's: the folder and the file are root's, the shipper nobody.
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0755), 0);
+  ASSERT_EQ(chmod(db.c_str(), 0644), 0);
+
+  struct stat before {};
+
+  ASSERT_EQ(stat(db.c_str(), &before), 0);
+  const Finished shipped =
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, "/tmp", 60s, true);
+  EXPECT_EQ(shipped.status, 0) << shipped.err;
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+
+  struct stat after {};
+
+  ASSERT_EQ(stat(db.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+}
+
+TEST_F(FleetTrustTest, StopAtTheMomentABatchFailsIsSafe) {
+  const std::string db = recordArchive("race");
+  // A conflict PostgreSQL reports as transient, on the first exchange the shipper sends.
+  fleet::PgConnection(fleet_db_->uri()).exec(R"sql(
+        CREATE FUNCTION conflict() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'a conflict' USING ERRCODE = '40001'; END $$;
+        CREATE TRIGGER conflicting BEFORE INSERT ON exchanges
+          FOR EACH ROW EXECUTE FUNCTION conflict())sql");
+  fleet::ShipOptions options;
+  options.db_path = db;
+  options.uri = fleet_db_->uri();
+  options.follow = true;
+  fleet::Shipper* shipping = nullptr;
+  int failures = 0;
+  // The racy point: the failed batch's connection is being given up while stop() cancels
+  // whatever connection is live.
+  options.on_failure = [&] {
+    ++failures;
+    shipping->stop();
+  };
+  fleet::Shipper shipper(options);
+  shipping = &shipper;
+  EXPECT_EQ(shipper.run(), fleet::ShipEnd::Stopped);
+  EXPECT_EQ(failures, 1);
+  EXPECT_EQ(fleet_db_->rows("exchanges"), 0);
+}
+
+TEST_F(FleetTrustTest, AStartUpErrorAfterTheFollowersStartIsACleanExit) {
+  // The metrics port is taken: the error comes after the shipping and OTLP threads started.
+  const int taken = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(taken, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(taken, 1), 0);
+  socklen_t length = sizeof address;
+  getsockname(taken, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+  const Finished recorded =
+      runAgentvcr({"record", "--upstream", "http://127.0.0.1:9", "--db", dir_.file("r.sqlite"),
+                   "--listen", "127.0.0.1:0", "--no-probe", "--ship", fleet_db_->uri(), "--otlp",
+                   "http://127.0.0.1:9", "--metrics-listen", "127.0.0.1:" + port},
+                  dir_.path().string(), 30s);
+  close(taken);
+  EXPECT_EQ(recorded.status, 1) << recorded.err;
+  EXPECT_THAT(recorded.err, Not(HasSubstr("terminate called")));
+}
+
+TEST_F(FleetTrustTest, NoCommandPrintsThePasswordOfAMalformedUri) {
+  for (const std::string uri : {"postgresql://alice:PW-s3cret@[::1/agentvcr",
+                                "postgresql://alice:PW-s3cret@db:99999/agentvcr",
+                                "postgresql://alice:PW-s3cret@/agentvcr?host=/nowhere&bogus=1",
+                                "host=/nowhere password=PW-s3cret bogus=1"}) {
+    for (const std::vector<std::string>& command : {std::vector<std::string>{"ls", "--db", uri},
+                                                    {"ship", "--db", "/nowhere", "--to", uri},
+                                                    {"pg", "migrate", "--db", uri}}) {
+      const Finished run = runAgentvcr(command, dir_.path().string(), 30s);
+      EXPECT_NE(run.status, 0) << command[0] << " " << uri;
+      EXPECT_THAT(run.out + run.err, Not(HasSubstr("s3cret"))) << command[0] << " " << uri;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace agentvcr::testing
