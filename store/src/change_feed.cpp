@@ -148,14 +148,14 @@ constexpr const char* kReplayMisses = R"sql(
   WHERE number > :after ORDER BY number LIMIT :limit)sql";
 
 // The session row as the fleet archive keeps it.
-constexpr const char* kSessionColumns =
+constexpr const char* kFedSessionColumns =
     "uuid AS local_uuid, node, recorder_version, derived_from, name, mode, upstream, listen, "
     "started_ns, ended_ns, agent_health, agent_info, agent_id, agent_version, exchange_count, "
     "step_count, candidate_count, internal_step_count, conversation_count, "
     "error_candidate_count, failed_exchange_count, invalid_exchange_count";
 
 const std::string kSession =
-    std::string("SELECT ") + kSessionColumns + " FROM sessions WHERE id = :session";
+    std::string("SELECT ") + kFedSessionColumns + " FROM sessions WHERE id = :session";
 
 // The sessions whose tick passed :tick, with what a follower needs to know of each, and their
 // rows as kSession gives them (for their digests).
@@ -163,7 +163,7 @@ const std::string kChangedSessions =
     std::string(
         "SELECT id AS local_id, ended_ns IS NOT NULL AS local_ended, feed_tick AS local_tick, "
         "miss_count AS local_misses, link_count AS local_links, ") +
-    kSessionColumns + " FROM sessions WHERE feed_tick > :tick ORDER BY id";
+    kFedSessionColumns + " FROM sessions WHERE feed_tick > :tick ORDER BY id";
 
 FeedValue valueOf(const SQLite::Column& c) {
   if (c.isInteger()) {

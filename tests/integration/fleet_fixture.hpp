@@ -97,6 +97,31 @@ inline long long sqliteCount(const std::string& db_path, const std::string& sql)
   return q.getColumn(0).getInt64();
 }
 
+/// One column of every row of `sql` on a SQLite file, in order, as exact bytes ("NULL" for NULL).
+inline std::vector<std::string> sqliteColumn(const std::string& db_path, const std::string& sql) {
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, sql);
+  std::vector<std::string> values;
+  while (q.executeStep()) {
+    const SQLite::Column c = q.getColumn(0);
+    values.push_back(c.isNull() ? "NULL"
+                                : std::string(static_cast<const char*>(c.getBlob()),
+                                              static_cast<std::size_t>(c.getBytes())));
+  }
+  return values;
+}
+
+/// One column of every row of `sql` in PostgreSQL, as text ("NULL" for NULL).
+inline std::vector<std::string> pgColumn(fleet::PgConnection& conn, const std::string& sql) {
+  const fleet::PgResult r = conn.exec(sql);
+  std::vector<std::string> values;
+  for (int i = 0; i < r.rows(); ++i) {
+    const auto value = r.optionalText(i, 0);
+    values.push_back(value ? std::string(*value) : "NULL");
+  }
+  return values;
+}
+
 /// Rows of each table an archive holds, counted as the fleet archive counts them.
 inline std::map<std::string, long long> archiveCounts(const std::string& db_path) {
   std::map<std::string, long long> counts;

@@ -11,24 +11,19 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/store/transfer.hpp"
+#include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
 #include "thread_niceness.hpp"
 #include "wait.hpp"
-
-extern char** environ;
 
 namespace agentvcr::testing {
 namespace {
@@ -444,37 +439,17 @@ TEST_F(FleetShipTest, TheDocumentedQueriesRunOnAShippedRecording) {
   EXPECT_GT(pg.exec(documented("b.doc @>")).integer(0, 0), 0);
 }
 
-/// `agentvcr ship` as a process.
-pid_t spawnShip(const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {AGENTVCR_BINARY, "ship"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  std::vector<char*> argv;
-  for (auto& arg : args) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, AGENTVCR_BINARY, nullptr, nullptr, argv.data(), environ), 0);
-  return pid;
-}
-
-int waitExit(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-}
-
 TEST_F(FleetShipTest, AShipperKilledMidwayResumesWithoutLossOrDoubles) {
   const std::string db = recordArchive("demo");
   const long long exchanges = sqliteCount(db, "SELECT count(*) FROM exchanges");
-  const pid_t shipper =
-      spawnShip({"--db", db, "--to", fleet_db_->uri(), "--follow", "--batch", "1"});
+  AgentvcrProcess shipper(
+      {"ship", "--db", db, "--to", fleet_db_->uri(), "--follow", "--batch", "1"});
   ASSERT_TRUE(waitUntil([&] { return fleet_db_->rows("exchanges") >= exchanges / 3; }, 60s));
-  kill(shipper, SIGKILL);
-  EXPECT_EQ(waitExit(shipper), -SIGKILL);
+  EXPECT_EQ(shipper.stop(SIGKILL), -SIGKILL);
   EXPECT_LT(fleet_db_->rows("exchanges"), exchanges) << "killed before the end";
 
-  EXPECT_EQ(waitExit(spawnShip({"--db", db, "--to", fleet_db_->uri()})), 0);
+  EXPECT_EQ(
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string()).status, 0);
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
 }
 
@@ -483,21 +458,11 @@ TEST_F(FleetShipTest, AShipperKilledMidwayResumesWithoutLossOrDoubles) {
 int recordAndShip(const std::string& db, const std::string& uri, const std::string& log,
                   const std::string& ready, const std::string& drain_s) {
   ScriptedAgentServer agent;
-  std::vector<std::string> args = {
-      AGENTVCR_BINARY, "record",       "--upstream",   agent.url(), "--db",   db,
-      "--listen",      "127.0.0.1:0",  "--ready-file", ready,       "--ship", uri,
-      "--no-probe",    "--ship-drain", drain_s};
-  std::vector<char*> argv;
-  for (auto& arg : args) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, AGENTVCR_BINARY, &files, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&files);
+  AgentvcrProcess recorder(
+      {"record", "--upstream", agent.url(), "--db", db, "--listen", "127.0.0.1:0", "--ready-file",
+       ready, "--ship", uri, "--no-probe", "--ship-drain", drain_s},
+      {}, log);
+  const pid_t pid = recorder.pid();
   EXPECT_TRUE(waitUntil([&] { return !readLine(ready).empty(); }, 30s));
   // Shipping yields the CPU to the relay: it runs at the lowest priority.
   EXPECT_TRUE(waitUntil(
@@ -511,8 +476,7 @@ int recordAndShip(const std::string& db, const std::string& uri, const std::stri
   const auto port = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
   sim::magma::DemoDriver driver(demoPlan());
   drive(driver, port);
-  kill(pid, SIGTERM);
-  return waitExit(pid);
+  return recorder.stop(SIGTERM);
 }
 
 TEST_F(FleetShipTest, RecordShipsWhatItRecordsAndRecordsOnWhenPostgresIsAway) {

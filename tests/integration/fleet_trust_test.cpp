@@ -5,22 +5,17 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agentvcr/cli/pg_command.hpp"
@@ -29,10 +24,9 @@
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/transfer.hpp"
+#include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
 #include "wait.hpp"
-
-extern char** environ;
 
 namespace agentvcr::testing {
 namespace {
@@ -41,69 +35,6 @@ using namespace std::chrono_literals;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string readAll(const std::string& path) {
-  std::ifstream file(path);
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
-struct Finished {
-  int status = 0;  ///< the exit status, or minus the signal that ended it
-  std::string out;
-  std::string err;
-};
-
-/// Runs `agentvcr args...` (optionally as another user, through setpriv), killing it after
-/// `limit`: a command that should end and hangs fails the test instead of the run.
-Finished runAgentvcr(const std::vector<std::string>& args, const std::string& dir,
-                     std::chrono::seconds limit = 60s, bool as_nobody = false) {
-  std::vector<std::string> full;
-  if (as_nobody) {
-    full = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
-  }
-  full.push_back(AGENTVCR_BINARY);
-  full.insert(full.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& arg : full) {
-    argv.push_back(arg.data());
-  }
-  argv.push_back(nullptr);
-  const std::string out = dir + "/run.out";
-  const std::string err = dir + "/run.err";
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&files, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, full[0].c_str(), &files, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&files);
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      ADD_FAILURE() << "agentvcr " << args.at(0) << " did not end within " << limit.count() << " s";
-      break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), readAll(out), readAll(err)};
-}
-
-/// One column of every row of `sql` on a SQLite file, in order, as exact bytes ("NULL" for NULL).
-std::vector<std::string> sqliteColumn(const std::string& db_path, const std::string& sql) {
-  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
-  SQLite::Statement q(db, sql);
-  std::vector<std::string> values;
-  while (q.executeStep()) {
-    const SQLite::Column c = q.getColumn(0);
-    values.push_back(c.isNull() ? "NULL"
-                                : std::string(static_cast<const char*>(c.getBlob()),
-                                              static_cast<std::size_t>(c.getBytes())));
-  }
-  return values;
-}
 
 fleet::ShipStats shipAllowingQuarantine(const std::string& db_path, const std::string& uri,
                                         bool retry_quarantined = false) {
@@ -374,7 +305,7 @@ TEST_F(FleetTrustTest, TheShipperShipsAFileInAFolderItCannotWrite) {
 
   ASSERT_EQ(stat(db.c_str(), &before), 0);
   const Finished shipped =
-      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, "/tmp", 60s, true);
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string(), 60s, true);
   EXPECT_EQ(shipped.status, 0) << shipped.err;
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
 

@@ -1,0 +1,120 @@
+#pragma once
+
+// `agentvcr` as a child process, for the tests that need its exit status, its output, or a
+// signal: SIGKILL mid-way, SIGTERM to drain, a deadline that turns a hang into a failure.
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+extern char** environ;
+
+namespace agentvcr::testing {
+
+inline std::string readWhole(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+/// A running `agentvcr args...`, killed with SIGKILL if it still runs when destroyed.
+class AgentvcrProcess {
+ public:
+  /// `out_path`, `err_path`: files for its stdout and stderr (empty: inherited). `as_nobody`:
+  /// run as the `nobody` user (through setpriv), to test what it does without write access.
+  explicit AgentvcrProcess(const std::vector<std::string>& args, const std::string& out_path = {},
+                           const std::string& err_path = {}, bool as_nobody = false) {
+    std::vector<std::string> full;
+    if (as_nobody) {
+      full = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
+    }
+    full.push_back(AGENTVCR_BINARY);
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : full) {
+      argv.push_back(arg.data());
+    }
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    if (!out_path.empty()) {
+      posix_spawn_file_actions_addopen(&files, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0644);
+    }
+    if (!err_path.empty()) {
+      posix_spawn_file_actions_addopen(&files, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0644);
+    }
+    EXPECT_EQ(posix_spawn(&pid_, full[0].c_str(), &files, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&files);
+  }
+
+  ~AgentvcrProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  AgentvcrProcess(const AgentvcrProcess&) = delete;
+  AgentvcrProcess& operator=(const AgentvcrProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+
+  void signal(int sig) const { ::kill(pid_, sig); }
+
+  /// Waits for its end, killing it after `limit` (a failure: it should have ended). Returns its
+  /// exit status, or minus the signal that ended it.
+  int wait(std::chrono::milliseconds limit = std::chrono::minutes(2)) {
+    int status = 0;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        ADD_FAILURE() << "agentvcr did not end within " << limit.count() << " ms";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+
+  /// Sends `sig` and waits for its end.
+  int stop(int sig) {
+    signal(sig);
+    return wait();
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+/// What a finished `agentvcr` printed, and how it ended.
+struct Finished {
+  int status = 0;  ///< the exit status, or minus the signal that ended it
+  std::string out;
+  std::string err;
+};
+
+/// Runs `agentvcr args...` to its end (at most `limit`), its output kept in files of `dir`.
+inline Finished runAgentvcr(const std::vector<std::string>& args, const std::string& dir,
+                            std::chrono::milliseconds limit = std::chrono::minutes(1),
+                            bool as_nobody = false) {
+  const std::string out = dir + "/agentvcr.out";
+  const std::string err = dir + "/agentvcr.err";
+  AgentvcrProcess process(args, out, err, as_nobody);
+  const int status = process.wait(limit);
+  return {status, readWhole(out), readWhole(err)};
+}
+
+}  // namespace agentvcr::testing

@@ -1,0 +1,399 @@
+// The fleet archive under a seeded fault campaign (docs/fleet.md, "Proof"): a recorder writes
+// under load while the campaign crashes PostgreSQL, cuts the shipper's connection, kills the
+// shipper and the recorder, prunes, and ships copies of the archive, each drawn by the seed.
+// At the end PostgreSQL holds exactly the archive's rows minus the pruned sessions and the
+// quarantined exchanges, nothing twice, and pull gives the rest back byte for byte.
+//
+// AGENTVCR_CAMPAIGN_SEED replays a seed; AGENTVCR_CAMPAIGN_FAULTS sets how many faults one run
+// draws (30 here; scripts/fleet-campaign runs long ones).
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "agentvcr/fleet/prune.hpp"
+#include "agentvcr/fleet/pull.hpp"
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr_process.hpp"
+#include "fake_upstream.hpp"
+#include "fleet_fixture.hpp"
+#include "store_test_support.hpp"
+#include "wait.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Json = nlohmann::json;
+
+std::uint64_t envNumber(const char* name, std::uint64_t fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::stoull(value) : fallback;
+}
+
+/// `ns` since the epoch as a timestamptz PostgreSQL reads, one microsecond later: a prune
+/// before it takes the session that started at `ns`.
+std::string justAfter(std::int64_t ns) {
+  const std::int64_t micros = ns / 1000 + 1;
+  const std::time_t seconds = micros / 1'000'000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &utc);
+  std::ostringstream out;
+  out << text << '.' << std::setw(6) << std::setfill('0') << micros % 1'000'000 << "+00";
+  return out.str();
+}
+
+/// What a fault-free read of one exchange gives: its raw columns and its bodies.
+struct ExchangeTruth {
+  std::string target, request_headers, response_headers, error;
+  int status = 0;
+  std::string request_body, response_body;
+  bool operator==(const ExchangeTruth&) const = default;
+};
+
+/// Every exchange of `db_path`, by (session uuid, seq).
+std::map<std::pair<std::string, std::int64_t>, ExchangeTruth> exchangesOf(
+    const std::string& db_path) {
+  std::map<std::pair<std::string, std::int64_t>, ExchangeTruth> all;
+  const store::ArchiveReader reader(db_path);
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db,
+                      "SELECT s.uuid, e.seq, e.id, e.target, e.request_headers, "
+                      "e.response_headers, coalesce(e.error, '<null>'), e.status FROM exchanges e "
+                      "JOIN sessions s ON s.id = e.session_id");
+  while (q.executeStep()) {
+    const auto exchange = reader.exchange(q.getColumn(2).getInt64());
+    all[{q.getColumn(0).getString(), q.getColumn(1).getInt64()}] = ExchangeTruth{
+        q.getColumn(3).getString(), q.getColumn(4).getString(), q.getColumn(5).getString(),
+        q.getColumn(6).getString(), q.getColumn(7).getInt(),    exchange->request_body,
+        exchange->response_body};
+  }
+  return all;
+}
+
+class FleetCampaignTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A cluster of its own: the campaign crashes it, which the other tests must not see.
+    cluster_dir_ = "/tmp/agentvcr-campaign-" + randomName("");
+    ASSERT_EQ(pgCluster("start"), 0);
+    cluster_uri_ = readLine(cluster_dir_ + "/uri");
+    fleet_db_ = std::make_unique<FleetDatabase>(cluster_uri_);
+    // A rule of this fleet archive that some exchanges break: PostgreSQL refuses them with a
+    // data error, as it would a value no escape could fix.
+    fleet::PgConnection(fleet_db_->uri())
+        .exec("ALTER TABLE exchanges ADD CONSTRAINT no_poison CHECK (target NOT LIKE '%poison%')");
+    db_ = dir_.file("campaign.sqlite");
+  }
+
+  void TearDown() override {
+    stopTraffic();
+    recorder_.reset();
+    shipper_.reset();
+    fleet_db_.reset();
+    pgCluster("remove");
+  }
+
+  int pgCluster(const std::string& action) {
+    return std::system(
+        (std::string(AGENTVCR_PG_CLUSTER) + " " + action + " " + cluster_dir_ + " >/dev/null 2>&1")
+            .c_str());
+  }
+
+  void startRecorder() {
+    const std::string run = std::to_string(++starts_);
+    const std::string ready = dir_.file("ready-" + run);
+    recorder_ = std::make_unique<AgentvcrProcess>(
+        std::vector<std::string>{"record", "--upstream", agent_.url(), "--db", db_, "--listen",
+                                 "127.0.0.1:0", "--ready-file", ready, "--no-probe"},
+        std::string(), dir_.file("recorder-" + run + ".log"));
+    ASSERT_TRUE(waitUntil([&] { return !readLine(ready).empty(); }, 60s));
+    const std::string url = readLine(ready);
+    recorder_port_ = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+  }
+
+  void startShipper() {
+    const std::string run = std::to_string(++starts_);
+    shipper_ = std::make_unique<AgentvcrProcess>(
+        std::vector<std::string>{"ship", "--db", db_, "--to", fleet_db_->uri(), "--follow",
+                                 "--batch", "3"},
+        dir_.file("shipper-" + run + ".out"), dir_.file("shipper-" + run + ".log"));
+  }
+
+  /// One caller sending requests to whichever recorder runs, until stopTraffic(). Every 11th
+  /// request is one the fleet archive refuses, every 5th carries \u0000 in its env payload.
+  void startTraffic() {
+    traffic_ = std::thread([this] {
+      int n = 0;
+      while (!stop_traffic_) {
+        const std::uint16_t port = recorder_port_;
+        if (port == 0) {
+          std::this_thread::sleep_for(5ms);
+          continue;
+        }
+        try {
+          net::HttpClient client("127.0.0.1", port, 5s);
+          for (int k = 0; k < 50 && !stop_traffic_ && recorder_port_ == port; ++k, ++n) {
+            const bool env = n % 5 == 0;
+            const std::string content =
+                env ? R"({"obs":"door\u0000open","n":)" + std::to_string(n) + "}" : "go";
+            const Json in =
+                store::testing::input(1, env ? "env" : "user", content,
+                                      store::testing::memoryOf("c" + std::to_string(n), 0));
+            const std::string target = n % 11 == 0 ? "/v1/responses?poison=1" : "/v1/responses";
+            client.postJson(target, store::testing::request("c-" + std::to_string(n), {in}).dump());
+            std::this_thread::sleep_for(2ms);
+          }
+        } catch (const std::exception&) {
+          std::this_thread::sleep_for(5ms);  // the recorder is being killed or restarted
+        }
+      }
+    });
+  }
+
+  void stopTraffic() {
+    stop_traffic_ = true;
+    if (traffic_.joinable()) {
+      traffic_.join();
+    }
+  }
+
+  std::vector<std::int64_t> localSessionStarts() {
+    std::vector<std::int64_t> starts;
+    SQLite::Database db(db_, SQLite::OPEN_READONLY);
+    SQLite::Statement q(db, "SELECT started_ns FROM sessions ORDER BY id");
+    while (q.executeStep()) {
+      starts.push_back(q.getColumn(0).getInt64());
+    }
+    return starts;
+  }
+
+  /// Draws and applies one fault; says which, for the failure message.
+  std::string fault(std::mt19937_64& random) {
+    switch (random() % 6) {
+      case 0: {
+        pgCluster("crash");
+        std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
+        EXPECT_EQ(pgCluster("start"), 0);
+        return "postgres crashed and restarted";
+      }
+      case 1:
+        fleet::PgConnection(fleet_db_->uri())
+            .exec(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                "current_database() AND pid <> pg_backend_pid()");
+        return "the shipper's connection terminated";
+      case 2:
+        shipper_->stop(SIGKILL);
+        startShipper();
+        return "the shipper killed and restarted";
+      case 3:
+        recorder_port_ = 0;
+        recorder_->stop(SIGKILL);
+        startRecorder();
+        return "the recorder killed and restarted";
+      case 4: {
+        const std::vector<std::int64_t> starts = localSessionStarts();
+        const std::int64_t started = starts.at(random() % starts.size());
+        fleet::PgConnection conn(fleet_db_->uri());
+        fleet::pruneFleet(conn, justAfter(started), false);
+        return "pruned before " + justAfter(started);
+      }
+      default: {
+        const std::string copy = dir_.file("copy-" + std::to_string(++starts_) + ".sqlite");
+        // A copy of the archive as it stands, as a restored backup or a colleague's copy: the
+        // same sessions, partly shipped already.
+        SQLite::Database(db_, SQLite::OPEN_READONLY).exec("VACUUM INTO '" + copy + "'");
+        const int status =
+            runAgentvcr({"ship", "--db", copy, "--to", fleet_db_->uri()}, dir_.path().string())
+                .status;
+        EXPECT_TRUE(status == 0 || status == 3 || status == 4) << status;
+        return "a copy of the archive shipped";
+      }
+    }
+  }
+
+  TempDir dir_;
+  std::string cluster_dir_;
+  std::string cluster_uri_;
+  std::unique_ptr<FleetDatabase> fleet_db_;
+  std::string db_;
+  FakeUpstream agent_{[](const protocol::HttpRequest& request) {
+    const Json body = Json::parse(request.body);
+    Json outputs = Json::array();
+    for (const Json& in : body["inputs"]) {
+      outputs.push_back(store::testing::sayOutput(body["request_id"].get<std::string>(),
+                                                  in["id"].get<std::int64_t>(), 0, in["memory"],
+                                                  "ok"));
+    }
+    return FakeReply::http(200, outputs.dump());
+  }};
+  std::unique_ptr<AgentvcrProcess> recorder_;
+  std::unique_ptr<AgentvcrProcess> shipper_;
+  std::atomic<std::uint16_t> recorder_port_{0};
+  std::atomic<bool> stop_traffic_{false};
+  std::thread traffic_;
+  int starts_ = 0;
+};
+
+TEST_F(FleetCampaignTest, PostgresHoldsExactlyTheArchiveMinusPrunedAndQuarantined) {
+  const std::uint64_t seed = envNumber("AGENTVCR_CAMPAIGN_SEED", std::random_device{}());
+  const std::uint64_t faults = envNumber("AGENTVCR_CAMPAIGN_FAULTS", 30);
+  std::cout << "fleet campaign: seed " << seed << ", " << faults
+            << " faults (replay with AGENTVCR_CAMPAIGN_SEED=" << seed << ")" << std::endl;
+  SCOPED_TRACE("AGENTVCR_CAMPAIGN_SEED=" + std::to_string(seed));
+  std::mt19937_64 random(seed);
+
+  startRecorder();
+  startShipper();
+  startTraffic();
+  std::vector<std::string> drawn;
+  for (std::uint64_t i = 0; i < faults && !HasFatalFailure(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30 + random() % 170));
+    const auto start = std::chrono::steady_clock::now();
+    drawn.push_back(fault(random));
+    std::cout << "  " << drawn.back() << " ("
+              << std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::steady_clock::now() - start)
+                     .count()
+              << " ms)" << std::endl;
+  }
+  stopTraffic();
+  recorder_port_ = 0;
+  EXPECT_EQ(recorder_->stop(SIGTERM), 0);
+  const auto stopping = std::chrono::steady_clock::now();
+  const int shipper_status = shipper_->stop(SIGTERM);
+  std::cout << "  shipper stopped in "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::steady_clock::now() - stopping)
+                   .count()
+            << " ms" << std::endl;
+  EXPECT_TRUE(shipper_status == 0 || shipper_status == 3) << shipper_status;
+  // What a killed recorder left unindexed is indexed by the last one that opened the file; the
+  // last ship takes everything the follower had not reached.
+  const Finished last =
+      runAgentvcr({"ship", "--db", db_, "--to", fleet_db_->uri()}, dir_.path().string());
+  EXPECT_TRUE(last.status == 0 || last.status == 3) << last.status << last.err;
+
+  std::ostringstream faults_drawn;
+  for (const std::string& f : drawn) {
+    faults_drawn << "\n  " << f;
+  }
+  SCOPED_TRACE("faults:" + faults_drawn.str());
+
+  // The ground truth: the archive, the tombstones, and the rule that refuses poison.
+  fleet::PgConnection pg(fleet_db_->uri());
+  std::set<std::string> pruned;
+  for (const std::string& uuid : pgColumn(pg, "SELECT uuid::text FROM pruned_sessions")) {
+    pruned.insert(uuid);
+  }
+  const auto local = exchangesOf(db_);
+  std::map<std::string, std::set<std::int64_t>> expected_seqs;  // by session
+  std::set<std::pair<std::string, std::int64_t>> expected_quarantine;
+  for (const auto& [key, truth] : local) {
+    if (pruned.contains(key.first)) {
+      continue;
+    }
+    if (truth.target.find("poison") != std::string::npos) {
+      expected_quarantine.insert(key);
+    } else {
+      expected_seqs[key.first].insert(key.second);
+    }
+  }
+  std::set<std::string> kept_sessions;
+  for (const std::string& uuid : sqliteColumn(db_, "SELECT uuid FROM sessions")) {
+    if (!pruned.contains(uuid)) {
+      kept_sessions.insert(uuid);
+    }
+  }
+
+  std::set<std::string> fleet_sessions;
+  for (const std::string& uuid : pgColumn(pg, "SELECT uuid::text FROM sessions")) {
+    fleet_sessions.insert(uuid);
+  }
+  EXPECT_EQ(fleet_sessions, kept_sessions) << "sessions: pruned ones gone, every other one there";
+
+  std::map<std::string, std::set<std::int64_t>> fleet_seqs;
+  std::size_t fleet_exchanges = 0;
+  for (const std::string& row :
+       pgColumn(pg, "SELECT session_uuid::text || ' ' || seq FROM exchanges")) {
+    const std::size_t space = row.find(' ');
+    fleet_seqs[row.substr(0, space)].insert(std::stoll(row.substr(space + 1)));
+    ++fleet_exchanges;
+  }
+  EXPECT_EQ(fleet_seqs, expected_seqs) << "exchanges: each once, minus pruned and quarantined";
+
+  std::set<std::pair<std::string, std::int64_t>> quarantined;
+  for (const std::string& row : pgColumn(pg,
+                                         "SELECT session_uuid || ' ' || number FROM quarantine "
+                                         "WHERE kind = 'exchange' AND sqlstate = '23514'")) {
+    const std::size_t space = row.find(' ');
+    quarantined.emplace(row.substr(0, space), std::stoll(row.substr(space + 1)));
+  }
+  EXPECT_EQ(quarantined, expected_quarantine) << "each refused exchange quarantined, with why";
+  EXPECT_EQ(pg.exec("SELECT count(*) FROM quarantine WHERE kind <> 'exchange'").integer(0, 0), 0);
+
+  // Every row decoded from a kept exchange, and nothing of a pruned session anywhere.
+  for (const std::string& uuid : kept_sessions) {
+    const long long local_steps = sqliteCount(
+        db_,
+        "SELECT count(*) FROM steps st JOIN exchanges e ON e.id = st.exchange_id JOIN sessions s "
+        "ON s.id = e.session_id WHERE s.uuid = '" +
+            uuid + "' AND e.target NOT LIKE '%poison%'");
+    EXPECT_EQ(pg.exec("SELECT count(*) FROM steps WHERE session_uuid = $1", {uuid}).integer(0, 0),
+              local_steps)
+        << uuid;
+  }
+  for (const char* table : {"sessions", "exchanges", "steps", "conversations", "ship_positions"}) {
+    const std::string uuid = std::string(table) == "sessions" ? "uuid" : "session_uuid";
+    EXPECT_EQ(pg.exec(std::string("SELECT count(*) FROM ") + table + " WHERE " + uuid +
+                      " IN (SELECT uuid FROM pruned_sessions)")
+                  .integer(0, 0),
+              0)
+        << table;
+  }
+
+  // Pull gives back every kept exchange byte for byte.
+  const std::string pulled = dir_.file("pulled.sqlite");
+  fleet::PullOptions pull;
+  pull.uri = fleet_db_->uri();
+  pull.db_path = pulled;
+  fleet::pull(pull);
+  // The pulled archive numbers each session's exchanges anew, without the gaps the quarantine
+  // left: compared session by session, in order.
+  std::map<std::string, std::vector<ExchangeTruth>> kept;
+  for (const auto& [key, truth] : local) {
+    if (expected_seqs[key.first].contains(key.second)) {
+      kept[key.first].push_back(truth);
+    }
+  }
+  std::map<std::string, std::vector<ExchangeTruth>> back;
+  if (std::filesystem::exists(pulled)) {
+    for (const auto& [key, truth] : exchangesOf(pulled)) {
+      back[key.first].push_back(truth);
+    }
+  }
+  EXPECT_EQ(back.size(), kept.size());
+  for (const auto& [uuid, exchanges] : kept) {
+    EXPECT_TRUE(back[uuid] == exchanges) << "session " << uuid << " pulled back otherwise";
+  }
+}
+
+}  // namespace
+}  // namespace agentvcr::testing
