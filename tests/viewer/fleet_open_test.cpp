@@ -9,9 +9,12 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QThreadPool>
 #include <QtTest>
 
+#include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/shipper.hpp"
+#include "agentvcr/store/schema.hpp"
 #include "fleet_fixture.hpp"
 #include "models/conversations_model.hpp"
 #include "models/fleet_cache.hpp"
@@ -97,12 +100,15 @@ class FleetOpenTest : public QObject {
     // A second opening reads the cache only: it works with the fleet archive gone.
     viewer::FleetCache cache(cache_dir_.toStdString(), fleet_->uri());
     QCOMPARE(cache.path(), archive.toStdString());
-    QVERIFY(cache.missing({uuid_}).empty());
-    QCOMPARE(cache.missing({uuid_, "00000000-0000-4000-8000-000000000000"}).size(), std::size_t{1});
+    const std::vector<store::SessionRow> listed = fleet::fleetSessions(fleet_->uri());
+    QVERIFY(cache.missing(listed).empty());
+    store::SessionRow unknown = listed.at(0);
+    unknown.uuid = "00000000-0000-4000-8000-000000000000";
+    QCOMPARE(cache.missing({listed.at(0), unknown}).size(), std::size_t{1});
     fleet::PgConnection(avt::readLine(avt::clusterDir() + "/uri"))
         .exec("ALTER DATABASE " + fleet_->name() + " ALLOW_CONNECTIONS false");
     std::size_t progress_calls = 0;
-    QCOMPARE(cache.open({uuid_}, [&](std::size_t, std::size_t) { ++progress_calls; }), ids);
+    QCOMPARE(cache.open(listed, [&](std::size_t, std::size_t) { ++progress_calls; }), ids);
     QCOMPARE(progress_calls, std::size_t{0});
     fleet::PgConnection(avt::readLine(avt::clusterDir() + "/uri"))
         .exec("ALTER DATABASE " + fleet_->name() + " ALLOW_CONNECTIONS true");
@@ -136,6 +142,52 @@ class FleetOpenTest : public QObject {
     QVERIFY(fleet_window->openDiff(left, right) != nullptr);
     QVERIFY(fleet_window->exportSelection(QString::fromStdString(temp_.file("fleet.jsonl"))) > 0);
     fleet_window->close();
+  }
+
+  void aSessionPulledWhileItWasShippedIsPulledAgainOnceTheFleetHoldsMore() {
+    // A second fleet archive, which first gets the session without its last three exchanges
+    // (not indexed yet, as a recorder still writing leaves them).
+    const avt::FleetDatabase partial(avt::readLine(avt::clusterDir() + "/uri"));
+    const std::string growing = temp_.file("growing.sqlite");
+    std::filesystem::copy_file(db_, growing);
+    const long long total = avt::sqliteCount(growing, "SELECT count(*) FROM exchanges");
+    SQLite::Database(growing, SQLite::OPEN_READWRITE)
+        .exec("UPDATE exchanges SET indexed = 0 WHERE seq >= " + std::to_string(total - 3));
+    fleet::ShipOptions options;
+    options.db_path = growing;
+    options.uri = partial.uri();
+    QCOMPARE(fleet::Shipper(options).run(), fleet::ShipEnd::CaughtUp);
+
+    viewer::FleetCache cache(cache_dir_.toStdString(), partial.uri());
+    const std::string first = cache.path();
+    auto ids = cache.open(fleet::fleetSessions(partial.uri()));
+    QCOMPARE(store::ArchiveReader(first).session(ids.at(0))->exchange_count, total - 3);
+
+    // The rest is indexed and shipped: the next opening pulls the session again, into a new
+    // generation of the cache; the old file stays for the windows that read it.
+    store::indexPendingExchanges(growing);
+    QCOMPARE(fleet::Shipper(options).run(), fleet::ShipEnd::CaughtUp);
+    const std::vector<store::SessionRow> grown = fleet::fleetSessions(partial.uri());
+    QCOMPARE(cache.missing(grown).size(), std::size_t{1});
+    ids = cache.open(grown);
+    QVERIFY(cache.path() != first);
+    QVERIFY(std::filesystem::exists(first));
+    QCOMPARE(store::ArchiveReader(cache.path()).session(ids.at(0))->exchange_count, total);
+    QVERIFY(cache.missing(grown).empty());
+    QCOMPARE(viewer::FleetCache(cache_dir_.toStdString(), partial.uri()).path(),
+             cache.path());  // a new cache object finds the newest generation
+  }
+
+  void closingTheDialogWhilePullingIsSafe() {
+    auto* dialog = new viewer::FleetDialog(QString::fromStdString(temp_.file("closing-cache")));
+    dialog->setUri(QString::fromStdString(fleet_->uri()));
+    QVERIFY(listAndSelectAll(*dialog));
+    dialog->openSelected();  // the pull runs on the thread pool, reporting progress
+    delete dialog;           // closed at once, its progress dialog with it
+    // The pull ends and reports to a dialog that is gone: nothing happens, nothing crashes.
+    QThreadPool::globalInstance()->waitForDone(60000);
+    QCoreApplication::processEvents();
+    QCoreApplication::sendPostedEvents();
   }
 
   void aDeadServerOrAWrongUriIsAnErrorInTheDialog() {

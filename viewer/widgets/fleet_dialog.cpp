@@ -1,10 +1,12 @@
 #include "widgets/fleet_dialog.hpp"
 
+#include <QCoreApplication>
 #include <QDialogButtonBox>
 #include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QTableView>
@@ -128,20 +130,20 @@ void FleetDialog::openSelected() {
   if (sessions_ == nullptr || view_->selectionModel() == nullptr) {
     return;
   }
-  std::vector<std::string> uuids;
+  std::vector<store::SessionRow> chosen;
   for (const QModelIndex& index : view_->selectionModel()->selectedRows()) {
-    uuids.push_back(sessions_->session(index.row()).uuid);
+    chosen.push_back(sessions_->session(index.row()));
   }
-  if (uuids.empty()) {
+  if (chosen.empty()) {
     status_->setText(tr("Choose the sessions to open first"));
     return;
   }
   auto cache =
       std::make_shared<FleetCache>(cache_dir_.toStdString(), uri_->text().trimmed().toStdString());
-  const std::size_t to_pull = cache->missing(uuids).size();
+  const std::size_t to_pull = cache->missing(chosen).size();
   setBusy(true, tr("Pulling %1 of %2 sessions into %3…")
                     .arg(to_pull)
-                    .arg(uuids.size())
+                    .arg(chosen.size())
                     .arg(QString::fromStdString(cache->path())));
   auto* progress = new QProgressDialog(tr("Pulling sessions from the fleet archive…"), QString(), 0,
                                        static_cast<int>(std::max<std::size_t>(to_pull, 1)), this);
@@ -149,11 +151,17 @@ void FleetDialog::openSelected() {
   progress->setMinimumDuration(300);
   runInBackground<std::vector<std::int64_t>>(
       this,
-      [cache, uuids, progress] {
-        return cache->open(uuids, [progress](std::size_t done, std::size_t) {
-          // Queued to the dialog's thread; dropped if the dialog is gone by then.
+      [cache, chosen, progress = QPointer<QProgressDialog>(progress)] {
+        return cache->open(chosen, [progress](std::size_t done, std::size_t) {
+          // Queued to the application's thread, which outlives every dialog; the pointer is
+          // only looked at there, where the dialog may have been closed and deleted meanwhile.
           QMetaObject::invokeMethod(
-              progress, [progress, done] { progress->setValue(static_cast<int>(done)); },
+              QCoreApplication::instance(),
+              [progress, done] {
+                if (progress) {
+                  progress->setValue(static_cast<int>(done));
+                }
+              },
               Qt::QueuedConnection);
         });
       },
