@@ -79,8 +79,7 @@ CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
   auto unprune_command = std::make_shared<PgUnpruneCommand>();
   auto* unprune = pg->add_subcommand(
       "unprune", "Let shippers bring pruned sessions back: their tombstones are removed");
-  unprune->add_option("--db", unprune_command->uri, "Fleet archive (postgresql://...)")
-      ->required();
+  unprune->add_option("--db", unprune_command->uri, "Fleet archive (postgresql://...)")->required();
   unprune
       ->add_option("--session", unprune_command->sessions,
                    "A pruned session's uuid, or its first characters (repeatable)")

@@ -108,10 +108,10 @@ bool numberFits(std::string_view json, std::size_t& i) {
   if (i < json.size() && json[i] == '.') {
     for (++i; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
       ++fraction_digits;
-      leading_fraction_zeros += (integer_digits == 0 && json[i] == '0' &&
-                                 leading_fraction_zeros == fraction_digits - 1)
-                                    ? 1
-                                    : 0;
+      leading_fraction_zeros +=
+          (integer_digits == 0 && json[i] == '0' && leading_fraction_zeros == fraction_digits - 1)
+              ? 1
+              : 0;
     }
   }
   std::int64_t exponent = 0;
@@ -221,7 +221,8 @@ std::optional<std::string> storableJson(std::string_view json) {
         const int next = i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u'
                              ? escapeValue(text, i + 8)
                              : -1;
-        if (value == 0 || isLowSurrogate(value) || (isHighSurrogate(value) && !isLowSurrogate(next))) {
+        if (value == 0 || isLowSurrogate(value) ||
+            (isHighSurrogate(value) && !isLowSurrogate(next))) {
           out += "\\ufffd";  // what jsonb refuses: NUL, and a surrogate without its pair
           i += 6;
           continue;

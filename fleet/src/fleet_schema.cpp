@@ -359,7 +359,6 @@ CREATE INDEX steps_conversation ON steps(session_uuid, conversation);
 CREATE INDEX a2a_calls_skill ON a2a_calls(skill_id, error_code);
 )sql";
 
-
 // Version 3: a fleet archive that ships every byte and keeps what it cannot store, and that does
 // not take back what it pruned (docs/fleet.md).
 // - `escaped`, on every table with text: where PostgreSQL's text or jsonb cannot hold a value

@@ -178,8 +178,7 @@ void PgConnection::copyIn(const std::string& copy_from_stdin,
   while (more) {
     piece.clear();
     more = next(piece);
-    if (!piece.empty() &&
-        PQputCopyData(conn_, piece.data(), static_cast<int>(piece.size())) != 1) {
+    if (!piece.empty() && PQputCopyData(conn_, piece.data(), static_cast<int>(piece.size())) != 1) {
       fail("copy failed", nullptr);
     }
   }

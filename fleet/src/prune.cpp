@@ -102,8 +102,7 @@ std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std:
   std::vector<std::string> unpruned;
   for (const std::string& uuid : uuids) {
     PgResult r = conn.exec(
-        "DELETE FROM pruned_sessions WHERE uuid::text LIKE $1 || '%' RETURNING uuid::text",
-        {uuid});
+        "DELETE FROM pruned_sessions WHERE uuid::text LIKE $1 || '%' RETURNING uuid::text", {uuid});
     for (int i = 0; i < r.rows(); ++i) {
       unpruned.emplace_back(r.text(i, 0));
     }

@@ -80,7 +80,8 @@ ExportCounts exportArchive(const ArchiveExportOptions& options,
     Attributes resource;
     store::FeedPosition at;
     for (;;) {
-      const store::FeedBatch batch = feed.next(session, at, store::FeedLimits{.exchanges = options.batch_exchanges});
+      const store::FeedBatch batch =
+          feed.next(session, at, store::FeedLimits{.exchanges = options.batch_exchanges});
       BatchSpans spans = buildSpans(batch, span_options);
       resource = spans.resource;
       for (ConversationRoot& root : spans.roots) {

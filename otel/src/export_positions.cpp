@@ -49,8 +49,8 @@ const SentSession& ExportPositions::sent(const std::string& uuid) {
 
 void ExportPositions::recordPosition(const std::string& uuid, const store::FeedPosition& p) {
   sessions_[uuid].position = p;
-  append("p " + protocol::hexEncode(uuid) + " " + std::to_string(p.exchanges) + " " + std::to_string(p.misses) + " " +
-         std::to_string(p.links));
+  append("p " + protocol::hexEncode(uuid) + " " + std::to_string(p.exchanges) + " " +
+         std::to_string(p.misses) + " " + std::to_string(p.links));
 }
 
 void ExportPositions::recordRoot(const std::string& uuid, std::int64_t number) {
@@ -80,7 +80,8 @@ void ExportPositions::rewrite() {
     lines_ = 0;
     for (const auto& [uuid, session] : sessions_) {
       const store::FeedPosition& p = session.position;
-      out << "p " << protocol::hexEncode(uuid) << " " << p.exchanges << " " << p.misses << " " << p.links << '\n';
+      out << "p " << protocol::hexEncode(uuid) << " " << p.exchanges << " " << p.misses << " "
+          << p.links << '\n';
       for (const std::int64_t root : session.roots) {
         out << "r " << protocol::hexEncode(uuid) << " " << root << '\n';
       }

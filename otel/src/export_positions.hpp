@@ -21,9 +21,9 @@ struct SentSession {
   std::set<std::int64_t> roots;  ///< conversations whose root span went out
 };
 
-/// An append-only log (uuids in hex, whatever bytes they hold): one line per batch or root sent, compacted into a fresh file once it
-/// holds several times what it says. A position belongs to one collector: a log written for
-/// another endpoint is started afresh.
+/// An append-only log (uuids in hex, whatever bytes they hold): one line per batch or root sent,
+/// compacted into a fresh file once it holds several times what it says. A position belongs to one
+/// collector: a log written for another endpoint is started afresh.
 class ExportPositions {
  public:
   /// Reads the log at `path` (none yet: nothing sent) for `endpoint`. An empty `path` keeps

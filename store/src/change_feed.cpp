@@ -395,8 +395,8 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
   detail::bindInt(exchanges_query, ":next", after.exchanges);
   detail::bindInt(exchanges_query, ":limit", static_cast<std::int64_t>(max_exchanges) + 1);
   std::vector<std::vector<FeedValue>> locals;
-  FeedTable exchanges = readTable(exchanges_query, "exchanges", session.uuid, &locals,
-                                  limits.bytes, &batch.exchange_bytes);
+  FeedTable exchanges = readTable(exchanges_query, "exchanges", session.uuid, &locals, limits.bytes,
+                                  &batch.exchange_bytes);
   // A full batch by bytes ends where its reading stopped: something may follow.
   const bool full_by_bytes = batch.exchange_bytes >= limits.bytes;
   const std::size_t max_kept = std::min(max_exchanges, exchanges.rows.size());
@@ -407,7 +407,8 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     ++kept;
   }
   batch.waiting_for_index = kept < max_kept;
-  const bool more_exchanges = exchanges.rows.size() > kept || (full_by_bytes && !batch.waiting_for_index);
+  const bool more_exchanges =
+      exchanges.rows.size() > kept || (full_by_bytes && !batch.waiting_for_index);
   exchanges.rows.resize(kept);
   locals.resize(kept);
   batch.exchanges = kept;

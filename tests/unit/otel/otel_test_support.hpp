@@ -19,7 +19,8 @@ inline std::vector<Span> allSpans(const std::string& path, const SpanOptions& op
   for (const store::FeedSession& session : feed.sessions()) {
     store::FeedPosition at;
     for (;;) {
-      const store::FeedBatch batch = feed.next(session, at, store::FeedLimits{.exchanges = batch_exchanges});
+      const store::FeedBatch batch =
+          feed.next(session, at, store::FeedLimits{.exchanges = batch_exchanges});
       BatchSpans built = buildSpans(batch, options);
       spans.insert(spans.end(), built.spans.begin(), built.spans.end());
       for (ConversationRoot& root : built.roots) {

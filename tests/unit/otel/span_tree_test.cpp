@@ -311,7 +311,8 @@ TEST_F(SpanTreeTest, ResourceNamesTheService) {
   record(path_, magmaTraffic());
   store::ChangeFeed feed(path_);
   const auto session = feed.sessions().at(0);
-  const BatchSpans built = buildSpans(feed.next(session, {}, store::FeedLimits{.exchanges = 10}), {});
+  const BatchSpans built =
+      buildSpans(feed.next(session, {}, store::FeedLimits{.exchanges = 10}), {});
   std::map<std::string, std::string> resource;
   for (const Attribute& a : built.resource) {
     resource[a.key] = std::get<std::string>(a.value);

@@ -18,11 +18,11 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::input;
 using testing::Json;
-using testing::TempDir;
 using testing::magmaExchange;
 using testing::memoryOf;
 using testing::request;
 using testing::sayOutput;
+using testing::TempDir;
 
 /// Records `exchanges` MAGMA exchanges of about `body_bytes` each into a new session of `path`.
 void recordSession(const std::string& path, int exchanges, std::size_t body_bytes = 100) {

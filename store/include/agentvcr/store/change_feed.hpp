@@ -61,13 +61,13 @@ struct FeedSession {
 /// references could insert them (dictionaries and blobs, the session, conversations, then the
 /// exchanges and what was decoded from them).
 struct FeedBatch {
-  FeedPosition end;                ///< the position after this batch
+  FeedPosition end;                 ///< the position after this batch
   std::int64_t session_digest = 0;  ///< FeedSession::digest of the session row it carries
-  std::size_t exchanges = 0;       ///< exchanges in the batch
-  std::size_t misses = 0;          ///< replay misses in the batch
-  std::size_t links = 0;           ///< step links in the batch
-  bool caught_up = false;          ///< no committed row of the session is left after `end`
-  bool waiting_for_index = false;  ///< stopped at an exchange the recorder has not indexed yet
+  std::size_t exchanges = 0;        ///< exchanges in the batch
+  std::size_t misses = 0;           ///< replay misses in the batch
+  std::size_t links = 0;            ///< step links in the batch
+  bool caught_up = false;           ///< no committed row of the session is left after `end`
+  bool waiting_for_index = false;   ///< stopped at an exchange the recorder has not indexed yet
   /// Bytes of the exchanges' bodies and headers in the batch.
   std::size_t exchange_bytes = 0;
   std::vector<FeedTable> tables;

@@ -55,11 +55,12 @@ class FeedFollower {
   void finish();
 
   bool stopping() const { return stopping_; }
+
   bool finishing() const { return finishing_; }
 
  private:
   ChangeFeed feed_;
-  std::int64_t tick_ = 0;          // the highest tick seen
+  std::int64_t tick_ = 0;           // the highest tick seen
   std::int64_t data_version_ = -1;  // the feed's data_version at the last round
   bool visit_all_ = true;
   std::map<std::int64_t, FeedSession> waiting_;  // by id
