@@ -272,15 +272,10 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT date_trunc('month', to_timestamp(started_ns / 1e9) AT TIME ZONE 'UTC')::date
 $$;
 
--- agentvcr's own monthly tables, named: a partitioned table of someone else's in the same
--- schema is never touched.
 CREATE FUNCTION agentvcr_monthly_tables() RETURNS SETOF text
 LANGUAGE sql STABLE AS $$
-  SELECT t FROM unnest(ARRAY['a2a_calls', 'candidates', 'exchanges', 'internal_steps', 'steps',
-                             'stream_events']) AS t
-  WHERE EXISTS (SELECT 1 FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
-                WHERE c.relname = t AND c.relnamespace = current_schema()::regnamespace)
-  ORDER BY 1
+  SELECT c.relname::text FROM pg_partitioned_table p JOIN pg_class c ON c.oid = p.partrelid
+  WHERE c.relnamespace = current_schema()::regnamespace ORDER BY 1
 $$;
 
 CREATE FUNCTION agentvcr_month_partition(t text, m date) RETURNS text

@@ -1,6 +1,7 @@
 // The fleet archive under a seeded fault campaign (docs/fleet.md, "Proof"): a recorder writes
 // under load while the campaign crashes PostgreSQL, cuts the shipper's connection, kills the
-// shipper and the recorder, prunes, and ships copies of the archive, each drawn by the seed.
+// shipper and the recorder, slows the network, prunes, and ships copies of the archive, each
+// drawn by the seed.
 // At the end PostgreSQL holds exactly the archive's rows minus the pruned sessions and the
 // quarantined exchanges, nothing twice, and pull gives the rest back byte for byte.
 //
@@ -29,6 +30,7 @@
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr_process.hpp"
+#include "delaying_relay.hpp"
 #include "fake_upstream.hpp"
 #include "fleet_fixture.hpp"
 #include "store_test_support.hpp"
@@ -100,12 +102,18 @@ class FleetCampaignTest : public ::testing::Test {
     fleet::PgConnection(fleet_db_->uri())
         .exec("ALTER TABLE exchanges ADD CONSTRAINT no_poison CHECK (target NOT LIKE '%poison%')");
     db_ = dir_.file("campaign.sqlite");
+    // The following shipper reaches PostgreSQL over TCP through a relay the campaign can slow.
+    relay_ = std::make_unique<DelayingRelay>(
+        static_cast<std::uint16_t>(std::stoi(readLine(cluster_dir_ + "/port"))));
+    shipper_uri_ = "postgresql://agentvcr:" + readLine(cluster_dir_ + "/password") +
+                   "@127.0.0.1:" + std::to_string(relay_->port()) + "/" + fleet_db_->name();
   }
 
   void TearDown() override {
     stopTraffic();
     recorder_.reset();
     shipper_.reset();
+    relay_.reset();
     fleet_db_.reset();
     pgCluster("remove");
   }
@@ -131,8 +139,8 @@ class FleetCampaignTest : public ::testing::Test {
   void startShipper() {
     const std::string run = std::to_string(++starts_);
     shipper_ = std::make_unique<AgentvcrProcess>(
-        std::vector<std::string>{"ship", "--db", db_, "--to", fleet_db_->uri(), "--follow",
-                                 "--batch", "3"},
+        std::vector<std::string>{"ship", "--db", db_, "--to", shipper_uri_, "--follow", "--batch",
+                                 "3"},
         dir_.file("shipper-" + run + ".out"), dir_.file("shipper-" + run + ".log"));
   }
 
@@ -186,7 +194,7 @@ class FleetCampaignTest : public ::testing::Test {
 
   /// Draws and applies one fault; says which, for the failure message.
   std::string fault(std::mt19937_64& random) {
-    switch (random() % 6) {
+    switch (random() % 7) {
       case 0: {
         pgCluster("crash");
         std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
@@ -214,6 +222,12 @@ class FleetCampaignTest : public ::testing::Test {
         fleet::PgConnection conn(fleet_db_->uri());
         fleet::pruneFleet(conn, justAfter(started), false);
         return "pruned before " + justAfter(started);
+      }
+      case 5: {
+        slow_ = !slow_;
+        const auto delay = std::chrono::milliseconds(slow_ ? 20 + random() % 180 : 0);
+        relay_->setDelay(delay);
+        return "the network to PostgreSQL delays " + std::to_string(delay.count()) + " ms";
       }
       default: {
         const std::string copy = dir_.file("copy-" + std::to_string(++starts_) + ".sqlite");
@@ -244,6 +258,9 @@ class FleetCampaignTest : public ::testing::Test {
     }
     return FakeReply::http(200, outputs.dump());
   }};
+  std::unique_ptr<DelayingRelay> relay_;
+  std::string shipper_uri_;
+  bool slow_ = false;
   std::unique_ptr<AgentvcrProcess> recorder_;
   std::unique_ptr<AgentvcrProcess> shipper_;
   std::atomic<std::uint16_t> recorder_port_{0};
@@ -275,6 +292,7 @@ TEST_F(FleetCampaignTest, PostgresHoldsExactlyTheArchiveMinusPrunedAndQuarantine
               << " ms)" << std::endl;
   }
   stopTraffic();
+  relay_->setDelay(std::chrono::milliseconds(0));
   recorder_port_ = 0;
   EXPECT_EQ(recorder_->stop(SIGTERM), 0);
   const auto stopping = std::chrono::steady_clock::now();
