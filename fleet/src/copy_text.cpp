@@ -274,10 +274,11 @@ void appendCopyField(std::string& out, const store::FeedValue& value) {
 }
 
 void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t row,
-                   std::string_view last_field) {
+                   const CopyTail& tail) {
   const std::vector<store::FeedValue>& values = table.rows[row];
   // Filled only for a value PostgreSQL cannot hold: {"column": "hex of its exact bytes"}.
   std::string escaped;
+  std::string json_field;  // the JSON column's field, when the tail wants it again
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) {
       out += '\t';
@@ -288,7 +289,9 @@ void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t 
       continue;
     }
     bool exact = true;  // false: `escaped` keeps the value's bytes
-    if (isJsonColumn(table.table, table.columns[i]) && jsonMayNeedRewrite(*text)) {
+    const std::size_t field_start = out.size();
+    const bool json_column = isJsonColumn(table.table, table.columns[i]);
+    if (json_column && jsonMayNeedRewrite(*text)) {
       const std::optional<std::string> json = storableJson(*text);
       exact = json == *text;
       if (!json) {
@@ -301,6 +304,9 @@ void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t 
       appendEscaped(out, storableText(*text));
     } else {
       appendEscaped(out, *text);
+    }
+    if (json_column && tail.json_again) {
+      json_field.assign(out, field_start);
     }
     if (!exact) {
       escaped += escaped.empty() ? "{" : ",";
@@ -316,17 +322,21 @@ void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t 
       out += '}';
     }
   }
-  if (!last_field.empty()) {
+  if (tail.json_again) {
     out += '\t';
-    out += last_field;
+    out += json_field.empty() ? std::string_view("\\N") : std::string_view(json_field);
+  }
+  if (!tail.field.empty()) {
+    out += '\t';
+    out += tail.field;
   }
   out += '\n';
 }
 
-std::string copyText(const store::FeedTable& table, std::string_view last_field) {
+std::string copyText(const store::FeedTable& table, const CopyTail& tail) {
   std::string out;
   for (std::size_t row = 0; row < table.rows.size(); ++row) {
-    appendCopyRow(out, table, row, last_field);
+    appendCopyRow(out, table, row, tail);
   }
   return out;
 }

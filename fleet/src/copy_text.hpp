@@ -25,13 +25,19 @@ bool hasEscapes(std::string_view table);
 /// already be storable (storableText()).
 void appendCopyField(std::string& out, const store::FeedValue& value);
 
+/// What a COPY line carries after a row's own fields and its `escaped` field.
+struct CopyTail {
+  std::string_view field;   ///< a field already in COPY text (a monthly table's session_month)
+  bool json_again = false;  ///< the row's JSON column once more (a blob's text as its `doc`)
+};
+
 /// Appends row `row` of `table` as one COPY text line: its fields, then the `escaped` field
-/// when the table has one (escapedField()), then `last_field` (already COPY text) when given.
+/// when the table has one (escapedField()), then what `tail` asks for.
 void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t row,
-                   std::string_view last_field = {});
+                   const CopyTail& tail = {});
 
 /// The rows of `table` as COPY text, one appendCopyRow() line each.
-std::string copyText(const store::FeedTable& table, std::string_view last_field = {});
+std::string copyText(const store::FeedTable& table, const CopyTail& tail = {});
 
 /// Text PostgreSQL's text type accepts: `text` with each NUL byte and each byte of a malformed
 /// UTF-8 sequence replaced by U+FFFD. Equal to `text` when it is storable.

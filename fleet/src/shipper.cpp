@@ -60,18 +60,25 @@ std::vector<std::string> columnsOf(const store::FeedTable& t) {
   return columns;
 }
 
-std::string joined(const std::vector<std::string>& names) {
+std::string joinedWith(const std::vector<std::string>& parts, std::string_view separator) {
   std::string out;
-  for (const std::string& name : names) {
-    out += (out.empty() ? "" : ", ") + name;
+  for (const std::string& part : parts) {
+    if (!out.empty()) {
+      out += separator;
+    }
+    out += part;
   }
   return out;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  return joinedWith(names, ", ");
+}
+
 /// The statement that moves staged blobs into `blobs`, each parsed as jsonb `as` ("s.text::jsonb",
-/// or the function that gives NULL for text that is not JSON). No check for the blobs the
-/// archive holds already: a batch brings few of them, and PostgreSQL answers such a check with a
-/// hash join that reads the whole table, which grows with the fleet.
+/// or the function that gives NULL for text that is not JSON). Staged blobs are the ones the
+/// archive lacked a moment ago (withoutHeld()): no join with the table, which grows with the
+/// fleet and which PostgreSQL would read whole for it.
 std::string insertBlobs(const char* as) {
   return std::string("INSERT INTO blobs (hash, text, doc, escaped) SELECT s.hash, s.text, ") + as +
          ", s.escaped FROM agentvcr_stage_blobs s ON CONFLICT DO NOTHING";
@@ -241,18 +248,21 @@ struct Shipper::Impl {
   std::unique_ptr<PgConnection> connect() {
     auto conn = std::make_unique<PgConnection>(options.uri);
     requireFleetSchema(*conn);
-    for (const std::string& table : store::ChangeFeed::tableNames()) {
-      conn->exec("CREATE TEMP TABLE IF NOT EXISTS agentvcr_stage_" + table + " (LIKE " + table +
-                 ") ON COMMIT DELETE ROWS");
-    }
     monthly.clear();
-    PgResult tables = conn->exec("SELECT agentvcr_monthly_tables()");
-    for (int i = 0; i < tables.rows(); ++i) {
-      const std::string table(tables.text(i, 0));
-      // Staged rows have no month yet: the insert gives them theirs.
-      conn->exec("ALTER TABLE agentvcr_stage_" + table + " DROP COLUMN IF EXISTS session_month");
-      monthly.insert(table);
-    }
+    // One transaction: each statement of its own would wait for its own commit to reach disk.
+    conn->transaction([&] {
+      for (const std::string& table : store::ChangeFeed::tableNames()) {
+        conn->exec("CREATE TEMP TABLE IF NOT EXISTS agentvcr_stage_" + table + " (LIKE " + table +
+                   ") ON COMMIT DELETE ROWS");
+      }
+      PgResult tables = conn->exec("SELECT agentvcr_monthly_tables()");
+      for (int i = 0; i < tables.rows(); ++i) {
+        const std::string table(tables.text(i, 0));
+        // Staged rows have no month yet: the insert gives them theirs.
+        conn->exec("ALTER TABLE agentvcr_stage_" + table + " DROP COLUMN IF EXISTS session_month");
+        monthly.insert(table);
+      }
+    });
     return conn;
   }
 
@@ -330,32 +340,70 @@ struct Shipper::Impl {
         "; the rest ships (agentvcr ship --retry-quarantined tries it again)");
   }
 
-  /// Copies rows of a monthly table straight in, which costs PostgreSQL half of staging them
-  /// first. They are new but for a position lost or a batch whose commit went unanswered: the
-  /// first row the table already holds fails the COPY, and the batch takes the staged way.
-  bool copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
+  /// How a COPY straight into a table went.
+  enum class Straight {
+    In,       ///< every row is in
+    KeyHeld,  ///< a row's key is there already: nothing of the COPY is
+    Refused,  ///< a blob's text is not JSON, which its `doc` cannot take: nothing is in
+  };
+
+  /// Copies rows straight into their table, which costs PostgreSQL half of staging them first.
+  /// Rows of a monthly table are new but for a position lost or a batch whose commit went
+  /// unanswered; content-addressed rows are the ones the fleet lacked a moment ago.
+  Straight copyStraightIn(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
+    const bool blobs = t.table == "blobs";
+    const bool by_month = monthly.contains(t.table);
     conn.exec("SAVEPOINT agentvcr_copy");
     try {
       copyRows(conn,
-               "COPY " + t.table + " (" + joined(columnsOf(t)) + ", session_month) FROM STDIN", t,
-               month);
+               "COPY " + t.table + " (" + joined(columnsOf(t)) + (blobs ? ", doc" : "") +
+                   (by_month ? ", session_month" : "") + ") FROM STDIN",
+               t, {.field = by_month ? month : std::string_view(), .json_again = blobs});
       conn.exec("RELEASE SAVEPOINT agentvcr_copy");
-      return true;
+      return Straight::In;
     } catch (const PgError& e) {
-      if (e.sqlstate() != kUniqueViolation) {
+      const bool held = e.sqlstate() == kUniqueViolation;
+      if (!held && !(blobs && e.sqlstate().starts_with("22"))) {
         throw;
       }
       conn.exec("ROLLBACK TO SAVEPOINT agentvcr_copy");
-      return false;
+      return held ? Straight::KeyHeld : Straight::Refused;
     }
   }
 
+  /// The rows of content-addressed `t` whose hash the fleet archive does not hold yet, or nullopt
+  /// when it holds none of them. Asked by the batch's hashes, which PostgreSQL looks up in the
+  /// key's index however large the table.
+  static std::optional<store::FeedTable> withoutHeld(PgConnection& conn,
+                                                     const store::FeedTable& t) {
+    std::vector<std::string> hashes;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      hashes.push_back(std::to_string(intAt(t, r, "hash")));
+    }
+    PgResult held = conn.exec("SELECT hash FROM " + t.table + " WHERE hash = ANY($1::bigint[])",
+                              {"{" + joinedWith(hashes, ",") + "}"});
+    if (held.rows() == 0) {
+      return std::nullopt;
+    }
+    std::set<std::int64_t> have;
+    for (int i = 0; i < held.rows(); ++i) {
+      have.insert(held.optionalInteger(i, 0).value_or(0));
+    }
+    std::vector<std::size_t> lacking;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      if (!have.contains(intAt(t, r, "hash"))) {
+        lacking.push_back(r);
+      }
+    }
+    return subset(t, lacking);
+  }
+
   static void copyRows(PgConnection& conn, const std::string& copy, const store::FeedTable& t,
-                       std::string_view last_field = {}) {
+                       const detail::CopyTail& tail = {}) {
     std::size_t row = 0;
     conn.copyIn(copy, [&](std::string& piece) {
       while (row < t.rows.size() && piece.size() < kCopyPiece) {
-        detail::appendCopyRow(piece, t, row++, last_field);
+        detail::appendCopyRow(piece, t, row++, tail);
       }
       return row < t.rows.size();
     });
@@ -378,15 +426,47 @@ struct Shipper::Impl {
     }
   }
 
-  /// Moves a batch's rows of one table in: straight, or COPY into its staging table and INSERT
-  /// from there with what its rows need on conflict.
+  /// Moves a batch's rows of one table in: straight where they can be, or staged.
   void moveTable(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
     if (t.rows.empty()) {
       return;
     }
-    if (monthly.contains(t.table) && copyStraightIn(conn, t, month)) {
+    if (isContentAddressed(t.table)) {
+      moveContent(conn, t);
       return;
     }
+    if (monthly.contains(t.table) && copyStraightIn(conn, t, month) == Straight::In) {
+      return;
+    }
+    stageAndInsert(conn, t, month);
+  }
+
+  /// Moves content-addressed rows in, which other shippers may be sending at the same moment.
+  /// What the fleet holds already is not sent again; the rest goes straight in. A key another
+  /// shipper wrote in between fails that COPY, and the fleet is asked again, once: after that,
+  /// or for a blob that is not JSON, the rows take the staged way, which skips what is there.
+  void moveContent(PgConnection& conn, const store::FeedTable& t) {
+    std::optional<store::FeedTable> lacking;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      lacking = withoutHeld(conn, t);
+      const store::FeedTable& rows = lacking ? *lacking : t;
+      if (rows.rows.empty()) {
+        return;
+      }
+      const Straight straight = copyStraightIn(conn, rows, {});
+      if (straight == Straight::In) {
+        return;
+      }
+      if (straight == Straight::Refused) {
+        break;
+      }
+    }
+    stageAndInsert(conn, lacking ? *lacking : t, {});
+  }
+
+  /// COPY into the table's staging table, and INSERT from there with what its rows need on
+  /// conflict.
+  void stageAndInsert(PgConnection& conn, const store::FeedTable& t, const std::string& month) {
     const std::string stage = "agentvcr_stage_" + t.table;
     copyRows(conn, "COPY " + stage + " (" + joined(columnsOf(t)) + ") FROM STDIN", t);
     if (t.table == "blobs") {

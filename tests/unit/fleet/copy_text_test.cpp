@@ -47,7 +47,7 @@ TEST(CopyText, RowsAreTabSeparatedLinesWithTheirEscapesLast) {
   store::FeedTable exchanges{
       "exchanges", {"seq", "target"}, {{std::int64_t{1}, std::string("/a")}}};
   EXPECT_EQ(copyText(exchanges), "1\t/a\t\\N\n") << "nothing escaped: the escaped field is NULL";
-  EXPECT_EQ(copyText(exchanges, "7"), "1\t/a\t\\N\t7\n");
+  EXPECT_EQ(copyText(exchanges, {.field = "7", .json_again = false}), "1\t/a\t\\N\t7\n");
 }
 
 TEST(CopyText, TextPostgresCannotHoldIsStoredReadableAndEscapedExactly) {
@@ -101,6 +101,22 @@ TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
   EXPECT_EQ(copyText(huge),
             "0\t\\N\t{\"env_feedback\":\"" + protocol::hexEncode("[1e200000]") + "\"}\n")
       << "no jsonb holds it: NULL there, the exact text in escaped";
+}
+
+TEST(CopyText, ABlobCopiedStraightInCarriesItsTextAgainAsItsDoc) {
+  const std::string nul_json = R"({"a":"\u0000"})";
+  store::FeedTable blobs{"blobs",
+                         {"hash", "text"},
+                         {{std::int64_t{1}, std::string(R"({"a":"b\tc"})")},
+                          {std::int64_t{2}, nul_json},
+                          {std::int64_t{3}, std::monostate{}}}};
+  EXPECT_EQ(copyText(blobs, {.field = {}, .json_again = true}),
+            "1\t{\"a\":\"b\\\\tc\"}\t\\N\t{\"a\":\"b\\\\tc\"}\n"
+            "2\t{\"a\":\"\\\\ufffd\"}\t{\"text\":\"" +
+                protocol::hexEncode(nul_json) +
+                "\"}\t{\"a\":\"\\\\ufffd\"}\n"
+                "3\t\\N\t\\N\t\\N\n")
+      << "the doc is the stored text, escapes and all; a missing text is a missing doc";
 }
 
 TEST(RedactedUri, PasswordsNeverShow) {
