@@ -625,7 +625,7 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
     const DecodedStep& step = d.steps[cand.step_index];
     written.new_links.push_back(
         WrittenExchange::NewLink{cand.memory_hash, step.memory_hash,
-                                 ThreadLink{candidate_id, step.source_id, ws.conversation_id,
+                                 ThreadLink{candidate_id, ws.id, step.source_id, ws.conversation_id,
                                             ws.depth, answered_ns, client}});
   }
 }

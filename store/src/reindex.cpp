@@ -201,8 +201,8 @@ ReindexedSession reindexSession(SQLite::Database& db, std::int64_t session_id,
       c.error_candidates += cand.is_error ? 1 : 0;
       c.ended_in = cand.ended_in;
       threading.addCandidate(cand.memory_hash, s.memory_hash,
-                             detail::ThreadLink{cand.id, s.source_id, p.conversation_id, p.depth,
-                                                s.answered_ns, s.client});
+                             detail::ThreadLink{cand.id, s.id, s.source_id, p.conversation_id,
+                                                p.depth, s.answered_ns, s.client});
     }
     first = end;
   }

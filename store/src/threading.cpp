@@ -7,13 +7,15 @@ namespace agentvcr::store::detail {
 namespace {
 
 /// How well a candidate fits a step beyond its memory: the same input id first (BENCH numbers
-/// each caller's inputs), then the same connection.
-int affinity(const ThreadLink& link, const ThreadStep& step) {
+/// each caller's inputs), then the same connection, then a candidate of a step that no other
+/// step continues yet (`untouched`): identical runs then each continue their own step, where the
+/// oldest candidate would be a not-yet-continued sibling of one already continued.
+int affinity(const ThreadLink& link, const ThreadStep& step, bool untouched) {
   const bool same_client = link.client != 0 && link.client == step.client;
-  return (link.source_id == step.source_id ? 2 : 0) + (same_client ? 1 : 0);
+  return (link.source_id == step.source_id ? 4 : 0) + (same_client ? 2 : 0) + (untouched ? 1 : 0);
 }
 
-constexpr int kBestAffinity = 3;
+constexpr int kBestAffinity = 7;
 
 /// False when the step's request began before the candidate's answer existed: that step
 /// cannot carry its memory. Unknown times never exclude.
@@ -54,7 +56,7 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
     if (e.continued || !answeredBefore(e.link, step)) {
       continue;
     }
-    const int a = affinity(e.link, step);
+    const int a = affinity(e.link, step, untouched(e.link));
     if (a > chosen_affinity) {
       chosen = k;
       chosen_affinity = a;
@@ -71,7 +73,7 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
   // Every match is continued: the step is a second child (a re-ask from the same state, a
   // retry after an error), of the newest match with the best affinity.
   for (std::size_t k = entries.size(); k-- > 0;) {
-    const int a = affinity(entries[k].link, step);
+    const int a = affinity(entries[k].link, step, false);
     if (a > chosen_affinity) {
       chosen = k;
       chosen_affinity = a;
@@ -87,6 +89,11 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
 void ThreadingIndex::markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index) {
   matches.entries[index].continued = true;
   journal_.push_back(Order{memory_hash, matches.entries[index].seq});
+  if (continued_steps_.size() >= limit_ &&
+      !continued_steps_.contains(matches.entries[index].link.step_id)) {
+    continued_steps_.clear();
+  }
+  ++continued_steps_[matches.entries[index].link.step_id];
   while (matches.open < matches.entries.size() && matches.entries[matches.open].continued) {
     ++matches.open;
   }
@@ -102,6 +109,10 @@ void ThreadingIndex::rollbackDecisions() {
     for (std::size_t k = 0; k < entries.size(); ++k) {
       if (entries[k].seq == mark.seq) {
         entries[k].continued = false;
+        if (auto step = continued_steps_.find(entries[k].link.step_id);
+            step != continued_steps_.end() && --step->second == 0) {
+          continued_steps_.erase(step);
+        }
         it->second.open = std::min(it->second.open, k);
         break;
       }
@@ -164,6 +175,7 @@ void ThreadingIndex::clear() {
   root_order_.clear();
   newest_by_source_.clear();
   journal_.clear();
+  continued_steps_.clear();
 }
 
 }  // namespace agentvcr::store::detail

@@ -17,6 +17,7 @@ namespace agentvcr::store::detail {
 /// A recorded candidate a later step may continue.
 struct ThreadLink {
   std::int64_t candidate_id = 0;
+  std::int64_t step_id = 0;    ///< the step that candidate answered
   std::int64_t source_id = 0;  ///< the `id` of the input that candidate answered
   std::int64_t conversation_id = 0;
   std::int64_t depth = 0;  ///< depth of that candidate's step
@@ -48,7 +49,10 @@ struct ThreadDecision {
 };
 
 /// Memory hash -> candidates that returned it, oldest first, each continued by at most one
-/// step until every match is continued; bounded, oldest forgotten first.
+/// step until every match is continued; bounded, oldest forgotten first. Among the candidates
+/// a step may continue it prefers, in this order: the same input id, the same connection, a
+/// step none of whose candidates is continued yet (so that identical runs each get a tree of
+/// their own), the oldest.
 class ThreadingIndex {
  public:
   explicit ThreadingIndex(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}
@@ -97,6 +101,9 @@ class ThreadingIndex {
 
   void markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index);
 
+  /// True when none of the candidates of `link`'s step is continued yet.
+  bool untouched(const ThreadLink& link) const { return !continued_steps_.contains(link.step_id); }
+
   std::size_t limit_;
   std::uint64_t next_seq_ = 0;
   std::unordered_map<std::uint64_t, Matches> links_;
@@ -106,6 +113,9 @@ class ThreadingIndex {
   // Newest candidate per input id, for the fallback; forgotten all at once past the limit.
   std::unordered_map<std::int64_t, ThreadLink> newest_by_source_;
   std::vector<Order> journal_;  // candidates marked continued since the last commit
+  // Steps with a continued candidate: how many of their candidates are. Forgotten all at once
+  // past the limit, which only weakens the tie-break.
+  std::unordered_map<std::int64_t, std::uint32_t> continued_steps_;
 };
 
 /// Undoes the continuation marks of the steps being written unless they were committed.

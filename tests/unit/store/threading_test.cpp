@@ -329,6 +329,30 @@ TEST_F(ThreadingTest, IdenticalCandidatesOfOneStepEachGetAChild) {
   EXPECT_EQ(forks[1].child_count, 2);
 }
 
+TEST_F(ThreadingTest, IdenticalRunsThatContinueOneOfTwoCandidatesEachKeepTheirOwnTree) {
+  // Two runs ask the same thing at once, two identical candidates each, and each continues
+  // one. The oldest open candidate is the first run's second one: a sibling of a continued
+  // candidate loses to a step that nothing continues yet.
+  const Json m1 = memoryOf("greedy", 2);
+  for (const char* run : {"a", "b"}) {
+    add(request(std::string(run) + "1", {input(0, "user", "go", memoryOf("g", 0), 2)}),
+        Json::array({callOutput(std::string(run) + "1", 0, 0, m1, "sw1"),
+                     callOutput(std::string(run) + "1", 0, 1, m1, "sw1")}));
+  }
+  for (const char* run : {"a", "b"}) {
+    add(request(std::string(run) + "2", {input(0, "env", kPressed, m1)}),
+        Json::array({sayOutput(std::string(run) + "2", 0, 0, memoryOf(run, 4), "done")}));
+  }
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 0));
+  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[1], 0));
+  EXPECT_EQ(steps[3].parent_ambiguity, 4) << "four candidates carried that memory";
+  EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 2u);
+}
+
 TEST_F(ThreadingTest, ReindexRebuildsTheConversationsAndRefusesAnOpenSession) {
   const Json m0 = Json{{"history", Json::array()}};
   const Json m1 = memoryOf("same", 2);
