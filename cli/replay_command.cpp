@@ -161,6 +161,9 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
                    "Only log misses; never write to the archive");
   replay->add_flag("--a2a-ignore-message-id", config.replay.a2a_ignore_message_id,
                    "Leave A2A message ids out of the key (callers that mint new ones)");
+  replay->add_flag("--rewind-on-info", config.replay.rewind_on_info,
+                   "Serve every recording from its first answer again on each GET /v1/info, "
+                   "which BENCH sends once per run (one caller at a time)");
   // recorded, fast or a factor of the recorded times; checked when parsed.
   const CLI::Validator pace(
       [](const std::string& text) {

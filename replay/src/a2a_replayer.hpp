@@ -34,6 +34,12 @@ class A2aReplayer {
 
   ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
 
+  /// Every call serves its first recorded answer next.
+  void rewind() {
+    std::lock_guard lock(mutex_);
+    queues_.rewind();
+  }
+
   std::size_t exchangeCount() const { return recorded_.size(); }
 
   /// Empty when the memo is off (ReplayOptions::memo_bytes 0).

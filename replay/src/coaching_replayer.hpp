@@ -25,6 +25,12 @@ class CoachingReplayer {
   ReplayOutcome respond(protocol::magma::Route route, const protocol::HttpRequest& request,
                         const Forwarder* forward);
 
+  /// Every coaching request serves its first recorded answer next.
+  void rewind() {
+    std::lock_guard lock(mutex_);
+    queues_.rewind();
+  }
+
  private:
   struct Recorded {
     std::int64_t exchange_id = 0;

@@ -27,6 +27,8 @@ using magma::Route;
 /// Replay's own status route. Real agents answer 404 there; callers that probe for it know
 /// they talk to a replay.
 constexpr std::string_view kStatusPath = "/_agentvcr/replay";
+/// Puts every cursor back at the first recorded answer (docs/replay.md, "Repeating a run").
+constexpr std::string_view kRewindPath = "/_agentvcr/replay/rewind";
 
 bool isCoachingPath(const std::string& path) {
   return path == "/v1/coaching" || path.starts_with("/v1/coaching/sessions/");
@@ -144,8 +146,9 @@ class Replayer::Impl {
 
   ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward) {
     ReplayOutcome outcome = route(request, forward);
-    if (protocol::pathOfTarget(request.target) == kStatusPath) {
-      return outcome;  // asking for the counters does not change them
+    const std::string_view path = protocol::pathOfTarget(request.target);
+    if (path == kStatusPath || path == kRewindPath) {
+      return outcome;  // neither is a request to the agent: the counters stay
     }
     std::lock_guard<std::mutex> lock(stats_mutex_);
     ++stats_.requests;
@@ -182,6 +185,9 @@ class Replayer::Impl {
         outcome.reply = identity_.health();
         return outcome;
       case Route::Info:
+        if (options_.rewind_on_info) {
+          rewind();
+        }
         outcome.reply = identity_.info();
         return outcome;
       case Route::Responses:
@@ -202,13 +208,25 @@ class Replayer::Impl {
     const std::string path(protocol::pathOfTarget(request.target));
     if (path == kStatusPath && request.method == "GET") {
       outcome.reply = detail::jsonReply(200, statusBody());
-    } else if (path == "/health" || path == "/v1/info" || path == "/v1/responses" ||
-               (coaching_served && isCoachingPath(path))) {
+    } else if (path == kRewindPath && request.method == "POST") {
+      rewind();
+      outcome.reply = detail::jsonReply(200, statusBody());
+    } else if (path == kRewindPath || path == "/health" || path == "/v1/info" ||
+               path == "/v1/responses" || (coaching_served && isCoachingPath(path))) {
       outcome.reply = detail::jsonReply(405, protocol::detailBody("Method Not Allowed"));
     } else {
       outcome.reply = detail::jsonReply(404, protocol::detailBody("Not Found"));
     }
     return outcome;
+  }
+
+  /// Every cursor back at the first recorded answer, MAGMA, coaching and A2A alike.
+  void rewind() {
+    responses_.rewind();
+    coaching_.rewind();
+    a2a_.rewind();
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    ++stats_.rewinds;
   }
 
   std::string statusBody() const {
@@ -223,6 +241,8 @@ class Replayer::Impl {
     body["misses"] = now.misses;
     body["forwarded"] = now.forwarded;
     body["invalid"] = now.invalid;
+    body["rewinds"] = now.rewinds;
+    body["rewind_on_info"] = options_.rewind_on_info;
     body["pace"] = {{"answers", options_.answer_pace}, {"streams", options_.stream_pace}};
     body["memo"] = nullptr;
     if (auto responses = responses_.memoStats()) {

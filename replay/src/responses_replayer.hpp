@@ -23,6 +23,12 @@ class ResponsesReplayer {
 
   ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
 
+  /// Every input serves its first recorded answer next.
+  void rewind() {
+    std::lock_guard lock(index_mutex_);
+    index_.rewind();
+  }
+
   std::size_t stepCount() const { return index_.stepCount(); }
 
   std::size_t keyCount() const { return index_.keyCount(); }

@@ -148,6 +148,70 @@ TEST_F(ReplayRoutesTest, RepeatedInputsAreServedInRecordedOrderThenTheLastAgain)
               ::testing::ElementsAre("answer 1", "answer 2"));
 }
 
+// The counting agent answers the same input otherwise each time, as a sampling agent does: a
+// second run gets the first run's answers only from a rewind.
+TEST_F(ReplayRoutesTest, ARewindServesTheSameRunAgain) {
+  recordFromFake([](net::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}));
+    client.postJson("/v1/responses", requestBody("r2", {0}));
+    client.send("POST", "/v1/coaching", coachingRequest("run-1", "c1"));
+    client.send("POST", "/v1/coaching", coachingRequest("run-1", "c2"));
+  });
+  startReplay();
+  auto client = replayClient();
+  const auto run = [&] {
+    std::vector<std::string> answers;
+    for (const char* id : {"a", "b", "c"}) {
+      answers.push_back(says(client.postJson("/v1/responses", requestBody(id, {7})).body).at(0));
+    }
+    for (const char* id : {"d", "e"}) {
+      const auto coached = client.send("POST", "/v1/coaching", coachingRequest("run-9", id));
+      answers.push_back(std::to_string(coached.status) + " " + coached.body);
+    }
+    return answers;
+  };
+  const std::vector<std::string> first = run();
+  EXPECT_EQ(first[0], "answer 1");
+  EXPECT_EQ(first[1], "answer 2");
+  EXPECT_EQ(first[2], "answer 2") << "used up: the last again";
+  EXPECT_NE(first[3], first[4]) << "each coaching answer names its own request id";
+  EXPECT_EQ(run()[0], "answer 2") << "no rewind, no second run";
+
+  EXPECT_EQ(client.get("/_agentvcr/replay/rewind").status, 405);
+  const auto rewound = client.send("POST", "/_agentvcr/replay/rewind");
+  ASSERT_EQ(rewound.status, 200);
+  EXPECT_EQ(Json::parse(rewound.body)["rewinds"], 1);
+  std::vector<std::string> again = run();
+  // Coaching answers carry the live request id, the same in both runs.
+  EXPECT_EQ(again, first);
+
+  EXPECT_EQ(client.get("/v1/info").status, 200);
+  EXPECT_EQ(run()[0], "answer 2") << "GET /v1/info rewinds only with --rewind-on-info";
+  const auto status = Json::parse(client.get("/_agentvcr/replay").body);
+  EXPECT_EQ(status["rewinds"], 1);
+  EXPECT_EQ(status["requests"], 4 * 5 + 1) << "the rewinds and status asks are not requests";
+}
+
+TEST_F(ReplayRoutesTest, RewindOnInfoGivesEveryRunTheSameAnswers) {
+  recordFromFake([](net::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}));
+    client.postJson("/v1/responses", requestBody("r2", {0}));
+  });
+  startReplay([](services::ReplayServiceConfig& config) { config.replay.rewind_on_info = true; });
+  // One BENCH run after another against one replay process, each starting with its probe.
+  for (int bench_run = 0; bench_run < 3; ++bench_run) {
+    auto client = replayClient();
+    ASSERT_EQ(client.get("/v1/info").status, 200);
+    EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("a", {bench_run})).body),
+                ::testing::ElementsAre("answer 1"))
+        << "run " << bench_run;
+    EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("b", {bench_run})).body),
+                ::testing::ElementsAre("answer 2"))
+        << "run " << bench_run;
+  }
+  EXPECT_EQ(Json::parse(replayClient().get("/_agentvcr/replay").body)["rewinds"], 3);
+}
+
 TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
   recordFromFake(
       [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });

@@ -20,6 +20,21 @@ TEST(RecordedQueues, ServesInRecordedOrderThenRepeatsTheLast) {
   EXPECT_EQ(queues.take(7), "third");
 }
 
+TEST(RecordedQueues, ARewindServesEveryKeyFromItsFirstItemAgain) {
+  RecordedQueues<std::string> queues;
+  queues.add(7, "first");
+  queues.add(7, "second");
+  queues.add(8, "only");
+  EXPECT_EQ(queues.take(7), "first");
+  EXPECT_EQ(queues.take(7), "second");
+  EXPECT_EQ(queues.take(8), "only");
+  queues.rewind();
+  EXPECT_EQ(queues.take(7), "first");
+  EXPECT_EQ(queues.take(8), "only");
+  EXPECT_EQ(queues.take(7), "second");
+  EXPECT_EQ(queues.take(7), "second");
+}
+
 TEST(RecordedQueues, ASingleItemIsServedEveryTime) {
   RecordedQueues<int> queues;
   queues.add(1, 42);

@@ -33,6 +33,14 @@ class RecordedQueues {
     return slot.items.back();
   }
 
+  /// Puts every key's cursor back at its first item: the same take() calls as before give the
+  /// same items again.
+  void rewind() {
+    for (auto& [key, slot] : slots_) {
+      slot.next = 0;
+    }
+  }
+
   std::size_t keyCount() const { return slots_.size(); }
 
  private:

@@ -50,6 +50,9 @@ class ReplayIndex {
   /// The next step recorded under `key`, or empty on a miss.
   std::optional<RecordedStep> take(std::uint64_t key) { return steps_.take(key); }
 
+  /// Every key serves its first recorded step next.
+  void rewind() { steps_.rewind(); }
+
   /// The recorded step sharing the most with an input that missed (memory and instruction
   /// weigh most, then tools and attributes, then extra_keys and num_outputs), the earliest on
   /// ties; empty when no recorded step shares more than extra_keys or num_outputs, which say

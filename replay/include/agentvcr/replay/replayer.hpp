@@ -68,6 +68,9 @@ struct ReplayOptions {
   double stream_pace = kRecordedPace;
   /// The request memo's budget (docs/replay.md, "The memo"); 0 turns it off.
   std::size_t memo_bytes = kDefaultMemoBytes;
+  /// Every `GET /v1/info` rewinds, as `POST /_agentvcr/replay/rewind` does: BENCH asks it once
+  /// at the start of each run, so each run of one caller gets the same answers.
+  bool rewind_on_info = false;
   static constexpr std::size_t kDefaultMemoBytes = std::size_t{64} << 20;
 };
 
@@ -110,6 +113,7 @@ struct ReplayStats {
   std::uint64_t misses = 0;
   std::uint64_t forwarded = 0;
   std::uint64_t invalid = 0;  ///< requests answered 422
+  std::uint64_t rewinds = 0;  ///< times every cursor went back to the first recorded answer
 };
 
 /// The deterministic mock agent. Loads the replay index of the selected recorded steps, the
