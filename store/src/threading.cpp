@@ -15,8 +15,6 @@ int affinity(const ThreadLink& link, const ThreadStep& step, bool untouched) {
   return (link.source_id == step.source_id ? 4 : 0) + (same_client ? 2 : 0) + (untouched ? 1 : 0);
 }
 
-constexpr int kBestAffinity = 7;
-
 /// False when the step's request began before the candidate's answer existed: that step
 /// cannot carry its memory. Unknown times never exclude.
 bool answeredBefore(const ThreadLink& link, const ThreadStep& step) {
@@ -47,8 +45,11 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
   Matches& matches = it->second;
   const std::vector<Entry>& entries = matches.entries;
   decision.ambiguity = static_cast<std::int64_t>(entries.size());
-  // One-to-one: the oldest candidate not yet continued, answered before the step was asked,
-  // with the best affinity. The scan starts past the continued prefix.
+  // One-to-one: a candidate not yet continued, answered before the step was asked, with the
+  // best affinity; of those, the one answered last before the step was asked, since a caller
+  // sends its next step right after its answer (steps are decided in the order their
+  // exchanges completed, which is not the order they began); the oldest when times are equal
+  // or unknown. The scan starts past the continued prefix.
   std::size_t chosen = entries.size();
   int chosen_affinity = -1;
   for (std::size_t k = matches.open; k < entries.size(); ++k) {
@@ -57,29 +58,47 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
       continue;
     }
     const int a = affinity(e.link, step, untouched(e.link));
-    if (a > chosen_affinity) {
+    if (a > chosen_affinity ||
+        (a == chosen_affinity && e.link.answered_ns > entries[chosen].link.answered_ns)) {
       chosen = k;
       chosen_affinity = a;
-      if (a == kBestAffinity) {
-        break;
-      }
     }
   }
-  if (chosen != entries.size()) {
+  // A candidate already continued that fits better by input id and connection than any open
+  // one is where the step comes from: a retry after an error, or a re-ask, from the caller's
+  // own state. The newest such.
+  std::size_t again = entries.size();
+  int again_affinity = -1;
+  for (std::size_t k = entries.size(); k-- > 0;) {
+    const Entry& e = entries[k];
+    if (!e.continued || !answeredBefore(e.link, step)) {
+      continue;
+    }
+    const int a = affinity(e.link, step, false);
+    if (a > again_affinity) {
+      again = k;
+      again_affinity = a;
+    }
+  }
+  const bool open_fits_as_well =
+      chosen != entries.size() && chosen_affinity / 2 >= again_affinity / 2;
+  if (chosen != entries.size() && (again == entries.size() || open_fits_as_well)) {
     decision.parent = entries[chosen].link;
     markContinued(step.memory_hash, matches, chosen);
     return decision;
   }
-  // Every match is continued: the step is a second child (a re-ask from the same state, a
-  // retry after an error), of the newest match with the best affinity.
+  if (again != entries.size()) {
+    decision.parent = entries[again].link;
+    return decision;
+  }
+  // Nothing was answered before the step was asked, by the times recorded: the step is a
+  // second child of the newest match with the best affinity.
+  chosen_affinity = -1;
   for (std::size_t k = entries.size(); k-- > 0;) {
     const int a = affinity(entries[k].link, step, false);
     if (a > chosen_affinity) {
       chosen = k;
       chosen_affinity = a;
-      if (a == kBestAffinity) {
-        break;
-      }
     }
   }
   decision.parent = entries[chosen].link;

@@ -52,7 +52,7 @@ struct ThreadDecision {
 /// step until every match is continued; bounded, oldest forgotten first. Among the candidates
 /// a step may continue it prefers, in this order: the same input id, the same connection, a
 /// step none of whose candidates is continued yet (so that identical runs each get a tree of
-/// their own), the oldest.
+/// their own), the answer given last before the step was asked, the oldest.
 class ThreadingIndex {
  public:
   explicit ThreadingIndex(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}

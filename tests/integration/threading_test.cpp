@@ -2,6 +2,7 @@
 // same episodes at once, each on its own connection, in front of the scripted agent.
 
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -31,13 +32,14 @@ const std::vector<std::vector<std::string>> kEpisodes = {
     {"Please press sw1", "Please press sw3"}};
 
 std::string benchBody(const std::string& request_id, std::int64_t id, const std::string& type,
-                      const std::string& content, const ordered_json& memory) {
+                      const std::string& content, const ordered_json& memory,
+                      std::int64_t num_outputs = 1) {
   ordered_json input = {{"id", id},
                         {"instruction", {{"type", type}, {"content", content}}},
                         {"tools", kTools},
                         {"attributes", kAttributes},
                         {"memory", memory},
-                        {"num_outputs", 1},
+                        {"num_outputs", num_outputs},
                         {"extra_keys", {{"inference_mode", true}}}};
   return protocol::pythonJsonDumps(
       ordered_json{{"request_id", request_id}, {"inputs", ordered_json::array({input})}},
@@ -61,20 +63,36 @@ class ThreadingProxyTest : public ProxyTest {
                [](proxy::RecordingProxyConfig& config) { config.server.threads = 4; });
   }
 
-  /// One BENCH-like caller on its own connection: the episodes in order, each numbering its
-  /// input `id_of(episode)`, the memory echoed back. Returns the steps sent per episode.
+  /// How a caller talks to the recorder.
+  struct CallerStyle {
+    bool equal_ids = true;  ///< every input numbered 0, or each caller's episodes apart
+    /// A new TCP connection for every request, as BENCH's client closes each one after its
+    /// answer; otherwise one connection kept for the whole run.
+    bool connection_per_request = false;
+    /// The two-step episode's first step asks two candidates, and the caller continues the
+    /// first, as a GEN-like caller may.
+    bool two_candidates = false;
+  };
+
+  /// One BENCH-like caller: the episodes in order, each numbering its input `id_of(episode)`,
+  /// the memory echoed back. Returns the steps sent per episode.
   std::vector<int> runCaller(const std::string& name,
-                             const std::function<std::int64_t(std::size_t)>& id_of) {
-    net::HttpClient client = this->client();
+                             const std::function<std::int64_t(std::size_t)>& id_of,
+                             const CallerStyle& style) {
+    std::optional<net::HttpClient> kept;
     std::vector<int> steps;
     int request = 0;
     for (std::size_t e = 0; e < kEpisodes.size(); ++e) {
       ordered_json memory = {{"history", ordered_json::array()}};
       int sent = 0;
       auto ask = [&](const std::string& type, const std::string& content) {
-        auto reply = client.postJson(
-            "/v1/responses",
-            benchBody(name + "-" + std::to_string(request++), id_of(e), type, content, memory));
+        const std::int64_t num_outputs = style.two_candidates && e == 1 && sent == 0 ? 2 : 1;
+        if (!kept || style.connection_per_request) {
+          kept.emplace("127.0.0.1", proxyPort());
+        }
+        auto reply = kept->postJson(
+            "/v1/responses", benchBody(name + "-" + std::to_string(request++), id_of(e), type,
+                                       content, memory, num_outputs));
         ++sent;
         ordered_json outputs = ordered_json::parse(reply.body);
         memory = outputs[0]["memory"];
@@ -92,14 +110,17 @@ class ThreadingProxyTest : public ProxyTest {
   }
 
   /// Eight callers at once; checks each ran 1, 2, 3, 4 steps.
-  void runEightCallers(bool equal_ids) {
+  void runEightCallers(const CallerStyle& style) {
     std::vector<std::thread> callers;
     std::vector<std::vector<int>> steps(8);
     for (std::size_t c = 0; c < 8; ++c) {
       callers.emplace_back([&, c] {
-        steps[c] = runCaller("caller" + std::to_string(c), [&](std::size_t e) {
-          return equal_ids ? std::int64_t{0} : static_cast<std::int64_t>(c * 10 + e);
-        });
+        steps[c] = runCaller(
+            "caller" + std::to_string(c),
+            [&](std::size_t e) {
+              return style.equal_ids ? std::int64_t{0} : static_cast<std::int64_t>(c * 10 + e);
+            },
+            style);
       });
     }
     for (std::thread& t : callers) {
@@ -130,17 +151,29 @@ class ThreadingProxyTest : public ProxyTest {
 const std::map<std::int64_t, int> kEightOfEach = {{1, 8}, {2, 8}, {3, 8}, {4, 8}};
 
 TEST_F(ThreadingProxyTest, EightIdenticalCallersWithEqualIdsThreadIntoEightOfEachEpisode) {
-  runEightCallers(true);
+  runEightCallers(CallerStyle{});
   EXPECT_EQ(conversationShapes(), kEightOfEach);
 }
 
 TEST_F(ThreadingProxyTest, EightIdenticalCallersWithDistinctIdsThreadIntoEightOfEachEpisode) {
-  runEightCallers(false);
+  CallerStyle distinct_ids;
+  distinct_ids.equal_ids = false;
+  runEightCallers(distinct_ids);
+  EXPECT_EQ(conversationShapes(), kEightOfEach);
+}
+
+// Nothing but the rule tells these runs apart: equal ids, a client address that never repeats,
+// two identical candidates of which one is continued. Each run must still get its own tree.
+TEST_F(ThreadingProxyTest, NewConnectionsAndAContinuedOneOfTwoCandidatesThreadIntoEachRun) {
+  CallerStyle bench_like;
+  bench_like.connection_per_request = true;
+  bench_like.two_candidates = true;
+  runEightCallers(bench_like);
   EXPECT_EQ(conversationShapes(), kEightOfEach);
 }
 
 TEST_F(ThreadingProxyTest, ReindexRethreadsAnArchiveThreadedByTheNewestMatch) {
-  runEightCallers(true);
+  runEightCallers(CallerStyle{});
   const std::int64_t session = proxy_->sessionId();
   ASSERT_EQ(conversationShapes(), kEightOfEach);
   cli::ReindexCommand command;

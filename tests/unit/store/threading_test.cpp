@@ -243,9 +243,11 @@ TEST_F(ThreadingTest, IdenticalEpisodesAtOnceEachContinueTheirOwnCandidate) {
   std::vector<StepRow> steps = allSteps(r);
   ASSERT_EQ(steps.size(), 16u);
   for (std::size_t k = 0; k < 8; ++k) {
-    // Oldest first: the k-th second step continues the k-th first step.
-    EXPECT_EQ(steps[8 + k].parent_candidate_id, candidateOf(r, steps[k], 0)) << k;
-    EXPECT_EQ(steps[8 + k].conversation_id, steps[k].conversation_id) << k;
+    // Each takes the answer given last before it was sent that no other step took: every
+    // second step was sent after all eight answers, so the first takes the eighth answer, the
+    // second the seventh...
+    EXPECT_EQ(steps[8 + k].parent_candidate_id, candidateOf(r, steps[7 - k], 0)) << k;
+    EXPECT_EQ(steps[8 + k].conversation_id, steps[7 - k].conversation_id) << k;
     EXPECT_EQ(steps[8 + k].parent_ambiguity, 8) << k;
   }
   std::vector<ConversationRow> conversations = r.conversations(recorder_->sessionId());
@@ -331,8 +333,9 @@ TEST_F(ThreadingTest, IdenticalCandidatesOfOneStepEachGetAChild) {
 
 TEST_F(ThreadingTest, IdenticalRunsThatContinueOneOfTwoCandidatesEachKeepTheirOwnTree) {
   // Two runs ask the same thing at once, two identical candidates each, and each continues
-  // one. The oldest open candidate is the first run's second one: a sibling of a continued
-  // candidate loses to a step that nothing continues yet.
+  // one. After the first next step took one of the second run's candidates (the answer given
+  // last), its sibling is the newest open candidate: it loses to the first run's step, which
+  // nothing continues yet.
   const Json m1 = memoryOf("greedy", 2);
   for (const char* run : {"a", "b"}) {
     add(request(std::string(run) + "1", {input(0, "user", "go", memoryOf("g", 0), 2)}),
@@ -347,8 +350,8 @@ TEST_F(ThreadingTest, IdenticalRunsThatContinueOneOfTwoCandidatesEachKeepTheirOw
 
   std::vector<StepRow> steps = allSteps(r);
   ASSERT_EQ(steps.size(), 4u);
-  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[0], 0));
-  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[1], 0));
+  EXPECT_EQ(steps[2].parent_candidate_id, candidateOf(r, steps[1], 0));
+  EXPECT_EQ(steps[3].parent_candidate_id, candidateOf(r, steps[0], 0));
   EXPECT_EQ(steps[3].parent_ambiguity, 4) << "four candidates carried that memory";
   EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 2u);
 }
