@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "magma_output.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -150,20 +151,7 @@ FakeReply agent(const protocol::HttpRequest& request, bool sampling, std::atomic
         said += " #" + std::to_string(draws++);
       }
       memory["h"].push_back(said);
-      ordered_json out = {{"request_id", body["request_id"]},
-                          {"source_id", input["id"]},
-                          {"candidate_index", k},
-                          {"status", fail ? "error" : "completed"},
-                          {"memory", fail ? input["memory"] : memory},
-                          {"internal_steps", ordered_json::array()},
-                          {"output", nullptr},
-                          {"error", nullptr}};
-      if (fail) {
-        out["error"] = {{"code", "invalid_output"}, {"message", "rejected"}, {"component", "x"}};
-      } else {
-        out["output"] = {{"say", said}, {"tool_calls", ordered_json::array()}};
-      }
-      outputs.push_back(out);
+      outputs.push_back(magmaOutput(body, input, k, memory, fail, said));
     }
   }
   return FakeReply::http(200, outputs.dump());

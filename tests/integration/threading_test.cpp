@@ -12,6 +12,7 @@
 #include "agentvcr/cli/reindex_command.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "demo_recording.hpp"
+#include "magma_output.hpp"
 #include "proxy_fixture.hpp"
 
 namespace agentvcr::testing {
@@ -224,22 +225,7 @@ FakeReply fakeAgent(const protocol::HttpRequest& request, bool stateless, bool& 
     const bool fail = !failed && content.find("flaky") != std::string::npos;
     failed = failed || fail;
     for (std::int64_t k = 0; k < input["num_outputs"].get<std::int64_t>(); ++k) {
-      ordered_json out = {{"request_id", body["request_id"]},
-                          {"source_id", input["id"]},
-                          {"candidate_index", k},
-                          {"status", fail ? "error" : "completed"},
-                          {"memory", fail ? input["memory"] : memory},
-                          {"internal_steps", ordered_json::array()},
-                          {"output", nullptr},
-                          {"error", nullptr}};
-      if (fail) {
-        out["error"] = {{"code", "invalid_output"},
-                        {"message", "Model parser rejected its raw response"},
-                        {"component", "commander"}};
-      } else {
-        out["output"] = {{"say", "ok"}, {"tool_calls", ordered_json::array()}};
-      }
-      outputs.push_back(out);
+      outputs.push_back(magmaOutput(body, input, k, memory, fail, "ok"));
     }
   }
   return FakeReply::http(200, outputs.dump());
