@@ -114,6 +114,27 @@ TEST_F(RecorderTest, HeadersComeBackAsRelayedWhateverTheirCharacters) {
   EXPECT_EQ(row->response_headers[0].value, "caf\xef\xbf\xbd");  // stored as valid JSON text
 }
 
+TEST_F(RecorderTest, ABatchIsNumberedInTheOrderItsRequestsBegan) {
+  // A caller's next request, relayed by another thread, can reach the capture before the
+  // exchange that answered it.
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};  // one batch unless flushed
+  Recorder recorder(path_, testSession("order"), options);
+  const protocol::Exchange answered = httpExchange("POST", "/first");
+  const protocol::Exchange next = httpExchange("POST", "/next");
+  ASSERT_LT(answered.started_ns, next.started_ns);
+  submit(recorder, next);
+  submit(recorder, answered);
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].target, "/first");
+  EXPECT_EQ(rows[0].seq, 0);
+  EXPECT_EQ(rows[1].target, "/next");
+}
+
 TEST_F(RecorderTest, FlushMakesExchangesVisibleToAConcurrentReader) {
   Recorder recorder(path_, testSession("visible"), testOptions());
   ArchiveReader reader(path_);  // opened while the recorder runs

@@ -135,7 +135,7 @@ struct TimedInternalStep {
 struct ExchangeRow {
   std::int64_t id = 0;
   std::int64_t session_id = 0;
-  std::int64_t seq = 0;  ///< 0, 1, 2... in commit order within the session
+  std::int64_t seq = 0;  ///< 0, 1, 2... in capture order within the session (docs/schema.md)
   std::string client_address;
   std::string method;
   std::string target;
