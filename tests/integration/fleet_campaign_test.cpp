@@ -31,6 +31,7 @@
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr_process.hpp"
 #include "delaying_relay.hpp"
+#include "env_number.hpp"
 #include "fake_upstream.hpp"
 #include "fleet_fixture.hpp"
 #include "store_test_support.hpp"
@@ -41,11 +42,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Json = nlohmann::json;
-
-std::uint64_t envNumber(const char* name, std::uint64_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::stoull(value) : fallback;
-}
 
 /// `ns` since the epoch as a timestamptz PostgreSQL reads, one microsecond later: a prune
 /// before it takes the session that started at `ns`.

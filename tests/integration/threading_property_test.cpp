@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "env_number.hpp"
 #include "magma_output.hpp"
 #include "proxy_fixture.hpp"
 
@@ -384,15 +385,10 @@ std::vector<std::string> forest(const std::map<std::pair<std::string, int>, std:
   return trees;
 }
 
-std::uint32_t envNumber(const char* name, std::uint32_t fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? static_cast<std::uint32_t>(std::stoul(value))
-                                            : fallback;
-}
-
 TEST_F(ThreadingPropertyTest, DISABLED_ArchivedLinksAgreeWithWhatEveryCallerDid) {
-  const std::uint32_t first = envNumber("AGENTVCR_THREADING_SEED", std::random_device{}());
-  const std::uint32_t seeds = envNumber("AGENTVCR_THREADING_SEEDS", 200);
+  const auto first =
+      static_cast<std::uint32_t>(envNumber("AGENTVCR_THREADING_SEED", std::random_device{}()));
+  const auto seeds = static_cast<std::uint32_t>(envNumber("AGENTVCR_THREADING_SEEDS", 200));
   std::cout << "threading property: seeds " << first << ".." << first + seeds - 1
             << " (replay one with AGENTVCR_THREADING_SEED=N AGENTVCR_THREADING_SEEDS=1)"
             << std::endl;
