@@ -189,7 +189,8 @@ std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Jso
   return a2a::callKey(request.method, request.target, body, key_options);
 }
 
-ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward) {
+ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward,
+                                   std::string_view scope) {
   if (request.method == "GET") {
     return answerCard(request);
   }
@@ -211,7 +212,7 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
   std::optional<std::size_t> index;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    index = queues_.take(key);
+    index = queues_.take(key, scope);
   }
   ReplayOutcome outcome;
   if (index) {

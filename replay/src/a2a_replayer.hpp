@@ -32,12 +32,13 @@ class A2aReplayer {
   /// A2A calls were recorded (a body that does not parse still gets the recorded parse error).
   bool serves(const protocol::HttpRequest& request) const;
 
-  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
+  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward,
+                        std::string_view scope);
 
-  /// Every call serves its first recorded answer next.
-  void rewind() {
+  /// Every call serves its first recorded answer next: in `scope`, or everywhere.
+  void rewind(std::optional<std::string_view> scope) {
     std::lock_guard lock(mutex_);
-    queues_.rewind();
+    scope ? queues_.rewind(*scope) : queues_.rewind();
   }
 
   std::size_t exchangeCount() const { return recorded_.size(); }

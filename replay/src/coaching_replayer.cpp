@@ -128,7 +128,7 @@ CoachingReplayer::CoachingReplayer(ReaderPool& readers, const ReplayOptions& opt
 }
 
 ReplayOutcome CoachingReplayer::respond(Route route, const protocol::HttpRequest& request,
-                                        const Forwarder* forward) {
+                                        const Forwarder* forward, std::string_view scope) {
   ReplayOutcome outcome;
   std::string request_id;
   if (auto invalid = invalidBody(route, request.body, request_id)) {
@@ -140,7 +140,7 @@ ReplayOutcome CoachingReplayer::respond(Route route, const protocol::HttpRequest
   std::optional<std::size_t> index;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    index = queues_.take(key);
+    index = queues_.take(key, scope);
   }
   if (index) {
     const Recorded& taken = recorded_[*index];

@@ -23,12 +23,12 @@ class CoachingReplayer {
   bool recorded() const { return !recorded_.empty(); }
 
   ReplayOutcome respond(protocol::magma::Route route, const protocol::HttpRequest& request,
-                        const Forwarder* forward);
+                        const Forwarder* forward, std::string_view scope);
 
-  /// Every coaching request serves its first recorded answer next.
-  void rewind() {
+  /// Every coaching request serves its first recorded answer next: in `scope`, or everywhere.
+  void rewind(std::optional<std::string_view> scope) {
     std::lock_guard lock(mutex_);
-    queues_.rewind();
+    scope ? queues_.rewind(*scope) : queues_.rewind();
   }
 
  private:

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +31,37 @@ using magma::Route;
 constexpr std::string_view kStatusPath = "/_agentvcr/replay";
 /// Puts every cursor back at the first recorded answer (docs/replay.md, "Repeating a run").
 constexpr std::string_view kRewindPath = "/_agentvcr/replay/rewind";
+
+/// Names the caller's scope: cursors of its own (docs/replay.md, "Scopes").
+constexpr std::string_view kScopeHeader = "X-Agentvcr-Scope";
+/// Scopes live at once, each holding a cursor per input it asked: bounded, as callers name them.
+constexpr std::size_t kMaxScopes = 256;
+
+/// 1 to 64 letters, digits, '-', '.', '_' or '~': a header value and a query value as it is.
+bool isScopeName(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
+  });
+}
+
+constexpr const char* kScopeNameRule =
+    "a scope is named by 1 to 64 letters, digits, '-', '.', '_' or '~'";
+
+/// The value of `name` in the query of `target`, as written; empty when it is not there.
+std::optional<std::string_view> queryValue(std::string_view target, std::string_view name) {
+  const std::size_t question = target.find('?');
+  std::string_view query = question == std::string_view::npos ? "" : target.substr(question + 1);
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.starts_with(name) && pair.size() > name.size() && pair[name.size()] == '=') {
+      return pair.substr(name.size() + 1);
+    }
+    query = amp == std::string_view::npos ? "" : query.substr(amp + 1);
+  }
+  return std::nullopt;
+}
 
 bool isCoachingPath(const std::string& path) {
   return path == "/v1/coaching" || path.starts_with("/v1/coaching/sessions/");
@@ -145,7 +178,23 @@ class Replayer::Impl {
         })) {}
 
   ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward) {
-    ReplayOutcome outcome = route(request, forward);
+    const protocol::HeaderField* named = protocol::findHeader(request.headers, kScopeHeader);
+    if (named == nullptr) {
+      return count(request, route(request, forward, {}));
+    }
+    if (const std::optional<std::string> refused = admitScope(named->value)) {
+      ReplayOutcome outcome;
+      outcome.reply = detail::jsonReply(400, protocol::detailBody(*refused));
+      return outcome;
+    }
+    // The scope is replay's business: a request forwarded on a miss goes without it.
+    protocol::HttpRequest unscoped = request;
+    unscoped.headers.erase(unscoped.headers.begin() + (named - request.headers.data()));
+    return count(request, route(unscoped, forward, named->value));
+  }
+
+  /// Counts `outcome` of `request` in the stats, and gives it back.
+  ReplayOutcome count(const protocol::HttpRequest& request, ReplayOutcome outcome) {
     const std::string_view path = protocol::pathOfTarget(request.target);
     if (path == kStatusPath || path == kRewindPath) {
       return outcome;  // neither is a request to the agent: the counters stay
@@ -173,7 +222,8 @@ class Replayer::Impl {
   std::size_t recordedA2aExchanges() const { return a2a_.exchangeCount(); }
 
  private:
-  ReplayOutcome route(const protocol::HttpRequest& request, const Forwarder* forward) {
+  ReplayOutcome route(const protocol::HttpRequest& request, const Forwarder* forward,
+                      std::string_view scope) {
     ReplayOutcome outcome;
     const Route route = magma::routeOf(request.method, request.target);
     // Coaching routes exist only on agents that offer coaching: without a recording of them
@@ -186,22 +236,23 @@ class Replayer::Impl {
         return outcome;
       case Route::Info:
         if (options_.rewind_on_info) {
-          rewind();
+          // A scoped caller's probe rewinds its own scope only.
+          rewind(scope.empty() ? std::nullopt : std::optional(scope));
         }
         outcome.reply = identity_.info();
         return outcome;
       case Route::Responses:
-        return responses_.respond(request, forward);
+        return responses_.respond(request, forward, scope);
       case Route::CoachingPut:
       case Route::CoachingDelete:
       case Route::Coaching:
         if (coaching_served) {
-          return coaching_.respond(route, request, forward);
+          return coaching_.respond(route, request, forward, scope);
         }
         break;
       case Route::None:
         if (a2a_.serves(request)) {
-          return a2a_.respond(request, forward);
+          return a2a_.respond(request, forward, scope);
         }
         break;
     }
@@ -209,8 +260,13 @@ class Replayer::Impl {
     if (path == kStatusPath && request.method == "GET") {
       outcome.reply = detail::jsonReply(200, statusBody());
     } else if (path == kRewindPath && request.method == "POST") {
-      rewind();
-      outcome.reply = detail::jsonReply(200, statusBody());
+      const std::optional<std::string_view> only = queryValue(request.target, "scope");
+      if (only && !isScopeName(*only)) {
+        outcome.reply = detail::jsonReply(400, protocol::detailBody(kScopeNameRule));
+      } else {
+        rewind(only);
+        outcome.reply = detail::jsonReply(200, statusBody());
+      }
     } else if (path == kRewindPath || path == "/health" || path == "/v1/info" ||
                path == "/v1/responses" || (coaching_served && isCoachingPath(path))) {
       outcome.reply = detail::jsonReply(405, protocol::detailBody("Method Not Allowed"));
@@ -220,13 +276,36 @@ class Replayer::Impl {
     return outcome;
   }
 
-  /// Every cursor back at the first recorded answer, MAGMA, coaching and A2A alike.
-  void rewind() {
-    responses_.rewind();
-    coaching_.rewind();
-    a2a_.rewind();
+  /// Every cursor of `scope` (every cursor, when none is given) back at the first recorded
+  /// answer, MAGMA, coaching and A2A alike. A rewound scope is no longer live.
+  void rewind(std::optional<std::string_view> scope = std::nullopt) {
+    responses_.rewind(scope);
+    coaching_.rewind(scope);
+    a2a_.rewind(scope);
+    {
+      std::lock_guard<std::mutex> lock(scopes_mutex_);
+      if (scope) {
+        scopes_.erase(std::string(*scope));
+      } else {
+        scopes_.clear();
+      }
+    }
     std::lock_guard<std::mutex> lock(stats_mutex_);
     ++stats_.rewinds;
+  }
+
+  /// Takes `name` as a live scope; why not when it cannot be one.
+  std::optional<std::string> admitScope(const std::string& name) {
+    if (!isScopeName(name)) {
+      return std::string("X-Agentvcr-Scope: ") + kScopeNameRule;
+    }
+    std::lock_guard<std::mutex> lock(scopes_mutex_);
+    if (scopes_.size() >= kMaxScopes && !scopes_.contains(name)) {
+      return "replay holds " + std::to_string(kMaxScopes) +
+             " live scopes already: POST /_agentvcr/replay/rewind?scope=NAME ends one";
+    }
+    scopes_.insert(name);
+    return std::nullopt;
   }
 
   std::string statusBody() const {
@@ -242,6 +321,10 @@ class Replayer::Impl {
     body["forwarded"] = now.forwarded;
     body["invalid"] = now.invalid;
     body["rewinds"] = now.rewinds;
+    {
+      std::lock_guard<std::mutex> lock(scopes_mutex_);
+      body["scopes"] = scopes_;
+    }
     body["rewind_on_info"] = options_.rewind_on_info;
     body["pace"] = {{"answers", options_.answer_pace}, {"streams", options_.stream_pace}};
     body["memo"] = nullptr;
@@ -260,6 +343,8 @@ class Replayer::Impl {
   detail::IdentityReplies identity_;
   mutable std::mutex stats_mutex_;
   ReplayStats stats_;
+  mutable std::mutex scopes_mutex_;
+  std::set<std::string> scopes_;  ///< live scopes, by name
 };
 
 Replayer::Replayer(const std::string& archive_path, ReplayOptions options)

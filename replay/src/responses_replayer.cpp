@@ -142,7 +142,7 @@ std::optional<ResponsesReplayer::KeyedRequest> ResponsesReplayer::remembered(std
 }
 
 ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
-                                         const Forwarder* forward) {
+                                         const Forwarder* forward, std::string_view scope) {
   ReplayOutcome outcome;
   std::string masked;  // the memo's key for this request, once the scan found its ids
   std::optional<KeyedRequest> keyed;
@@ -177,7 +177,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
     // same sequence of requests always meets the same cursors.
     std::lock_guard<std::mutex> lock(index_mutex_);
     for (Slot& slot : slots) {
-      slot.step = index_.take(slot.key);
+      slot.step = index_.take(slot.key, scope);
     }
   }
 

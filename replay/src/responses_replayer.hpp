@@ -21,12 +21,14 @@ class ResponsesReplayer {
   /// recorded input is rebuilt to be keyed again).
   ResponsesReplayer(ReaderPool& readers, const ReplayOptions& options);
 
-  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward);
+  /// Answers `request` from the recording as seen by `scope` (empty: the shared cursors).
+  ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward,
+                        std::string_view scope);
 
-  /// Every input serves its first recorded answer next.
-  void rewind() {
+  /// Every input serves its first recorded answer next: in `scope`, or everywhere.
+  void rewind(std::optional<std::string_view> scope) {
     std::lock_guard lock(index_mutex_);
-    index_.rewind();
+    scope ? index_.rewind(*scope) : index_.rewind();
   }
 
   std::size_t stepCount() const { return index_.stepCount(); }

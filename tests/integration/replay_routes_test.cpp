@@ -2,6 +2,7 @@
 // recorded failures, 422 bodies, coaching routes, identity stand-ins and selections.
 
 #include <atomic>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -210,6 +211,93 @@ TEST_F(ReplayRoutesTest, RewindOnInfoGivesEveryRunTheSameAnswers) {
         << "run " << bench_run;
   }
   EXPECT_EQ(Json::parse(replayClient().get("/_agentvcr/replay").body)["rewinds"], 3);
+}
+
+/// `body` posted to /v1/responses in scope `scope`: the answers' says.
+std::vector<std::string> scopedSays(net::HttpClient& client, const std::string& scope,
+                                    const std::string& body) {
+  const auto reply =
+      client.send("POST", "/v1/responses", body,
+                  {{"Content-Type", "application/json"}, {"X-Agentvcr-Scope", scope}});
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  return says(reply.body);
+}
+
+TEST_F(ReplayRoutesTest, ScopesEachSeeTheRecordingFromTheStartWhateverTheOthersDo) {
+  recordFromFake([](net::HttpClient& client) {
+    client.postJson("/v1/responses", requestBody("r1", {0}));
+    client.postJson("/v1/responses", requestBody("r2", {0}));
+  });
+  startReplay();
+  // Two test runs at once against one replay, each in its own scope, each twice through.
+  std::vector<std::vector<std::string>> seen(2);
+  std::vector<std::thread> tests;
+  for (std::size_t t = 0; t < 2; ++t) {
+    tests.emplace_back([&, t] {
+      auto client = replayClient();
+      for (const char* id : {"a", "b", "c"}) {
+        seen[t].push_back(scopedSays(client, "test-" + std::to_string(t), requestBody(id, {1}))[0]);
+      }
+    });
+  }
+  for (std::thread& t : tests) {
+    t.join();
+  }
+  const std::vector<std::string> run = {"answer 1", "answer 2", "answer 2"};
+  EXPECT_EQ(seen[0], run);
+  EXPECT_EQ(seen[1], run);
+
+  auto client = replayClient();
+  EXPECT_THAT(says(client.postJson("/v1/responses", requestBody("shared", {0})).body),
+              ::testing::ElementsAre("answer 1"))
+      << "the shared cursors never moved";
+  auto status = Json::parse(client.get("/_agentvcr/replay").body);
+  EXPECT_EQ(status["scopes"], Json::array({"test-0", "test-1"}));
+
+  // One scope rewound: it starts again, the other goes on where it was.
+  EXPECT_EQ(client.send("POST", "/_agentvcr/replay/rewind?scope=test-0").status, 200);
+  EXPECT_EQ(scopedSays(client, "test-0", requestBody("d", {1}))[0], "answer 1");
+  EXPECT_EQ(scopedSays(client, "test-1", requestBody("e", {1}))[0], "answer 2");
+  EXPECT_EQ(client.send("POST", "/_agentvcr/replay/rewind?scope=no%20such").status, 400);
+}
+
+TEST_F(ReplayRoutesTest, ABadOrOneTooManyScopeIsAClear400) {
+  recordFromFake(
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  startReplay();
+  auto client = replayClient();
+  for (const std::string& bad : {std::string(""), std::string(65, 'x'), std::string("a b"),
+                                 std::string("caf\xc3\xa9"), std::string("a/b")}) {
+    const auto reply =
+        client.send("POST", "/v1/responses", requestBody("r", {0}), {{"X-Agentvcr-Scope", bad}});
+    EXPECT_EQ(reply.status, 400) << bad;
+    EXPECT_THAT(reply.body, HasSubstr("1 to 64 letters")) << bad;
+  }
+  for (int s = 0; s < 256; ++s) {
+    ASSERT_EQ(scopedSays(client, "t" + std::to_string(s), requestBody("r", {0})).size(), 1u);
+  }
+  const auto refused = client.send("POST", "/v1/responses", requestBody("r", {0}),
+                                   {{"X-Agentvcr-Scope", "one-too-many"}});
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_THAT(refused.body, HasSubstr("256 live scopes"));
+  EXPECT_EQ(client.send("POST", "/_agentvcr/replay/rewind?scope=t7").status, 200);
+  EXPECT_EQ(scopedSays(client, "one-too-many", requestBody("r", {0})).size(), 1u)
+      << "a rewound scope makes room";
+}
+
+TEST_F(ReplayRoutesTest, AForwardedRequestGoesWithoutItsScope) {
+  recordFromFake(
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  FakeUpstream live(
+      [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
+  startReplay([&](services::ReplayServiceConfig& config) {
+    config.replay.on_miss = replay::MissPolicy::Forward;
+    config.upstream = *net::parseUrl(live.url());
+  });
+  auto client = replayClient();
+  EXPECT_EQ(scopedSays(client, "suite-1", requestBody("r", {0}, "never recorded")).size(), 1u);
+  ASSERT_EQ(live.requests().size(), 1u);
+  EXPECT_EQ(protocol::findHeader(live.requests()[0].headers, "X-Agentvcr-Scope"), nullptr);
 }
 
 TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {

@@ -35,6 +35,23 @@ TEST(RecordedQueues, ARewindServesEveryKeyFromItsFirstItemAgain) {
   EXPECT_EQ(queues.take(7), "second");
 }
 
+TEST(RecordedQueues, EachScopeWalksTheRecordingOnItsOwn) {
+  RecordedQueues<std::string> queues;
+  queues.add(7, "first");
+  queues.add(7, "second");
+  EXPECT_EQ(queues.take(7, "a"), "first");
+  EXPECT_EQ(queues.take(7, "a"), "second");
+  EXPECT_EQ(queues.take(7, "b"), "first");
+  EXPECT_EQ(queues.take(7), "first") << "the shared cursor never moved";
+  queues.rewind("a");
+  EXPECT_EQ(queues.take(7, "a"), "first");
+  EXPECT_EQ(queues.take(7, "b"), "second") << "another scope's rewind leaves b alone";
+  queues.rewind();
+  EXPECT_EQ(queues.take(7, "b"), "first");
+  EXPECT_EQ(queues.take(7), "first");
+  EXPECT_EQ(queues.take(8, "a"), std::nullopt);
+}
+
 TEST(RecordedQueues, ASingleItemIsServedEveryTime) {
   RecordedQueues<int> queues;
   queues.add(1, 42);

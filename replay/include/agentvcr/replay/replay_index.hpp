@@ -47,11 +47,16 @@ class ReplayIndex {
   /// Adds a step after those already added under `key` (call in recording order).
   void add(std::uint64_t key, const RecordedStep& step, const InputFeatures& features);
 
-  /// The next step recorded under `key`, or empty on a miss.
-  std::optional<RecordedStep> take(std::uint64_t key) { return steps_.take(key); }
+  /// The next step recorded under `key` for `scope` (empty: shared), or empty on a miss.
+  std::optional<RecordedStep> take(std::uint64_t key, std::string_view scope = {}) {
+    return steps_.take(key, scope);
+  }
 
-  /// Every key serves its first recorded step next.
+  /// Every key serves its first recorded step next, in every scope.
   void rewind() { steps_.rewind(); }
+
+  /// Every key serves its first recorded step next in `scope`.
+  void rewind(std::string_view scope) { steps_.rewind(scope); }
 
   /// The recorded step sharing the most with an input that missed (memory and instruction
   /// weigh most, then tools and attributes, then extra_keys and num_outputs), the earliest on
