@@ -31,6 +31,9 @@ namespace {
 /// writes them, so the capture waits at most this many exchanges' index rows.
 constexpr std::size_t kIndexChunk = 64;
 
+/// How long an exchange handed to the capture stays before it may end a batch (runCapture).
+constexpr std::chrono::milliseconds kSettle{10};
+
 /// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
 /// misses are small and always count as nothing (pushed and popped alike).
 std::size_t bodyBytes(const protocol::Exchange& exchange) {
@@ -214,13 +217,27 @@ class Recorder::Impl {
         }
         // Let a batch gather, unless it is already full or someone waits for it.
         auto someone_waits = [&] { return flush_waiters_ > 0 || !commit_waiters_.empty(); };
-        if (queue_.size() < options_.max_batch && !closing_ && !someone_waits() &&
-            options_.batch_window.count() > 0) {
-          writer_cv_.wait_for(lock, options_.batch_window, [&] {
-            return queue_.size() >= options_.max_batch || closing_ || someone_waits();
-          });
+        auto gathering = [&] {
+          return queue_.size() < options_.max_batch && !closing_ && !someone_waits() &&
+                 options_.batch_window.count() > 0;
+        };
+        if (gathering()) {
+          writer_cv_.wait_for(lock, options_.batch_window, [&] { return !gathering(); });
         }
-        const std::size_t n = std::min(queue_.size(), options_.max_batch);
+        std::size_t n = std::min(queue_.size(), options_.max_batch);
+        if (gathering()) {
+          // What was handed over in the last moment waits for the next batch: an exchange is
+          // handed over once answered, and the caller's next request may overtake it on
+          // another connection; the writer orders a batch by start, so both must share one.
+          writer_cv_.wait_until(lock, queued_at_.front() + kSettle, [&] { return !gathering(); });
+          const auto settled = std::chrono::steady_clock::now() - kSettle;
+          std::size_t ready = 0;
+          while (ready < n && queued_at_[ready] <= settled) {
+            ++ready;
+          }
+          n = gathering() ? std::max<std::size_t>(ready, 1)
+                          : std::min(queue_.size(), options_.max_batch);
+        }
         for (std::size_t i = 0; i < n; ++i) {
           queued_bytes_ -= bodyBytes(queue_.front());
           batch.push_back(std::move(queue_.front()));
