@@ -5,13 +5,6 @@
 //
 // AGENTVCR_THREADING_SEEDS (default 200) seeds run, from AGENTVCR_THREADING_SEED (default a
 // fresh one, printed); scripts/threading-soak runs thousands.
-//
-// Disabled in the default run until the two limits it finds are fixed: about one run in five
-// of 200 seeds fails. (1) The recorder threads exchanges in the order they were handed to it,
-// which is not always the order they happened: a caller that got its answer can send its next
-// request on a new connection, and that exchange can reach the index before the one that
-// answered it; the step then misses its parent. (2) On greedy agents over fresh connections,
-// a step that began early but completed late can find the candidate it needs taken.
 
 #include <algorithm>
 #include <atomic>
@@ -385,7 +378,7 @@ std::vector<std::string> forest(const std::map<std::pair<std::string, int>, std:
   return trees;
 }
 
-TEST_F(ThreadingPropertyTest, DISABLED_ArchivedLinksAgreeWithWhatEveryCallerDid) {
+TEST_F(ThreadingPropertyTest, ArchivedLinksAgreeWithWhatEveryCallerDid) {
   const auto first =
       static_cast<std::uint32_t>(envNumber("AGENTVCR_THREADING_SEED", std::random_device{}()));
   const auto seeds = static_cast<std::uint32_t>(envNumber("AGENTVCR_THREADING_SEEDS", 200));
