@@ -11,13 +11,16 @@ and the JSON paths that differ.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import time
+import urllib.request
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -227,11 +230,28 @@ class AgentvcrProcess:
 class Agent:
     """What the ``agentvcr`` fixture yields: where the agent is, and what it missed."""
 
-    def __init__(self, process: AgentvcrProcess, on_miss: str) -> None:
+    def __init__(self, process: AgentvcrProcess, on_miss: str, test_id: str) -> None:
         self._process = process
         self._start = process.miss_log_size()  # a shared process: only this test's misses
         self._reported = 0
         self.on_miss = on_miss
+        self.scope = scope_name(test_id)
+
+    @property
+    def headers(self) -> Dict[str, str]:
+        """Headers to send with every request: replay gives the test cursors of its own (its
+        scope), so that a test on a shared process sees the recording from its first answer.
+        Empty in record mode, where the live agent would get them."""
+        return {} if self.mode == "record" else {"X-Agentvcr-Scope": self.scope}
+
+    def end_scope(self) -> None:
+        """Rewinds this test's scope on a replay process, which ends it and frees its place."""
+        if self.mode == "record" or self._process.popen.poll() is not None:
+            return
+        rewind = urllib.request.Request(
+            f"{self.url}/_agentvcr/replay/rewind?scope={self.scope}", data=b"", method="POST")
+        with urllib.request.urlopen(rewind, timeout=STOP_TIMEOUT_S):
+            pass
 
     @property
     def url(self) -> str:
@@ -267,6 +287,14 @@ class Agent:
 
 
 AGENT = pytest.StashKey[Agent]()
+
+
+def scope_name(test_id: str) -> str:
+    """A replay scope for the test `test_id`: its name's readable tail and a digest of the whole
+    id, within the 64 letters, digits and '-._~' a scope is named by."""
+    digest = hashlib.sha256(test_id.encode()).hexdigest()[:12]
+    tail = re.sub(r"[^A-Za-z0-9._~-]+", "-", test_id.rsplit("::", 1)[-1]).strip("-")
+    return f"{tail[:48]}-{digest}" if tail else digest
 
 
 def _ids(value: Union[None, int, Sequence[int]], name: str) -> Tuple[int, ...]:
@@ -355,13 +383,14 @@ def agentvcr(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
             process = AgentvcrProcess(target, tmp_path_factory.mktemp("agentvcr-session"),
                                       "pytest session")
             _agentvcr_shared[target] = process
-        agent = Agent(process, on_miss)
+        agent = Agent(process, on_miss, request.node.nodeid)
         request.node.stash[AGENT] = agent
         yield agent
+        agent.end_scope()
         return
     process = AgentvcrProcess(target, tmp_path_factory.mktemp("agentvcr"), request.node.nodeid)
     try:
-        agent = Agent(process, on_miss)
+        agent = Agent(process, on_miss, request.node.nodeid)
         request.node.stash[AGENT] = agent
         yield agent
     finally:
@@ -397,7 +426,7 @@ def describe_misses(misses: Sequence[Miss], archive: Path) -> str:
         lines.append(f"  [{number}] route {miss.route}, request_id {miss.request_id!r}, "
                      f"input {miss.position}{input_id}")
         if miss.input is not None:
-            lines.append(f"      input: {_shorten(json.dumps(miss.input, sort_keys=True))}")
+            lines.append(f"      live input: {_describe_input(miss.input)}")
         lines.append(f"      closest recorded: {_describe_step(archive, miss)}")
         more = ", ..." if miss.differences_truncated else ""
         lines.append(f"      differs at: {', '.join(miss.differences) or '(nothing keyed)'}{more}")
@@ -406,6 +435,16 @@ def describe_misses(misses: Sequence[Miss], archive: Path) -> str:
                  "record the new inputs with --agentvcr-mode forward, or accept misses with "
                  'on_miss="ignore".')
     return "\n".join(lines)
+
+
+def _describe_input(keyed: Any) -> str:
+    """The input that missed: its instruction first, then all of it as replay keyed it."""
+    text = _shorten(json.dumps(keyed, sort_keys=True))
+    instruction = keyed.get("instruction") if isinstance(keyed, dict) else None
+    if not isinstance(instruction, dict):
+        return text
+    content = _shorten(json.dumps(instruction.get("content")))
+    return f"instruction {instruction.get('type')}: {content}; keyed as {text}"
 
 
 def _describe_step(archive: Path, miss: Miss) -> str:

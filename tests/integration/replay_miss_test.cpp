@@ -116,6 +116,8 @@ TEST_F(ReplayMissTest, ErrorPolicyAnswersReplayMissCandidatesAndKeepsTheOthers) 
   EXPECT_EQ(line["request_id"], "live-1");
   EXPECT_EQ(line["closest_step_id"], closest);
   EXPECT_EQ(line["differences"], Json::array({"/instruction/content"}));
+  EXPECT_EQ(line["input"]["instruction"], Json(request["inputs"][0]["instruction"]))
+      << "the live input, as keyed";
   EXPECT_EQ(line["policy"], "error");
 
   auto stored = storedMisses();

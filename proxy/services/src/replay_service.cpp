@@ -39,6 +39,7 @@ std::string missLogLine(const replay::MissReport& miss, const char* policy) {
   line["position"] = miss.position;
   line["source_id"] = miss.source_id ? nlohmann::ordered_json(*miss.source_id) : nullptr;
   line["replay_key"] = protocol::hashHex(miss.replay_key);
+  line["input"] = miss.input;  // what a test harness names when it reports the miss
   line["closest_step_id"] =
       miss.closest_step_id ? nlohmann::ordered_json(*miss.closest_step_id) : nullptr;
   line["differences"] = miss.differences.paths;

@@ -60,10 +60,42 @@ def test_asks_something_new(agentvcr):
     result.stdout.fnmatch_lines([
         "*agentvcr replay had no recorded answer for 1 input (archive *demo.sqlite):",
         "*[[]1] route responses, request_id 'pytest-new', input 0 (id 7)",
+        '*live input: instruction user: "Please press sw4"; keyed as {*',
         '*closest recorded: step 1 (conversation 1), instruction user: "Please press sw1"',
         "*differs at: /instruction/content",
         "*agentvcr replay: no recorded answer for this input*",
     ])
+
+
+def test_each_test_on_a_shared_process_has_a_replay_scope_of_its_own(inner, demo_archive):
+    result = inner('''
+def status(url):
+    with urllib.request.urlopen(url + "/_agentvcr/replay", timeout=30) as response:
+        return json.load(response)
+
+def ask_scoped(agent, body):
+    request = urllib.request.Request(agent.url + "/v1/responses", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json", **agent.headers})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+SCOPES = []
+
+@pytest.mark.agentvcr(scope="session")
+def test_first(agentvcr):
+    SCOPES.append(agentvcr.scope)
+    assert agentvcr.headers == {"X-Agentvcr-Scope": agentvcr.scope}
+    assert ask_scoped(agentvcr, REQUESTS["recorded"])[0]["request_id"] == "pytest-recorded"
+    assert status(agentvcr.url)["scopes"] == [agentvcr.scope]
+
+@pytest.mark.agentvcr(scope="session")
+def test_second(agentvcr):
+    assert agentvcr.scope not in SCOPES
+    assert status(agentvcr.url)["scopes"] == [], "the first test's scope ended with it"
+    ask_scoped(agentvcr, REQUESTS["recorded"])
+    assert agentvcr.misses == []
+''', f"--agentvcr-archive={demo_archive}")
+    result.assert_outcomes(passed=2)
 
 
 def test_on_miss_ignore_exposes_the_misses_without_failing(inner, demo_archive):
