@@ -17,6 +17,7 @@ RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(
   // Bind first, so the session row names the port actually taken (port 0 picks one); the
   // relay handlers are made at start(), when the recorder exists.
   config_.relay.commit_before_answer = config_.recorder.durability == store::Durability::Full;
+  config_.recorder.live_order = true;  // callers' next requests may overtake their answers
   auto relay_options = std::make_shared<const RelayOptions>(config_.relay);
   server_ = std::make_unique<Server>(config_.server, [this, relay_options](asio::io_context& io) {
     return makeRelayFactory(relay_options, *recorder_, counters_)(io);

@@ -1,6 +1,5 @@
 #include "archive_writer.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -143,32 +142,6 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
 
 ArchiveWriter::~ArchiveWriter() = default;
 
-namespace {
-
-/// Puts the batch's exchanges in the order their requests began, each in a slot an exchange
-/// held. They reach the capture when their answers have been sent, and a caller that has its
-/// answer can send its next request on a new connection that another thread relays: that
-/// exchange can be handed over first. Threading links a step only to what is indexed before it.
-void orderByStart(std::vector<QueueItem>& items) {
-  std::vector<std::size_t> slots;
-  std::vector<protocol::Exchange> exchanges;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (auto* ex = std::get_if<protocol::Exchange>(&items[i])) {
-      slots.push_back(i);
-      exchanges.push_back(std::move(*ex));
-    }
-  }
-  std::stable_sort(exchanges.begin(), exchanges.end(),
-                   [](const protocol::Exchange& a, const protocol::Exchange& b) {
-                     return a.started_ns < b.started_ns;
-                   });
-  for (std::size_t k = 0; k < slots.size(); ++k) {
-    items[slots[k]] = std::move(exchanges[k]);
-  }
-}
-
-}  // namespace
-
 BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
   BatchOutcome out;
   std::uint64_t exchange_items = 0;
@@ -177,7 +150,6 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
   }
   const std::int64_t seq_at_start = next_seq_;
   try {
-    orderByStart(items);
     std::int64_t failed_exchanges = 0;
     SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     for (QueueItem& item : items) {

@@ -31,8 +31,28 @@ namespace {
 /// writes them, so the capture waits at most this many exchanges' index rows.
 constexpr std::size_t kIndexChunk = 64;
 
-/// How long an exchange handed to the capture stays before it may end a batch (runCapture).
+/// How long an exchange handed to a live capture stays before it may end a batch (runCapture).
 constexpr std::chrono::milliseconds kSettle{10};
+
+/// Puts the batch's exchanges in the order their requests began, each in a slot an exchange
+/// held (RecorderOptions::live_order).
+void orderByStart(std::vector<QueueItem>& items) {
+  std::vector<std::size_t> slots;
+  std::vector<protocol::Exchange> exchanges;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (auto* ex = std::get_if<protocol::Exchange>(&items[i])) {
+      slots.push_back(i);
+      exchanges.push_back(std::move(*ex));
+    }
+  }
+  std::stable_sort(exchanges.begin(), exchanges.end(),
+                   [](const protocol::Exchange& a, const protocol::Exchange& b) {
+                     return a.started_ns < b.started_ns;
+                   });
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    items[slots[k]] = std::move(exchanges[k]);
+  }
+}
 
 /// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
 /// misses are small and always count as nothing (pushed and popped alike).
@@ -225,7 +245,7 @@ class Recorder::Impl {
           writer_cv_.wait_for(lock, options_.batch_window, [&] { return !gathering(); });
         }
         std::size_t n = std::min(queue_.size(), options_.max_batch);
-        if (gathering()) {
+        if (options_.live_order && gathering()) {
           // What was handed over in the last moment waits for the next batch: an exchange is
           // handed over once answered, and the caller's next request may overtake it on
           // another connection; the writer orders a batch by start, so both must share one.
@@ -252,6 +272,9 @@ class Recorder::Impl {
         capture_waiting_.store(true, std::memory_order_relaxed);
         std::lock_guard<std::mutex> db_lock(db_mutex_);
         capture_waiting_.store(false, std::memory_order_relaxed);
+        if (options_.live_order) {
+          orderByStart(batch);
+        }
         outcome = writer_->writeBatch(batch);
       }
       batch.clear();

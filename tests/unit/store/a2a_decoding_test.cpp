@@ -140,15 +140,14 @@ TEST_F(A2aDecodingTest, RecordsEveryCallOfABatch) {
 }
 
 TEST_F(A2aDecodingTest, TheReaderListsCallsOfAConversationAndEventsOfAnExchange) {
-  // Made in the order they are asked: a batch is numbered in the order its requests began.
-  auto first = httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first"), 200,
-                            a2aTask(1, "t-1", "c-1", "completed", "one"));
   auto stream = httpExchange("POST", "/", a2aSend(2, "m-2", "more", "c-1"), 200,
                              "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"kind\":"
                              "\"status-update\",\"taskId\":\"t-2\",\"contextId\":\"c-1\","
                              "\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n");
   stream.response_headers = {{"Content-Type", "text/event-stream"}};
-  record({first, stream});
+  record({httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first"), 200,
+                       a2aTask(1, "t-1", "c-1", "completed", "one")),
+          stream});
   ArchiveReader reader(path_);
   auto conversations = reader.conversations(1);
   ASSERT_EQ(conversations.size(), 1u);

@@ -119,6 +119,7 @@ TEST_F(RecorderTest, ABatchIsNumberedInTheOrderItsRequestsBegan) {
   // exchange that answered it.
   RecorderOptions options = testOptions();
   options.batch_window = std::chrono::milliseconds{60000};  // one batch unless flushed
+  options.live_order = true;
   Recorder recorder(path_, testSession("order"), options);
   const protocol::Exchange answered = httpExchange("POST", "/first");
   const protocol::Exchange next = httpExchange("POST", "/next");

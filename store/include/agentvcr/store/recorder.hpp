@@ -31,6 +31,12 @@ struct RecorderOptions {
   std::size_t max_batch = 1024;
   /// How long the writer lets a batch gather before committing it.
   std::chrono::milliseconds batch_window{20};
+  /// A live capture: each batch is numbered in the order its requests began, and a gathered
+  /// batch ends with what has waited 10 ms. A caller that has its answer can send its next
+  /// request on a new connection, and that exchange can be handed over first; threading must
+  /// meet the answer first (docs/schema.md, "Capture first, index behind"). Off, exchanges are
+  /// numbered as handed over, for callers that hand them over in an order of their own.
+  bool live_order = false;
   Durability durability = Durability::Normal;
   /// How long any connection waits on a locked database before failing.
   std::chrono::milliseconds busy_timeout{5000};
