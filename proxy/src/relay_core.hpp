@@ -520,6 +520,12 @@ class RelayCore {
     stripHopByHop(response.base());
     response.version(client_version);
     response.keep_alive(client_keep_alive);
+    if (exchange.cut_mid_body) {
+      // Said before a commit that precedes the answer: the committed row carries it.
+      exchange.error = "[chaos.truncate] the client got " +
+                       std::to_string(response.body().size() / 2) + " of " +
+                       std::to_string(response.body().size()) + " body bytes";
+    }
     if (options_->commit_before_answer) {
       exchange.response_body = response.body();
       co_await commitBeforeAnswer(exchange);
@@ -528,9 +534,6 @@ class RelayCore {
     expiresAfter(client.stream, options_->client_io_timeout);
     if (exchange.cut_mid_body) {
       co_await writeCutMessage(client.stream, response);
-      exchange.error = "[chaos.truncate] the client got " +
-                       std::to_string(response.body().size() / 2) + " of " +
-                       std::to_string(response.body().size()) + " body bytes";
       exchange.response_body = std::move(response.body());
       if (upstream_reusable) {
         pool_.release(std::move(upstream));

@@ -38,8 +38,10 @@ class ChaosTest : public ProxyTest {
   /// The proxy in front of the well-behaved agent, with `spec` as --chaos (none when empty)
   /// and --chaos-header as `honour_header` says.
   void startChaos(const std::string& spec, bool honour_header,
-                  std::chrono::milliseconds upstream_timeout = 10s) {
+                  std::chrono::milliseconds upstream_timeout = 10s,
+                  store::Durability durability = store::Durability::Normal) {
     startProxy(agent_.url(), [&](proxy::RecordingProxyConfig& config) {
+      config.recorder.durability = durability;
       std::optional<protocol::ChaosSpec> parsed;
       if (!spec.empty()) {
         parsed = protocol::parseChaosSpec(spec);
@@ -188,6 +190,15 @@ TEST_F(ChaosTest, TruncateCutsTheRealAnswerMidBodyAndRecordsItWhole) {
   EXPECT_EQ(recorded.outcome, "complete");
   EXPECT_EQ(recorded.response_body, whole_body);
   EXPECT_THAT(recorded.error.value_or(""), StartsWith("[chaos.truncate]"));
+}
+
+TEST_F(ChaosTest, UnderFullDurabilityTheRowCommittedBeforeTheAnswerSaysItWasCut) {
+  startChaos("", true, 10s, store::Durability::Full);
+  const RawAnswer answer = post("/v1/responses", magmaRequest("cut"), "truncate");
+  EXPECT_THAT(answer.text, StartsWith("HTTP/1.1 200"));
+  const store::ExchangeRow recorded = onlyExchange();
+  EXPECT_EQ(recorded.fault, "truncate");
+  EXPECT_THAT(recorded.error.value_or(""), StartsWith("[chaos.truncate] the client got "));
 }
 
 TEST_F(ChaosTest, TheHeaderNeverReachesTheAgent) {
