@@ -20,6 +20,7 @@
 
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/proxy/relay.hpp"
 #include "http_message.hpp"
 #include "upstream_pool.hpp"
@@ -233,6 +234,7 @@ class RelayCore {
 
     Request request = parser.release();
     const protocol::ChaosDecision chaos = decideChaos(request);
+    const bool scope_named_well = takeScope(request);
     stripHopByHop(request.base());
     request.set(http::field::host, options_->upstream.authority());
     if (!options_->upstream.base_path.empty()) {
@@ -247,8 +249,20 @@ class RelayCore {
     if (options_->commit_before_answer) {
       exchange.request_body = request.body();  // the record is written before forward returns
     }
-    bool keep_open =
-        co_await answer(client, request, chaos, client_version, client_keep_alive, exchange);
+    bool keep_open = false;
+    if (scope_named_well) {
+      keep_open =
+          co_await answer(client, request, chaos, client_version, client_keep_alive, exchange);
+    } else {
+      const LocalAnswer refusal{.status = http::status::bad_request,
+                                .outcome = ExchangeOutcome::RequestRejected,
+                                .id = "proxy.request.bad_scope",
+                                .message = std::string(protocol::kScopeHeader) + ": " +
+                                           std::string(protocol::kScopeNameRule),
+                                .version = client_version,
+                                .keep_alive = client_keep_alive};
+      keep_open = co_await answerLocally(client, exchange, refusal);
+    }
     exchange.request_body = std::move(request.body());
     exchange.ended_ns = clock_();
     co_await record(std::move(exchange));
@@ -355,6 +369,19 @@ class RelayCore {
         chaos_->decide({request.method_string(), request.target(), request.body(), forced});
     request.erase(protocol::kChaosHeader);
     return decision;
+  }
+
+  /// Whether `request`'s replay scope, if it names one, is well named. The scope is kept in the
+  /// recorded request headers, for replay (docs/replay.md, "Scopes"), and removed here: it is
+  /// the caller's word to agentvcr, never the agent's.
+  static bool takeScope(Request& request) {
+    const auto header = request.find(protocol::kScopeHeader);
+    if (header == request.end()) {
+      return true;
+    }
+    const bool named_well = protocol::isScopeName(header->value());
+    request.erase(protocol::kScopeHeader);
+    return named_well;
   }
 
   /// Answers the client: relays `request` upstream, or gives the fault chaos decided on.

@@ -239,10 +239,11 @@ class Agent:
 
     @property
     def headers(self) -> Dict[str, str]:
-        """Headers to send with every request: replay gives the test cursors of its own (its
-        scope), so that a test on a shared process sees the recording from its first answer.
-        Empty in record mode, where the live agent would get them."""
-        return {} if self.mode == "record" else {"X-Agentvcr-Scope": self.scope}
+        """Headers to send with every request: the test's scope. Replay gives the test cursors of
+        its own, so that a test on a shared process sees the recording from its first answer, and
+        serves it what was recorded in its scope first; record keeps the scope with what it
+        records. Neither passes the header on to the agent."""
+        return {"X-Agentvcr-Scope": self.scope}
 
     def end_scope(self) -> None:
         """Rewinds this test's scope on a replay process, which ends it and frees its place."""

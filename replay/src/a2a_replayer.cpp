@@ -8,6 +8,7 @@
 #include "agentvcr/protocol/caller_ids.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/protocol/sse.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 #include "replies.hpp"
@@ -118,7 +119,8 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
                         exchange->upstream_first_byte_ns.value_or(exchange->started_ns),
                         parsedOrNull(exchange->request_body)};
       protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
-      queues_.add(keyOf(as_sent, recorded.request), recorded_.size());
+      queues_.add(keyOf(as_sent, recorded.request), recorded_.size(),
+                  protocol::headerValue(exchange->request_headers, protocol::kScopeHeader));
       paths_.insert(std::string(protocol::pathOfTarget(exchange->target)));
       recorded_.push_back(std::move(recorded));
     }

@@ -7,8 +7,10 @@
 
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/fastapi_errors.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "agentvcr/protocol/redact.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "replies.hpp"
 
 namespace agentvcr::replay::detail {
@@ -121,7 +123,8 @@ CoachingReplayer::CoachingReplayer(ReaderPool& readers, const ReplayOptions& opt
           row.id, route, keyedContent(route, row.request_body),
           recordedThinkTime(row.started_ns, row.upstream_sent_ns, row.upstream_first_byte_ns)
               .count()};
-      queues_.add(keyOf(route, recorded.content), recorded_.size());
+      queues_.add(keyOf(route, recorded.content), recorded_.size(),
+                  protocol::headerValue(row.request_headers, protocol::kScopeHeader));
       recorded_.push_back(std::move(recorded));
     }
   });

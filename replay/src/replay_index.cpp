@@ -65,8 +65,9 @@ RecordedStep recordedStepOf(const store::ReplayStepRef& step) {
   };
 }
 
-void ReplayIndex::add(std::uint64_t key, const RecordedStep& step, const InputFeatures& features) {
-  steps_.add(key, step);
+void ReplayIndex::add(std::uint64_t key, const RecordedStep& step, const InputFeatures& features,
+                      std::string_view recorded_scope) {
+  steps_.add(key, step, recorded_scope);
   features_.push_back(features);
   step_ids_.push_back(step.step_id);
 }

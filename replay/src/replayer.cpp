@@ -14,6 +14,7 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
 #include "coaching_replayer.hpp"
 #include "identity_replies.hpp"
@@ -32,21 +33,8 @@ constexpr std::string_view kStatusPath = "/_agentvcr/replay";
 /// Puts every cursor back at the first recorded answer (docs/replay.md, "Repeating a run").
 constexpr std::string_view kRewindPath = "/_agentvcr/replay/rewind";
 
-/// Names the caller's scope: cursors of its own (docs/replay.md, "Scopes").
-constexpr std::string_view kScopeHeader = "X-Agentvcr-Scope";
 /// Scopes live at once, each holding a cursor per input it asked: bounded, as callers name them.
 constexpr std::size_t kMaxScopes = 256;
-
-/// 1 to 64 letters, digits, '-', '.', '_' or '~': a header value and a query value as it is.
-bool isScopeName(std::string_view name) {
-  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '.' || c == '_' || c == '~';
-  });
-}
-
-constexpr const char* kScopeNameRule =
-    "a scope is named by 1 to 64 letters, digits, '-', '.', '_' or '~'";
 
 /// The value of `name` in the query of `target`, as written; empty when it is not there.
 std::optional<std::string_view> queryValue(std::string_view target, std::string_view name) {
@@ -178,7 +166,8 @@ class Replayer::Impl {
         })) {}
 
   ReplayOutcome handle(const protocol::HttpRequest& request, const Forwarder* forward) {
-    const protocol::HeaderField* named = protocol::findHeader(request.headers, kScopeHeader);
+    const protocol::HeaderField* named =
+        protocol::findHeader(request.headers, protocol::kScopeHeader);
     if (named == nullptr) {
       return count(request, route(request, forward, {}));
     }
@@ -261,8 +250,9 @@ class Replayer::Impl {
       outcome.reply = detail::jsonReply(200, statusBody());
     } else if (path == kRewindPath && request.method == "POST") {
       const std::optional<std::string_view> only = queryValue(request.target, "scope");
-      if (only && !isScopeName(*only)) {
-        outcome.reply = detail::jsonReply(400, protocol::detailBody(kScopeNameRule));
+      if (only && !protocol::isScopeName(*only)) {
+        outcome.reply =
+            detail::jsonReply(400, protocol::detailBody(std::string(protocol::kScopeNameRule)));
       } else {
         rewind(only);
         outcome.reply = detail::jsonReply(200, statusBody());
@@ -296,8 +286,8 @@ class Replayer::Impl {
 
   /// Takes `name` as a live scope; why not when it cannot be one.
   std::optional<std::string> admitScope(const std::string& name) {
-    if (!isScopeName(name)) {
-      return std::string("X-Agentvcr-Scope: ") + kScopeNameRule;
+    if (!protocol::isScopeName(name)) {
+      return std::string(protocol::kScopeHeader) + ": " + std::string(protocol::kScopeNameRule);
     }
     std::lock_guard<std::mutex> lock(scopes_mutex_);
     if (scopes_.size() >= kMaxScopes && !scopes_.contains(name)) {

@@ -44,6 +44,7 @@ struct LoadedStep {
   std::uint64_t key = 0;
   RecordedStep step;
   InputFeatures features;
+  std::string scope;  ///< the scope it was recorded in, empty for none
 };
 
 /// An error candidate in the reference agents' field order, keeping the input memory as the
@@ -91,7 +92,8 @@ ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& o
   readers_.with([&](const store::ArchiveReader& reader) {
     reader.forEachReplayStep(options_.selection, [&](const store::ReplayStepRef& ref) {
       if (ref.exchange_status != 0) {  // 0: the caller never got an answer to replay
-        loaded.push_back(LoadedStep{ref.replay_key, recordedStepOf(ref), featuresOf(ref)});
+        loaded.push_back(
+            LoadedStep{ref.replay_key, recordedStepOf(ref), featuresOf(ref), ref.scope});
       }
     });
     if (!options_.key_rules.ignoresNothing()) {
@@ -105,7 +107,7 @@ ResponsesReplayer::ResponsesReplayer(ReaderPool& readers, const ReplayOptions& o
     }
   });
   for (const LoadedStep& entry : loaded) {
-    index_.add(entry.key, entry.step, entry.features);
+    index_.add(entry.key, entry.step, entry.features, entry.scope);
   }
   if (options_.memo_bytes > 0) {
     memo_ = std::make_unique<Memo>(options_.memo_bytes);

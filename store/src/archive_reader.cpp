@@ -14,6 +14,8 @@
 
 #include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_dictionaries.hpp"
 #include "decode.hpp"
@@ -311,7 +313,9 @@ constexpr const char* kReplayStepColumns = R"sql(
          s.tools_hash, s.attributes_hash, s.extra_keys_hash, s.num_outputs,
          (SELECT count(*) FROM candidates c WHERE c.step_id = s.id) AS candidate_count,
          e.status AS exchange_status, e.response_valid, e.started_ns, e.upstream_sent_ns,
-         e.upstream_first_byte_ns
+         e.upstream_first_byte_ns,
+         CASE WHEN instr(lower(e.request_headers), 'x-agentvcr-scope') > 0
+              THEN e.request_headers END AS scoped_request_headers
   FROM steps s JOIN exchanges e ON e.id = s.exchange_id)sql";
 
 ReplayStepRef readReplayStep(const NamedColumns& c) {
@@ -336,6 +340,10 @@ ReplayStepRef readReplayStep(const NamedColumns& c) {
   r.started_ns = c.get("started_ns").getInt64();
   r.upstream_sent_ns = c.optInt("upstream_sent_ns");
   r.upstream_first_byte_ns = c.optInt("upstream_first_byte_ns");
+  // Only the few rows that may carry a scope have their headers read (the query's CASE).
+  if (const std::optional<std::string> headers = c.optText("scoped_request_headers")) {
+    r.scope = protocol::headerValue(detail::headersFromJson(*headers), protocol::kScopeHeader);
+  }
   return r;
 }
 

@@ -300,6 +300,58 @@ TEST_F(ReplayRoutesTest, AForwardedRequestGoesWithoutItsScope) {
   EXPECT_EQ(protocol::findHeader(live.requests()[0].headers, "X-Agentvcr-Scope"), nullptr);
 }
 
+// Two tests recorded at once, each in its scope, interleaved with an unscoped caller: the agent
+// never sees the header, and each scope gets its own recording back first, in any order.
+TEST_F(ReplayRoutesTest, ARecordedScopeIsStrippedBeforeTheAgentAndReplayedToItsOwnScope) {
+  FakeUpstream agent(
+      [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
+  {
+    auto recording = startRecording(agent.url(), db_path_, "fake");
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
+    EXPECT_EQ(scopedSays(client, "test-a", requestBody("a1", {0}))[0], "answer 1");
+    EXPECT_EQ(scopedSays(client, "test-b", requestBody("b1", {0}))[0], "answer 2");
+    EXPECT_EQ(says(client.postJson("/v1/responses", requestBody("s1", {0})).body)[0], "answer 3");
+    EXPECT_EQ(scopedSays(client, "test-a", requestBody("a2", {0}))[0], "answer 4");
+    EXPECT_EQ(scopedSays(client, "test-b", requestBody("b2", {0}))[0], "answer 5");
+    const auto refused = client.send("POST", "/v1/responses", requestBody("bad", {0}),
+                                     {{"X-Agentvcr-Scope", "no such"}});
+    EXPECT_EQ(refused.status, 400);
+    EXPECT_THAT(refused.body, HasSubstr("proxy.request.bad_scope"));
+    EXPECT_THAT(refused.body, HasSubstr("1 to 64 letters"));
+    recording->settle();
+    recording->stop();
+  }
+  ASSERT_EQ(agent.requests().size(), 5u) << "the badly scoped request never reached the agent";
+  for (const protocol::HttpRequest& seen : agent.requests()) {
+    EXPECT_EQ(protocol::findHeader(seen.headers, "X-Agentvcr-Scope"), nullptr);
+  }
+  {
+    store::ArchiveReader reader(db_path_);
+    const auto exchanges = reader.exchanges(reader.sessions().at(0).id, 0, 10);
+    ASSERT_EQ(exchanges.size(), 6u);
+    const auto first = reader.exchange(exchanges[0].id);
+    EXPECT_EQ(protocol::headerValue(first->request_headers, "X-Agentvcr-Scope"), "test-a")
+        << "the recorded request keeps the scope";
+    EXPECT_EQ(exchanges[5].outcome, "request_rejected");
+  }
+
+  startReplay();
+  auto client = replayClient();
+  // Test b runs first this time; then a; then a scope nothing was recorded in, then no scope.
+  EXPECT_EQ(scopedSays(client, "test-b", requestBody("x", {9}))[0], "answer 2");
+  EXPECT_EQ(scopedSays(client, "test-b", requestBody("x", {9}))[0], "answer 5");
+  EXPECT_EQ(scopedSays(client, "test-b", requestBody("x", {9}))[0], "answer 3")
+      << "its own used up: the unscoped recording next";
+  EXPECT_EQ(scopedSays(client, "test-a", requestBody("x", {9}))[0], "answer 1");
+  EXPECT_EQ(scopedSays(client, "test-a", requestBody("x", {9}))[0], "answer 4");
+  EXPECT_EQ(scopedSays(client, "test-c", requestBody("x", {9}))[0], "answer 3");
+  EXPECT_EQ(scopedSays(client, "test-c", requestBody("x", {9}))[0], "answer 1");
+  for (const char* expected : {"answer 1", "answer 2", "answer 3", "answer 4", "answer 5"}) {
+    EXPECT_EQ(says(client.postJson("/v1/responses", requestBody("x", {9})).body)[0], expected)
+        << "no scope: the whole recording in order";
+  }
+}
+
 TEST_F(ReplayRoutesTest, AnswersAreRestampedAndKeepTheAgentsHeaders) {
   recordFromFake(
       [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });

@@ -33,9 +33,9 @@ import pytest
 
 REQUESTS = json.loads((pathlib.Path(__file__).parent / "requests.json").read_text())
 
-def ask(url, body):
+def ask(url, body, headers=None):
     request = urllib.request.Request(url + "/v1/responses", json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})
+                                     {"Content-Type": "application/json", **(headers or {})})
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)
 '''

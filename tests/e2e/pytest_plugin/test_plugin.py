@@ -278,7 +278,7 @@ def test_record_mode_records_through_the_proxy(inner, live_agent, tmp_path):
     result = inner('''
 def test_records(agentvcr):
     assert agentvcr.mode == "record"
-    answer = ask(agentvcr.url, REQUESTS["new"])
+    answer = ask(agentvcr.url, REQUESTS["new"], agentvcr.headers)
     assert answer[0]["status"] == "completed"
     assert agentvcr.misses == []
 ''', "--agentvcr-mode=record", f"--agentvcr-upstream={live_agent}",
@@ -287,6 +287,10 @@ def test_records(agentvcr):
     with sqlite3.connect(archive) as db:
         sessions = db.execute("SELECT mode, name FROM sessions").fetchall()
     assert sessions == [("record", "test_inner.py::test_records")]
+    with sqlite3.connect(archive) as db:
+        [(headers,)] = db.execute("SELECT request_headers FROM exchanges WHERE route = 'responses'")
+    assert any(name == "X-Agentvcr-Scope" and value.startswith("test_records-")
+               for name, value in json.loads(headers)), "the scope is kept for replay"
     result = inner('''
 def test_replays_what_was_recorded(agentvcr):
     assert ask(agentvcr.url, REQUESTS["new"])[0]["status"] == "completed"

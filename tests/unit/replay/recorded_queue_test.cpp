@@ -52,6 +52,40 @@ TEST(RecordedQueues, EachScopeWalksTheRecordingOnItsOwn) {
   EXPECT_EQ(queues.take(8, "a"), std::nullopt);
 }
 
+TEST(RecordedQueues, AScopeServesWhatWasRecordedInItFirstThenTheUnscopedThenTheOthers) {
+  RecordedQueues<std::string> queues;
+  queues.add(7, "b1", "b");
+  queues.add(7, "shared1");
+  queues.add(7, "a1", "a");
+  queues.add(7, "b2", "b");
+  queues.add(7, "a2", "a");
+  queues.add(7, "shared2");
+  for (const char* expected : {"a1", "a2", "shared1", "shared2", "b1", "b2", "b2"}) {
+    EXPECT_EQ(queues.take(7, "a"), expected);
+  }
+  for (const char* expected : {"b1", "b2", "shared1", "shared2", "a1", "a2"}) {
+    EXPECT_EQ(queues.take(7, "b"), expected);
+  }
+  for (const char* expected : {"shared1", "shared2", "b1", "a1", "b2", "a2"}) {
+    EXPECT_EQ(queues.take(7, "c"), expected) << "a scope nothing was recorded in";
+  }
+  for (const char* expected : {"b1", "shared1", "a1", "b2", "a2", "shared2", "shared2"}) {
+    EXPECT_EQ(queues.take(7), expected) << "no scope: every item in recorded order";
+  }
+  queues.rewind("a");
+  EXPECT_EQ(queues.take(7, "a"), "a1");
+}
+
+TEST(RecordedQueues, ScopedItemsUnderOneKeyLeaveOtherKeysInRecordedOrder) {
+  RecordedQueues<int> queues;
+  queues.add(1, 10);
+  queues.add(1, 11);
+  queues.add(2, 20, "a");
+  EXPECT_EQ(queues.take(1, "a"), 10);
+  EXPECT_EQ(queues.take(1, "a"), 11);
+  EXPECT_EQ(queues.take(2, "b"), 20);
+}
+
 TEST(RecordedQueues, ASingleItemIsServedEveryTime) {
   RecordedQueues<int> queues;
   queues.add(1, 42);

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/protocol/magma.hpp"
@@ -44,8 +45,10 @@ RecordedStep recordedStepOf(const store::ReplayStepRef& step);
 /// Not thread-safe: the caller serialises access.
 class ReplayIndex {
  public:
-  /// Adds a step after those already added under `key` (call in recording order).
-  void add(std::uint64_t key, const RecordedStep& step, const InputFeatures& features);
+  /// Adds a step after those already added under `key` (call in recording order);
+  /// `recorded_scope` is the scope it was recorded in, empty for none.
+  void add(std::uint64_t key, const RecordedStep& step, const InputFeatures& features,
+           std::string_view recorded_scope = {});
 
   /// The next step recorded under `key` for `scope` (empty: shared), or empty on a miss.
   std::optional<RecordedStep> take(std::uint64_t key, std::string_view scope = {}) {

@@ -203,6 +203,8 @@ struct ReplayStepRef {
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> upstream_sent_ns;
   std::optional<std::int64_t> upstream_first_byte_ns;
+  /// The replay scope the step was recorded in (the request's X-Agentvcr-Scope), empty for none.
+  std::string scope;
 };
 
 /// One A2A JSON-RPC call (a batch has several per exchange) with what the caller got.
