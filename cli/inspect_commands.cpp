@@ -6,10 +6,12 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <unordered_map>
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/timing.hpp"
@@ -55,7 +57,58 @@ std::string oneLine(std::string_view text, std::size_t width) {
   return line.substr(0, cut) + "...";
 }
 
-std::string decision(const store::CandidateRow& candidate) {
+/// The tool calls of recorded candidates as the agent wrote them. The archive keeps them in
+/// canonical form (sorted keys, for comparing); a reader of `show` wants the agent's own order,
+/// which only the recorded response body still has. Each body is parsed once.
+class AgentToolCalls {
+ public:
+  explicit AgentToolCalls(const store::ArchiveReader& archive) : archive_(archive) {}
+
+  /// The `tool_calls` array of the answer to input `source_id` as candidate `candidate_index`
+  /// in exchange `exchange_id`, or null when that body does not hold it.
+  const protocol::OrderedJson* of(std::int64_t exchange_id, std::int64_t source_id,
+                                  std::int64_t candidate_index) {
+    auto [cached, added] = answers_.try_emplace(exchange_id);
+    if (added) {
+      if (auto exchange = archive_.exchange(exchange_id)) {
+        cached->second = protocol::parseOrderedJson(exchange->response_body);
+      }
+    }
+    if (!cached->second || !cached->second->is_array()) {
+      return nullptr;
+    }
+    for (const protocol::OrderedJson& output : *cached->second) {
+      if (output.is_object() && output.value("source_id", protocol::OrderedJson()) == source_id &&
+          output.value("candidate_index", protocol::OrderedJson()) == candidate_index &&
+          output.contains("output") && output["output"].is_object() &&
+          output["output"].contains("tool_calls") && output["output"]["tool_calls"].is_array()) {
+        return &output["output"]["tool_calls"];
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  const store::ArchiveReader& archive_;
+  std::unordered_map<std::int64_t, std::optional<protocol::OrderedJson>> answers_;
+};
+
+/// `calls` (a tool_calls array) as `robot.name({arguments})` items after `text`.
+template <class JsonArray>
+void appendCalls(const JsonArray& calls, std::string& text) {
+  for (const auto& call : calls) {
+    if (!text.empty()) {
+      text += ", ";
+    }
+    text += call.value("target_robot_name", "?") + "." + call.value("name", "?") + "(" +
+            oneLine(call.value("arguments", JsonArray::object()).dump(), 50) + ")";
+  }
+}
+
+/// One line for a candidate's decision; `agent_calls`, when known, are its tool calls in the
+/// agent's key order.
+std::string decision(const store::CandidateRow& candidate,
+                     const protocol::OrderedJson* agent_calls) {
   if (candidate.status == "error") {
     return "error " + candidate.error_code.value_or("?") + ": " +
            oneLine(candidate.error_message.value_or(""), 60);
@@ -64,15 +117,11 @@ std::string decision(const store::CandidateRow& candidate) {
   if (candidate.say && !candidate.say->empty()) {
     text = "say \"" + oneLine(*candidate.say, 60) + "\"";
   }
-  auto calls = protocol::parseJson(candidate.tool_calls.value_or("[]"));
-  if (calls.value && calls.value->is_array()) {
-    for (const auto& call : *calls.value) {
-      if (!text.empty()) {
-        text += ", ";
-      }
-      text += call.value("target_robot_name", "?") + "." + call.value("name", "?") + "(" +
-              oneLine(call.value("arguments", protocol::Json::object()).dump(), 50) + ")";
-    }
+  if (agent_calls != nullptr) {
+    appendCalls(*agent_calls, text);
+  } else if (auto calls = protocol::parseJson(candidate.tool_calls.value_or("[]"));
+             calls.value && calls.value->is_array()) {
+    appendCalls(*calls.value, text);
   }
   return text.empty() ? "empty decision" : text;
 }
@@ -153,6 +202,7 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
   out << "conversation " << conversation->id << " of session " << conversation->session_id << ": \""
       << oneLine(conversation->title.value_or(""), 80) << "\", " << conversation->step_count
       << " steps, " << conversation->candidate_count << " candidates\n";
+  AgentToolCalls agent_calls(archive);
   for (const auto& step : archive.steps(id)) {
     const std::string indent(static_cast<std::size_t>(step.depth) * 2, ' ');
     std::string instruction = step.instruction_content;
@@ -169,8 +219,12 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
     out << "\n";
     for (const auto& candidate : archive.candidates(step.id)) {
       out << indent << "    -> candidate " << candidate.candidate_index << " (" << candidate.status
-          << "): " << decision(candidate) << ", " << candidate.internal_step_count
-          << " internal steps\n";
+          << "): "
+          << decision(candidate, candidate.tool_calls
+                                     ? agent_calls.of(step.exchange_id, step.source_id,
+                                                      candidate.candidate_index)
+                                     : nullptr)
+          << ", " << candidate.internal_step_count << " internal steps\n";
     }
   }
   return kExitOk;

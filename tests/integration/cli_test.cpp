@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "../unit/store/store_test_support.hpp"
 #include "agentvcr/cli/demo_command.hpp"
 #include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/cli/migrate_command.hpp"
@@ -103,6 +104,32 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
   EXPECT_THAT(exchange.str(), ::testing::MatchesRegex(
                                   ".*timing: caller -> proxy [0-9.]+ ms, proxy -> agent [0-9.]+ "
                                   "ms, agent [0-9.]+ ms, the rest [0-9.]+ ms\n.*"));
+}
+
+// The archive keeps tool calls canonical (sorted keys); show prints them as the agent sent them.
+TEST(ShowCli, PrintsToolCallArgumentsInTheAgentsKeyOrder) {
+  using namespace store::testing;  // NOLINT: the MAGMA exchange builders
+  TempDir temp;
+  const std::string path = temp.file("order.sqlite");
+  std::string answer = Json::array({callOutput("r1", 1, 0, memoryOf("r1", 1), "sw1")}).dump();
+  const std::string sorted_arguments = R"({"id":"sw1"})";
+  answer.replace(answer.find(sorted_arguments), sorted_arguments.size(),
+                 R"({"speed":2,"id":"sw1","axis":{"z":1,"a":0}})");
+  {
+    store::Recorder recorder(path, testSession(), testOptions());
+    submit(recorder, httpExchange("POST", "/v1/responses",
+                                  request("r1", {input(1, "user", "go", memoryOf("r1", 0))}).dump(),
+                                  200, answer));
+    recorder.flush();
+  }
+  cli::ShowCommand show;
+  show.db_path = path;
+  show.conversation = 1;
+  std::ostringstream steps;
+  ASSERT_EQ(cli::runShow(show, steps), cli::kExitOk);
+  EXPECT_THAT(steps.str(),
+              HasSubstr(R"(panda.press_button({"speed":2,"id":"sw1","axis":{"z":1,"a":0}}))"))
+      << steps.str();
 }
 
 TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
