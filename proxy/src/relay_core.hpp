@@ -84,6 +84,18 @@ void cancelRead(Stream& stream) {
   }
 }
 
+/// Ends what `stream` sends: the peer reads the end of the connection now, while this side may
+/// still be busy. An in-memory test stream, which cannot half-close, is closed.
+template <class Stream>
+void endSending(Stream& stream) {
+  if constexpr (requires { stream.socket(); }) {
+    beast::error_code ignored;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+  } else {
+    stream.close();
+  }
+}
+
 /// Feeds `parser` what `buffer` already holds: up to the end of the header while the header
 /// is not done, then the body. A small message usually arrives whole in one read; parsing it
 /// here spares the async reads that would hand it over a handler round trip later (and, for a
@@ -608,24 +620,15 @@ class RelayCore {
     http::response_serializer<http::buffer_body> serializer{out};
     do {
       if (!parser.is_done()) {
-        parser.get().body().data = chunk.data();
-        parser.get().body().size = chunk.size();
         // read_some, not read: hand each piece to the client as soon as it arrives (SSE
         // events must not wait for the buffer to fill), and time each wait on its own.
-        expiresAfter(upstream->stream, options_->upstream_timeout);
-        auto [ec, read] =
-            co_await http::async_read_some(upstream->stream, upstream->buffer, parser, kUseTuple);
-        if (ec && ec != http::error::need_buffer) {
+        auto [ec, got] = co_await readPiece(*upstream, parser, chunk, event_stream, exchange);
+        if (ec) {
           // The client already has the status line: all we can do is cut its connection.
           exchange.outcome = ec == beast::error::timeout ? ExchangeOutcome::UpstreamTimeout
                                                          : ExchangeOutcome::UpstreamError;
           exchange.error = "[proxy.upstream.broken_body] " + ec.message();
           co_return false;
-        }
-        const std::size_t got = chunk.size() - parser.get().body().size;
-        keepForRecord(exchange, std::string_view(chunk.data(), got));
-        if (event_stream && got > 0) {
-          exchange.response_arrivals.push_back({exchange.response_body.size(), clock_()});
         }
         out.body().data = got ? chunk.data() : nullptr;
         out.body().size = got;
@@ -646,9 +649,12 @@ class RelayCore {
         co_return false;
       }
       if (exchange.cut_mid_body && !exchange.response_body.empty() && !serializer.is_done()) {
-        // Truncate: the client keeps the first piece and loses the connection.
+        // Truncate: the client keeps the first piece and loses the connection at once; the
+        // archive still gets the agent's whole answer.
         exchange.error = "[chaos.truncate] the client got the first " +
                          std::to_string(exchange.response_body.size()) + " body bytes";
+        endSending(client.stream);
+        co_await readRestForRecord(std::move(upstream), parser, chunk, event_stream, exchange);
         co_return false;
       }
     } while (!serializer.is_done());
@@ -657,6 +663,46 @@ class RelayCore {
       pool_.release(std::move(upstream));
     }
     co_return keep_alive;
+  }
+
+  /// Reads the next piece of a streamed answer into `chunk`, within the upstream timeout, and
+  /// keeps it for the record (with its arrival time, in an event stream). Gives the error, if
+  /// any, and the size of the piece.
+  asio::awaitable<std::tuple<beast::error_code, std::size_t>> readPiece(
+      Upstream& upstream, http::response_parser<http::buffer_body>& parser,
+      std::vector<char>& chunk, bool event_stream, RelayedExchange& exchange) {
+    parser.get().body().data = chunk.data();
+    parser.get().body().size = chunk.size();
+    expiresAfter(upstream.stream, options_->upstream_timeout);
+    auto [ec, read] =
+        co_await http::async_read_some(upstream.stream, upstream.buffer, parser, kUseTuple);
+    if (ec && ec != http::error::need_buffer) {
+      co_return std::tuple{ec, std::size_t{0}};
+    }
+    const std::size_t got = chunk.size() - parser.get().body().size;
+    keepForRecord(exchange, std::string_view(chunk.data(), got));
+    if (event_stream && got > 0) {
+      exchange.response_arrivals.push_back({exchange.response_body.size(), clock_()});
+    }
+    co_return std::tuple{beast::error_code{}, got};
+  }
+
+  /// Reads what is left of a streamed answer the client no longer gets into the record. The
+  /// connection goes back to the pool only when the answer ended cleanly.
+  asio::awaitable<void> readRestForRecord(std::unique_ptr<Upstream> upstream,
+                                          http::response_parser<http::buffer_body>& parser,
+                                          std::vector<char>& chunk, bool event_stream,
+                                          RelayedExchange& exchange) {
+    while (!parser.is_done()) {
+      auto [ec, got] = co_await readPiece(*upstream, parser, chunk, event_stream, exchange);
+      if (ec) {
+        exchange.error += "; the rest of the answer was not read: " + ec.message();
+        co_return;
+      }
+    }
+    if (parser.keep_alive()) {
+      pool_.release(std::move(upstream));
+    }
   }
 
   void keepForRecord(RelayedExchange& exchange, std::string_view bytes) {

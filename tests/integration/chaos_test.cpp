@@ -18,6 +18,7 @@
 #include "echo_agent.hpp"
 #include "proxy_fixture.hpp"
 #include "raw_client.hpp"
+#include "wait.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -25,6 +26,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 /// What a raw caller got: the whole text, and how long it took.
@@ -190,6 +192,31 @@ TEST_F(ChaosTest, TruncateCutsTheRealAnswerMidBodyAndRecordsItWhole) {
   EXPECT_EQ(recorded.outcome, "complete");
   EXPECT_EQ(recorded.response_body, whole_body);
   EXPECT_THAT(recorded.error.value_or(""), StartsWith("[chaos.truncate]"));
+}
+
+// A streamed answer cut after its first piece: the caller loses the connection at once, while
+// the archive keeps every piece the agent went on sending and says how much the caller got.
+TEST_F(ChaosTest, TruncateOfAStreamRecordsEveryPieceTheAgentSent) {
+  const std::vector<std::string> events = {"data: one\n\n", "data: two\n\n", "data: three\n\n"};
+  FakeUpstream streaming([&](const protocol::HttpRequest&) {
+    return FakeReply::chunked(200, events, 400ms, "text/event-stream");
+  });
+  startProxy(streaming.url(), [](proxy::RecordingProxyConfig& config) {
+    config.relay.chaos = std::make_shared<protocol::Chaos>(std::nullopt, true);
+  });
+  const RawAnswer answer = post("/v1/responses", magmaRequest("cut"), "truncate");
+  EXPECT_THAT(answer.text, StartsWith("HTTP/1.1 200"));
+  EXPECT_THAT(answer.text, HasSubstr("data: one"));
+  EXPECT_THAT(answer.text, Not(HasSubstr("data: two")));
+  EXPECT_LT(answer.took, 600ms) << "the caller is cut at once, not when the agent ends";
+
+  ASSERT_TRUE(waitUntil([&] { return recordedExchanges().size() == 1; }));
+  const store::ExchangeRow recorded = onlyExchange();
+  EXPECT_EQ(recorded.fault, "truncate");
+  EXPECT_EQ(recorded.response_body, events[0] + events[1] + events[2]);
+  EXPECT_EQ(archive().streamEvents(recorded.id).size(), 3u) << "each with its arrival time";
+  EXPECT_EQ(recorded.error, "[chaos.truncate] the client got the first " +
+                                std::to_string(events[0].size()) + " body bytes");
 }
 
 TEST_F(ChaosTest, UnderFullDurabilityTheRowCommittedBeforeTheAnswerSaysItWasCut) {
