@@ -138,6 +138,41 @@ const std::vector<std::string_view>& knownMethodNames() {
   return names;
 }
 
+std::string_view errorReason(int code) {
+  switch (code) {
+    case -32700:
+      return "JSON_PARSE";
+    case -32600:
+      return "INVALID_REQUEST";
+    case -32601:
+      return "METHOD_NOT_FOUND";
+    case -32602:
+      return "INVALID_PARAMS";
+    case -32603:
+      return "INTERNAL";
+    case -32001:
+      return "TASK_NOT_FOUND";
+    case -32002:
+      return "TASK_NOT_CANCELABLE";
+    case -32003:
+      return "PUSH_NOTIFICATION_NOT_SUPPORTED";
+    case -32004:
+      return "UNSUPPORTED_OPERATION";
+    case -32005:
+      return "CONTENT_TYPE_NOT_SUPPORTED";
+    case -32006:
+      return "INVALID_AGENT_RESPONSE";
+    case -32007:
+      return "EXTENDED_AGENT_CARD_NOT_CONFIGURED";
+    case -32008:
+      return "EXTENSION_SUPPORT_REQUIRED";
+    case -32009:
+      return "VERSION_NOT_SUPPORTED";
+    default:
+      return {};
+  }
+}
+
 bool asksForV10(std::string_view a2a_version_header) {
   return !a2a_version_header.empty() && a2a_version_header.front() == '1';
 }

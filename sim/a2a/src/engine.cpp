@@ -97,7 +97,7 @@ protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
     reply = preflight();
   } else if (path == kCardPaths[0] || path == kCardPaths[1]) {
     reply = request.method == "GET" ? cardReply() : notAllowed("GET, OPTIONS");
-  } else if (path == config_.endpoint_path || path == "/") {
+  } else if (isEndpoint(path)) {
     reply = request.method == "POST" ? answerRpc(request) : notAllowed("POST, OPTIONS");
   } else {
     reply = plainText(404, "Not Found");
@@ -106,6 +106,14 @@ protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
     reply.headers.insert(reply.headers.begin(), {"Access-Control-Allow-Origin", "*"});
   }
   return reply;
+}
+
+bool MockEngine::isEndpoint(std::string_view path) const {
+  // A client that joins the card's URL and a '/' means the same endpoint, as the official SDK's
+  // server takes it.
+  const std::string& endpoint = config_.endpoint_path;
+  return path == "/" || path == endpoint ||
+         (path.size() == endpoint.size() + 1 && path.starts_with(endpoint) && path.back() == '/');
 }
 
 protocol::HttpReply MockEngine::preflight() const {

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/sim/a2a/json_rpc.hpp"
 
@@ -66,6 +67,47 @@ bool isSend(std::optional<Operation> operation) {
   return operation == Operation::Send || operation == Operation::Stream;
 }
 
+/// v1.0's shape of an error (a2a-v1.md, "Errors"; the specification's section 9.5): `data` is
+/// an array of detail objects, an ErrorInfo naming the error first. What v0.3 said in a `data`
+/// object becomes the ErrorInfo's metadata, whose values are strings.
+void giveErrorDetails(RpcError& error) {
+  const std::string_view reason = protocol::a2a::errorReason(error.code);
+  if (reason.empty()) {
+    return;
+  }
+  Json info = {{"@type", protocol::a2a::kErrorInfoType},
+               {"reason", reason},
+               {"domain", protocol::a2a::kErrorDomain}};
+  if (error.data && error.data->is_object()) {
+    Json metadata = Json::object();
+    for (const auto& [key, value] : error.data->items()) {
+      std::string text;
+      if (value.is_array()) {
+        for (const Json& element : value) {
+          text += (text.empty() ? "" : ",") +
+                  (element.is_string() ? element.get<std::string>() : element.dump());
+        }
+      } else {
+        text = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+      metadata[key] = std::move(text);
+    }
+    info["metadata"] = std::move(metadata);
+  }
+  error.data = Json::array({std::move(info)});
+}
+
+void giveErrorDetails(MethodOutcome& outcome) {
+  if (outcome.error) {
+    giveErrorDetails(*outcome.error);
+  }
+  for (StreamFrame& frame : outcome.stream) {
+    if (frame.error) {
+      giveErrorDetails(*frame.error);
+    }
+  }
+}
+
 }  // namespace
 
 /// The A2A version a request asked for, read from its `A2A-Version` header or query parameter.
@@ -73,6 +115,13 @@ struct RpcDispatcher::Version {
   WireVersion version = WireVersion::V03;  ///< what to answer in when served
   bool served = true;
   std::string asked;  ///< the value sent ("0.3" when none was), for the -32009 message
+
+  /// Whether errors take v1.0's shape: for v1.0, and for a version newer than the mock knows
+  /// (it is refused with v1.0's VersionNotSupported).
+  bool v10Errors(const Profile& profile) const {
+    return profile.kind == ProfileKind::Standard &&
+           (served ? version == WireVersion::V10 : !asked.starts_with("0."));
+  }
 };
 
 /// Everything the checks look at, read from the request up front: reading has no side
@@ -292,12 +341,17 @@ RpcAnswer RpcDispatcher::answer(const protocol::Headers& headers, bool json_cont
     for (Check check : config_.check_order) {
       if (auto refused = run(check, call)) {
         answer.outcome = MethodOutcome::failed(std::move(*refused));
-        return answer;
+        break;
       }
     }
-    answer.outcome = execute(call);
+    if (!answer.outcome.error) {
+      answer.outcome = execute(call);
+    }
   } catch (const std::exception&) {
     answer.outcome = MethodOutcome::failed(profile_.error(Fault::InternalError));
+  }
+  if (version.v10Errors(profile_)) {
+    giveErrorDetails(answer.outcome);
   }
   return answer;
 }
@@ -312,8 +366,11 @@ RpcAnswers RpcDispatcher::dispatch(const protocol::HttpRequest& request) {
   if (document && document->is_array() && profile_.accepts_batches && json_content_type) {
     if (document->empty()) {
       // JSON-RPC 2.0 §6: an empty batch is one Invalid Request, not an empty array.
-      answers.answers.push_back(
-          {nullptr, MethodOutcome::failed(profile_.error(Fault::InvalidRequest))});
+      MethodOutcome refused = MethodOutcome::failed(profile_.error(Fault::InvalidRequest));
+      if (version.v10Errors(profile_)) {
+        giveErrorDetails(refused);
+      }
+      answers.answers.push_back({nullptr, std::move(refused)});
       return answers;
     }
     answers.batch = true;

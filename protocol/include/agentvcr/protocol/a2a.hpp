@@ -43,6 +43,15 @@ const std::vector<std::string_view>& knownMethodNames();
 /// Whether an `A2A-Version` value asks for v1.0: any `1.x`. Empty (no header) means 0.3.
 bool asksForV10(std::string_view a2a_version_header);
 
+/// The `@type` of a v1.0 error's ErrorInfo detail, and its `domain` for A2A's own errors.
+inline constexpr std::string_view kErrorInfoType = "type.googleapis.com/google.rpc.ErrorInfo";
+inline constexpr std::string_view kErrorDomain = "a2a-protocol.org";
+
+/// The ErrorInfo `reason` v1.0 names a JSON-RPC error `code` by: its error type in upper snake
+/// case without "Error" (`-32001` TASK_NOT_FOUND, `-32602` INVALID_PARAMS); empty for a code
+/// v1.0 does not define.
+std::string_view errorReason(int code);
+
 /// A task state in one vocabulary for both dialects: the v0.3 names (`submitted`, `working`,
 /// `input-required`, `auth-required`, `completed`, `failed`, `canceled`, `rejected`,
 /// `unknown`). v1.0's `TASK_STATE_INPUT_REQUIRED` gives `input-required`; `TASK_STATE_UNSPECIFIED`,

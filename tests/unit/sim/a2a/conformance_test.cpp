@@ -15,6 +15,19 @@ using testing::Harness;
 using testing::parse;
 using testing::request;
 
+/// `error` as v1.0 sends it: `data` holds one ErrorInfo naming `reason` (the specification,
+/// section 9.5), with `metadata` when given.
+Json withErrorInfo(Json error, const char* reason, Json metadata = nullptr) {
+  Json info = {{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+               {"reason", reason},
+               {"domain", "a2a-protocol.org"}};
+  if (!metadata.is_null()) {
+    info["metadata"] = std::move(metadata);
+  }
+  error["data"] = Json::array({std::move(info)});
+  return error;
+}
+
 /// One version's spelling of what the tests send.
 struct Dialect {
   WireVersion version;
@@ -26,6 +39,11 @@ struct Dialect {
   const char* name() const { return protocol::a2a::wireVersionName(version); }
 
   bool v10() const { return version == WireVersion::V10; }
+
+  /// `error` as this version sends it: v1.0 adds an ErrorInfo naming `reason`.
+  Json error(Json error, const char* reason) const {
+    return v10() ? withErrorInfo(std::move(error), reason) : error;
+  }
 
   /// A user message with one text part.
   Json message(const std::string& text, const std::string& message_id = "m-1") const {
@@ -111,8 +129,11 @@ class Conformance : public ::testing::TestWithParam<Dialect> {
 
 TEST_P(Conformance, BodyThatIsNotJsonIsParseError) {
   for (const char* body : {"{", "", "{\"jsonrpc\":\"2.0\",", "nul"}) {
-    EXPECT_EQ(call(body), parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32700,)"
-                                R"("message":"Parse error"}})"))
+    EXPECT_EQ(call(body),
+              (Json{{"jsonrpc", "2.0"},
+                    {"id", nullptr},
+                    {"error", wire_.error(parse(R"({"code":-32700,"message":"Parse error"})"),
+                                          "JSON_PARSE")}}))
         << body;
   }
 }
@@ -145,7 +166,8 @@ TEST_P(Conformance, UnknownMethodIs32601WhateverItsParams) {
     const std::string body =
         std::string(R"({"jsonrpc":"2.0","id":3,"method":"message/ssend","params":)") + params + "}";
     EXPECT_EQ(errorOf(body),
-              parse(R"({"code":-32601,"message":"Method not found: message/ssend"})"))
+              wire_.error(parse(R"({"code":-32601,"message":"Method not found: message/ssend"})"),
+                          "METHOD_NOT_FOUND"))
         << params;
   }
   EXPECT_EQ(errorOf(R"({"jsonrpc":"2.0","id":3,"method":"message/ssend"})")["code"], -32601)
@@ -170,7 +192,9 @@ TEST_P(Conformance, BadParamsOfAKnownMethodAre32602) {
        "historyLength must be a non-negative integer"},
   };
   for (const auto& [body, message] : cases) {
-    EXPECT_EQ(errorOf(body), (Json{{"code", -32602}, {"message", message}})) << body;
+    EXPECT_EQ(errorOf(body),
+              wire_.error({{"code", -32602}, {"message", message}}, "INVALID_PARAMS"))
+        << body;
   }
   Json no_parts = wire_.message("x");
   no_parts["parts"] = Json::array();
@@ -221,7 +245,9 @@ TEST_P(Conformance, BatchAnswersEachElementOnItsOwnInOrder) {
   EXPECT_EQ(answers[2]["id"], "c");
   EXPECT_EQ(answers[2]["error"]["code"], -32601);
   EXPECT_EQ(answers[3]["id"], "d");
-  EXPECT_EQ(answers[3]["error"], parse(R"({"code":-32602,"message":"id must be a string"})"));
+  EXPECT_EQ(
+      answers[3]["error"],
+      wire_.error(parse(R"({"code":-32602,"message":"id must be a string"})"), "INVALID_PARAMS"));
 
   // Elements run in order: the second sees the task the first created.
   Json task = wire_.v10() ? answers[0]["result"]["task"] : answers[0]["result"];
@@ -236,8 +262,11 @@ TEST_P(Conformance, BatchAnswersEachElementOnItsOwnInOrder) {
 }
 
 TEST_P(Conformance, EmptyBatchIsOneInvalidRequest) {
-  EXPECT_EQ(call("[]"), parse(R"({"jsonrpc":"2.0","id":null,"error":{"code":-32600,)"
-                              R"("message":"Invalid Request"}})"));
+  EXPECT_EQ(call("[]"),
+            (Json{{"jsonrpc", "2.0"},
+                  {"id", nullptr},
+                  {"error", wire_.error(parse(R"({"code":-32600,"message":"Invalid Request"})"),
+                                        "INVALID_REQUEST")}}));
 }
 
 TEST_P(Conformance, StreamingMethodsCannotBeBatched) {
@@ -278,8 +307,9 @@ TEST_P(Conformance, CancelMovesAWaitingTaskToCanceledOnce) {
   EXPECT_EQ(canceled["status"]["state"], wire_.state("canceled"));
   EXPECT_EQ(canceled["status"]["timestamp"], "2025-01-01T00:00:03.000Z");
   EXPECT_EQ(taskCall(wire_.cancel, task["id"])["error"],
-            parse(R"({"code":-32002,"message":"Task not cancelable: )" +
-                  task["id"].get<std::string>() + R"("})"));
+            wire_.error(parse(R"({"code":-32002,"message":"Task not cancelable: )" +
+                              task["id"].get<std::string>() + R"("})"),
+                        "TASK_NOT_CANCELABLE"));
   Json message = wire_.message("more", "m-2");
   message["taskId"] = task["id"];
   EXPECT_EQ(errorOf(request(3, wire_.send, {{"message", message}}))["code"], -32004);
@@ -418,9 +448,11 @@ TEST_F(V10, AnswersAreProtoJson) {
 TEST_F(V10, PartsMustHoldExactlyOneContent) {
   Json message = kV10.message("x");
   message["parts"] = parse(R"([{"text":"a","url":"b"}])");
-  EXPECT_EQ(call("SendMessage", {{"message", message}})["error"],
-            parse(R"({"code":-32602,"message":"message.parts[0] must hold exactly one of text, )"
-                  R"(raw, url and data"})"));
+  EXPECT_EQ(
+      call("SendMessage", {{"message", message}})["error"],
+      withErrorInfo(parse(R"({"code":-32602,"message":"message.parts[0] must hold exactly one of )"
+                          R"(text, raw, url and data"})"),
+                    "INVALID_PARAMS"));
   message["parts"] = parse(R"([{"raw":7}])");
   EXPECT_EQ(call("SendMessage", {{"message", message}})["error"]["message"],
             "message.parts[0].raw must be a string");
@@ -460,8 +492,9 @@ TEST_F(V10, SubscribeToTaskStreamsAWaitingTaskAndRefusesUnknownOnes) {
                  {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}});
   ASSERT_EQ(reply.stream.size(), 2u);
   EXPECT_EQ(parse(reply.stream[0].bytes.substr(6))["result"]["task"], task);
-  EXPECT_EQ(call("SubscribeToTask", {{"id", "nope"}})["error"],
-            parse(R"({"code":-32001,"message":"Task not found: nope"})"))
+  EXPECT_EQ(
+      call("SubscribeToTask", {{"id", "nope"}})["error"],
+      withErrorInfo(parse(R"({"code":-32001,"message":"Task not found: nope"})"), "TASK_NOT_FOUND"))
       << "a plain error before the stream, which the client can read";
 }
 
@@ -489,9 +522,14 @@ TEST_F(V10, TheHeaderOrQueryParameterSelectsTheVersion) {
     EXPECT_EQ(
         parse(mock_.post(body, "", {{"Content-Type", "application/json"}, {"A2A-Version", asked}})
                   .body)["error"],
-        parse(std::string(R"({"code":-32009,"message":"A2A version not supported: )") + asked +
-              R"(","data":{"supportedVersions":["0.3","1.0"]}})"))
-        << asked;
+        std::string(asked) == "0.2"
+            ? parse(std::string(R"({"code":-32009,"message":"A2A version not supported: )") +
+                    asked + R"(","data":{"supportedVersions":["0.3","1.0"]}})")
+            : withErrorInfo(
+                  parse(std::string(R"({"code":-32009,"message":"A2A version not supported: )") +
+                        asked + R"("})"),
+                  "VERSION_NOT_SUPPORTED", {{"supportedVersions", "0.3,1.0"}}))
+        << asked << ": an older version gets v0.3's shape, a newer or unknown one v1.0's";
   }
 }
 
@@ -515,8 +553,8 @@ TEST_F(V10, OneVersionOnlyRefusesTheOther) {
   EXPECT_EQ(parse(v03.post(request(1, "GetTask", {{"id", "x"}}), "",
                            {{"Content-Type", "application/json"}, {"A2A-Version", "1.0"}})
                       .body)["error"],
-            parse(R"({"code":-32009,"message":"A2A version not supported: 1.0",)"
-                  R"("data":{"supportedVersions":["0.3"]}})"));
+            withErrorInfo(parse(R"({"code":-32009,"message":"A2A version not supported: 1.0"})"),
+                          "VERSION_NOT_SUPPORTED", {{"supportedVersions", "0.3"}}));
   Json old_card = parse(v03.get("/.well-known/agent-card.json").body);
   EXPECT_EQ(old_card["protocolVersion"], "0.3.0");
   EXPECT_FALSE(old_card.contains("supportedInterfaces"));
@@ -576,7 +614,8 @@ TEST_F(V10, ListTasksPagesFiltersAndCuts) {
       {{{"includeArtifacts", "yes"}}, "includeArtifacts must be a boolean"},
   };
   for (const auto& [params, message] : bad) {
-    EXPECT_EQ(call("ListTasks", params)["error"], (Json{{"code", -32602}, {"message", message}}))
+    EXPECT_EQ(call("ListTasks", params)["error"],
+              withErrorInfo({{"code", -32602}, {"message", message}}, "INVALID_PARAMS"))
         << params.dump();
   }
 }
@@ -585,8 +624,10 @@ TEST_F(V10, PushConfigsAreNotSupportedAndTheExtendedCardIsNotConfigured) {
   for (const char* method :
        {"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
         "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"}) {
-    EXPECT_EQ(call(method, {{"taskId", "t"}})["error"],
-              parse(R"({"code":-32003,"message":"Push Notification is not supported"})"))
+    EXPECT_EQ(
+        call(method, {{"taskId", "t"}})["error"],
+        withErrorInfo(parse(R"({"code":-32003,"message":"Push Notification is not supported"})"),
+                      "PUSH_NOTIFICATION_NOT_SUPPORTED"))
         << method;
   }
   EXPECT_EQ(call("GetExtendedAgentCard", Json::object())["error"]["code"], -32007);

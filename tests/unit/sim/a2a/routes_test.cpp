@@ -121,6 +121,18 @@ TEST(Routes, JsonRpcAtTheEndpointAndAtRoot) {
   EXPECT_EQ(parse(root.body)["result"]["status"]["state"], "completed");
 }
 
+TEST(Routes, TheEndpointWithATrailingSlashIsTheEndpoint) {
+  Harness mock(testing::standardConfig());
+  const std::string body = testing::sendRequest(testing::userMessage("hi"));
+  const protocol::HttpReply slashed =
+      mock.engine().handle({"POST", "/api/v1/a2a/", {{"Content-Type", "application/json"}}, body});
+  EXPECT_EQ(slashed.status, 200);
+  EXPECT_TRUE(parse(slashed.body).contains("result")) << slashed.body;
+  EXPECT_EQ(mock.get("/api/v1/a2a/").status, 405);
+  EXPECT_EQ(mock.engine().handle({"POST", "/api/v1/a2a//", {}, body}).status, 404);
+  EXPECT_EQ(mock.engine().handle({"POST", "/api/v1/a2ax", {}, body}).status, 404);
+}
+
 TEST(Routes, OtherMethodsAndPathsGet405Or404) {
   Harness mock(testing::magisteriumConfig());
   protocol::HttpReply get_endpoint = mock.get("/api/v1/a2a");

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/protocol/http_message.hpp"
@@ -17,7 +18,8 @@
 namespace agentvcr::sim::a2a {
 
 /// The synthetic A2A server without transport. Routes:
-/// - POST at the endpoint path (and at "/"): JSON-RPC 2.0, checked in the configured order;
+/// - POST at the endpoint path (with or without a trailing slash, and at "/"): JSON-RPC 2.0,
+///   checked in the configured order;
 /// - GET /.well-known/agent.json and /.well-known/agent-card.json: the agent card;
 /// - OPTIONS anywhere: the CORS preflight;
 /// - another method on a known path: 405 with Allow; any other path: 404.
@@ -48,6 +50,8 @@ class MockEngine {
   protocol::HttpReply answerRpc(const protocol::HttpRequest& request);
   protocol::HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
   protocol::HttpReply cardReply() const;
+  /// The JSON-RPC endpoint: its path, the same with a trailing slash, or the root.
+  bool isEndpoint(std::string_view path) const;
   protocol::HttpReply preflight() const;
 
   MockConfig config_;
