@@ -239,7 +239,8 @@ ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, WireVer
       return {std::nullopt, problem};
     }
   }
-  send.message = version == WireVersion::V10 ? messageFromV10(*message) : *message;
+  send.message =
+      knownMessageFields(version == WireVersion::V10 ? messageFromV10(*message) : *message);
   return {std::move(send), {}};
 }
 

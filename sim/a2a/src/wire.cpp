@@ -1,6 +1,9 @@
 #include "agentvcr/sim/a2a/wire.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <initializer_list>
+#include <string_view>
 
 namespace agentvcr::sim::a2a {
 namespace {
@@ -87,6 +90,17 @@ Json withParts(const Json& object, bool drop_kind, Convert convert) {
   return out;
 }
 
+/// `object`'s members named in `known`, in their order.
+Json onlyMembers(const Json& object, std::initializer_list<std::string_view> known) {
+  Json out = Json::object();
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<WireVersion> versionFromText(std::string_view text) {
@@ -137,6 +151,26 @@ Json messageFromV10(const Json& message) {
   const Json converted = withParts(message, false, partFromV10);
   for (const auto& [key, value] : converted.items()) {
     out[key] = key == "role" ? Json(value == "ROLE_AGENT" ? "agent" : "user") : value;
+  }
+  return out;
+}
+
+Json knownMessageFields(const Json& message) {
+  if (!message.is_object()) {
+    return message;
+  }
+  Json out = onlyMembers(message, {"kind", "messageId", "contextId", "taskId", "role", "parts",
+                                   "metadata", "extensions", "referenceTaskIds"});
+  if (out.contains("parts") && out["parts"].is_array()) {
+    for (Json& part : out["parts"]) {
+      if (!part.is_object()) {
+        continue;
+      }
+      part = onlyMembers(part, {"kind", "text", "file", "data", "metadata"});
+      if (part.contains("file") && part["file"].is_object()) {
+        part["file"] = onlyMembers(part["file"], {"bytes", "uri", "name", "mimeType"});
+      }
+    }
   }
   return out;
 }

@@ -288,6 +288,27 @@ TEST_P(Conformance, PlainMessageLeavesTheTaskWaitingForInput) {
   EXPECT_EQ(task["artifacts"].size(), 1u);
 }
 
+// Receivers ignore the fields they do not know: never stored, never echoed.
+TEST_P(Conformance, UnknownFieldsOfAMessageAreIgnored) {
+  Json message = wire_.message("hello");
+  message["tckUnknownField"] = "must not come back";
+  message["parts"][0]["unknownPartField"] = 1;
+  const Json task = send({{"message", message}});
+  const Json stored = taskCall(wire_.get, task["id"])["result"];
+  ASSERT_TRUE(stored.contains("history")) << stored.dump();
+  const Json& asked = stored["history"][0];
+  EXPECT_EQ(asked["messageId"], "m-1");
+  EXPECT_FALSE(asked.contains("tckUnknownField")) << asked.dump();
+  EXPECT_FALSE(asked["parts"][0].contains("unknownPartField")) << asked.dump();
+  EXPECT_EQ(asked["parts"][0]["text"], "hello");
+  EXPECT_EQ(task.dump().find("unknown"), std::string::npos) << task.dump();
+  EXPECT_EQ(task.dump().find("tckUnknownField"), std::string::npos) << task.dump();
+  if (wire_.v10()) {
+    const Json listed = call(request(3, "ListTasks", {{"historyLength", 5}}))["result"];
+    EXPECT_EQ(listed.dump().find("tckUnknownField"), std::string::npos) << listed.dump();
+  }
+}
+
 TEST_P(Conformance, ContinuationAppendsToTheSameTask) {
   Json task = sendText("hello");
   Json again = continued("and more", task, "m-2");

@@ -29,4 +29,9 @@ Json artifactOut(const Json& artifact, WireVersion version);
 /// `file.uri`, `filename` and `mediaType` become `file.name` and `file.mimeType`.
 Json messageFromV10(const Json& message);
 
+/// A caller's message in the store's shape (v0.3) with only the members A2A defines, in the
+/// message, its parts and their files: a field the mock does not know is ignored, never kept
+/// or echoed (the A2A specification asks receivers to ignore unknown fields).
+Json knownMessageFields(const Json& message);
+
 }  // namespace agentvcr::sim::a2a
