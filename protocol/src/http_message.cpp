@@ -21,6 +21,25 @@ std::string_view trimBlanks(std::string_view text) {
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
 }
 
+bool entityTagMatches(std::string_view if_none_match, std::string_view etag) {
+  const auto opaque = [](std::string_view tag) {
+    tag = trimBlanks(tag);
+    return tag.starts_with("W/") ? tag.substr(2) : tag;
+  };
+  if (trimBlanks(if_none_match) == "*") {
+    return true;
+  }
+  // An entity tag holds no comma (RFC 9110 §8.8.3: etagc excludes it), so commas split the list.
+  while (!if_none_match.empty()) {
+    const std::size_t comma = if_none_match.find(',');
+    if (opaque(if_none_match.substr(0, comma)) == opaque(etag)) {
+      return true;
+    }
+    if_none_match = comma == std::string_view::npos ? "" : if_none_match.substr(comma + 1);
+  }
+  return false;
+}
+
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) { return lowerAscii(x) == lowerAscii(y); });
 }

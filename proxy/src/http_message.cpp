@@ -90,6 +90,10 @@ http::response<http::string_body> wholeResponse(protocol::HttpReply reply, unsig
   setReplyHeader(response, reply, keep_alive);
   response.body() = std::move(reply.body);
   response.prepare_payload();
+  if (response.result() == http::status::not_modified) {
+    // A 304 has no content, and its Content-Length may only repeat the 200's (RFC 9110 §8.6).
+    response.erase(http::field::content_length);
+  }
   return response;
 }
 

@@ -98,6 +98,30 @@ TEST_F(A2aMockHttpTest, CardPointsAtTheBoundAddress) {
   EXPECT_EQ(client().get("/.well-known/agent-card.json").body, card.body);
 }
 
+// A revalidated card over the wire: 304 without content and without a Content-Length that
+// would contradict the card's, and the connection carries the next request.
+TEST_F(A2aMockHttpTest, ARevalidatedCardIsA304OnAKeptConnection) {
+  start(configFor("standard"));
+  const auto card =
+      client().send("GET", "/.well-known/agent-card.json", "", {{"A2A-Version", "1.0"}});
+  ASSERT_EQ(card.status, 200);
+  const std::string etag = card.header("ETag");
+  ASSERT_FALSE(etag.empty());
+  RawClient raw(port());
+  const std::string ask =
+      "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n"
+      "A2A-Version: 1.0\r\nIf-None-Match: " +
+      etag + "\r\n\r\n";
+  raw.send(ask);
+  const std::string first = raw.readUntil("\r\n\r\n");
+  EXPECT_THAT(first, StartsWith("HTTP/1.1 304 Not Modified\r\n"));
+  EXPECT_THAT(first, HasSubstr("ETag: " + etag + "\r\n"));
+  EXPECT_THAT(first, ::testing::Not(HasSubstr("Content-Length")));
+  raw.send(ask);
+  EXPECT_THAT(raw.readUntil("\r\n\r\n"), StartsWith("HTTP/1.1 304 Not Modified\r\n"))
+      << "the connection stays usable";
+}
+
 TEST_F(A2aMockHttpTest, PublicUrlOverridesTheCardUrl) {
   auto config = configFor("magisterium");
   config.public_url = "http://127.0.0.1:47000/api/v1/a2a";

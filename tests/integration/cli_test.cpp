@@ -108,18 +108,23 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
 
 // The archive keeps tool calls canonical (sorted keys); show prints them as the agent sent them.
 TEST(ShowCli, PrintsToolCallArgumentsInTheAgentsKeyOrder) {
-  using namespace store::testing;  // NOLINT: the MAGMA exchange builders
+  namespace build = store::testing;  // the MAGMA exchange builders
   TempDir temp;
   const std::string path = temp.file("order.sqlite");
-  std::string answer = Json::array({callOutput("r1", 1, 0, memoryOf("r1", 1), "sw1")}).dump();
+  std::string answer =
+      protocol::Json::array({build::callOutput("r1", 1, 0, build::memoryOf("r1", 1), "sw1")})
+          .dump();
   const std::string sorted_arguments = R"({"id":"sw1"})";
   answer.replace(answer.find(sorted_arguments), sorted_arguments.size(),
                  R"({"speed":2,"id":"sw1","axis":{"z":1,"a":0}})");
   {
-    store::Recorder recorder(path, testSession(), testOptions());
-    submit(recorder, httpExchange("POST", "/v1/responses",
-                                  request("r1", {input(1, "user", "go", memoryOf("r1", 0))}).dump(),
-                                  200, answer));
+    store::Recorder recorder(path, build::testSession(), build::testOptions());
+    build::submit(
+        recorder,
+        build::httpExchange(
+            "POST", "/v1/responses",
+            build::request("r1", {build::input(1, "user", "go", build::memoryOf("r1", 0))}).dump(),
+            200, answer));
     recorder.flush();
   }
   cli::ShowCommand show;

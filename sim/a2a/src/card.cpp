@@ -85,6 +85,25 @@ Json buildExtendedCard(const Json& card_template, const Json& extension, const P
   return card;
 }
 
+Json v10Card(const Json& card) {
+  // The v1.0 AgentCard, AgentCapabilities and AgentSkill messages (a2a.proto, v1.0.1).
+  Json out = onlyMembers(
+      card, {"name", "description", "supportedInterfaces", "provider", "version",
+             "documentationUrl", "capabilities", "securitySchemes", "securityRequirements",
+             "defaultInputModes", "defaultOutputModes", "skills", "signatures", "iconUrl"});
+  if (out.contains("capabilities") && out["capabilities"].is_object()) {
+    out["capabilities"] = onlyMembers(
+        out["capabilities"], {"streaming", "pushNotifications", "extensions", "extendedAgentCard"});
+  }
+  if (out.contains("skills") && out["skills"].is_array()) {
+    for (Json& skill : out["skills"]) {
+      skill = onlyMembers(skill, {"id", "name", "description", "tags", "examples", "inputModes",
+                                  "outputModes", "securityRequirements"});
+    }
+  }
+  return out;
+}
+
 bool cardStreams(const Json& card) {
   const auto capabilities = card.find("capabilities");
   if (capabilities == card.end() || !capabilities->is_object()) {

@@ -27,6 +27,22 @@ std::string isoTimestamp(TimePoint when) {
   return text;
 }
 
+std::string httpDate(TimePoint when) {
+  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  const auto day = floor<days>(when);
+  const year_month_day date{day};
+  const hh_mm_ss<seconds> time{floor<seconds>(when - day)};
+  char text[40];
+  std::snprintf(text, sizeof(text), "%s, %02u %s %04d %02d:%02d:%02d GMT",
+                kDays[weekday{day}.c_encoding()], static_cast<unsigned>(date.day()),
+                kMonths[static_cast<unsigned>(date.month()) - 1], static_cast<int>(date.year()),
+                static_cast<int>(time.hours().count()), static_cast<int>(time.minutes().count()),
+                static_cast<int>(time.seconds().count()));
+  return text;
+}
+
 namespace {
 
 /// Reads exactly `width` digits at `at`, advancing it.

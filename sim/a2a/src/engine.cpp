@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/sim/a2a/card.hpp"
 #include "agentvcr/sim/a2a/json_rpc.hpp"
 
@@ -83,6 +85,17 @@ void MockEngine::setPublicUrl(const std::string& url) {
   const Fixtures& fixtures = config_.fixtures;
   const bool extended = profile_.kind == ProfileKind::Standard && fixtures.extended_card;
   card_ = buildCard(fixtures.card_template, profile_, fixtures.skills, url, extended);
+  const auto served = [](const Json& card) {
+    ServedCard out{dumpJson(card), {}};
+    out.etag = "\"" + protocol::hashHex(protocol::stableHash(out.body)) + "\"";
+    return out;
+  };
+  v03_card_ = served(card_);
+  v10_card_.reset();
+  if (profile_.serves(WireVersion::V10)) {
+    v10_card_ = served(v10Card(card_));
+  }
+  card_modified_ = httpDate(clock_->now());
   dispatcher_.setStreaming(cardStreams(card_));
   dispatcher_.setExtendedCard(extended ? std::optional<Json>(buildExtendedCard(
                                              fixtures.card_template, *fixtures.extended_card,
@@ -96,7 +109,7 @@ protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
   if (request.method == "OPTIONS") {
     reply = preflight();
   } else if (path == kCardPaths[0] || path == kCardPaths[1]) {
-    reply = request.method == "GET" ? cardReply() : notAllowed("GET, OPTIONS");
+    reply = request.method == "GET" ? cardReply(request) : notAllowed("GET, OPTIONS");
   } else if (isEndpoint(path)) {
     reply = request.method == "POST" ? answerRpc(request) : notAllowed("POST, OPTIONS");
   } else {
@@ -133,10 +146,35 @@ protocol::HttpReply MockEngine::preflight() const {
   return reply;
 }
 
-protocol::HttpReply MockEngine::cardReply() const {
+const MockEngine::ServedCard& MockEngine::cardFor(const protocol::HttpRequest& request) const {
+  if (!v10_card_) {
+    return v03_card_;
+  }
+  if (!profile_.serves(WireVersion::V03)) {
+    return *v10_card_;
+  }
+  const protocol::HeaderField* version = protocol::findHeader(request.headers, "a2a-version");
+  return version != nullptr && protocol::a2a::asksForV10(protocol::trimBlanks(version->value))
+             ? *v10_card_
+             : v03_card_;
+}
+
+protocol::HttpReply MockEngine::cardReply(const protocol::HttpRequest& request) const {
+  const ServedCard& card = cardFor(request);
   protocol::HttpReply reply;
-  reply.body = dumpJson(card_);
   reply.headers.push_back({"Cache-Control", "public, max-age=3600"});
+  reply.headers.push_back({"ETag", card.etag});
+  reply.headers.push_back({"Last-Modified", card_modified_});
+  if (profile_.reads_version_header) {
+    reply.headers.push_back({"Vary", "A2A-Version"});
+  }
+  const protocol::HeaderField* cached = protocol::findHeader(request.headers, "if-none-match");
+  if (cached != nullptr && protocol::entityTagMatches(cached->value, card.etag)) {
+    reply.status = 304;
+    reply.content_type.clear();
+    return reply;
+  }
+  reply.body = card.body;
   return reply;
 }
 

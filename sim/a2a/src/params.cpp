@@ -222,7 +222,7 @@ std::string checkMessage(const Json& message, WireVersion version, SendParams& s
 }  // namespace
 
 ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, WireVersion version,
-                                      bool read_configuration) {
+                                      bool read_configuration, bool keep_unknown_fields) {
   if (!params || !params->is_object()) {
     return {std::nullopt, "params must be an object"};
   }
@@ -239,8 +239,10 @@ ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, WireVer
       return {std::nullopt, problem};
     }
   }
-  send.message =
-      knownMessageFields(version == WireVersion::V10 ? messageFromV10(*message) : *message);
+  send.message = version == WireVersion::V10 ? messageFromV10(*message) : *message;
+  if (!keep_unknown_fields) {
+    send.message = knownMessageFields(send.message);
+  }
   return {std::move(send), {}};
 }
 

@@ -177,6 +177,7 @@ Profile standardProfile(std::vector<WireVersion> versions) {
   profile.requires_id = false;
   profile.checks_content_type = true;
   profile.honours_send_configuration = true;
+  profile.ignores_unknown_fields = true;
   profile.interrupts_tasks = true;
   return profile;
 }

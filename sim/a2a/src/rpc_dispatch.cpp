@@ -4,6 +4,7 @@
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/sim/a2a/card.hpp"
 #include "agentvcr/sim/a2a/json_rpc.hpp"
 
 namespace agentvcr::sim::a2a {
@@ -249,7 +250,8 @@ MethodOutcome RpcDispatcher::execute(const Call& call) {
       return MethodOutcome::failed(profile_.error(Fault::PushNotSupported));
     case Operation::ExtendedCard:
       return extended_card_
-                 ? MethodOutcome::ok(*extended_card_)
+                 ? MethodOutcome::ok(version == WireVersion::V10 ? v10Card(*extended_card_)
+                                                                 : *extended_card_)
                  : MethodOutcome::failed(profile_.error(Fault::ExtendedCardNotConfigured));
   }
   return MethodOutcome::failed(profile_.error(Fault::MethodNotFound, call.envelope.method));
@@ -280,8 +282,8 @@ void RpcDispatcher::readParams(Call& call) const {
   switch (*call.operation) {
     case Operation::Send:
     case Operation::Stream: {
-      auto read =
-          readSendParams(params, call.version->version, profile_.honours_send_configuration);
+      auto read = readSendParams(params, call.version->version, profile_.honours_send_configuration,
+                                 !profile_.ignores_unknown_fields);
       call.send = std::move(read.value);
       call.params_error = std::move(read.error);
       return;

@@ -1,9 +1,6 @@
 #include "agentvcr/sim/a2a/wire.hpp"
 
-#include <algorithm>
 #include <cctype>
-#include <initializer_list>
-#include <string_view>
 
 namespace agentvcr::sim::a2a {
 namespace {
@@ -84,17 +81,6 @@ Json withParts(const Json& object, bool drop_kind, Convert convert) {
         parts.push_back(convert(part));
       }
     } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
-
-/// `object`'s members named in `known`, in their order.
-Json onlyMembers(const Json& object, std::initializer_list<std::string_view> known) {
-  Json out = Json::object();
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) {
       out[key] = value;
     }
   }

@@ -65,6 +65,10 @@ std::string_view pathOfTarget(std::string_view target);
 /// `text` without the spaces and tabs at either end (HTTP's optional whitespace).
 std::string_view trimBlanks(std::string_view text);
 
+/// Whether an If-None-Match value (`"a", W/"b"` or `*`) names `etag` (quoted, as an ETag header
+/// carries it). The comparison is the weak one RFC 9110 §13.1.2 asks for: `W/` is ignored.
+bool entityTagMatches(std::string_view if_none_match, std::string_view etag);
+
 /// The first header named `name` (case-insensitive); nullptr when there is none.
 const HeaderField* findHeader(const Headers& headers, std::string_view name);
 

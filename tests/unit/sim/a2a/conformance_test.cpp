@@ -654,6 +654,56 @@ TEST_F(V10, PushConfigsAreNotSupportedAndTheExtendedCardIsNotConfigured) {
   EXPECT_EQ(call("GetExtendedAgentCard", Json::object())["error"]["code"], -32007);
 }
 
+// The card is negotiated on its GET: v1.0's for A2A-Version 1.0, v0.3's (with the v1.0
+// interfaces listed) otherwise; each with its own validator, revalidated with a 304.
+TEST_F(V10, TheCardIsNegotiatedByA2aVersionWithValidatorsOfItsOwn) {
+  const auto get = [&](protocol::Headers headers) {
+    return mock_.engine().handle({"GET", "/.well-known/agent-card.json", std::move(headers), ""});
+  };
+  const protocol::HttpReply v03 = get({});
+  const protocol::HttpReply v10 = get({{"A2A-Version", "1.0"}});
+  EXPECT_EQ(get({{"A2A-Version", "0.3"}}).body, v03.body);
+  const Json old_card = parse(v03.body);
+  EXPECT_EQ(old_card["protocolVersion"], "0.3.0");
+  EXPECT_EQ(old_card["url"], "http://mock.test/api/v1/a2a");
+  EXPECT_EQ(old_card["supportedInterfaces"].size(), 2u);
+
+  const Json card = parse(v10.body);
+  for (const char* v03_only : {"protocolVersion", "url", "preferredTransport",
+                               "supportsAuthenticatedExtendedCard", "additionalInterfaces"}) {
+    EXPECT_FALSE(card.contains(v03_only)) << v03_only;
+  }
+  EXPECT_FALSE(card["capabilities"].contains("stateTransitionHistory"));
+  EXPECT_EQ(card["capabilities"]["streaming"], true);
+  // Every member the v1.0 AgentCard requires.
+  for (const char* required :
+       {"name", "description", "supportedInterfaces", "version", "capabilities",
+        "defaultInputModes", "defaultOutputModes", "skills"}) {
+    EXPECT_TRUE(card.contains(required)) << required;
+  }
+  EXPECT_EQ(card["supportedInterfaces"][0],
+            parse(R"({"url":"http://mock.test/api/v1/a2a","protocolBinding":"JSONRPC",)"
+                  R"("protocolVersion":"1.0"})"));
+
+  const std::string v03_etag = testing::header(v03, "ETag");
+  const std::string v10_etag = testing::header(v10, "ETag");
+  EXPECT_NE(v03_etag, v10_etag);
+  EXPECT_EQ(v03_etag.front(), '"');
+  EXPECT_EQ(testing::header(v10, "Vary"), "A2A-Version");
+  EXPECT_EQ(testing::header(v10, "Last-Modified"), "Wed, 01 Jan 2025 00:00:00 GMT");
+
+  const protocol::HttpReply revalidated =
+      get({{"A2A-Version", "1.0"}, {"If-None-Match", v10_etag}});
+  EXPECT_EQ(revalidated.status, 304);
+  EXPECT_TRUE(revalidated.body.empty());
+  EXPECT_EQ(testing::header(revalidated, "ETag"), v10_etag);
+  EXPECT_EQ(get({{"If-None-Match", "\"other\", W/" + v03_etag}}).status, 304)
+      << "a list, and the weak comparison";
+  EXPECT_EQ(get({{"If-None-Match", "*"}}).status, 304);
+  EXPECT_EQ(get({{"If-None-Match", v10_etag}}).status, 200)
+      << "the v0.3 card is not the one the v1.0 tag names";
+}
+
 TEST_F(V10, AFixtureCanConfigureTheExtendedCard) {
   MockConfig config = testing::standardConfig();
   config.fixtures.extended_card =
@@ -669,9 +719,14 @@ TEST_F(V10, AFixtureCanConfigureTheExtendedCard) {
   EXPECT_EQ(extended["description"], "For signed-in callers");
   EXPECT_EQ(extended["skills"].size(), card["skills"].size() + 1);
   EXPECT_EQ(extended["skills"].back()["id"], "secret");
-  EXPECT_EQ(parse(mock.post(request(1, "agent/getAuthenticatedExtendedCard", Json::object()), "")
-                      .body)["result"],
-            extended);
+  EXPECT_FALSE(extended.contains("url")) << "a v1.0 caller gets v1.0's card";
+  EXPECT_FALSE(extended.contains("supportsAuthenticatedExtendedCard"));
+  const Json v03 =
+      parse(mock.post(request(1, "agent/getAuthenticatedExtendedCard", Json::object()), "")
+                .body)["result"];
+  EXPECT_EQ(v03["protocolVersion"], "0.3.0");
+  EXPECT_EQ(v03["skills"], extended["skills"]);
+  EXPECT_EQ(v03["description"], "For signed-in callers");
 }
 
 TEST_F(V10, SameSeedAndClockGiveTheSameBytes) {

@@ -19,6 +19,12 @@ namespace agentvcr::sim::a2a {
 Json buildCard(const Json& card_template, const Profile& profile, const SkillTable& skills,
                const std::string& url, bool extended = false);
 
+/// The card a v1.0 client gets (its `A2A-Version: 1.0`): `card` (buildCard's) with only the
+/// members the v1.0 AgentCard defines, in the card, its capabilities and its skills. Gone are
+/// v0.3's `protocolVersion`, `url`, `preferredTransport`, `additionalInterfaces`,
+/// `supportsAuthenticatedExtendedCard` and `capabilities.stateTransitionHistory`.
+Json v10Card(const Json& card);
+
 /// The extended card: the public card with the members of `extension` (the fixture's
 /// extended-card.json) in place of the template's, and its `skills` added to the table's.
 Json buildExtendedCard(const Json& card_template, const Json& extension, const Profile& profile,

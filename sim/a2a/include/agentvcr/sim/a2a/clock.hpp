@@ -47,6 +47,9 @@ class ManualClock final : public Clock {
 /// "2025-01-01T00:00:00.000Z".
 std::string isoTimestamp(TimePoint when);
 
+/// An HTTP date (RFC 9110 §5.6.7), as Last-Modified carries it: "Wed, 01 Jan 2025 00:00:00 GMT".
+std::string httpDate(TimePoint when);
+
 /// Reads an RFC 3339 timestamp: "2025-01-01T00:00:00Z", with optional fractional seconds and
 /// a "Z" or "+HH:MM"/"-HH:MM" offset; a lower-case "t" or "z" is accepted too. nullopt for
 /// anything else, including dates that do not exist.

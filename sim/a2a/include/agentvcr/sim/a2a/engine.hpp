@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,8 @@ namespace agentvcr::sim::a2a {
 /// The synthetic A2A server without transport. Routes:
 /// - POST at the endpoint path (with or without a trailing slash, and at "/"): JSON-RPC 2.0,
 ///   checked in the configured order;
-/// - GET /.well-known/agent.json and /.well-known/agent-card.json: the agent card;
+/// - GET /.well-known/agent.json and /.well-known/agent-card.json: the agent card, v1.0's or
+///   v0.3's as `A2A-Version` asks, with ETag, Last-Modified and a 304 on If-None-Match;
 /// - OPTIONS anywhere: the CORS preflight;
 /// - another method on a known path: 405 with Allow; any other path: 404.
 ///
@@ -49,7 +51,17 @@ class MockEngine {
  private:
   protocol::HttpReply answerRpc(const protocol::HttpRequest& request);
   protocol::HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
-  protocol::HttpReply cardReply() const;
+
+  /// One version's card as served, with its validator.
+  struct ServedCard {
+    std::string body;
+    std::string etag;  ///< quoted, from the body's bytes
+  };
+
+  protocol::HttpReply cardReply(const protocol::HttpRequest& request) const;
+  /// The card `request` gets: v1.0's for `A2A-Version: 1.x` (or when v0.3 is not served),
+  /// else v0.3's.
+  const ServedCard& cardFor(const protocol::HttpRequest& request) const;
   /// The JSON-RPC endpoint: its path, the same with a trailing slash, or the root.
   bool isEndpoint(std::string_view path) const;
   protocol::HttpReply preflight() const;
@@ -58,6 +70,9 @@ class MockEngine {
   std::shared_ptr<const Clock> clock_;
   Profile profile_;
   Json card_;
+  ServedCard v03_card_;                 ///< Magisterium's card too
+  std::optional<ServedCard> v10_card_;  ///< when v1.0 is served
+  std::string card_modified_;           ///< Last-Modified: when the cards were built
   IdGenerator ids_;
   TaskStore store_;
   RateLimiter limiter_;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,5 +20,9 @@ std::optional<Json> parseJsonText(std::string_view text);
 
 /// Compact text of `value`; never throws.
 std::string dumpJson(const Json& value);
+
+/// `object`'s members named in `known`, in their order: what a reader that ignores unknown
+/// fields keeps.
+Json onlyMembers(const Json& object, std::initializer_list<std::string_view> known);
 
 }  // namespace agentvcr::sim::a2a

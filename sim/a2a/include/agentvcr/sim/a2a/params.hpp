@@ -58,11 +58,12 @@ struct ParamsRead {
 ///   `data`. The message is converted to the store's shape.
 ///
 /// In both, contextId, taskId and metadata.skillId must be strings if present, and unknown
-/// fields are accepted. `configuration` (historyLength; v0.3 `blocking`, v1.0
-/// `returnImmediately` and `acceptedOutputModes`) is read only when `read_configuration` is
-/// set: Magisterium reserves it.
+/// fields are accepted: kept in the message when `keep_unknown_fields` (Magisterium echoes
+/// them), dropped otherwise (knownMessageFields). `configuration` (historyLength; v0.3
+/// `blocking`, v1.0 `returnImmediately` and `acceptedOutputModes`) is read only when
+/// `read_configuration` is set: Magisterium reserves it.
 ParamsRead<SendParams> readSendParams(const std::optional<Json>& params, WireVersion version,
-                                      bool read_configuration);
+                                      bool read_configuration, bool keep_unknown_fields);
 
 /// Checks TaskIdParams / TaskQueryParams: a string `id`, and with `read_history_length` an
 /// optional non-negative integer historyLength.

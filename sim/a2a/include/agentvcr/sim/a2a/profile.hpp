@@ -82,6 +82,9 @@ struct Profile {
   bool routes_skills = false;    ///< unknown skillId is an error rather than the default skill
   bool checks_content_type = false;         ///< a non-JSON Content-Type is -32005
   bool honours_send_configuration = false;  ///< message/send's configuration.historyLength
+  /// A message's fields A2A does not define are dropped, never stored or echoed (Magisterium
+  /// echoes them).
+  bool ignores_unknown_fields = false;
   /// Tasks wait in input-required between turns, may be continued and canceled, and are
   /// returned `working` to a caller that does not block (a2a-v1.md, "Task lifecycle").
   bool interrupts_tasks = false;
