@@ -75,7 +75,7 @@ MockEngine::MockEngine(MockConfig config, std::shared_ptr<const Clock> clock)
       ids_(config_.seed),
       store_(config_.retention),
       limiter_(config_.limits),
-      tasks_(profile_, config_.fixtures.skills, store_, ids_, *clock_),
+      tasks_(profile_, config_.fixtures.skills, config_.fixtures.fates, store_, ids_, *clock_),
       dispatcher_(config_, profile_, tasks_, limiter_, *clock_) {
   setPublicUrl(config_.public_url);
 }

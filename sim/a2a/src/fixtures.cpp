@@ -19,7 +19,8 @@ std::optional<std::string> readFile(const std::string& path) {
 }  // namespace
 
 FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skills_text,
-                              std::optional<std::string_view> extended_card_text) {
+                              std::optional<std::string_view> extended_card_text,
+                              std::optional<std::string_view> fates_text) {
   auto card = parseJsonText(card_text);
   if (!card || !card->is_object()) {
     return {std::nullopt, "card.json: not a JSON object"};
@@ -39,7 +40,21 @@ FixturesLoad fixturesFromText(std::string_view card_text, std::string_view skill
       return {std::nullopt, "extended-card.json: not a JSON object"};
     }
   }
-  return {Fixtures{std::move(*card), std::move(*skills.table), std::move(extended_card)}, {}};
+  FateTable fates;
+  if (fates_text) {
+    auto document = parseJsonText(*fates_text);
+    if (!document) {
+      return {std::nullopt, "fates.json: not valid JSON"};
+    }
+    auto read = FateTable::fromJson(*document);
+    if (!read.table) {
+      return {std::nullopt, "fates.json: " + read.error};
+    }
+    fates = std::move(*read.table);
+  }
+  return {Fixtures{std::move(*card), std::move(*skills.table), std::move(extended_card),
+                   std::move(fates)},
+          {}};
 }
 
 FixturesLoad loadFixturesDir(const std::string& dir) {
@@ -53,10 +68,13 @@ FixturesLoad loadFixturesDir(const std::string& dir) {
   if (!skills) {
     return {std::nullopt, "cannot read " + skills_path};
   }
-  // The extended card is optional: a folder without one configures none.
+  // The extended card and the fates are optional: a folder without them configures none.
+  const auto optional = [](const std::optional<std::string>& text) {
+    return text ? std::optional<std::string_view>(*text) : std::nullopt;
+  };
   const auto extended = readFile(dir + "/extended-card.json");
-  auto load = extended ? fixturesFromText(*card, *skills, std::string_view(*extended))
-                       : fixturesFromText(*card, *skills);
+  const auto fates = readFile(dir + "/fates.json");
+  auto load = fixturesFromText(*card, *skills, optional(extended), optional(fates));
   if (!load.fixtures) {
     load.error = dir + "/" + load.error;
   }

@@ -80,6 +80,19 @@ Json TaskService::agentMessage(const Task& task, const std::string& text) {
 }
 
 TaskService::Turn TaskService::play(Task& task, Json message, std::string_view query) {
+  if (profile_.kind == ProfileKind::Standard) {
+    // A message that names a fate starts it; one that names none continues the task's.
+    if (std::optional<Fate> asked = fates_.forMessage(message)) {
+      task.fate = asked->name;
+      task.fate_turns = 0;
+      return playFate(task, *asked, std::move(message));
+    }
+    if (!task.fate.empty()) {
+      if (std::optional<Fate> scripted = fates_.named(task.fate)) {
+        return playFate(task, *scripted, std::move(message));
+      }
+    }
+  }
   const Skill* skill = skills_.find(task.skill_id);
   if (skill == nullptr) {
     skill = &skills_.defaultSkill();
@@ -124,6 +137,67 @@ TaskService::Turn TaskService::play(Task& task, Json message, std::string_view q
   task.state = profile_.interrupts_tasks && !answer.completes ? TaskState::InputRequired
                                                               : TaskState::Completed;
   return turn;
+}
+
+TaskService::Turn TaskService::playFate(Task& task, const Fate& fate, Json message) {
+  const FateTurn& scripted = fate.turns[std::min(task.fate_turns, fate.turns.size() - 1)];
+  ++task.fate_turns;
+  Turn turn;
+  turn.fated = scripted;
+  if (scripted.message_reply) {
+    // A direct reply: a Message in the task's context, and no task to keep.
+    Json reply = agentMessage(task, scripted.text);
+    if (task.turns == 0) {
+      reply.erase("taskId");
+    }
+    turn.reply = std::move(reply);
+    return turn;
+  }
+  task.history.push_back(std::move(message));
+  ++task.turns;
+  task.updated = clock_.now();
+  task.state = scripted.state;
+  task.status_message.reset();
+  if (!scripted.text.empty()) {
+    task.status_message = agentMessage(task, scripted.text);
+  }
+  if (!scripted.artifact_parts.empty()) {
+    Json artifact = Json::object();
+    artifact["artifactId"] = ids_.next();
+    artifact["name"] = "answer";
+    artifact["parts"] = Json::array();
+    for (const Json& part : scripted.artifact_parts) {
+      artifact["parts"].push_back(part);
+    }
+    task.artifacts.push_back(std::move(artifact));
+  }
+  return turn;
+}
+
+void TaskService::fateFrames(const Task& task, const FateTurn& turn, WireVersion version,
+                             std::vector<StreamFrame>& frames) {
+  Task working = task;
+  working.state = TaskState::Working;
+  for (int i = 1; i <= turn.updates; ++i) {
+    working.status_message =
+        agentMessage(task, "Update " + std::to_string(i) + " of " + std::to_string(turn.updates));
+    frames.push_back(resultFrame(statusUpdate(working, false, version)));
+  }
+  if (turn.artifact_parts.empty()) {
+    return;
+  }
+  const Json& artifact = task.artifacts.back();
+  if (!turn.chunked) {
+    frames.push_back(resultFrame(artifactUpdate(task, artifact, false, true, version)));
+    return;
+  }
+  const Json& parts = artifact["parts"];
+  Json piece = artifact;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    piece["parts"] = Json::array({parts[i]});
+    frames.push_back(
+        resultFrame(artifactUpdate(task, piece, i > 0, i + 1 == parts.size(), version)));
+  }
 }
 
 Task TaskService::workingOn(const Task& task, const Json& message) const {
@@ -176,8 +250,12 @@ MethodOutcome TaskService::send(const SendParams& params, const Skill& skill, Wi
   const Json message = stampedMessage(params, *task);
   const bool immediate = profile_.interrupts_tasks && !params.blocking;
   const Task before = immediate ? workingOn(*task, message) : Task{};
-  if (play(*task, message, params.query).internal_error) {
+  const Turn turn = play(*task, message, params.query);
+  if (turn.internal_error) {
     return MethodOutcome::failed(profile_.error(Fault::InternalError));
+  }
+  if (turn.reply) {
+    return MethodOutcome::ok(wrapped("message", messageOut(*turn.reply, version), version));
   }
   const TaskView view{sendHistoryLength(params), true, version};
   Json answer = wrapped("task", taskJson(immediate ? before : *task, view), version);
@@ -205,7 +283,14 @@ MethodOutcome TaskService::stream(const SendParams& params, const Skill& skill,
     frames.push_back(StreamFrame{std::nullopt, profile_.error(Fault::InternalError)});
     return MethodOutcome::streamed(std::move(frames));
   }
-  if (!turn.chunks.empty()) {
+  if (turn.reply) {
+    // A stream that answers with a Message holds that one event.
+    return MethodOutcome::streamed(
+        {resultFrame(wrapped("message", messageOut(*turn.reply, version), version))});
+  }
+  if (turn.fated) {
+    fateFrames(*task, *turn.fated, version, frames);
+  } else if (!turn.chunks.empty()) {
     Json piece = task->artifacts.back();
     for (std::size_t i = 0; i < turn.chunks.size(); ++i) {
       piece["parts"] = Json::array({textPart(turn.chunks[i])});

@@ -36,6 +36,9 @@ struct Task {
   std::vector<Json> artifacts;
   int turns = 0;  ///< user messages the task has handled
   TimePoint created;
+  /// The fate its caller scripted (FateTable), empty for none, and the turns of it played.
+  std::string fate;
+  std::size_t fate_turns = 0;
 };
 
 /// What a Task answer shows of the task.

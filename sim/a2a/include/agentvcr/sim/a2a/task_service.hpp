@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agentvcr/sim/a2a/clock.hpp"
+#include "agentvcr/sim/a2a/fates.hpp"
 #include "agentvcr/sim/a2a/id_generator.hpp"
 #include "agentvcr/sim/a2a/params.hpp"
 #include "agentvcr/sim/a2a/profile.hpp"
@@ -40,9 +41,14 @@ struct MethodOutcome {
 /// a non-blocking send, whose answers only describe the way there. Not thread-safe.
 class TaskService {
  public:
-  TaskService(const Profile& profile, const SkillTable& skills, TaskStore& store, IdGenerator& ids,
-              const Clock& clock)
-      : profile_(profile), skills_(skills), store_(store), ids_(ids), clock_(clock) {}
+  TaskService(const Profile& profile, const SkillTable& skills, const FateTable& fates,
+              TaskStore& store, IdGenerator& ids, const Clock& clock)
+      : profile_(profile),
+        skills_(skills),
+        fates_(fates),
+        store_(store),
+        ids_(ids),
+        clock_(clock) {}
 
   /// message/send, SendMessage: the task the message starts (with `skill`) or continues
   /// (message.taskId). A caller that does not block gets the task as `working`.
@@ -72,6 +78,10 @@ class TaskService {
     std::vector<std::string> chunks;  ///< the answer text, answered turns only
     std::optional<Json> data;
     std::string artifact_id;
+    /// A scripted fate's turn: `working` updates a stream sends first, whether it added an
+    /// artifact (the task's last) and streams it part by part, or the Message it answers with.
+    std::optional<FateTurn> fated;
+    std::optional<Json> reply;
   };
 
   /// The task a message starts, or the stored one it continues, or the error that stops it.
@@ -81,8 +91,16 @@ class TaskService {
   /// The user's message as stored: with the task's contextId and taskId.
   static Json stampedMessage(const SendParams& params, const Task& task);
 
-  /// Plays one turn of the task's skill on `message`, changing `task`.
+  /// Plays one turn on `message`, changing `task`: of the fate the message or the task scripted,
+  /// else of the task's skill.
   Turn play(Task& task, Json message, std::string_view query);
+
+  /// Plays the next turn of `fate` on `message`.
+  Turn playFate(Task& task, const Fate& fate, Json message);
+
+  /// The stream frames of a fate's turn between the working update and the final status.
+  void fateFrames(const Task& task, const FateTurn& turn, WireVersion version,
+                  std::vector<StreamFrame>& frames);
 
   /// `task` as it looks while the agent works on `message`: what a stream says second and a
   /// non-blocking send answers.
@@ -98,6 +116,7 @@ class TaskService {
 
   const Profile& profile_;
   const SkillTable& skills_;
+  const FateTable& fates_;
   TaskStore& store_;
   IdGenerator& ids_;
   const Clock& clock_;
