@@ -2,6 +2,7 @@
 
 #include "agentvcr/cli/inspect_commands.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <iomanip>
 #include <ostream>
@@ -193,11 +194,50 @@ int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodi
   return kExitOk;
 }
 
+/// The calls of an A2A conversation (one context), one line each with what came of it.
+void showA2aCalls(const store::ArchiveReader& archive, const store::ConversationRow& conversation,
+                  std::ostream& out) {
+  const std::vector<store::A2aCallRow> calls = archive.a2aCalls(conversation.id);
+  out << "conversation " << conversation.id << " of session " << conversation.session_id
+      << ": A2A context " << conversation.context_id.value_or("-") << ", " << calls.size()
+      << (calls.size() == 1 ? " call\n" : " calls\n");
+  for (const store::A2aCallRow& call : calls) {
+    out << "call " << call.id << " [" << call.method.value_or("?") << ", v" << call.wire_version
+        << "] in exchange " << call.exchange_id;
+    if (call.task_id) {
+      out << ", task " << *call.task_id;
+    }
+    out << "\n";
+    if (call.request_text && !call.request_text->empty()) {
+      out << "    asked: \"" << oneLine(*call.request_text, 90) << "\"\n";
+    }
+    out << "    -> ";
+    if (call.error_code) {
+      out << "error " << *call.error_code << ": " << oneLine(call.error_message.value_or(""), 70);
+    } else if (call.task_state) {
+      out << *call.task_state;
+    } else {
+      out << call.result_kind.value_or("no result") << " (HTTP " << call.status << ")";
+    }
+    if (call.stream_event_count > 0) {
+      out << ", " << call.stream_event_count << " stream events";
+    }
+    if (call.response_text && !call.response_text->empty()) {
+      out << ": \"" << oneLine(*call.response_text, 80) << "\"";
+    }
+    out << "\n";
+  }
+}
+
 int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::ostream& out) {
   auto conversation = archive.conversation(id);
   if (!conversation) {
     out << "no conversation " << id << "\n";
     return kExitFailure;
+  }
+  if (conversation->protocol == "a2a") {
+    showA2aCalls(archive, *conversation, out);
+    return kExitOk;
   }
   out << "conversation " << conversation->id << " of session " << conversation->session_id << ": \""
       << oneLine(conversation->title.value_or(""), 80) << "\", " << conversation->step_count
@@ -232,26 +272,60 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
 
 }  // namespace
 
+namespace {
+
+/// Writes `rows` under `header` in columns as wide as their widest value (UTF-8 characters
+/// counted, not bytes) and two spaces apart, so that no value runs into the next.
+void printTable(const std::vector<std::string>& header,
+                const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  const auto width = [](const std::string& text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+  };
+  std::vector<std::size_t> widths(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    widths[c] = width(header[c]);
+    for (const auto& row : rows) {
+      widths[c] = std::max(widths[c], width(row[c]));
+    }
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string text;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      text += cells[c];
+      if (c + 1 < cells.size()) {
+        text.append(widths[c] - width(cells[c]) + 2, ' ');
+      }
+    }
+    out << text << "\n";
+  };
+  line(header);
+  for (const auto& row : rows) {
+    line(row);
+  }
+}
+
+}  // namespace
+
 /// The sessions table of `ls`. Sessions of the fleet archive have no id (0): their uuid names
 /// them.
 void printSessions(const std::vector<store::SessionRow>& sessions, std::ostream& out) {
-  out << std::left << std::setw(5) << "ID" << std::setw(10) << "UUID" << std::setw(14) << "NODE"
-      << std::setw(16) << "NAME" << std::setw(8) << "MODE" << std::setw(30) << "UPSTREAM"
-      << std::setw(34) << "AGENT" << std::setw(21) << "STARTED (UTC)" << std::setw(10) << "DURATION"
-      << std::setw(7) << "EXCH" << std::setw(7) << "STEPS" << std::setw(6) << "CONV"
-      << "FAILED\n";
+  std::vector<std::vector<std::string>> rows;
   for (const auto& session : sessions) {
-    std::string agent =
+    const std::string agent =
         session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
-    out << std::setw(5) << (session.id != 0 ? std::to_string(session.id) : "-") << std::setw(10)
-        << store::shortUuid(session.uuid) << std::setw(14) << oneLine(session.node, 13)
-        << std::setw(16) << oneLine(session.name, 15) << std::setw(8) << session.mode
-        << std::setw(30) << oneLine(session.upstream, 29) << std::setw(34) << oneLine(agent, 33)
-        << std::setw(21) << utcTime(session.started_ns) << std::setw(10)
-        << duration(session.started_ns, session.ended_ns) << std::setw(7) << session.exchange_count
-        << std::setw(7) << session.step_count << std::setw(6) << session.conversation_count
-        << session.failed_exchange_count + session.error_candidate_count << "\n";
+    rows.push_back(
+        {session.id != 0 ? std::to_string(session.id) : "-", store::shortUuid(session.uuid),
+         oneLine(session.node, 13), oneLine(session.name, 15), session.mode,
+         oneLine(session.upstream, 29), oneLine(agent, 33), utcTime(session.started_ns),
+         duration(session.started_ns, session.ended_ns), std::to_string(session.exchange_count),
+         std::to_string(session.step_count), std::to_string(session.conversation_count),
+         std::to_string(session.failed_exchange_count + session.error_candidate_count)});
   }
+  printTable({"ID", "UUID", "NODE", "NAME", "MODE", "UPSTREAM", "AGENT", "STARTED (UTC)",
+              "DURATION", "EXCH", "STEPS", "CONV", "FAILED"},
+             rows, out);
 }
 
 int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, std::ostream& out) {
@@ -269,19 +343,18 @@ int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, st
     out << "no session " << *session_id << "\n";
     return kExitFailure;
   }
-  out << std::left << std::setw(6) << "CONV" << std::setw(kTitleWidth + 2) << "TITLE"
-      << std::setw(7) << "STEPS" << std::setw(6) << "CAND" << std::setw(7) << "DEPTH"
-      << std::setw(8) << "ERRORS" << std::setw(10) << "ENV-FAIL" << std::setw(12) << "ENDED-IN"
-      << "DURATION\n";
+  std::vector<std::vector<std::string>> rows;
   for (const auto& conversation : archive.conversations(*session_id)) {
-    out << std::setw(6) << conversation.id << std::setw(kTitleWidth + 2)
-        << oneLine(conversation.title.value_or("-"), kTitleWidth) << std::setw(7)
-        << conversation.step_count << std::setw(6) << conversation.candidate_count << std::setw(7)
-        << conversation.max_depth << std::setw(8) << conversation.error_candidates << std::setw(10)
-        << conversation.env_failures << std::setw(12) << conversation.ended_in.value_or("-")
-        << (conversation.first_ns ? duration(*conversation.first_ns, conversation.last_ns) : "-")
-        << "\n";
+    rows.push_back(
+        {std::to_string(conversation.id), oneLine(conversation.title.value_or("-"), kTitleWidth),
+         std::to_string(conversation.step_count), std::to_string(conversation.candidate_count),
+         std::to_string(conversation.max_depth), std::to_string(conversation.error_candidates),
+         std::to_string(conversation.env_failures), conversation.ended_in.value_or("-"),
+         conversation.first_ns ? duration(*conversation.first_ns, conversation.last_ns) : "-"});
   }
+  printTable(
+      {"CONV", "TITLE", "STEPS", "CAND", "DEPTH", "ERRORS", "ENV-FAIL", "ENDED-IN", "DURATION"},
+      rows, out);
   return kExitOk;
 }
 

@@ -27,9 +27,11 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
   service.start();
   const std::string address = service.endpoint().httpUrl();
   auto& replayer = service.replayer();
+  const replay::RecordedA2a a2a = replayer.recordedA2a();
   out << "agentvcr replay: listening on " << address << " (" << replayer.recordedSteps()
-      << " recorded steps, " << replayer.distinctKeys()
-      << " distinct inputs, on miss: " << replay::missPolicyName(replayer.options().on_miss) << ")"
+      << " recorded steps, " << replayer.distinctKeys() << " distinct inputs, " << a2a.calls
+      << " A2A calls in " << a2a.contexts
+      << " contexts, on miss: " << replay::missPolicyName(replayer.options().on_miss) << ")"
       << std::endl;
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);

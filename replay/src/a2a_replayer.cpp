@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/caller_ids.hpp"
@@ -98,7 +99,11 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
     reader.forEachA2aCall(options_.selection,
                           [&](const store::A2aCallRow& call) { calls.push_back(call); });
     std::int64_t previous_exchange = 0;
+    std::unordered_set<std::string> contexts;
     for (const store::A2aCallRow& call : calls) {
+      if (call.context_id) {
+        contexts.insert(*call.context_id);
+      }
       if (call.task_id && call.result_kind == "task" && !call.error_code &&
           call.stream_event_count == 0) {
         tasks_[*call.task_id] =
@@ -124,6 +129,8 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
       paths_.insert(std::string(protocol::pathOfTarget(exchange->target)));
       recorded_.push_back(std::move(recorded));
     }
+    call_count_ = calls.size();
+    context_count_ = contexts.size();
     for (const store::ExchangeRow& card :
          reader.exchangesOfRoute(options_.selection, "a2a.agent_card")) {
       if (card.status >= 200 && card.status < 300) {

@@ -43,6 +43,11 @@ class A2aReplayer {
 
   std::size_t exchangeCount() const { return recorded_.size(); }
 
+  /// Recorded calls replay can answer (a batch holds several), and the contexts they belong to.
+  std::size_t callCount() const { return call_count_; }
+
+  std::size_t contextCount() const { return context_count_; }
+
   /// Empty when the memo is off (ReplayOptions::memo_bytes 0).
   std::optional<MemoStats> memoStats() const;
 
@@ -88,6 +93,8 @@ class A2aReplayer {
   ReaderPool& readers_;
   const ReplayOptions& options_;
   std::vector<Recorded> recorded_;
+  std::size_t call_count_ = 0;
+  std::size_t context_count_ = 0;
   std::set<std::string> paths_;                       ///< where A2A calls were recorded
   std::map<std::string, std::int64_t> cards_;         ///< card path -> latest 2xx exchange
   std::unordered_map<std::string, KnownTask> tasks_;  ///< task id -> latest answer holding it

@@ -208,7 +208,9 @@ class Replayer::Impl {
 
   std::size_t distinctKeys() const { return responses_.keyCount(); }
 
-  std::size_t recordedA2aExchanges() const { return a2a_.exchangeCount(); }
+  RecordedA2a recordedA2a() const {
+    return {a2a_.exchangeCount(), a2a_.callCount(), a2a_.contextCount()};
+  }
 
  private:
   ReplayOutcome route(const protocol::HttpRequest& request, const Forwarder* forward,
@@ -358,8 +360,8 @@ std::size_t Replayer::distinctKeys() const {
   return impl_->distinctKeys();
 }
 
-std::size_t Replayer::recordedA2aExchanges() const {
-  return impl_->recordedA2aExchanges();
+RecordedA2a Replayer::recordedA2a() const {
+  return impl_->recordedA2a();
 }
 
 const ReplayOptions& Replayer::options() const {

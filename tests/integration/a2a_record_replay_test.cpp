@@ -142,6 +142,16 @@ TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
   recordConversation();
   auto replay = startReplay(replay::kRecordedPace);
   const std::uint16_t port = replay->endpoint().port;
+  // What the start line reports: every recorded call and the contexts they belong to.
+  const replay::RecordedA2a loaded = replay->replayer().recordedA2a();
+  store::ArchiveReader reader(db_path_);
+  std::size_t calls = 0;
+  for (const auto& conversation : reader.conversations(1)) {
+    calls += reader.a2aCalls(conversation.id).size();
+  }
+  EXPECT_EQ(loaded.calls, calls);
+  EXPECT_EQ(loaded.contexts, 2u);
+  EXPECT_GE(loaded.exchanges, 1u);
 
   Json first = post(port, sendBody("string-id", "m-1", "What is grace?"));
   EXPECT_EQ(first["id"], "string-id");  // the live id, with its type

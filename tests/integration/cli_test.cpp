@@ -137,6 +137,58 @@ TEST(ShowCli, PrintsToolCallArgumentsInTheAgentsKeyOrder) {
       << steps.str();
 }
 
+/// An archive of one A2A context: a task asked for input, then `last_state`.
+std::string recordA2aContext(const TempDir& temp, const std::string& last_state = "completed") {
+  namespace build = store::testing;
+  const std::string path = temp.file("a2a.sqlite");
+  store::Recorder recorder(path, build::testSession(), build::testOptions());
+  build::submit(recorder,
+                build::httpExchange("POST", "/api/v1/a2a",
+                                    build::a2aSend(1, "m-1", "What is grace?", "ctx-1"), 200,
+                                    build::a2aTask(1, "t-1", "ctx-1", "input-required", "More?")));
+  build::submit(recorder,
+                build::httpExchange("POST", "/api/v1/a2a",
+                                    build::a2aSend(2, "m-2", "Sanctifying grace", "ctx-1"), 200,
+                                    build::a2aTask(2, "t-1", "ctx-1", last_state, "It is a gift")));
+  recorder.flush();
+  return path;
+}
+
+TEST(ShowCli, AnA2aConversationListsItsCalls) {
+  TempDir temp;
+  const std::string path = recordA2aContext(temp);
+  const auto conversations = store::ArchiveReader(path).conversations(1);
+  ASSERT_EQ(conversations.size(), 1u);
+  cli::ShowCommand show;
+  show.db_path = path;
+  show.conversation = conversations[0].id;
+  std::ostringstream out;
+  ASSERT_EQ(cli::runShow(show, out), cli::kExitOk);
+  EXPECT_THAT(out.str(), HasSubstr("A2A context ctx-1, 2 calls"));
+  EXPECT_THAT(out.str(), HasSubstr("[message/send, v0.3]"));
+  EXPECT_THAT(out.str(), HasSubstr("task t-1"));
+  EXPECT_THAT(out.str(), HasSubstr("asked: \"What is grace?\""));
+  EXPECT_THAT(out.str(), HasSubstr("-> input-required"));
+  EXPECT_THAT(out.str(), HasSubstr("-> completed"));
+}
+
+// Every column is as wide as its widest value: "input-required" no longer runs into DURATION.
+TEST(LsCli, ColumnsNeverRunTogether) {
+  TempDir temp;
+  const std::string path = recordA2aContext(temp, "input-required");
+  std::ostringstream out;
+  ASSERT_EQ(cli::runLs(path, 1, out), cli::kExitOk);
+  std::istringstream lines(out.str());
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  const std::size_t column = header.find("DURATION");
+  ASSERT_NE(column, std::string::npos);
+  EXPECT_THAT(row, HasSubstr("input-required  ")) << out.str();
+  EXPECT_EQ(row.substr(column - 2, 2), "  ") << out.str();
+  EXPECT_NE(row[column], ' ') << "each value starts under its header\n" << out.str();
+}
+
 TEST(MigrateCli, BringsAnOlderArchiveToThisSchemaSoReadersOpenIt) {
   TempDir temp;
   const std::string path = temp.file("old.sqlite");

@@ -116,6 +116,13 @@ struct ReplayStats {
   std::uint64_t rewinds = 0;  ///< times every cursor went back to the first recorded answer
 };
 
+/// What replay can answer of the A2A calls it loaded.
+struct RecordedA2a {
+  std::size_t exchanges = 0;
+  std::size_t calls = 0;  ///< a batch exchange holds several
+  std::size_t contexts = 0;
+};
+
 /// The deterministic mock agent. Loads the replay index of the selected recorded steps, the
 /// agent's identity and its coaching exchanges at construction; then answers requests from
 /// the archive, which it only reads.
@@ -138,8 +145,7 @@ class Replayer {
   ReplayStats stats() const;
   std::size_t recordedSteps() const;
   std::size_t distinctKeys() const;
-  /// Recorded A2A exchanges replay can answer from.
-  std::size_t recordedA2aExchanges() const;
+  RecordedA2a recordedA2a() const;
   const ReplayOptions& options() const;
 
  private:
