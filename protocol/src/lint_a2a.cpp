@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <initializer_list>
@@ -309,6 +310,113 @@ void checkV10Result(std::string_view method, const Json& result, const JsonPath&
   }
 }
 
+/// The error of a v1.0 call: `data`, when v1.0 asks for it, an array of detail objects each
+/// with an `@type`, one of them a google.rpc.ErrorInfo (the specification's section 9.5).
+void checkV10ErrorDetails(const Json& error, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (!error.is_object() || !error.contains("code") || !error["code"].is_number_integer() ||
+      a2a::errorReason(error["code"].get<int>()).empty()) {
+    return;  // not an error v1.0 defines: its details are the agent's own
+  }
+  const JsonPath at = child(path, "data");
+  const Json* data = findMember(error, "data");
+  if (data == nullptr || !data->is_array()) {
+    out.push_back({kA2aV1ErrorDetails, at,
+                   "A v1.0 error carries its details in data, an array with a "
+                   "google.rpc.ErrorInfo; got " +
+                       shown(data)});
+    return;
+  }
+  bool error_info = false;
+  for (std::size_t i = 0; i < data->size(); ++i) {
+    const Json* type = findMember((*data)[i], "@type");
+    if (type == nullptr || !type->is_string()) {
+      out.push_back({kA2aV1ErrorDetails, child(at, static_cast<std::int64_t>(i)),
+                     "Each error detail must name its @type"});
+      continue;
+    }
+    error_info = error_info || *type == a2a::kErrorInfoType;
+  }
+  if (!error_info) {
+    out.push_back({kA2aV1ErrorDetails, at,
+                   "A v1.0 error's details must hold a google.rpc.ErrorInfo naming its reason"});
+  }
+}
+
+/// The task a v0.3 method answers (message/send, tasks/get, tasks/cancel): a state of v0.3's
+/// enum, artifacts with parts.
+void checkV03Task(const Json& task, const JsonPath& path, std::vector<LintFinding>& out) {
+  if (!task.is_object() || findMember(task, "kind") == nullptr || task["kind"] != "task") {
+    return;  // a Message, or a shape envelope rules already reported
+  }
+  const Json* status = findMember(task, "status");
+  const Json* state = status != nullptr ? findMember(*status, "state") : nullptr;
+  const std::string_view text = state != nullptr && state->is_string()
+                                    ? std::string_view(state->get_ref<const std::string&>())
+                                    : std::string_view();
+  if (state != nullptr &&
+      (text.starts_with("TASK_STATE_") || a2a::normalTaskState(text) == "unknown")) {
+    if (text != "unknown") {
+      out.push_back({kA2aTaskState, child(child(path, "status"), "state"),
+                     "state must be one of v0.3's (submitted, working, input-required, "
+                     "completed, canceled, failed, rejected, auth-required, unknown), got " +
+                         shown(state)});
+    }
+  }
+  const Json* artifacts = findMember(task, "artifacts");
+  if (artifacts == nullptr || !artifacts->is_array()) {
+    return;
+  }
+  for (std::size_t i = 0; i < artifacts->size(); ++i) {
+    const Json* parts = findMember((*artifacts)[i], "parts");
+    if (parts == nullptr || !parts->is_array() || parts->empty()) {
+      out.push_back({kA2aArtifact,
+                     child(child(child(path, "artifacts"), static_cast<std::int64_t>(i)), "parts"),
+                     "An artifact must hold a non-empty array of parts, got " + shown(parts)});
+    }
+  }
+}
+
+/// The members of the caller's message that A2A does not define, in either version.
+std::vector<std::string> unknownMessageFields(const Json& request) {
+  static constexpr std::array<std::string_view, 9> kKnown = {
+      "kind",  "messageId", "contextId",  "taskId",          "role",
+      "parts", "metadata",  "extensions", "referenceTaskIds"};
+  std::vector<std::string> unknown;
+  const Json* params = findMember(request, "params");
+  const Json* message = params != nullptr ? findMember(*params, "message") : nullptr;
+  if (message == nullptr || !message->is_object()) {
+    return unknown;
+  }
+  for (const auto& [key, value] : message->items()) {
+    if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) {
+      unknown.push_back(key);
+    }
+  }
+  return unknown;
+}
+
+/// Every message the answer holds (a result Message, a task's status message and history),
+/// reported where it carries one of `unknown`.
+void checkNothingEchoed(const Json& value, const JsonPath& path,
+                        const std::vector<std::string>& unknown, std::vector<LintFinding>& out) {
+  if (value.is_object()) {
+    const bool message = value.contains("messageId") && value.contains("parts");
+    for (const auto& [key, member] : value.items()) {
+      if (message && std::find(unknown.begin(), unknown.end(), key) != unknown.end()) {
+        out.push_back({kA2aEchoedUnknownField, child(path, key),
+                       "The caller's field " + key +
+                           " is not A2A's: the agent must ignore it, not send it back"});
+      } else {
+        checkNothingEchoed(member, child(path, key), unknown, out);
+      }
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      checkNothingEchoed(value[i], child(path, static_cast<std::int64_t>(i)), unknown, out);
+    }
+  }
+}
+
 void checkConfiguration(const Json& configuration, const JsonPath& path,
                         std::vector<LintFinding>& out) {
   if (!configuration.is_object()) {
@@ -515,10 +623,21 @@ std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& respon
   auto shape = [&](const Json& r, const JsonPath& base, std::vector<LintFinding>& found) {
     const Json* call = answeredRequest(request, r);
     const Json* method = call != nullptr ? findMember(*call, "method") : nullptr;
-    const Json* result = findMember(r, "result");
-    if (method != nullptr && method->is_string() && result != nullptr &&
-        a2a::isV10Method(method->get_ref<const std::string&>())) {
-      checkV10Result(method->get_ref<const std::string&>(), *result, child(base, "result"), found);
+    if (method == nullptr || !method->is_string()) {
+      return;
+    }
+    const std::string& name = method->get_ref<const std::string&>();
+    const bool v10 = a2a::isV10Method(name);
+    if (const Json* result = findMember(r, "result")) {
+      if (v10) {
+        checkV10Result(name, *result, child(base, "result"), found);
+      } else {
+        checkV03Task(*result, child(base, "result"), found);
+      }
+      checkNothingEchoed(*result, child(base, "result"), unknownMessageFields(*call), found);
+    }
+    if (const Json* error = findMember(r, "error"); error != nullptr && v10) {
+      checkV10ErrorDetails(*error, child(base, "error"), found);
     }
   };
   auto relate = [&](const Json& r, const JsonPath& base, std::vector<LintFinding>& found) {

@@ -2,10 +2,14 @@
 
 #include "agentvcr/protocol/lint.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace agentvcr::protocol::lint {
 namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 Json benchInput() {
   return Json::parse(R"({"id":1,"instruction":{"type":"user","content":"press sw1"},
@@ -220,10 +224,50 @@ TEST(LintA2aV1, AcceptsWellFormedV10Calls) {
                                                {"pageSize", 100},
                                                {"totalSize", 1}}))
                   .empty());
-  // Errors carry no result to shape.
+  // Errors carry no result to shape, and v1.0's details.
   EXPECT_TRUE(lintA2aExchange(send, Json::parse(R"({"jsonrpc":"2.0","id":1,"error":{"code":-32001,
-          "message":"Task not found"}})"))
+          "message":"Task not found","data":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo",
+          "reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}})"))
                   .empty());
+}
+
+TEST(LintA2aV1, AV10ErrorWithoutErrorInfoDetailsIsAFinding) {
+  const Json send = v10Request("GetTask", {{"id", "t"}});
+  const auto rules = [&](const char* error) {
+    return rulesOf(lintA2aExchange(
+        send, Json::parse(std::string(R"({"jsonrpc":"2.0","id":1,"error":)") + error + "}")));
+  };
+  EXPECT_THAT(rules(R"({"code":-32001,"message":"Task not found"})"),
+              ElementsAre("a2a_v1_error_details /error/data"));
+  EXPECT_THAT(rules(R"({"code":-32009,"message":"no","data":{"supportedVersions":["0.3"]}})"),
+              ElementsAre("a2a_v1_error_details /error/data"))
+      << "v0.3's object is not v1.0's array";
+  EXPECT_THAT(
+      rules(R"({"code":-32001,"message":"x","data":[{"reason":"TASK_NOT_FOUND"}]})"),
+      ElementsAre("a2a_v1_error_details /error/data/0", "a2a_v1_error_details /error/data"));
+  EXPECT_THAT(rules(R"({"code":-32050,"message":"the agent's own"})"), IsEmpty());
+  // A v0.3 call's error keeps v0.3's shape.
+  const Json v03 =
+      Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t"}})");
+  EXPECT_THAT(
+      rulesOf(lintA2aExchange(
+          v03, Json::parse(R"({"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"x"}})"))),
+      IsEmpty());
+}
+
+TEST(LintA2a, AnEchoedUnknownFieldAV03StateOrAnArtifactWithoutPartsIsAFinding) {
+  const Json send = Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"message/send","params":{
+      "message":{"kind":"message","role":"user","messageId":"m","tckUnknownField":"x",
+                 "parts":[{"kind":"text","text":"hi"}]}}})");
+  const Json answer = Json::parse(R"({"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t",
+      "status":{"state":"TASK_STATE_COMPLETED"},
+      "history":[{"kind":"message","role":"user","messageId":"m","tckUnknownField":"x",
+                  "parts":[{"kind":"text","text":"hi"}]}],
+      "artifacts":[{"artifactId":"a","parts":[]}]}})");
+  EXPECT_THAT(
+      rulesOf(lintA2aExchange(send, answer)),
+      ElementsAre("a2a_task_state /result/status/state", "a2a_artifact /result/artifacts/0/parts",
+                  "a2a_echoed_unknown_field /result/history/0/tckUnknownField"));
 }
 
 TEST(LintA2aV1, LeavesV03CallsToTheEnvelopeRules) {

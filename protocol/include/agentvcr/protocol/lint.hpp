@@ -41,6 +41,12 @@ inline constexpr const char* kA2aV1PageSize = "a2a_v1_page_size";
 inline constexpr const char* kA2aV1TaskState = "a2a_v1_task_state";
 inline constexpr const char* kA2aV1Artifact = "a2a_v1_artifact";
 inline constexpr const char* kA2aV1Result = "a2a_v1_result";
+inline constexpr const char* kA2aV1ErrorDetails = "a2a_v1_error_details";
+// A2A v0.3 result shapes, on calls whose method is a v0.3 name.
+inline constexpr const char* kA2aTaskState = "a2a_task_state";
+inline constexpr const char* kA2aArtifact = "a2a_artifact";
+// Both versions: a field of the caller's message that A2A does not define, sent back.
+inline constexpr const char* kA2aEchoedUnknownField = "a2a_echoed_unknown_field";
 
 /// One broken rule: `path` locates the offending value inside the document that was checked.
 struct LintFinding {
@@ -78,8 +84,11 @@ std::vector<LintFinding> lintA2aResponse(const Json& response);
 /// SendMessage `{"task"}` or `{"message"}`, a streaming method one event (`{"task"}`,
 /// `{"message"}`, `{"statusUpdate"}`, `{"artifactUpdate"}`), GetTask/CancelTask a Task,
 /// ListTasks a `tasks` array; Tasks with a string id and a TASK_STATE_* state, Messages as in
-/// lintA2aRequest(), none of these objects with a `kind`. Paths are relative to the response
-/// body.
+/// lintA2aRequest(), none of these objects with a `kind`. The error of a v1.0 method carries
+/// v1.0's details: `data` an array of `@type` objects, a google.rpc.ErrorInfo among them. The
+/// task a v0.3 method answers has a v0.3 state and artifacts with parts. In both versions, no
+/// message of the answer carries a field of the caller's message that A2A does not define
+/// (receivers ignore those). Paths are relative to the response body.
 std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& response);
 
 }  // namespace agentvcr::protocol::lint
