@@ -128,6 +128,10 @@ std::string configureMockA2a(MockA2aCommand& command, const MockA2aArguments& ar
   if (config.endpoint_path.empty() || config.endpoint_path.front() != '/') {
     return "--endpoint-path must start with '/'";
   }
+  if (config.rest_path.size() < 2 || config.rest_path.front() != '/' ||
+      config.rest_path.back() == '/' || config.rest_path == config.endpoint_path) {
+    return "--rest-path must start with '/', not end with one, and differ from --endpoint-path";
+  }
   if (args.rate_default == 0 || args.rate_expensive == 0 || args.rate_window_s == 0) {
     return "the rate numbers must be at least 1 (--no-quota turns quotas off)";
   }
@@ -181,6 +185,9 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
                   "The card's url (default: the listening address and endpoint path)");
   a2a->add_option("--endpoint-path", command->config.endpoint_path,
                   "Path of the JSON-RPC endpoint (POST / is served too)")
+      ->capture_default_str();
+  a2a->add_option("--rest-path", command->config.rest_path,
+                  "Base path of the HTTP+JSON binding (standard profile, v1.0)")
       ->capture_default_str();
   a2a->add_option("--token", command->tokens,
                   "Accept this Bearer token as a Pro user (repeatable)");

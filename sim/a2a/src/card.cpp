@@ -3,9 +3,9 @@
 namespace agentvcr::sim::a2a {
 namespace {
 
-/// One `supportedInterfaces` entry: the JSON-RPC endpoint in one version.
-Json agentInterface(const std::string& url, const char* version) {
-  return {{"url", url}, {"protocolBinding", "JSONRPC"}, {"protocolVersion", version}};
+/// One `supportedInterfaces` entry: an endpoint, its binding and its version.
+Json agentInterface(const std::string& url, const char* binding, const char* version) {
+  return {{"url", url}, {"protocolBinding", binding}, {"protocolVersion", version}};
 }
 
 Json capabilities(const Json& card_template, const Profile& profile, bool extended) {
@@ -25,7 +25,8 @@ Json capabilities(const Json& card_template, const Profile& profile, bool extend
 }  // namespace
 
 Json buildCard(const Json& card_template, const Profile& profile, const SkillTable& skills,
-               const std::string& url, bool extended) {
+               const InterfaceUrls& urls, bool extended) {
+  const std::string& url = urls.json_rpc;
   const bool v03 = profile.serves(WireVersion::V03);
   const bool v10 = profile.serves(WireVersion::V10);
   Json card = Json::object();
@@ -47,9 +48,12 @@ Json buildCard(const Json& card_template, const Profile& profile, const SkillTab
     // v1.0 clients pick an interface from this list, the newest version first; v0.3 clients
     // read `url` and `protocolVersion` above.
     Json& interfaces = card["supportedInterfaces"] = Json::array();
-    interfaces.push_back(agentInterface(url, "1.0"));
+    interfaces.push_back(agentInterface(url, "JSONRPC", "1.0"));
+    if (!urls.rest.empty()) {
+      interfaces.push_back(agentInterface(urls.rest, "HTTP+JSON", "1.0"));
+    }
     if (v03) {
-      interfaces.push_back(agentInterface(url, "0.3"));
+      interfaces.push_back(agentInterface(url, "JSONRPC", "0.3"));
     }
   }
   for (const auto& [key, value] : card_template.items()) {
@@ -69,14 +73,14 @@ Json buildCard(const Json& card_template, const Profile& profile, const SkillTab
 }
 
 Json buildExtendedCard(const Json& card_template, const Json& extension, const Profile& profile,
-                       const SkillTable& skills, const std::string& url) {
+                       const SkillTable& skills, const InterfaceUrls& urls) {
   Json merged = card_template;
   for (const auto& [key, value] : extension.items()) {
     if (key != "skills") {
       merged[key] = value;
     }
   }
-  Json card = buildCard(merged, profile, skills, url, true);
+  Json card = buildCard(merged, profile, skills, urls, true);
   if (extension.contains("skills") && extension["skills"].is_array()) {
     for (const Json& skill : extension["skills"]) {
       card["skills"].push_back(skill);

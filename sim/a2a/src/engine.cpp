@@ -80,11 +80,23 @@ MockEngine::MockEngine(MockConfig config, std::shared_ptr<const Clock> clock)
   setPublicUrl(config_.public_url);
 }
 
+std::string MockEngine::restUrl(const std::string& rpc_url) const {
+  if (profile_.kind != ProfileKind::Standard || !profile_.serves(WireVersion::V10)) {
+    return {};
+  }
+  // The JSON-RPC URL's base, where the endpoint path is served, holds the binding's base too.
+  const std::string& endpoint = config_.endpoint_path;
+  const std::string base =
+      rpc_url.ends_with(endpoint) ? rpc_url.substr(0, rpc_url.size() - endpoint.size()) : rpc_url;
+  return base + config_.rest_path;
+}
+
 void MockEngine::setPublicUrl(const std::string& url) {
   config_.public_url = url;
   const Fixtures& fixtures = config_.fixtures;
   const bool extended = profile_.kind == ProfileKind::Standard && fixtures.extended_card;
-  card_ = buildCard(fixtures.card_template, profile_, fixtures.skills, url, extended);
+  card_ =
+      buildCard(fixtures.card_template, profile_, fixtures.skills, {url, restUrl(url)}, extended);
   const auto served = [](const Json& card) {
     ServedCard out{dumpJson(card), {}};
     out.etag = "\"" + protocol::hashHex(protocol::stableHash(out.body)) + "\"";
@@ -99,7 +111,7 @@ void MockEngine::setPublicUrl(const std::string& url) {
   dispatcher_.setStreaming(cardStreams(card_));
   dispatcher_.setExtendedCard(extended ? std::optional<Json>(buildExtendedCard(
                                              fixtures.card_template, *fixtures.extended_card,
-                                             profile_, fixtures.skills, url))
+                                             profile_, fixtures.skills, {url, restUrl(url)}))
                                        : std::nullopt);
 }
 
@@ -112,6 +124,8 @@ protocol::HttpReply MockEngine::handle(const protocol::HttpRequest& request) {
     reply = request.method == "GET" ? cardReply(request) : notAllowed("GET, OPTIONS");
   } else if (isEndpoint(path)) {
     reply = request.method == "POST" ? answerRpc(request) : notAllowed("POST, OPTIONS");
+  } else if (std::string_view relative; isRestPath(path, relative)) {
+    reply = answerRest(request, relative);
   } else {
     reply = plainText(404, "Not Found");
   }
@@ -134,7 +148,11 @@ protocol::HttpReply MockEngine::preflight() const {
   reply.status = 204;
   reply.content_type.clear();
   if (config_.cors) {
-    reply.headers.push_back({"Access-Control-Allow-Methods", "POST, OPTIONS"});
+    // The HTTP+JSON binding reads with GET and deletes push configs with DELETE.
+    std::string_view ignored;
+    reply.headers.push_back({"Access-Control-Allow-Methods", isRestPath(config_.rest_path, ignored)
+                                                                 ? "GET, POST, DELETE, OPTIONS"
+                                                                 : "POST, OPTIONS"});
     // A browser's v1.0 client names its version in a header, which the preflight must allow.
     reply.headers.push_back(
         {"Access-Control-Allow-Headers", profile_.reads_version_header

@@ -39,8 +39,10 @@ if (sdkVersion !== '1.3.0') {
   throw new Error(`@a2a-js/sdk ${sdkVersion} is installed, the tests pin 1.3.0: run scripts/bootstrap`);
 }
 const { Role, TaskState } = await import('@a2a-js/sdk');
-const { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } =
-  await import('@a2a-js/sdk/client');
+const {
+  ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory,
+  RestTransportFactory,
+} = await import('@a2a-js/sdk/client');
 
 const AGENTVCR = process.env.AGENTVCR || 'agentvcr';
 const DELAY_MS = Number(process.env.A2A_E2E_DELAY_MS ?? 300);
@@ -181,6 +183,15 @@ function clientFactory(log) {
   return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     cardResolver: new DefaultAgentCardResolver({ ...COMPAT, fetchImpl: loggingFetch(log) }),
     transports: [new JsonRpcTransportFactory({ ...COMPAT, fetchImpl: loggingFetch(log) })],
+  }));
+}
+
+// The same, preferring the HTTP+JSON binding to JSON-RPC.
+function restClientFactory(log) {
+  return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+    cardResolver: new DefaultAgentCardResolver({ fetchImpl: loggingFetch(log) }),
+    transports: [new RestTransportFactory({ fetchImpl: loggingFetch(log) })],
+    preferredTransports: ['HTTP+JSON'],
   }));
 }
 
@@ -811,11 +822,11 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
 
   // The conversation of the issue, on the v1.0 wire: SendMessage -> GetTask -> CancelTask, then
   // a streamed story. Returns what the client got.
-  async function converse(client) {
+  async function converse(client, refusal = rpcError) {
     const sent = await client.sendMessage(v1Message('v1-m-1', 'Hello from v1.0'), noAuth);
     const got = await client.getTask(taskQuery(sent.id), noAuth);
     const canceled = await client.cancelTask(cancelQuery(sent.id), noAuth);
-    const again = await rpcError(client.cancelTask(cancelQuery(sent.id), noAuth));
+    const again = await refusal(client.cancelTask(cancelQuery(sent.id), noAuth));
     const stream = [];
     for await (const event of client.sendMessageStream(
       v1Message('v1-m-2', 'Tell me a story', { skillId: 'story' }), noAuth)) {
@@ -903,6 +914,39 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
     ]);
     const taskId = direct.got.sent.id;
     assert.deepEqual(rows.slice(0, 4).map((r) => r.task_id), [taskId, taskId, taskId, taskId]);
+  });
+
+  step('the SDK\'s REST client gets the same conversation from the HTTP+JSON binding', async () => {
+    const restMock = await startStandard('mock-v1-rest');
+    try {
+      const log = [];
+      const client = await restClientFactory(log).createFromUrl(restMock.url, V1_CARD_PATH);
+      assert.equal(client.protocolVersion, '1.0');
+      // The SDK reads the binding's error into the class its ErrorInfo reason names.
+      const restError = async (promise) => {
+        const error = await promise.then(
+          (value) => assert.fail(`expected an error, got ${JSON.stringify(value)}`), (e) => e);
+        return { kind: error.constructor.name, status: error.statusCode };
+      };
+      const got = await converse(client, restError);
+      // The same mock, seed and clock: the same tasks and stream, on the other binding.
+      assert.deepEqual({ ...got, again: undefined }, { ...direct.got, again: undefined });
+      assert.deepEqual(got.again, { kind: 'RestTaskNotCancelableError', status: 400 });
+      const calls = log.filter((entry) => entry.url.includes('/api/v1/rest/'));
+      assert.deepEqual(calls.map((entry) => `${entry.method} ${new URL(entry.url).pathname}`), [
+        'POST /api/v1/rest/message:send',
+        `GET /api/v1/rest/tasks/${got.sent.id}`,
+        `POST /api/v1/rest/tasks/${got.sent.id}:cancel`,
+        `POST /api/v1/rest/tasks/${got.sent.id}:cancel`,
+        'POST /api/v1/rest/message:stream',
+      ]);
+      const refused = calls[3];
+      assert.equal(refused.status, 400);
+      assert.equal(refused.response.error.status, 'FAILED_PRECONDITION');
+      assert.equal(refused.response.error.details[0].reason, 'TASK_NOT_CANCELABLE');
+    } finally {
+      await stopProcess(restMock);
+    }
   });
 
   describe('agentvcr replay of the v1.0 archive', () => {

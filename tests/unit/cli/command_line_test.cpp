@@ -495,6 +495,16 @@ TEST_F(CommandLineTest, MockA2aRefusesAnEndpointPathWithoutSlash) {
   EXPECT_EQ(err, "agentvcr mock a2a: --endpoint-path must start with '/'\n");
 }
 
+TEST_F(CommandLineTest, MockA2aRefusesARestPathThatCannotBeABase) {
+  registerMockA2a(*registerMock(app_), invocation_);
+  auto [status, err] =
+      usageError({"mock", "a2a", "--profile", "standard", "--rest-path", "/api/v1/a2a"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr mock a2a: --rest-path must start with '/', not end with one, and differ "
+            "from --endpoint-path\n");
+}
+
 TEST_F(CommandLineTest, MockA2aRefusesZeroRates) {
   registerMockA2a(*registerMock(app_), invocation_);
   auto [status, err] = usageError({"mock", "a2a", "--no-auth", "--rate-default", "0"});

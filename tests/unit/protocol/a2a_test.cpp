@@ -241,6 +241,44 @@ TEST(A2aTaskStates, WhatNeitherDialectNamesIsUnknown) {
 namespace agentvcr::protocol::a2a {
 namespace {
 
+TEST(A2aRest, EveryRouteOfTheBindingNamesItsCall) {
+  const auto method = [](const char* http, const char* path) {
+    const auto route = restRouteOf(http, path);
+    return route ? std::string(route->method) : std::string("none");
+  };
+  EXPECT_EQ(method("POST", "/message:send"), "SendMessage");
+  EXPECT_EQ(method("POST", "/message:stream"), "SendStreamingMessage");
+  EXPECT_EQ(method("GET", "/tasks/t1"), "GetTask");
+  EXPECT_EQ(method("POST", "/tasks/t1:cancel"), "CancelTask");
+  EXPECT_EQ(method("GET", "/tasks"), "ListTasks");
+  EXPECT_EQ(method("POST", "/tasks/t1:subscribe"), "SubscribeToTask");
+  EXPECT_EQ(method("GET", "/tasks/t1:subscribe"), "SubscribeToTask");
+  EXPECT_EQ(method("POST", "/tasks/t1/pushNotificationConfigs"),
+            "CreateTaskPushNotificationConfig");
+  EXPECT_EQ(method("GET", "/tasks/t1/pushNotificationConfigs"), "ListTaskPushNotificationConfigs");
+  EXPECT_EQ(method("GET", "/tasks/t1/pushNotificationConfigs/c"), "GetTaskPushNotificationConfig");
+  EXPECT_EQ(method("DELETE", "/tasks/t1/pushNotificationConfigs/c"),
+            "DeleteTaskPushNotificationConfig");
+  EXPECT_EQ(method("GET", "/extendedAgentCard"), "GetExtendedAgentCard");
+  for (const auto& [http, path] :
+       {std::pair{"GET", "/message:send"}, std::pair{"POST", "/tasks/t1"},
+        std::pair{"GET", "/tasks/:cancel"}, std::pair{"PUT", "/tasks"}, std::pair{"GET", "/"},
+        std::pair{"GET", "/tasks/t1/other"}, std::pair{"GET", "/a/b/tasks"}}) {
+    EXPECT_EQ(method(http, path), "none") << http << " " << path;
+  }
+  const auto tenanted = restRouteOf("POST", "/acme%20co/tasks/t%2F1:cancel");
+  ASSERT_TRUE(tenanted);
+  EXPECT_EQ(tenanted->tenant, "acme co");
+  EXPECT_EQ(tenanted->task_id, "t/1");
+  EXPECT_TRUE(restRouteOf("POST", "/message:stream")->streams);
+  EXPECT_EQ(percentDecoded("a+b%41%zz"), "a+bA%zz");
+  EXPECT_EQ(percentDecoded("a+b", true), "a b");
+  EXPECT_EQ(restStatusOf(-32001).http_status, 404);
+  EXPECT_EQ(restStatusOf(-32009).name, "FAILED_PRECONDITION");
+  EXPECT_EQ(restStatusOf(-32602).name, "INVALID_ARGUMENT");
+  EXPECT_EQ(restStatusOf(-32603).http_status, 500);
+}
+
 TEST(A2aCard, PointsEveryEndpointAtTheNewBaseKeepingPaths) {
   auto out = rewriteCardUrls(
       R"({"name":"m","url":"https://magisterium.com/api/v1/a2a",)"

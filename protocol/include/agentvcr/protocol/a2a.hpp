@@ -52,6 +52,36 @@ inline constexpr std::string_view kErrorDomain = "a2a-protocol.org";
 /// v1.0 does not define.
 std::string_view errorReason(int code);
 
+/// A call of v1.0's HTTP+JSON binding, named by its method and path: the JSON-RPC method it
+/// stands for (`SendMessage`, `GetTask`, …) and what the path carries.
+struct RestRoute {
+  std::string_view method;
+  bool streams = false;   ///< the answer is an event stream (message:stream, :subscribe)
+  std::string task_id;    ///< `/tasks/{id}…`, percent-decoded
+  std::string config_id;  ///< `…/pushNotificationConfigs/{configId}`
+  std::string tenant;     ///< the optional first segment, `/{tenant}/message:send`
+};
+
+/// The route of `http_method` and `path` (relative to the HTTP+JSON interface's URL, without
+/// the query): `POST /message:send`, `/message:stream`, `GET /tasks/{id}`,
+/// `POST /tasks/{id}:cancel`, `GET /tasks`, `POST` or `GET /tasks/{id}:subscribe`, the
+/// push-notification config routes and `GET /extendedAgentCard`, each with an optional
+/// `/{tenant}` first. None for any other.
+std::optional<RestRoute> restRouteOf(std::string_view http_method, std::string_view path);
+
+/// `text` with its %XX escapes decoded; '+' read as a space when `plus_is_space` (a query's
+/// form encoding), kept in a path.
+std::string percentDecoded(std::string_view text, bool plus_is_space = false);
+
+/// How an error travels in the HTTP+JSON binding: the HTTP status and the google.rpc status
+/// name of a JSON-RPC error code (the specification's section 5.4 table).
+struct RestStatus {
+  int http_status = 500;
+  std::string_view name;  ///< NOT_FOUND, FAILED_PRECONDITION, INVALID_ARGUMENT, INTERNAL
+};
+
+RestStatus restStatusOf(int jsonrpc_code);
+
 /// A task state in one vocabulary for both dialects: the v0.3 names (`submitted`, `working`,
 /// `input-required`, `auth-required`, `completed`, `failed`, `canceled`, `rejected`,
 /// `unknown`). v1.0's `TASK_STATE_INPUT_REQUIRED` gives `input-required`; `TASK_STATE_UNSPECIFIED`,

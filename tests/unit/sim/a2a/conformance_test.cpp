@@ -566,7 +566,8 @@ TEST_F(V10, OneVersionOnlyRefusesTheOther) {
   EXPECT_FALSE(card.contains("url"));
   EXPECT_EQ(card["supportedInterfaces"],
             parse(R"([{"url":"http://mock.test/api/v1/a2a","protocolBinding":"JSONRPC",)"
-                  R"("protocolVersion":"1.0"}])"));
+                  R"("protocolVersion":"1.0"},{"url":"http://mock.test/api/v1/rest",)"
+                  R"("protocolBinding":"HTTP+JSON","protocolVersion":"1.0"}])"));
 
   MockConfig only_v03 = testing::standardConfig();
   only_v03.a2a_versions = {WireVersion::V03};
@@ -586,9 +587,12 @@ TEST_F(V10, TheCardDeclaresBothVersions) {
   Json card = parse(mock_.get("/.well-known/agent-card.json").body);
   EXPECT_EQ(card["protocolVersion"], "0.3.0");
   EXPECT_EQ(card["url"], "http://mock.test/api/v1/a2a");
-  ASSERT_EQ(card["supportedInterfaces"].size(), 2u);
-  EXPECT_EQ(card["supportedInterfaces"][0]["protocolVersion"], "1.0");
-  EXPECT_EQ(card["supportedInterfaces"][1]["protocolVersion"], "0.3");
+  EXPECT_EQ(card["supportedInterfaces"],
+            parse(R"([{"url":"http://mock.test/api/v1/a2a","protocolBinding":"JSONRPC",)"
+                  R"("protocolVersion":"1.0"},{"url":"http://mock.test/api/v1/rest",)"
+                  R"("protocolBinding":"HTTP+JSON","protocolVersion":"1.0"},)"
+                  R"({"url":"http://mock.test/api/v1/a2a","protocolBinding":"JSONRPC",)"
+                  R"("protocolVersion":"0.3"}])"));
   EXPECT_EQ(card["capabilities"]["extendedAgentCard"], false);
 }
 
@@ -666,7 +670,7 @@ TEST_F(V10, TheCardIsNegotiatedByA2aVersionWithValidatorsOfItsOwn) {
   const Json old_card = parse(v03.body);
   EXPECT_EQ(old_card["protocolVersion"], "0.3.0");
   EXPECT_EQ(old_card["url"], "http://mock.test/api/v1/a2a");
-  EXPECT_EQ(old_card["supportedInterfaces"].size(), 2u);
+  EXPECT_EQ(old_card["supportedInterfaces"].size(), 3u);
 
   const Json card = parse(v10.body);
   for (const char* v03_only : {"protocolVersion", "url", "preferredTransport",

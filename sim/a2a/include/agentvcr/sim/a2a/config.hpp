@@ -39,6 +39,8 @@ struct MockConfig {
   std::vector<Check> check_order = defaultCheckOrder();
 
   std::string endpoint_path = "/api/v1/a2a";  ///< also served at "/"
+  /// Where the HTTP+JSON binding (v1.0, standard profile) lives: its routes are relative to it.
+  std::string rest_path = "/api/v1/rest";
   /// The card's `url`: where clients should send JSON-RPC (the proxy's address when the mock
   /// sits behind one).
   std::string public_url;

@@ -23,6 +23,8 @@ namespace agentvcr::sim::a2a {
 ///   checked in the configured order;
 /// - GET /.well-known/agent.json and /.well-known/agent-card.json: the agent card, v1.0's or
 ///   v0.3's as `A2A-Version` asks, with ETag, Last-Modified and a 304 on If-None-Match;
+/// - under the HTTP+JSON base (standard profile, v1.0): `POST /message:send`, `GET /tasks/{id}`,
+///   … (rest_face.cpp);
 /// - OPTIONS anywhere: the CORS preflight;
 /// - another method on a known path: 405 with Allow; any other path: 404.
 ///
@@ -50,7 +52,15 @@ class MockEngine {
 
  private:
   protocol::HttpReply answerRpc(const protocol::HttpRequest& request);
+  /// A call of the HTTP+JSON binding at `path` (relative to the binding's base): answered as
+  /// the JSON-RPC v1.0 call it stands for, without the envelope, errors as google.rpc.Status.
+  protocol::HttpReply answerRest(const protocol::HttpRequest& request, std::string_view path);
+  /// Whether `path` is under the HTTP+JSON binding's base; sets `relative` to the rest.
+  bool isRestPath(std::string_view path, std::string_view& relative) const;
   protocol::HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
+
+  /// The HTTP+JSON interface's URL beside the JSON-RPC one; empty when it is not served.
+  std::string restUrl(const std::string& rpc_url) const;
 
   /// One version's card as served, with its validator.
   struct ServedCard {
