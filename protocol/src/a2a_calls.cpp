@@ -321,4 +321,103 @@ std::vector<Call> decodeCalls(const CallExchange& exchange) {
   return calls;
 }
 
+namespace {
+
+/// The JSON-RPC params an HTTP+JSON request stands for (rest_face.cpp of the mock reads them
+/// the same way): the path's ids, the query, the body's members.
+Json restParams(const CallExchange& exchange, const RestRoute& route) {
+  Json params = Json::object();
+  if (!route.task_id.empty()) {
+    params[route.method.find("PushNotification") != std::string_view::npos ? "taskId" : "id"] =
+        route.task_id;
+  }
+  if (!route.config_id.empty()) {
+    params["id"] = route.config_id;
+  }
+  const std::size_t question = exchange.target.find('?');
+  std::string_view query = question == std::string_view::npos
+                               ? std::string_view()
+                               : exchange.target.substr(question + 1);
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const std::size_t equals = pair.find('=');
+    if (!pair.empty() && equals != std::string_view::npos) {
+      params[percentDecoded(pair.substr(0, equals), true)] =
+          percentDecoded(pair.substr(equals + 1), true);
+    }
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  if (auto body = parseBody(exchange.request_body); body && body->is_object()) {
+    for (const auto& [name, value] : body->items()) {
+      params[name] = value;
+    }
+  }
+  return params;
+}
+
+/// An HTTP+JSON error body (`{"error": google.rpc.Status}`) as a JSON-RPC error object.
+Json rpcErrorOf(const Json& status) {
+  Json error = Json::object();
+  if (const Json* details = findMember(status, "details"); details != nullptr) {
+    if (details->is_array()) {
+      for (const Json& detail : *details) {
+        const Json* type = findMember(detail, "@type");
+        const Json* reason = findMember(detail, "reason");
+        if (type != nullptr && *type == kErrorInfoType && reason != nullptr &&
+            reason->is_string()) {
+          if (auto code = errorCodeOfReason(reason->get<std::string>())) {
+            error["code"] = *code;
+          }
+        }
+      }
+    }
+    error["data"] = *details;
+  }
+  if (const Json* message = findMember(status, "message")) {
+    error["message"] = *message;
+  }
+  return error;
+}
+
+}  // namespace
+
+Call decodeRestCall(const CallExchange& exchange, const RestRoute& route) {
+  Json request = Json::object();
+  request["method"] = std::string(route.method);
+  request["params"] = restParams(exchange, route);
+  CallExchange as_rpc = exchange;
+  const std::string request_text = dumpCompact(request);
+  as_rpc.request_body = request_text;
+  // The answer: each event, or the body, as a result; a non-2xx body's Status as an error.
+  std::string response_text;
+  std::vector<std::string> events;
+  if (!exchange.stream_data.empty()) {
+    for (std::string_view data : exchange.stream_data) {
+      auto event = parseBody(data);
+      if (!event) {
+        continue;
+      }
+      const Json* status = findMember(*event, "error");
+      events.push_back(dumpCompact(status != nullptr && status->is_object()
+                                       ? Json{{"error", rpcErrorOf(*status)}}
+                                       : Json{{"result", *event}}));
+    }
+    as_rpc.stream_data.assign(events.begin(), events.end());
+  } else if (auto body = parseBody(exchange.response_body)) {
+    const Json* status = findMember(*body, "error");
+    const bool failed = exchange.http_status >= 400 && status != nullptr && status->is_object();
+    response_text =
+        dumpCompact(failed ? Json{{"error", rpcErrorOf(*status)}} : Json{{"result", *body}});
+    as_rpc.response_body = response_text;
+  } else {
+    as_rpc.response_body = {};
+  }
+  std::vector<Call> calls = decodeCalls(as_rpc);
+  Call call = calls.empty() ? Call{} : std::move(calls.front());
+  call.wire_version = WireVersion::V10;  // the binding exists in v1.0 only (v0.3's is not read)
+  call.replay_key = callKey(exchange.http_method, exchange.target, request);
+  return call;
+}
+
 }  // namespace agentvcr::protocol::a2a

@@ -132,6 +132,35 @@ std::optional<RestRoute> restRouteOf(std::string_view http_method, std::string_v
   return route;
 }
 
+std::optional<RestRoute> restRouteIn(std::string_view http_method, std::string_view path,
+                                     bool a2a_hint) {
+  const std::vector<std::string_view> pieces = segments(path);
+  for (std::size_t from = 0; from < pieces.size(); ++from) {
+    const std::vector<std::string_view> tail(pieces.begin() + static_cast<std::ptrdiff_t>(from),
+                                             pieces.end());
+    auto route = routeOf(http_method, tail);
+    if (!route) {
+      continue;
+    }
+    const bool generic = route->method == "GetTask" || route->method == "ListTasks";
+    if (generic && !a2a_hint) {
+      return std::nullopt;
+    }
+    return route;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> errorCodeOfReason(std::string_view reason) {
+  for (int code : {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005,
+                   -32006, -32007, -32008, -32009}) {
+    if (errorReason(code) == reason) {
+      return code;
+    }
+  }
+  return std::nullopt;
+}
+
 RestStatus restStatusOf(int jsonrpc_code) {
   switch (jsonrpc_code) {
     case -32001:

@@ -21,6 +21,18 @@ bool parsesAsJsonRpc(std::string_view body, const DecodeOptions& options) {
   return parsed.value && protocol::a2a::isJsonRpc(*parsed.value);
 }
 
+/// The HTTP+JSON route `ex` took, if any. The recorder does not know the interface's URL: the
+/// route is read from the path's tail, the generic GETs only on A2A's own signs.
+std::optional<protocol::a2a::RestRoute> restRouteOf(const protocol::Exchange& ex) {
+  const auto a2aType = [](std::string_view type) {
+    return type.find("application/a2a+json") != std::string_view::npos;
+  };
+  const bool hint = !protocol::headerValue(ex.request_headers, "A2A-Version").empty() ||
+                    a2aType(protocol::headerValue(ex.request_headers, "Content-Type")) ||
+                    a2aType(protocol::headerValue(ex.response_headers, "Content-Type"));
+  return protocol::a2a::restRouteIn(ex.method, protocol::pathOfTarget(ex.target), hint);
+}
+
 }  // namespace
 
 void decodeStreamEvents(DecodedExchange& d) {
@@ -46,7 +58,7 @@ bool derivesNothing(const RedactedExchange& r) {
   // What decodeExchange() looks at, tested the cheap way: no MAGMA route, no event stream, no
   // agent card, no body that could be JSON-RPC.
   return r.protocol == "http" &&
-         !(ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) &&
+         !(ex.method == "GET" && protocol::a2a::isAgentCardPath(ex.target)) && !restRouteOf(ex) &&
          !protocol::isEventStreamType(protocol::headerValue(ex.response_headers, "Content-Type")) &&
          ex.request_body.find("\"jsonrpc\"") == std::string::npos &&
          ex.response_body.find("\"jsonrpc\"") == std::string::npos;
@@ -64,12 +76,27 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
   const std::string_view response = streamed || ex.outcome == protocol::ExchangeOutcome::Injected
                                         ? std::string_view()
                                         : std::string_view(ex.response_body);
+  if (auto route = restRouteOf(ex); route && ex.request_body.size() <= options.max_decode_bytes &&
+                                    response.size() <= options.max_decode_bytes) {
+    protocol::a2a::CallExchange call_exchange{
+        ex.method,       ex.target, protocol::headerValue(ex.request_headers, "A2A-Version"),
+        ex.request_body, response,  {},
+        ex.status};
+    for (const DecodedStreamEvent& event : d.stream_events) {
+      call_exchange.stream_data.push_back(event.data);
+    }
+    d.protocol = "a2a";
+    d.route = "a2a.rest";
+    d.a2a_calls = {protocol::a2a::decodeRestCall(call_exchange, *route)};
+    return;
+  }
   if (!parsesAsJsonRpc(ex.request_body, options) && !parsesAsJsonRpc(response, options)) {
     return;
   }
   protocol::a2a::CallExchange call_exchange{
       ex.method,       ex.target, protocol::headerValue(ex.request_headers, "A2A-Version"),
-      ex.request_body, response,  {}};
+      ex.request_body, response,  {},
+      ex.status};
   for (const DecodedStreamEvent& event : d.stream_events) {
     call_exchange.stream_data.push_back(event.data);
   }

@@ -69,6 +69,16 @@ struct RestRoute {
 /// `/{tenant}` first. None for any other.
 std::optional<RestRoute> restRouteOf(std::string_view http_method, std::string_view path);
 
+/// The route of a recorded request whose interface URL is unknown: the route that the tail of
+/// `path` names (`/api/v1/rest/tasks/t1:cancel` is CancelTask). A route as generic as
+/// `GET /tasks` or `GET /tasks/{id}` counts only when `a2a_hint` says the exchange is A2A (an
+/// A2A-Version header, an application/a2a+json body).
+std::optional<RestRoute> restRouteIn(std::string_view http_method, std::string_view path,
+                                     bool a2a_hint);
+
+/// The JSON-RPC error code v1.0 gives the ErrorInfo `reason` (errorReason's inverse).
+std::optional<int> errorCodeOfReason(std::string_view reason);
+
 /// `text` with its %XX escapes decoded; '+' read as a space when `plus_is_space` (a query's
 /// form encoding), kept in a path.
 std::string percentDecoded(std::string_view text, bool plus_is_space = false);
@@ -121,6 +131,7 @@ struct CallExchange {
   std::string_view response_body;
   /// The `data` of each event when the response was an event stream; empty otherwise.
   std::vector<std::string_view> stream_data;
+  int http_status = 0;  ///< read by the HTTP+JSON binding, whose errors travel in it
 };
 
 /// The calls of an exchange: one per request object (a batch gives several), answered from
@@ -129,6 +140,11 @@ struct CallExchange {
 /// JSON-RPC but whose response is (a parse error answered by the agent) gives one call with
 /// only the answer's fields. Never throws; what cannot be read stays empty.
 std::vector<Call> decodeCalls(const CallExchange& exchange);
+
+/// The one call of an HTTP+JSON exchange on `route`, read as the JSON-RPC v1.0 call it stands
+/// for: params from the path, the query and the body; a 2xx body (or each event) as its
+/// result; an error's google.rpc.Status as its error, the code from the ErrorInfo reason.
+Call decodeRestCall(const CallExchange& exchange, const RestRoute& route);
 
 /// What the replay key leaves out besides the JSON-RPC `id`.
 struct KeyOptions {

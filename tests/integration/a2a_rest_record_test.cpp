@@ -1,0 +1,102 @@
+// A2A v1.0's HTTP+JSON binding through `agentvcr record`: the standard mock's REST routes over
+// real loopback sockets, decoded into a2a_calls as JSON-RPC calls are (method, task, context,
+// state, artifacts, errors, streams event by event).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agentvcr/net/http_client.hpp"
+#include "agentvcr/services/a2a_mock_service.hpp"
+#include "agentvcr/sim/a2a/fixtures.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "demo_recording.hpp"
+#include "temp_dir.hpp"
+
+namespace agentvcr::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class A2aRestRecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sim::a2a::MockConfig config;
+    config.profile = sim::a2a::ProfileKind::Standard;
+    auto load = sim::a2a::loadFixturesDir(std::string(AGENTVCR_FIXTURES_DIR) + "/a2a/standard");
+    ASSERT_TRUE(load.fixtures) << load.error;
+    config.fixtures = std::move(*load.fixtures);
+    config.stream_delay = 5ms;
+    proxy::ServerOptions server;
+    server.threads = 1;
+    mock_ = std::make_unique<services::A2aMockService>(
+        std::move(config), std::make_shared<sim::a2a::SystemClock>(), server);
+    mock_->start();
+  }
+
+  void TearDown() override { mock_->stop(); }
+
+  /// `method` `path` (under the binding's base) through a recorder, with A2A-Version 1.0.
+  static net::ClientResponse ask(net::HttpClient& client, const std::string& method,
+                                 const std::string& path, const std::string& body = "") {
+    protocol::Headers headers = {{"A2A-Version", "1.0"}};
+    if (!body.empty()) {
+      headers.push_back({"Content-Type", "application/a2a+json"});
+    }
+    return client.send(method, "/api/v1/rest" + path, body, headers);
+  }
+
+  TempDir dir_;
+  std::string db_path_ = dir_.file("rest.sqlite");
+  std::unique_ptr<services::A2aMockService> mock_;
+};
+
+TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
+  std::string task_id;
+  {
+    auto recording = startRecording(mock_->baseUrl(), db_path_, "rest");
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
+    const auto sent = ask(client, "POST", "/message:send",
+                          R"({"message":{"messageId":"m-1","role":"ROLE_USER",)"
+                          R"("contextId":"ctx-rest","parts":[{"text":"hello"}]}})");
+    ASSERT_EQ(sent.status, 200) << sent.body;
+    task_id = protocol::Json::parse(sent.body)["task"]["id"];
+    EXPECT_EQ(ask(client, "GET", "/tasks/" + task_id + "?historyLength=1").status, 200);
+    EXPECT_EQ(ask(client, "POST", "/tasks/" + task_id + ":cancel").status, 200);
+    EXPECT_EQ(ask(client, "POST", "/tasks/" + task_id + ":cancel").status, 400);
+    const auto streamed = ask(client, "POST", "/message:stream",
+                              R"({"message":{"messageId":"fate-stream-2","role":"ROLE_USER",)"
+                              R"("parts":[{"text":"go"}]}})");
+    EXPECT_EQ(streamed.status, 200);
+    recording->settle();
+    recording->stop();
+  }
+  store::ArchiveReader reader(db_path_);
+  std::vector<store::A2aCallRow> calls;
+  for (const auto& conversation : reader.conversations(1)) {
+    for (auto& call : reader.a2aCalls(conversation.id)) {
+      calls.push_back(std::move(call));
+    }
+  }
+  std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  ASSERT_EQ(calls.size(), 5u);
+  const auto row = [](const store::A2aCallRow& call) {
+    return call.method.value_or("-") + " " + call.wire_version + " " +
+           call.task_state_norm.value_or("-") + " " +
+           (call.error_code ? std::to_string(*call.error_code) : std::string("-"));
+  };
+  EXPECT_EQ(row(calls[0]), "SendMessage 1.0 input-required -");
+  EXPECT_EQ(row(calls[1]), "GetTask 1.0 input-required -");
+  EXPECT_EQ(row(calls[2]), "CancelTask 1.0 canceled -");
+  EXPECT_EQ(row(calls[3]), "CancelTask 1.0 - -32002");
+  EXPECT_EQ(row(calls[4]), "SendStreamingMessage 1.0 completed -");
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(calls[static_cast<std::size_t>(i)].task_id, task_id) << i;
+  }
+  EXPECT_EQ(calls[0].context_id, "ctx-rest");
+  EXPECT_EQ(calls[0].request_text, "hello");
+  EXPECT_EQ(calls[4].stream_event_count, 6);
+  EXPECT_THAT(calls[3].error_data.value_or(""), ::testing::HasSubstr("TASK_NOT_CANCELABLE"));
+}
+
+}  // namespace
+}  // namespace agentvcr::testing
