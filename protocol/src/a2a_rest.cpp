@@ -151,6 +151,18 @@ std::optional<RestRoute> restRouteIn(std::string_view http_method, std::string_v
   return std::nullopt;
 }
 
+std::optional<RestRoute> restRouteOfRequest(std::string_view http_method, std::string_view target,
+                                            const Headers& request_headers,
+                                            std::string_view response_content_type) {
+  const auto a2aType = [](std::string_view type) {
+    return type.find("application/a2a+json") != std::string_view::npos;
+  };
+  const bool hint = !headerValue(request_headers, "A2A-Version").empty() ||
+                    a2aType(headerValue(request_headers, "Content-Type")) ||
+                    a2aType(response_content_type);
+  return restRouteIn(http_method, pathOfTarget(target), hint);
+}
+
 std::optional<int> errorCodeOfReason(std::string_view reason) {
   for (int code : {-32700, -32600, -32601, -32602, -32603, -32001, -32002, -32003, -32004, -32005,
                    -32006, -32007, -32008, -32009}) {

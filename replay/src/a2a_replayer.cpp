@@ -122,7 +122,8 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
                                           exchange->upstream_first_byte_ns)
                             .count(),
                         exchange->upstream_first_byte_ns.value_or(exchange->started_ns),
-                        parsedOrNull(exchange->request_body)};
+                        parsedOrNull(exchange->request_body), false};
+      recorded.rest = !a2a::isJsonRpc(recorded.request);
       protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
       queues_.add(keyOf(as_sent, recorded.request), recorded_.size(),
                   protocol::headerValue(exchange->request_headers, protocol::kScopeHeader));
@@ -172,14 +173,15 @@ std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
 }
 
 bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
-  if (request.method == "GET") {
-    return a2a::isAgentCardPath(request.target);
+  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
+    return true;
+  }
+  if (paths_.count(std::string(protocol::pathOfTarget(request.target))) != 0 ||
+      isRestCall(request)) {
+    return true;
   }
   if (request.method != "POST") {
     return false;
-  }
-  if (paths_.count(std::string(protocol::pathOfTarget(request.target))) != 0) {
-    return true;
   }
   auto parsed = protocol::parseJson(request.body);
   return parsed.value && a2a::isJsonRpc(*parsed.value);
@@ -200,7 +202,7 @@ std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Jso
 
 ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward,
                                    std::string_view scope) {
-  if (request.method == "GET") {
+  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
     return answerCard(request);
   }
   std::string masked;  // the memo's key for this request, once the scan found its ids
@@ -238,6 +240,10 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
     return outcome;
   }
   return miss(request, body, key, forward);
+}
+
+bool A2aReplayer::isRestCall(const protocol::HttpRequest& request) {
+  return a2a::restRouteOfRequest(request.method, request.target, request.headers).has_value();
 }
 
 ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
@@ -280,6 +286,10 @@ protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,
     return streamedAnswer(recorded, *response, live_request);
   }
   protocol::HttpReply reply = recordedReply(*response);
+  if (recorded.rest) {
+    reply.hold = paced(std::chrono::nanoseconds(recorded.think_ns), options_.answer_pace);
+    return reply;  // the HTTP+JSON binding's answers name no call id
+  }
   if (auto restamped = a2a::restampIds(response->body, recorded.request, live_request)) {
     reply.body = std::move(*restamped);
     reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
@@ -310,8 +320,9 @@ protocol::HttpReply A2aReplayer::streamedAnswer(const Recorded& recorded,
         paced(std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns)),
               options_.stream_pace);
     previous_ns = std::max(previous_ns, event.at_ns);
-    reply.stream.push_back(
-        protocol::StreamPiece{delay, eventText(event, a2a::restampEventData(event.data, live_id))});
+    reply.stream.push_back(protocol::StreamPiece{
+        delay,
+        eventText(event, recorded.rest ? event.data : a2a::restampEventData(event.data, live_id))});
   }
   return reply;
 }
@@ -396,6 +407,20 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
                                           live.body,
                                           {}};
     }
+  } else if (isRestCall(request)) {
+    // The binding's own error shape, a google.rpc.Status, so that the caller's client reads it.
+    const bool error = options_.on_miss == MissPolicy::Error;
+    protocol::OrderedJson status;
+    status["error"]["code"] = error ? 404 : 503;
+    status["error"]["status"] = error ? "NOT_FOUND" : "UNAVAILABLE";
+    status["error"]["message"] = report.reason;
+    status["error"]["details"] =
+        protocol::OrderedJson::array({{{"@type", a2a::kErrorInfoType},
+                                       {"reason", "REPLAY_MISS"},
+                                       {"domain", "agentvcr"},
+                                       {"metadata", {{"agentvcr_error", "replay.miss"}}}}});
+    outcome.reply = jsonReply(
+        error ? 404 : 503, status.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
   } else {
     const int status = options_.on_miss == MissPolicy::Error ? 200 : 503;
     outcome.reply = jsonRpcError(

@@ -28,9 +28,14 @@ class A2aReplayer {
   /// Loads the A2A calls and agent cards of the selection.
   A2aReplayer(ReaderPool& readers, const ReplayOptions& options);
 
-  /// True when `request` is A2A: an agent card GET, a JSON-RPC body, or a POST to a path where
-  /// A2A calls were recorded (a body that does not parse still gets the recorded parse error).
+  /// True when `request` is A2A: an agent card GET, a JSON-RPC body, a call of the HTTP+JSON
+  /// binding, or a request to a path where A2A calls were recorded (a body that does not parse
+  /// still gets the recorded parse error).
   bool serves(const protocol::HttpRequest& request) const;
+
+  /// Whether `request` is a call of the HTTP+JSON binding (restRouteIn, with A2A's own signs
+  /// for the generic GETs).
+  static bool isRestCall(const protocol::HttpRequest& request);
 
   ReplayOutcome respond(const protocol::HttpRequest& request, const Forwarder* forward,
                         std::string_view scope);
@@ -72,6 +77,8 @@ class A2aReplayer {
     std::int64_t think_ns = 0;     ///< recordedThinkTime, what --pace holds the answer by
     std::int64_t answered_ns = 0;  ///< the answer's first byte, where event gaps count from
     protocol::Json request;        ///< the request body parsed (null when it did not parse)
+    /// A call of the HTTP+JSON binding: its answer carries no JSON-RPC id to re-stamp.
+    bool rest = false;
   };
 
   /// A task a recorded answer returned, served to a tasks/get that was not recorded as such.

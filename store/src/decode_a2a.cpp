@@ -24,13 +24,9 @@ bool parsesAsJsonRpc(std::string_view body, const DecodeOptions& options) {
 /// The HTTP+JSON route `ex` took, if any. The recorder does not know the interface's URL: the
 /// route is read from the path's tail, the generic GETs only on A2A's own signs.
 std::optional<protocol::a2a::RestRoute> restRouteOf(const protocol::Exchange& ex) {
-  const auto a2aType = [](std::string_view type) {
-    return type.find("application/a2a+json") != std::string_view::npos;
-  };
-  const bool hint = !protocol::headerValue(ex.request_headers, "A2A-Version").empty() ||
-                    a2aType(protocol::headerValue(ex.request_headers, "Content-Type")) ||
-                    a2aType(protocol::headerValue(ex.response_headers, "Content-Type"));
-  return protocol::a2a::restRouteIn(ex.method, protocol::pathOfTarget(ex.target), hint);
+  return protocol::a2a::restRouteOfRequest(
+      ex.method, ex.target, ex.request_headers,
+      protocol::headerValue(ex.response_headers, "Content-Type"));
 }
 
 }  // namespace

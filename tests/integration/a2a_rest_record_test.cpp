@@ -1,6 +1,7 @@
-// A2A v1.0's HTTP+JSON binding through `agentvcr record`: the standard mock's REST routes over
-// real loopback sockets, decoded into a2a_calls as JSON-RPC calls are (method, task, context,
-// state, artifacts, errors, streams event by event).
+// A2A v1.0's HTTP+JSON binding through `agentvcr record` and `agentvcr replay`: the standard
+// mock's REST routes over real loopback sockets, decoded into a2a_calls as JSON-RPC calls are
+// (method, task, context, state, artifacts, errors, streams event by event), then served back
+// as they were recorded.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,15 +10,14 @@
 #include "agentvcr/services/a2a_mock_service.hpp"
 #include "agentvcr/sim/a2a/fixtures.hpp"
 #include "agentvcr/store/archive_reader.hpp"
-#include "demo_recording.hpp"
-#include "temp_dir.hpp"
+#include "replay_fixture.hpp"
 
 namespace agentvcr::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-class A2aRestRecordTest : public ::testing::Test {
+class A2aRestRecordTest : public ReplayTest {
  protected:
   void SetUp() override {
     sim::a2a::MockConfig config;
@@ -45,31 +45,43 @@ class A2aRestRecordTest : public ::testing::Test {
     return client.send(method, "/api/v1/rest" + path, body, headers);
   }
 
-  TempDir dir_;
-  std::string db_path_ = dir_.file("rest.sqlite");
+  /// The REST conversation of the tests: send, get, cancel twice, a stream; each answer's
+  /// status and body (a stream's events joined).
+  static std::vector<std::string> converse(net::HttpClient& client, std::string& task_id) {
+    std::vector<std::string> answers;
+    const auto keep = [&](const net::ClientResponse& answer) {
+      answers.push_back(std::to_string(answer.status) + " " + answer.body);
+      return answer;
+    };
+    const auto sent = keep(ask(client, "POST", "/message:send",
+                               R"({"message":{"messageId":"m-1","role":"ROLE_USER",)"
+                               R"("contextId":"ctx-rest","parts":[{"text":"hello"}]}})"));
+    task_id = protocol::Json::parse(sent.body)["task"]["id"];
+    keep(ask(client, "GET", "/tasks/" + task_id + "?historyLength=1"));
+    keep(ask(client, "POST", "/tasks/" + task_id + ":cancel"));
+    keep(ask(client, "POST", "/tasks/" + task_id + ":cancel"));
+    keep(ask(client, "POST", "/message:stream",
+             R"({"message":{"messageId":"fate-stream-2","role":"ROLE_USER",)"
+             R"("parts":[{"text":"go"}]}})"));
+    return answers;
+  }
+
   std::unique_ptr<services::A2aMockService> mock_;
 };
 
 TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
   std::string task_id;
+  std::vector<std::string> recorded;
   {
     auto recording = startRecording(mock_->baseUrl(), db_path_, "rest");
     net::HttpClient client("127.0.0.1", recording->endpoint().port);
-    const auto sent = ask(client, "POST", "/message:send",
-                          R"({"message":{"messageId":"m-1","role":"ROLE_USER",)"
-                          R"("contextId":"ctx-rest","parts":[{"text":"hello"}]}})");
-    ASSERT_EQ(sent.status, 200) << sent.body;
-    task_id = protocol::Json::parse(sent.body)["task"]["id"];
-    EXPECT_EQ(ask(client, "GET", "/tasks/" + task_id + "?historyLength=1").status, 200);
-    EXPECT_EQ(ask(client, "POST", "/tasks/" + task_id + ":cancel").status, 200);
-    EXPECT_EQ(ask(client, "POST", "/tasks/" + task_id + ":cancel").status, 400);
-    const auto streamed = ask(client, "POST", "/message:stream",
-                              R"({"message":{"messageId":"fate-stream-2","role":"ROLE_USER",)"
-                              R"("parts":[{"text":"go"}]}})");
-    EXPECT_EQ(streamed.status, 200);
+    recorded = converse(client, task_id);
     recording->settle();
     recording->stop();
   }
+  ASSERT_EQ(recorded.size(), 5u);
+  EXPECT_EQ(recorded[0].substr(0, 4), "200 ");
+  EXPECT_EQ(recorded[3].substr(0, 4), "400 ") << "the second cancel is refused";
   store::ArchiveReader reader(db_path_);
   std::vector<store::A2aCallRow> calls;
   for (const auto& conversation : reader.conversations(1)) {
@@ -96,6 +108,20 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
   EXPECT_EQ(calls[0].request_text, "hello");
   EXPECT_EQ(calls[4].stream_event_count, 6);
   EXPECT_THAT(calls[3].error_data.value_or(""), ::testing::HasSubstr("TASK_NOT_CANCELABLE"));
+
+  // Replay serves the same conversation: the same statuses and bodies, the stream included.
+  mock_->stop();
+  startReplay(
+      [](services::ReplayServiceConfig& config) { config.replay.stream_pace = replay::kFastPace; });
+  auto client = replayClient();
+  std::string replayed_task;
+  EXPECT_EQ(converse(client, replayed_task), recorded);
+  EXPECT_EQ(replayed_task, task_id);
+  const auto missed = ask(client, "GET", "/tasks/never-recorded");
+  EXPECT_EQ(missed.status, 404);
+  const auto status = protocol::Json::parse(missed.body)["error"];
+  EXPECT_EQ(status["status"], "NOT_FOUND");
+  EXPECT_EQ(status["details"][0]["reason"], "REPLAY_MISS");
 }
 
 }  // namespace

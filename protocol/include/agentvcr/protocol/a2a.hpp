@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 
 namespace agentvcr::protocol::a2a {
@@ -75,6 +76,12 @@ std::optional<RestRoute> restRouteOf(std::string_view http_method, std::string_v
 /// A2A-Version header, an application/a2a+json body).
 std::optional<RestRoute> restRouteIn(std::string_view http_method, std::string_view path,
                                      bool a2a_hint);
+
+/// restRouteIn() of a request, A2A's signs read from its headers (and the response's
+/// Content-Type, when there is one): an `A2A-Version` header, an application/a2a+json body.
+std::optional<RestRoute> restRouteOfRequest(std::string_view http_method, std::string_view target,
+                                            const Headers& request_headers,
+                                            std::string_view response_content_type = {});
 
 /// The JSON-RPC error code v1.0 gives the ErrorInfo `reason` (errorReason's inverse).
 std::optional<int> errorCodeOfReason(std::string_view reason);
