@@ -984,3 +984,99 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
     });
   });
 });
+
+// Topology 5: the SDK's REST client (HTTP+JSON binding) -> agentvcr record -> mock a2a
+// --profile standard, then -> agentvcr replay of that archive: the same conversation each time.
+
+describe('HTTP+JSON: SDK REST client -> record -> mock, then -> replay', () => {
+  const V1_CARD_PATH = '/.well-known/agent-card.json';
+  const restArchive = path.join(work, 'a2a-rest.sqlite');
+  const reproducible = ['--seed', '11', '--clock', 'fixed:2026-12-03T09:00:00Z'];
+  let mock;
+  let recorder;
+  let replay;
+
+  const freePort = () => new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+  // SendMessage -> GetTask -> CancelTask twice -> a streamed story, on the REST binding.
+  async function converse(client) {
+    const refusal = async (promise) => {
+      const error = await promise.then(
+        (value) => assert.fail(`expected an error, got ${JSON.stringify(value)}`), (e) => e);
+      return { kind: error.constructor.name, status: error.statusCode };
+    };
+    const ask = (id, text, skillId = 'echo') => message(id, text, { skillId });
+    const sent = await client.sendMessage(ask('rest-m-1', 'Hello over REST'), noAuth);
+    const got = await client.getTask(taskQuery(sent.id), noAuth);
+    const canceled = await client.cancelTask(cancelQuery(sent.id), noAuth);
+    const again = await refusal(client.cancelTask(cancelQuery(sent.id), noAuth));
+    const stream = [];
+    for await (const event of client.sendMessageStream(ask('rest-m-2', 'A story', 'story'),
+                                                       noAuth)) {
+      stream.push({ kind: event.payload?.$case, value: event.payload?.value });
+    }
+    return { sent, got, canceled, again, stream };
+  }
+
+  before(hook(async () => {
+    const port = await freePort();
+    const recorderUrl = `http://127.0.0.1:${port}`;
+    mock = await startProcess('mock-rest', AGENTVCR, [
+      'mock', 'a2a', '--profile', 'standard', '--listen', '127.0.0.1:0', '--stream-delay-ms', '20',
+      '--public-url', `${recorderUrl}${RPC_PATH}`, '--ready-file', path.join(work, 'mock-rest.url'),
+      ...reproducible,
+    ], { readyFile: path.join(work, 'mock-rest.url') });
+    recorder = await startProcess('record-rest', AGENTVCR, [
+      'record', '--upstream', mock.url, '--listen', `127.0.0.1:${port}`, '--db', restArchive,
+      '--ready-file', path.join(work, 'record-rest.url'), '--no-probe', '--session', 'a2a-rest-e2e',
+    ], { readyFile: path.join(work, 'record-rest.url') });
+  }), HOOK);
+
+  after(async () => {
+    await stopProcess(replay);
+    await stopProcess(recorder);
+    await stopProcess(mock);
+  }, HOOK);
+
+  const recorded = {};
+
+  step('through agentvcr record, the REST client converses and the archive decodes it', async () => {
+    const log = [];
+    const client = await restClientFactory(log).createFromUrl(recorder.url, V1_CARD_PATH);
+    recorded.got = await converse(client);
+    assert.equal(recorded.got.sent.status.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+    assert.equal(recorded.got.canceled.status.state, TaskState.TASK_STATE_CANCELED);
+    assert.deepEqual(recorded.got.again, { kind: 'RestTaskNotCancelableError', status: 400 });
+    assert.equal(recorded.got.stream.at(-1).value.status.state, TaskState.TASK_STATE_COMPLETED);
+    assert.ok(log.some((entry) => entry.url === `${recorder.url}/api/v1/rest/message:send`),
+              'the card led the client through the recorder');
+    await stopProcess(recorder);
+    recorder = undefined;
+    const rows = JSON.parse(execFileSync('sqlite3', ['-json', restArchive,
+      `SELECT method, wire_version, task_state_norm, error_code FROM a2a_calls ORDER BY id`],
+      { encoding: 'utf8' }));
+    assert.deepEqual(rows.map((r) => [r.method, r.wire_version, r.task_state_norm, r.error_code]), [
+      ['SendMessage', '1.0', 'input-required', null],
+      ['GetTask', '1.0', 'input-required', null],
+      ['CancelTask', '1.0', 'canceled', null],
+      ['CancelTask', '1.0', null, -32002],
+      ['SendStreamingMessage', '1.0', 'completed', null],
+    ]);
+  });
+
+  step('from agentvcr replay, the REST client gets the same conversation back', async () => {
+    replay = await startProcess('replay-rest', AGENTVCR, [
+      'replay', '--db', restArchive, '--listen', '127.0.0.1:0', '--sse-pace', 'fast',
+      '--ready-file', path.join(work, 'replay-rest.url'),
+    ], { readyFile: path.join(work, 'replay-rest.url') });
+    const client = await restClientFactory([]).createFromUrl(replay.url, V1_CARD_PATH);
+    assert.deepEqual(await converse(client), recorded.got);
+  });
+});
