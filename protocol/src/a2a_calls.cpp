@@ -321,11 +321,9 @@ std::vector<Call> decodeCalls(const CallExchange& exchange) {
   return calls;
 }
 
-namespace {
+namespace {}  // namespace
 
-/// The JSON-RPC params an HTTP+JSON request stands for (rest_face.cpp of the mock reads them
-/// the same way): the path's ids, the query, the body's members.
-Json restParams(const CallExchange& exchange, const RestRoute& route) {
+Json restCallObject(const RestRoute& route, std::string_view target, const Json& body) {
   Json params = Json::object();
   if (!route.task_id.empty()) {
     params[route.method.find("PushNotification") != std::string_view::npos ? "taskId" : "id"] =
@@ -334,10 +332,9 @@ Json restParams(const CallExchange& exchange, const RestRoute& route) {
   if (!route.config_id.empty()) {
     params["id"] = route.config_id;
   }
-  const std::size_t question = exchange.target.find('?');
-  std::string_view query = question == std::string_view::npos
-                               ? std::string_view()
-                               : exchange.target.substr(question + 1);
+  const std::size_t question = target.find('?');
+  std::string_view query =
+      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
@@ -348,13 +345,18 @@ Json restParams(const CallExchange& exchange, const RestRoute& route) {
     }
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
   }
-  if (auto body = parseBody(exchange.request_body); body && body->is_object()) {
-    for (const auto& [name, value] : body->items()) {
+  if (body.is_object()) {
+    for (const auto& [name, value] : body.items()) {
       params[name] = value;
     }
   }
-  return params;
+  Json call = Json::object();
+  call["method"] = std::string(route.method);
+  call["params"] = std::move(params);
+  return call;
 }
+
+namespace {
 
 /// An HTTP+JSON error body (`{"error": google.rpc.Status}`) as a JSON-RPC error object.
 Json rpcErrorOf(const Json& status) {
@@ -383,9 +385,8 @@ Json rpcErrorOf(const Json& status) {
 }  // namespace
 
 Call decodeRestCall(const CallExchange& exchange, const RestRoute& route) {
-  Json request = Json::object();
-  request["method"] = std::string(route.method);
-  request["params"] = restParams(exchange, route);
+  const Json request = restCallObject(route, exchange.target,
+                                      parseBody(exchange.request_body).value_or(Json(nullptr)));
   CallExchange as_rpc = exchange;
   const std::string request_text = dumpCompact(request);
   as_rpc.request_body = request_text;

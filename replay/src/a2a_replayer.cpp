@@ -189,6 +189,15 @@ bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
 
 std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Json& body) const {
   a2a::KeyOptions key_options{options_.a2a_ignore_message_id};
+  if (!a2a::isJsonRpc(body)) {
+    // A call of the HTTP+JSON binding: keyed as the JSON-RPC call it stands for, query
+    // included (the path alone would mix `GET /tasks?pageSize=1` and `?pageSize=2`).
+    if (auto route = a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
+                                      /*a2a_hint=*/true)) {
+      return a2a::callKey(request.method, request.target,
+                          a2a::restCallObject(*route, request.target, body), key_options);
+    }
+  }
   if (body.is_array() && !body.empty()) {
     std::string keys = "batch";
     for (const Json& element : body) {

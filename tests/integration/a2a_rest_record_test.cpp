@@ -63,6 +63,8 @@ class A2aRestRecordTest : public ReplayTest {
     keep(ask(client, "POST", "/message:stream",
              R"({"message":{"messageId":"fate-stream-2","role":"ROLE_USER",)"
              R"("parts":[{"text":"go"}]}})"));
+    keep(ask(client, "GET", "/tasks?pageSize=1"));
+    keep(ask(client, "GET", "/tasks?pageSize=5"));
     return answers;
   }
 
@@ -79,7 +81,8 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
     recording->settle();
     recording->stop();
   }
-  ASSERT_EQ(recorded.size(), 5u);
+  ASSERT_EQ(recorded.size(), 7u);
+  EXPECT_NE(recorded[5], recorded[6]) << "two pages of different sizes";
   EXPECT_EQ(recorded[0].substr(0, 4), "200 ");
   EXPECT_EQ(recorded[3].substr(0, 4), "400 ") << "the second cancel is refused";
   store::ArchiveReader reader(db_path_);
@@ -90,7 +93,7 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
     }
   }
   std::sort(calls.begin(), calls.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
-  ASSERT_EQ(calls.size(), 5u);
+  ASSERT_EQ(calls.size(), 5u) << "the ListTasks calls name no context: no conversation";
   const auto row = [](const store::A2aCallRow& call) {
     return call.method.value_or("-") + " " + call.wire_version + " " +
            call.task_state_norm.value_or("-") + " " +
@@ -117,7 +120,16 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
   std::string replayed_task;
   EXPECT_EQ(converse(client, replayed_task), recorded);
   EXPECT_EQ(replayed_task, task_id);
-  const auto missed = ask(client, "GET", "/tasks/never-recorded");
+  // The query is part of a call: asked the other way round, each page is still its own.
+  replay_->stop();
+  startReplay(
+      [](services::ReplayServiceConfig& config) { config.replay.stream_pace = replay::kFastPace; });
+  auto again = replayClient();
+  const auto big = ask(again, "GET", "/tasks?pageSize=5");
+  EXPECT_EQ(std::to_string(big.status) + " " + big.body, recorded[6]);
+  const auto small = ask(again, "GET", "/tasks?pageSize=1");
+  EXPECT_EQ(std::to_string(small.status) + " " + small.body, recorded[5]);
+  const auto missed = ask(again, "GET", "/tasks/never-recorded");
   EXPECT_EQ(missed.status, 404);
   const auto status = protocol::Json::parse(missed.body)["error"];
   EXPECT_EQ(status["status"], "NOT_FOUND");

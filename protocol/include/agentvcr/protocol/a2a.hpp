@@ -148,6 +148,11 @@ struct CallExchange {
 /// only the answer's fields. Never throws; what cannot be read stays empty.
 std::vector<Call> decodeCalls(const CallExchange& exchange);
 
+/// The JSON-RPC v1.0 call object (`{"method", "params"}`, no id) an HTTP+JSON request on
+/// `route` stands for: params from the path's ids, the query (`target`'s) and `body`'s members.
+/// Both the recorder's decoding and replay's keys read a REST call through it.
+Json restCallObject(const RestRoute& route, std::string_view target, const Json& body);
+
 /// The one call of an HTTP+JSON exchange on `route`, read as the JSON-RPC v1.0 call it stands
 /// for: params from the path, the query and the body; a 2xx body (or each event) as its
 /// result; an error's google.rpc.Status as its error, the code from the ErrorInfo reason.
