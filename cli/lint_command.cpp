@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "agentvcr/cli/command_line.hpp"
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/lint.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -135,6 +136,43 @@ void a2aRules(const store::ArchiveReader& reader, const store::ExchangeRow& list
   }
 }
 
+/// The v1.0 rules of an HTTP+JSON exchange, read as the JSON-RPC call it stands for: the params
+/// in the request body, the answer (or each event of a stream) against the call's result shape,
+/// an error as a google.rpc.Status with its ErrorInfo.
+void a2aRestRules(const store::ArchiveReader& reader, const store::ExchangeRow& listed,
+                  std::vector<Violation>& out) {
+  auto ex = reader.exchange(listed.id);
+  if (!ex) {
+    return;
+  }
+  const auto route = protocol::a2a::restRouteOfRequest(
+      ex->method, ex->target, ex->request_headers,
+      protocol::headerValue(ex->response_headers, "Content-Type"));
+  if (!route) {
+    return;
+  }
+  const Json body = Json::parse(ex->request_body, nullptr, false);
+  const Json call =
+      protocol::a2a::restCallObject(*route, ex->target, body.is_discarded() ? Json() : body);
+  add(*ex, "request", {}, protocol::lint::lintA2aRestRequest(call), out);
+  if (isEventStream(*ex)) {
+    for (const store::StreamEventRow& event : reader.streamEvents(ex->id)) {
+      Json data = Json::parse(event.data, nullptr, false);
+      if (!data.is_discarded()) {
+        add(*ex, "response",
+            {protocol::PathElement{"events"}, protocol::PathElement{event.position}},
+            protocol::lint::lintA2aRestResponse(call, data.contains("error") ? 500 : 200, data),
+            out);
+      }
+    }
+    return;
+  }
+  const Json response = Json::parse(ex->response_body, nullptr, false);
+  if (!response.is_discarded()) {
+    add(*ex, "response", {}, protocol::lint::lintA2aRestResponse(call, ex->status, response), out);
+  }
+}
+
 std::vector<Violation> collect(const store::ArchiveReader& reader,
                                const std::vector<std::int64_t>& sessions) {
   constexpr std::size_t kPage = 500;
@@ -150,6 +188,8 @@ std::vector<Violation> collect(const store::ArchiveReader& reader,
         storedFindings(ex, out);
         if (ex.protocol == "magma") {
           magmaRules(reader, ex, out);
+        } else if (ex.route == "a2a.rest") {
+          a2aRestRules(reader, ex, out);
         } else if (ex.protocol == "a2a") {
           a2aRules(reader, ex, out);
         }

@@ -1,5 +1,6 @@
 // The per-call fields the archive keeps of an A2A exchange (a2a-protocol.md §4.3, §4.6, §5).
 
+#include <charconv>
 #include <map>
 
 #include "agentvcr/protocol/a2a.hpp"
@@ -323,6 +324,36 @@ std::vector<Call> decodeCalls(const CallExchange& exchange) {
 
 namespace {}  // namespace
 
+Json restQueryParams(std::string_view target) {
+  Json params = Json::object();
+  const std::size_t question = target.find('?');
+  std::string_view query =
+      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const std::size_t equals = pair.find('=');
+    if (!pair.empty() && equals != std::string_view::npos) {
+      const std::string name = percentDecoded(pair.substr(0, equals), true);
+      const std::string text = percentDecoded(pair.substr(equals + 1), true);
+      // The integers and the boolean of the calls' params, where the text says so; the text
+      // otherwise, which the params check then refuses.
+      long long number = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
+      if ((name == "pageSize" || name == "historyLength") && error == std::errc() &&
+          end == text.data() + text.size()) {
+        params[name] = number;
+      } else if (name == "includeArtifacts" && (text == "true" || text == "false")) {
+        params[name] = text == "true";
+      } else {
+        params[name] = text;
+      }
+    }
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  return params;
+}
+
 Json restCallObject(const RestRoute& route, std::string_view target, const Json& body) {
   Json params = Json::object();
   if (!route.task_id.empty()) {
@@ -332,18 +363,9 @@ Json restCallObject(const RestRoute& route, std::string_view target, const Json&
   if (!route.config_id.empty()) {
     params["id"] = route.config_id;
   }
-  const std::size_t question = target.find('?');
-  std::string_view query =
-      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    const std::size_t equals = pair.find('=');
-    if (!pair.empty() && equals != std::string_view::npos) {
-      params[percentDecoded(pair.substr(0, equals), true)] =
-          percentDecoded(pair.substr(equals + 1), true);
-    }
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  const Json query = restQueryParams(target);  // kept: items() would dangle on a temporary
+  for (const auto& [name, value] : query.items()) {
+    params[name] = value;
   }
   if (body.is_object()) {
     for (const auto& [name, value] : body.items()) {

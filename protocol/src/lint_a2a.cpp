@@ -650,4 +650,47 @@ std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& respon
   return out;
 }
 
+std::vector<LintFinding> lintA2aRestRequest(const Json& call) {
+  Json envelope = call;
+  envelope["jsonrpc"] = "2.0";
+  std::vector<LintFinding> out;
+  for (LintFinding& finding : lintA2aRequest(envelope, "1.0")) {
+    // The binding's body is the params: paths start below them.
+    if (!finding.path.empty() && finding.path.front() == PathElement{"params"}) {
+      finding.path.erase(finding.path.begin());
+    }
+    out.push_back(std::move(finding));
+  }
+  return out;
+}
+
+std::vector<LintFinding> lintA2aRestResponse(const Json& call, int http_status,
+                                             const Json& response) {
+  std::vector<LintFinding> out;
+  const Json* method = findMember(call, "method");
+  if (method == nullptr || !method->is_string()) {
+    return out;
+  }
+  if (http_status < 400) {
+    checkV10Result(method->get_ref<const std::string&>(), response, {}, out);
+    checkNothingEchoed(response, {}, unknownMessageFields(call), out);
+    return out;
+  }
+  const Json* status = findMember(response, "error");
+  const Json* details = status != nullptr ? findMember(*status, "details") : nullptr;
+  bool error_info = false;
+  if (details != nullptr && details->is_array()) {
+    for (const Json& detail : *details) {
+      const Json* type = findMember(detail, "@type");
+      error_info = error_info || (type != nullptr && *type == a2a::kErrorInfoType);
+    }
+  }
+  if (!error_info) {
+    out.push_back({kA2aV1ErrorDetails, JsonPath{PathElement{"error"}, PathElement{"details"}},
+                   "An HTTP+JSON error is {\"error\": google.rpc.Status} whose details hold a "
+                   "google.rpc.ErrorInfo naming its reason"});
+  }
+  return out;
+}
+
 }  // namespace agentvcr::protocol::lint

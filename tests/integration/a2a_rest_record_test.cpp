@@ -3,9 +3,12 @@
 // (method, task, context, state, artifacts, errors, streams event by event), then served back
 // as they were recorded.
 
+#include <sstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agentvcr/cli/lint_command.hpp"
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/services/a2a_mock_service.hpp"
 #include "agentvcr/sim/a2a/fixtures.hpp"
@@ -111,6 +114,10 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
   EXPECT_EQ(calls[0].request_text, "hello");
   EXPECT_EQ(calls[4].stream_event_count, 6);
   EXPECT_THAT(calls[3].error_data.value_or(""), ::testing::HasSubstr("TASK_NOT_CANCELABLE"));
+  // The mock speaks the binding as the specification writes it: lint finds nothing.
+  std::ostringstream linted;
+  EXPECT_EQ(cli::runLint({db_path_, {}, "text"}, linted), cli::kExitOk) << linted.str();
+  EXPECT_EQ(linted.str(), "0 violations\n");
 
   // Replay serves the same conversation: the same statuses and bodies, the stream included.
   mock_->stop();

@@ -2,9 +2,6 @@
 // into the JSON-RPC v1.0 call it stands for and answered by the same dispatcher, so both
 // bindings share every check, task and fate; only the envelope differs.
 
-#include <charconv>
-#include <map>
-
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/sim/a2a/engine.hpp"
 #include "agentvcr/sim/a2a/json_rpc.hpp"
@@ -13,41 +10,6 @@ namespace agentvcr::sim::a2a {
 namespace {
 
 constexpr const char* kRestContentType = "application/a2a+json";
-
-/// Query parameters of `target`, decoded; the last of a repeated name wins.
-std::map<std::string, std::string> queryOf(std::string_view target) {
-  std::map<std::string, std::string> out;
-  const std::size_t question = target.find('?');
-  std::string_view query = question == std::string_view::npos ? "" : target.substr(question + 1);
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    const std::size_t equals = pair.find('=');
-    if (!pair.empty()) {
-      out[protocol::a2a::percentDecoded(pair.substr(0, equals), true)] =
-          equals == std::string_view::npos
-              ? std::string()
-              : protocol::a2a::percentDecoded(pair.substr(equals + 1), true);
-    }
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-  }
-  return out;
-}
-
-/// A query value as the JSON the params check reads: an integer or a boolean where the
-/// parameter is one and the text says so; the text otherwise, which the check then refuses.
-Json typedValue(const std::string& name, const std::string& text) {
-  if (name == "pageSize" || name == "historyLength") {
-    long long number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error == std::errc() && end == text.data() + text.size()) {
-      return number;
-    }
-  } else if (name == "includeArtifacts" && (text == "true" || text == "false")) {
-    return text == "true";
-  }
-  return text;
-}
 
 /// The error as the binding writes it: a google.rpc.Status with the details v1.0 asks for.
 std::string statusBody(const RpcError& error) {
@@ -106,8 +68,9 @@ protocol::HttpReply MockEngine::answerRest(const protocol::HttpRequest& request,
     if (!route->config_id.empty()) {
       params["id"] = route->config_id;
     }
-    for (const auto& [name, value] : queryOf(request.target)) {
-      params[name] = typedValue(name, value);
+    const protocol::Json query = protocol::a2a::restQueryParams(request.target);
+    for (const auto& [name, value] : query.items()) {
+      params[name] = Json::parse(value.dump());
     }
     if (request.method == "POST" && !request.body.empty()) {
       const std::optional<Json> body = parseJsonText(request.body);

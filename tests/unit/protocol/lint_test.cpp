@@ -255,6 +255,23 @@ TEST(LintA2aV1, AV10ErrorWithoutErrorInfoDetailsIsAFinding) {
       IsEmpty());
 }
 
+TEST(LintA2aRest, RestCallsAreCheckedAsTheCallsTheyStandFor) {
+  const Json send = Json::parse(R"({"method":"SendMessage","params":{"message":{
+      "messageId":"m","role":"user","parts":[{"text":"hi"}]}}})");
+  EXPECT_THAT(rulesOf(lintA2aRestRequest(send)), ElementsAre("a2a_v1_role /message/role"))
+      << "paths start at the body, the params";
+  const Json good = Json::parse(R"({"task":{"id":"t","status":{"state":"TASK_STATE_WORKING"}}})");
+  EXPECT_THAT(rulesOf(lintA2aRestResponse(send, 200, good)), IsEmpty());
+  EXPECT_THAT(rulesOf(lintA2aRestResponse(send, 200, Json::parse(R"({"id":"t"})"))),
+              ElementsAre("a2a_v1_result "));
+  EXPECT_THAT(rulesOf(lintA2aRestResponse(send, 404,
+                                          Json::parse(R"({"error":{"code":404,"message":"no"}})"))),
+              ElementsAre("a2a_v1_error_details /error/details"));
+  EXPECT_THAT(rulesOf(lintA2aRestResponse(send, 404, Json::parse(R"({"error":{"code":404,"details":[
+          {"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND"}]}})"))),
+              IsEmpty());
+}
+
 TEST(LintA2a, AnEchoedUnknownFieldAV03StateOrAnArtifactWithoutPartsIsAFinding) {
   const Json send = Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"message/send","params":{
       "message":{"kind":"message","role":"user","messageId":"m","tckUnknownField":"x",

@@ -148,6 +148,10 @@ struct CallExchange {
 /// only the answer's fields. Never throws; what cannot be read stays empty.
 std::vector<Call> decodeCalls(const CallExchange& exchange);
 
+/// The query of an HTTP+JSON request as params: decoded, `pageSize` and `historyLength` as
+/// integers and `includeArtifacts` as a boolean where the text is one.
+Json restQueryParams(std::string_view target);
+
 /// The JSON-RPC v1.0 call object (`{"method", "params"}`, no id) an HTTP+JSON request on
 /// `route` stands for: params from the path's ids, the query (`target`'s) and `body`'s members.
 /// Both the recorder's decoding and replay's keys read a REST call through it.

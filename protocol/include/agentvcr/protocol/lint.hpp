@@ -91,4 +91,13 @@ std::vector<LintFinding> lintA2aResponse(const Json& response);
 /// (receivers ignore those). Paths are relative to the response body.
 std::vector<LintFinding> lintA2aExchange(const Json& request, const Json& response);
 
+/// The v1.0 rules of one HTTP+JSON exchange: `call` is the JSON-RPC call it stands for
+/// (a2a::restCallObject); `response` the body, or one event of a stream. The params shapes as
+/// lintA2aRequest() checks them, with paths relative to the request body (the params); a 2xx
+/// answer as the result of `call`'s method (lintA2aExchange()); an error as a
+/// `{"error": google.rpc.Status}` whose `details` hold an ErrorInfo.
+std::vector<LintFinding> lintA2aRestRequest(const Json& call);
+std::vector<LintFinding> lintA2aRestResponse(const Json& call, int http_status,
+                                             const Json& response);
+
 }  // namespace agentvcr::protocol::lint
