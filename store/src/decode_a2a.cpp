@@ -72,21 +72,10 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
   const std::string_view response = streamed || ex.outcome == protocol::ExchangeOutcome::Injected
                                         ? std::string_view()
                                         : std::string_view(ex.response_body);
-  if (auto route = restRouteOf(ex); route && ex.request_body.size() <= options.max_decode_bytes &&
-                                    response.size() <= options.max_decode_bytes) {
-    protocol::a2a::CallExchange call_exchange{
-        ex.method,       ex.target, protocol::headerValue(ex.request_headers, "A2A-Version"),
-        ex.request_body, response,  {},
-        ex.status};
-    for (const DecodedStreamEvent& event : d.stream_events) {
-      call_exchange.stream_data.push_back(event.data);
-    }
-    d.protocol = "a2a";
-    d.route = "a2a.rest";
-    d.a2a_calls = {protocol::a2a::decodeRestCall(call_exchange, *route)};
-    return;
-  }
-  if (!parsesAsJsonRpc(ex.request_body, options) && !parsesAsJsonRpc(response, options)) {
+  const auto route = restRouteOf(ex);
+  const bool rest = route && ex.request_body.size() <= options.max_decode_bytes &&
+                    response.size() <= options.max_decode_bytes;
+  if (!rest && !parsesAsJsonRpc(ex.request_body, options) && !parsesAsJsonRpc(response, options)) {
     return;
   }
   protocol::a2a::CallExchange call_exchange{
@@ -97,8 +86,13 @@ void decodeA2a(DecodedExchange& d, const DecodeOptions& options) {
     call_exchange.stream_data.push_back(event.data);
   }
   d.protocol = "a2a";
-  d.route = "a2a.jsonrpc";
-  d.a2a_calls = protocol::a2a::decodeCalls(call_exchange);
+  if (rest) {
+    d.route = "a2a.rest";
+    d.a2a_calls = {protocol::a2a::decodeRestCall(call_exchange, *route)};
+  } else {
+    d.route = "a2a.jsonrpc";
+    d.a2a_calls = protocol::a2a::decodeCalls(call_exchange);
+  }
 }
 
 }  // namespace agentvcr::store::detail

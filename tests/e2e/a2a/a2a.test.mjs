@@ -55,6 +55,7 @@ const STREAM_SPAN_MS = (STREAM_KINDS.length - 1) * DELAY_MS;
 const SECRET = 'e2e-a2a-secret-5b1f09';
 const SESSION = 'a2a-e2e';
 const CARD_PATH = '/.well-known/agent.json';
+const V1_CARD_PATH = '/.well-known/agent-card.json';
 const RPC_PATH = '/api/v1/a2a';
 const STEP = { timeout: 30_000 };
 const HOOK = { timeout: 60_000 };
@@ -194,6 +195,17 @@ function restClientFactory(log) {
     preferredTransports: ['HTTP+JSON'],
   }));
 }
+
+// A port nothing listens on right now, for a recorder: the mock behind it must name the
+// recorder's address in its card before the recorder exists.
+const freePort = () => new Promise((resolve, reject) => {
+  const server = createServer();
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    server.close(() => resolve(port));
+  });
+});
 
 const auth = (token = SECRET) => ({ serviceParameters: { Authorization: `Bearer ${token}` } });
 const noAuth = { serviceParameters: {} };
@@ -789,7 +801,6 @@ describe('mock: SDK client -> agentvcr mock a2a --profile magisterium', () => {
 // and through agentvcr record; then agentvcr replay of what was recorded
 
 describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and replayed', () => {
-  const V1_CARD_PATH = '/.well-known/agent-card.json';
   const v1Archive = path.join(work, 'a2a-v1.sqlite');
   // Same seed, same fixed clock: both mocks must answer the same requests with the same bytes.
   const reproducible = ['--seed', '11', '--clock', 'fixed:2026-12-03T09:00:00Z'];
@@ -803,16 +814,6 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
     return params;
   };
 
-  // A port nothing listens on right now, for the recorder: the mock behind it must name the
-  // recorder's address in its card before the recorder exists.
-  const freePort = () => new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
   const direct = { log: [] };
   const proxied = { log: [] };
@@ -989,21 +990,12 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
 // --profile standard, then -> agentvcr replay of that archive: the same conversation each time.
 
 describe('HTTP+JSON: SDK REST client -> record -> mock, then -> replay', () => {
-  const V1_CARD_PATH = '/.well-known/agent-card.json';
   const restArchive = path.join(work, 'a2a-rest.sqlite');
   const reproducible = ['--seed', '11', '--clock', 'fixed:2026-12-03T09:00:00Z'];
   let mock;
   let recorder;
   let replay;
 
-  const freePort = () => new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
   // SendMessage -> GetTask -> CancelTask twice -> a streamed story, on the REST binding.
   async function converse(client) {

@@ -11,81 +11,20 @@ namespace agentvcr::sim::a2a {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::Dialect;
 using testing::Harness;
+using testing::kV03;
+using testing::kV10;
 using testing::parse;
 using testing::request;
-
-/// `error` as v1.0 sends it: `data` holds one ErrorInfo naming `reason` (the specification,
-/// section 9.5), with `metadata` when given.
-Json withErrorInfo(Json error, const char* reason, Json metadata = nullptr) {
-  Json info = {{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
-               {"reason", reason},
-               {"domain", "a2a-protocol.org"}};
-  if (!metadata.is_null()) {
-    info["metadata"] = std::move(metadata);
-  }
-  error["data"] = Json::array({std::move(info)});
-  return error;
-}
-
-/// One version's spelling of what the tests send.
-struct Dialect {
-  WireVersion version;
-  const char* send;
-  const char* get;
-  const char* cancel;
-  const char* subscribe;
-
-  const char* name() const { return protocol::a2a::wireVersionName(version); }
-
-  bool v10() const { return version == WireVersion::V10; }
-
-  /// `error` as this version sends it: v1.0 adds an ErrorInfo naming `reason`.
-  Json error(Json error, const char* reason) const {
-    return v10() ? withErrorInfo(std::move(error), reason) : error;
-  }
-
-  /// A user message with one text part.
-  Json message(const std::string& text, const std::string& message_id = "m-1") const {
-    Json message = Json::object();
-    if (!v10()) {
-      message["kind"] = "message";
-    }
-    message["messageId"] = message_id;
-    message["role"] = v10() ? "ROLE_USER" : "user";
-    message["parts"] =
-        Json::array({v10() ? Json{{"text", text}} : Json{{"kind", "text"}, {"text", text}}});
-    return message;
-  }
-
-  std::string state(const char* v03_name) const {
-    if (!v10()) {
-      return v03_name;
-    }
-    std::string upper = std::string("TASK_STATE_") + v03_name;
-    for (char& c : upper) {
-      c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    }
-    return upper;
-  }
-};
-
-constexpr Dialect kV03{WireVersion::V03, "message/send", "tasks/get", "tasks/cancel",
-                       "tasks/resubscribe"};
-constexpr Dialect kV10{WireVersion::V10, "SendMessage", "GetTask", "CancelTask", "SubscribeToTask"};
+using testing::withErrorInfo;
 
 class Conformance : public ::testing::TestWithParam<Dialect> {
  protected:
   Harness mock_{testing::standardConfig()};
   const Dialect& wire_ = GetParam();
 
-  protocol::HttpReply post(const std::string& body) {
-    protocol::Headers headers = {{"Content-Type", "application/json"}};
-    if (wire_.v10()) {
-      headers.push_back({"A2A-Version", "1.0"});
-    }
-    return mock_.post(body, "", std::move(headers));
-  }
+  protocol::HttpReply post(const std::string& body) { return mock_.postAs(wire_, body); }
 
   Json call(const std::string& body) { return parse(post(body).body); }
 

@@ -14,7 +14,10 @@
 namespace agentvcr::sim::a2a {
 namespace {
 
+using testing::Dialect;
 using testing::Harness;
+using testing::kV03;
+using testing::kV10;
 using testing::parse;
 using testing::request;
 
@@ -71,42 +74,12 @@ TEST(FateTable, AMessageNamesItsFateByIdPrefixOrByText) {
   EXPECT_EQ(fateOf(""), "none");
 }
 
-/// One version's spelling, as conformance_test.cpp has it.
-struct Wire {
-  WireVersion version;
-  const char* send;
-  const char* stream;
-  const char* get;
-
-  bool v10() const { return version == WireVersion::V10; }
-
-  Json message(const std::string& message_id, const std::string& text = "hi") const {
-    Json message = Json::object();
-    if (!v10()) {
-      message["kind"] = "message";
-    }
-    message["messageId"] = message_id;
-    message["role"] = v10() ? "ROLE_USER" : "user";
-    message["parts"] =
-        Json::array({v10() ? Json{{"text", text}} : Json{{"kind", "text"}, {"text", text}}});
-    return message;
-  }
-
-  std::string state(TaskState state) const { return stateName(state, version); }
-};
-
-class Fates : public ::testing::TestWithParam<Wire> {
+class Fates : public ::testing::TestWithParam<Dialect> {
  protected:
   Harness mock_{testing::standardConfig()};
-  const Wire& wire_ = GetParam();
+  const Dialect& wire_ = GetParam();
 
-  protocol::HttpReply post(const std::string& body) {
-    protocol::Headers headers = {{"Content-Type", "application/json"}};
-    if (wire_.v10()) {
-      headers.push_back({"A2A-Version", "1.0"});
-    }
-    return mock_.post(body, "", std::move(headers));
-  }
+  protocol::HttpReply post(const std::string& body) { return mock_.postAs(wire_, body); }
 
   /// The result of a send of `message`.
   Json send(const Json& message) {
@@ -132,34 +105,33 @@ class Fates : public ::testing::TestWithParam<Wire> {
 };
 
 TEST_P(Fates, EachOutcomeOnAskingForIt) {
-  const Json completed = task(wire_.message("fate-complete-1"));
-  EXPECT_EQ(completed["status"]["state"], wire_.state(TaskState::Completed));
+  const Json completed = task(wire_.message("hi", "fate-complete-1"));
+  EXPECT_EQ(completed["status"]["state"], wire_.state("completed"));
   EXPECT_EQ(completed["status"]["message"]["parts"][0]["text"], "Done, as asked");
-  EXPECT_EQ(task(wire_.message("m-2", "[fate:fail] now"))["status"]["state"],
-            wire_.state(TaskState::Failed));
-  EXPECT_EQ(task(wire_.message("fate-reject-3"))["status"]["state"],
-            wire_.state(TaskState::Rejected));
-  const Json data = task(wire_.message("tck-artifact-data-77"));
+  EXPECT_EQ(task(wire_.message("[fate:fail] now", "m-2"))["status"]["state"],
+            wire_.state("failed"));
+  EXPECT_EQ(task(wire_.message("hi", "fate-reject-3"))["status"]["state"], wire_.state("rejected"));
+  const Json data = task(wire_.message("hi", "tck-artifact-data-77"));
   EXPECT_EQ(data["artifacts"][0]["parts"][0]["data"], parse(R"({"key":"value","count":42})"));
-  const Json url = task(wire_.message("tck-artifact-file-url-77"));
+  const Json url = task(wire_.message("hi", "tck-artifact-file-url-77"));
   const Json& part = url["artifacts"][0]["parts"][0];
   EXPECT_EQ(wire_.v10() ? part["url"] : part["file"]["uri"], "https://example.com/output.txt");
 }
 
 TEST_P(Fates, InputRequiredThenCompleteTakesTwoTurns) {
-  const Json first = task(wire_.message("fate-input-then-complete"));
-  EXPECT_EQ(first["status"]["state"], wire_.state(TaskState::InputRequired));
+  const Json first = task(wire_.message("hi", "fate-input-then-complete"));
+  EXPECT_EQ(first["status"]["state"], wire_.state("input-required"));
   EXPECT_EQ(first["status"]["message"]["parts"][0]["text"], "Tell me more");
-  Json more = wire_.message("m-2", "here is more");
+  Json more = wire_.message("here is more", "m-2");
   more["taskId"] = first["id"];
   const Json second = task(more);
   EXPECT_EQ(second["id"], first["id"]);
-  EXPECT_EQ(second["status"]["state"], wire_.state(TaskState::Completed));
+  EXPECT_EQ(second["status"]["state"], wire_.state("completed"));
   EXPECT_EQ(second["artifacts"][0]["parts"][0]["text"], "Done after two turns");
 }
 
 TEST_P(Fates, AMessageReplyIsAMessageAndNoTask) {
-  const Json result = send(wire_.message("tck-message-response-5"));
+  const Json result = send(wire_.message("hi", "tck-message-response-5"));
   const Json& message = wire_.v10() ? result["message"] : result;
   ASSERT_TRUE(message.is_object()) << result.dump();
   if (!wire_.v10()) {
@@ -168,30 +140,30 @@ TEST_P(Fates, AMessageReplyIsAMessageAndNoTask) {
   EXPECT_EQ(message["role"], wire_.v10() ? "ROLE_AGENT" : "agent");
   EXPECT_EQ(message["parts"][0]["text"], "Direct message response");
   EXPECT_FALSE(message.contains("taskId"));
-  const std::vector<Json> events = stream(wire_.message("fate-message"));
+  const std::vector<Json> events = stream(wire_.message("hi", "fate-message"));
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ((wire_.v10() ? events[0]["message"] : events[0])["parts"][0]["text"],
             "A direct reply, as asked");
 }
 
 TEST_P(Fates, AStreamOfNUpdatesThenTheOutcome) {
-  const std::vector<Json> events = stream(wire_.message("fate-stream-3"));
+  const std::vector<Json> events = stream(wire_.message("hi", "fate-stream-3"));
   // The task, working, three working updates, the artifact, the final status.
   ASSERT_EQ(events.size(), 7u);
   const auto status = [&](const Json& event) {
     return (wire_.v10() ? event["statusUpdate"] : event)["status"];
   };
   for (std::size_t i = 1; i <= 4; ++i) {
-    EXPECT_EQ(status(events[i])["state"], wire_.state(TaskState::Working)) << i;
+    EXPECT_EQ(status(events[i])["state"], wire_.state("working")) << i;
   }
   EXPECT_EQ(status(events[4])["message"]["parts"][0]["text"], "Update 3 of 3");
   const Json& artifact = wire_.v10() ? events[5]["artifactUpdate"] : events[5];
   EXPECT_EQ(artifact["artifact"]["parts"][0]["text"], "Streamed 3 updates");
-  EXPECT_EQ(status(events[6])["state"], wire_.state(TaskState::Completed));
+  EXPECT_EQ(status(events[6])["state"], wire_.state("completed"));
 }
 
 TEST_P(Fates, AChunkedArtifactStreamsPartByPart) {
-  const std::vector<Json> events = stream(wire_.message("tck-stream-artifact-chunked-1"));
+  const std::vector<Json> events = stream(wire_.message("hi", "tck-stream-artifact-chunked-1"));
   ASSERT_EQ(events.size(), 5u);
   for (const auto& [index, text, append, last] :
        {std::tuple{2, "chunk-1 ", false, false}, std::tuple{3, "chunk-2", true, true}}) {
@@ -203,16 +175,13 @@ TEST_P(Fates, AChunkedArtifactStreamsPartByPart) {
 }
 
 TEST_P(Fates, AMessageWithoutAFateGetsTheSkillsAnswer) {
-  EXPECT_EQ(task(wire_.message("m-1"))["status"]["state"], wire_.state(TaskState::InputRequired));
+  EXPECT_EQ(task(wire_.message("hi", "m-1"))["status"]["state"], wire_.state("input-required"));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BothVersions, Fates,
-    ::testing::Values(Wire{WireVersion::V03, "message/send", "message/stream", "tasks/get"},
-                      Wire{WireVersion::V10, "SendMessage", "SendStreamingMessage", "GetTask"}),
-    [](const ::testing::TestParamInfo<Wire>& wire) {
-      return wire.param.v10() ? std::string("v10") : std::string("v03");
-    });
+INSTANTIATE_TEST_SUITE_P(BothVersions, Fates, ::testing::Values(kV03, kV10),
+                         [](const ::testing::TestParamInfo<Dialect>& wire) {
+                           return wire.param.v10() ? std::string("v10") : std::string("v03");
+                         });
 
 TEST(FatesMagisterium, AreNotPlayedByMagisteriumsProfile) {
   Harness mock(testing::magisteriumConfig());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cctype>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -80,6 +81,67 @@ inline std::string taskRequest(const std::string& method, const std::string& tas
   return request(id, method, Json{{"id", task_id}});
 }
 
+/// `error` as v1.0 sends it: `data` holds one ErrorInfo naming `reason` (the specification,
+/// section 9.5), with `metadata` when given.
+inline Json withErrorInfo(Json error, const char* reason, Json metadata = nullptr) {
+  Json info = {{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+               {"reason", reason},
+               {"domain", "a2a-protocol.org"}};
+  if (!metadata.is_null()) {
+    info["metadata"] = std::move(metadata);
+  }
+  error["data"] = Json::array({std::move(info)});
+  return error;
+}
+
+/// One version's spelling of what the tests send.
+struct Dialect {
+  WireVersion version;
+  const char* send;
+  const char* stream;
+  const char* get;
+  const char* cancel;
+  const char* subscribe;
+
+  const char* name() const { return protocol::a2a::wireVersionName(version); }
+
+  bool v10() const { return version == WireVersion::V10; }
+
+  /// `error` as this version sends it: v1.0 adds an ErrorInfo naming `reason`.
+  Json error(Json error, const char* reason) const {
+    return v10() ? withErrorInfo(std::move(error), reason) : error;
+  }
+
+  /// A user message with one text part.
+  Json message(const std::string& text, const std::string& message_id = "m-1") const {
+    Json message = Json::object();
+    if (!v10()) {
+      message["kind"] = "message";
+    }
+    message["messageId"] = message_id;
+    message["role"] = v10() ? "ROLE_USER" : "user";
+    message["parts"] =
+        Json::array({v10() ? Json{{"text", text}} : Json{{"kind", "text"}, {"text", text}}});
+    return message;
+  }
+
+  std::string state(const char* v03_name) const {
+    if (!v10()) {
+      return v03_name;
+    }
+    std::string upper = std::string("TASK_STATE_") + v03_name;
+    for (char& c : upper) {
+      c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    }
+    return upper;
+  }
+};
+
+inline constexpr Dialect kV03{WireVersion::V03, "message/send", "message/stream",
+                              "tasks/get",      "tasks/cancel", "tasks/resubscribe"};
+inline constexpr Dialect kV10{WireVersion::V10, "SendMessage", "SendStreamingMessage",
+                              "GetTask",        "CancelTask",  "SubscribeToTask"};
+
 /// An engine on a manual clock, and shorthands to talk to it.
 class Harness {
  public:
@@ -97,6 +159,16 @@ class Harness {
       headers.push_back({"Authorization", "Bearer " + token});
     }
     return engine_.handle({"POST", "/api/v1/a2a", std::move(headers), body});
+  }
+
+  /// POSTs `body` to the endpoint as `dialect` speaks: with `A2A-Version: 1.0` for v1.0, no
+  /// token.
+  protocol::HttpReply postAs(const Dialect& dialect, const std::string& body) {
+    protocol::Headers headers = {{"Content-Type", "application/json"}};
+    if (dialect.v10()) {
+      headers.push_back({"A2A-Version", "1.0"});
+    }
+    return post(body, "", std::move(headers));
   }
 
   /// The parsed JSON-RPC response to `body`.
