@@ -1,5 +1,7 @@
 #include "agentvcr/sim/a2a/json_rpc.hpp"
 
+#include "agentvcr/protocol/a2a.hpp"
+
 namespace agentvcr::sim::a2a {
 namespace {
 
@@ -74,6 +76,33 @@ std::string sseData(const std::string& body) {
 
 std::string sseError(const std::string& body) {
   return "event: error\ndata: " + body + "\n\n";
+}
+
+void addV10ErrorDetails(RpcError& error) {
+  const std::string_view reason = protocol::a2a::errorReason(error.code);
+  if (reason.empty()) {
+    return;
+  }
+  Json info = {{"@type", protocol::a2a::kErrorInfoType},
+               {"reason", reason},
+               {"domain", protocol::a2a::kErrorDomain}};
+  if (error.data && error.data->is_object()) {
+    Json metadata = Json::object();
+    for (const auto& [key, value] : error.data->items()) {
+      std::string text;
+      if (value.is_array()) {
+        for (const Json& element : value) {
+          text += (text.empty() ? "" : ",") +
+                  (element.is_string() ? element.get<std::string>() : element.dump());
+        }
+      } else {
+        text = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+      metadata[key] = std::move(text);
+    }
+    info["metadata"] = std::move(metadata);
+  }
+  error.data = Json::array({std::move(info)});
 }
 
 }  // namespace agentvcr::sim::a2a

@@ -100,7 +100,15 @@ protocol::HttpReply MockEngine::answerRest(const protocol::HttpRequest& request,
       {"Content-Type", isJsonContent(protocol::findHeader(request.headers, "content-type"))
                            ? "application/json"
                            : std::string(protocol::headerValue(request.headers, "content-type"))}};
-  const std::string_view version = protocol::headerValue(request.headers, "a2a-version");
+  const std::string_view version =
+      protocol::trimBlanks(protocol::headerValue(request.headers, "a2a-version"));
+  if (!version.empty() && !protocol::a2a::asksForV10(version)) {
+    // The binding is v1.0's alone: v0.3's REST binding, or any other version, is not served.
+    RpcError refused = profile_.error(Fault::VersionNotSupported, version);
+    refused.data = Json{{"supportedVersions", "1.0"}};
+    addV10ErrorDetails(refused);
+    return restReply(protocol::a2a::restStatusOf(refused.code).http_status, statusBody(refused));
+  }
   headers.push_back({"A2A-Version", version.empty() ? std::string("1.0") : std::string(version)});
   if (const protocol::HeaderField* authorization =
           protocol::findHeader(request.headers, "authorization")) {

@@ -68,43 +68,13 @@ bool isSend(std::optional<Operation> operation) {
   return operation == Operation::Send || operation == Operation::Stream;
 }
 
-/// v1.0's shape of an error (a2a-v1.md, "Errors"; the specification's section 9.5): `data` is
-/// an array of detail objects, an ErrorInfo naming the error first. What v0.3 said in a `data`
-/// object becomes the ErrorInfo's metadata, whose values are strings.
-void giveErrorDetails(RpcError& error) {
-  const std::string_view reason = protocol::a2a::errorReason(error.code);
-  if (reason.empty()) {
-    return;
-  }
-  Json info = {{"@type", protocol::a2a::kErrorInfoType},
-               {"reason", reason},
-               {"domain", protocol::a2a::kErrorDomain}};
-  if (error.data && error.data->is_object()) {
-    Json metadata = Json::object();
-    for (const auto& [key, value] : error.data->items()) {
-      std::string text;
-      if (value.is_array()) {
-        for (const Json& element : value) {
-          text += (text.empty() ? "" : ",") +
-                  (element.is_string() ? element.get<std::string>() : element.dump());
-        }
-      } else {
-        text = value.is_string() ? value.get<std::string>() : value.dump();
-      }
-      metadata[key] = std::move(text);
-    }
-    info["metadata"] = std::move(metadata);
-  }
-  error.data = Json::array({std::move(info)});
-}
-
 void giveErrorDetails(MethodOutcome& outcome) {
   if (outcome.error) {
-    giveErrorDetails(*outcome.error);
+    addV10ErrorDetails(*outcome.error);
   }
   for (StreamFrame& frame : outcome.stream) {
     if (frame.error) {
-      giveErrorDetails(*frame.error);
+      addV10ErrorDetails(*frame.error);
     }
   }
 }

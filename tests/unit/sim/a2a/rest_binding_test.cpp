@@ -92,6 +92,18 @@ TEST_F(RestBinding, ErrorsAreStatusesWithTheirHttpCodes) {
   }
 }
 
+TEST_F(RestBinding, AVersionOtherThanOneIsNotServed) {
+  const protocol::HttpReply refused = mock_.engine().handle(
+      {"POST", std::string(kBase) + "/message:send", {{"A2A-Version", "0.3"}}, sendBody("m")});
+  const Json error = statusOf(refused, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED");
+  EXPECT_EQ(error["details"][0]["metadata"]["supportedVersions"], "1.0");
+  EXPECT_EQ(mock_.engine()
+                .handle({"POST", std::string(kBase) + "/message:send", {}, sendBody("m")})
+                .status,
+            200)
+      << "no header: the binding's own version";
+}
+
 TEST_F(RestBinding, StreamsCarryBareStreamResponses) {
   const protocol::HttpReply reply =
       call("POST", "/message:stream", sendBody("fate-stream-2", "go"));

@@ -30,6 +30,12 @@ std::string resultBody(const Json& id, const Json& result);
 /// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data"?:…}}`.
 std::string errorBody(const Json& id, const RpcError& error);
 
+/// Gives `error` v1.0's shape (the specification's section 9.5): `data` becomes an array of
+/// detail objects, an ErrorInfo naming the error first; what v0.3 said in a `data` object
+/// becomes the ErrorInfo's metadata, whose values are strings. A code v1.0 does not define is
+/// left as it is.
+void addV10ErrorDetails(RpcError& error);
+
 /// One server-sent event carrying a JSON-RPC response: "data: <body>\n\n".
 std::string sseData(const std::string& body);
 
