@@ -1072,3 +1072,52 @@ describe('HTTP+JSON: SDK REST client -> record -> mock, then -> replay', () => {
     assert.deepEqual(await converse(client), recorded.got);
   });
 });
+
+// Topology 6: the SDK's REST client -> agentvcr record -> the SDK's own REST server.
+
+describe('HTTP+JSON: SDK REST client -> record -> SDK REST server', () => {
+  const sdkRestArchive = path.join(work, 'a2a-sdk-rest.sqlite');
+  let server;
+  let recorder;
+
+  before(hook(async () => {
+    const recordReady = path.join(work, 'record-sdk-rest.url');
+    server = await startProcess('sdk-server-rest', process.execPath,
+                                [path.join(here, 'sdk-server.mjs')], {
+      readyFile: path.join(work, 'sdk-server-rest.url'),
+      env: { PORT: '0', READY_FILE: path.join(work, 'sdk-server-rest.url'),
+             PUBLIC_BASE_FILE: recordReady, STREAM_DELAY_MS: '20' },
+    });
+    recorder = await startProcess('record-sdk-rest', AGENTVCR, [
+      'record', '--upstream', server.url, '--listen', '127.0.0.1:0', '--db', sdkRestArchive,
+      '--ready-file', recordReady, '--no-probe', '--session', 'a2a-sdk-rest-e2e',
+    ], { readyFile: recordReady });
+  }), HOOK);
+
+  after(async () => {
+    await stopProcess(recorder);
+    await stopProcess(server);
+  }, HOOK);
+
+  step('the SDK server\'s REST answers reach the client and the archive as REST calls', async () => {
+    const log = [];
+    const client = await restClientFactory(log).createFromUrl(recorder.url, V1_CARD_PATH);
+    const sent = await client.sendMessage(message('rest-sdk-1', 'What is grace?'), noAuth);
+    assert.equal(sent.status.state, TaskState.TASK_STATE_COMPLETED);
+    const got = await client.getTask(taskQuery(sent.id), noAuth);
+    assert.equal(got.id, sent.id);
+    assert.ok(log.some((entry) => entry.url === `${recorder.url}/api/v1/rest/message:send`),
+              'the client followed the card through the recorder');
+    await stopProcess(recorder);
+    recorder = undefined;
+    const rows = JSON.parse(execFileSync('sqlite3', ['-json', sdkRestArchive,
+      `SELECT c.method, c.wire_version, c.task_id, c.task_state_norm, e.route
+         FROM a2a_calls c JOIN exchanges e ON e.id = c.exchange_id ORDER BY c.id`],
+      { encoding: 'utf8' }));
+    assert.deepEqual(rows.map((r) => [r.method, r.wire_version, r.task_id, r.task_state_norm,
+                                      r.route]), [
+      ['SendMessage', '1.0', sent.id, 'completed', 'a2a.rest'],
+      ['GetTask', '1.0', sent.id, 'completed', 'a2a.rest'],
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
-// An A2A server built with the official @a2a-js/sdk, speaking the legacy v0.3 JSON-RPC wire:
-// the independent upstream that agentvcr's A2A end-to-end tests record (a2a.test.mjs).
+// An A2A server built with the official @a2a-js/sdk, speaking the legacy v0.3 JSON-RPC wire and
+// the v1.0 HTTP+JSON binding (under /api/v1/rest): the independent upstream that agentvcr's A2A
+// end-to-end tests record (a2a.test.mjs).
 //
 //   PORT=0 READY_FILE=/tmp/sdk.url node sdk-server.mjs
 //
@@ -23,9 +24,12 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import express from 'express';
 import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import {
+  UserBuilder, agentCardHandler, jsonRpcHandler, restHandler,
+} from '@a2a-js/sdk/server/express';
 
 const RPC_PATH = '/api/v1/a2a';
+const REST_PATH = '/api/v1/rest';
 const FAIL_TRIGGER = 'please fail';
 const STREAM_CHUNKS = 3;
 const streamDelayMs = Number(process.env.STREAM_DELAY_MS ?? 300);
@@ -44,6 +48,7 @@ function publicBase() {
   return process.env.PUBLIC_BASE || listeningBase;
 }
 const rpcUrl = () => `${publicBase()}${RPC_PATH}`;
+const restUrl = () => `${publicBase()}${REST_PATH}`;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const part = (kind, value, mediaType = '') =>
@@ -135,12 +140,19 @@ const skills = [
   { id: 'catholic_qa', name: 'QA', description: 'answers a question', tags: ['qa'] },
   { id: 'document_search', name: 'Search', description: 'searches documents', tags: ['search'] },
 ];
-// The v1.0 card the handler works from; its 0.3 JSON-RPC interface enables the legacy path.
-const iface = (version) =>
-  ({ url: rpcUrl(), protocolBinding: 'JSONRPC', protocolVersion: version, tenant: '' });
+// The v1.0 card the handler works from; its 0.3 JSON-RPC interface enables the legacy path, and
+// the HTTP+JSON interface (last, so JSON-RPC stays a client's first choice) the REST binding.
+const iface = (version, binding = 'JSONRPC') =>
+  ({ url: binding === 'JSONRPC' ? rpcUrl() : restUrl(), protocolBinding: binding,
+     protocolVersion: version, tenant: '' });
+const pointInterfaces = () => {
+  for (const i of card.supportedInterfaces) {
+    i.url = i.protocolBinding === 'JSONRPC' ? rpcUrl() : restUrl();
+  }
+};
 const card = {
   name: 'agentvcr-e2e-sdk-server', description: 'A2A SDK server behind agentvcr', version: '0.0.1',
-  supportedInterfaces: [iface('1.0'), iface('0.3')],
+  supportedInterfaces: [iface('1.0'), iface('0.3'), iface('1.0', 'HTTP+JSON')],
   provider: { organization: 'agentvcr tests', url: 'http://127.0.0.1' },
   capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
   securitySchemes: {}, securityRequirements: [], signatures: [],
@@ -165,16 +177,19 @@ app.get('/.well-known/agent.json', (_req, res) => {
 });
 // The hybrid card of the SDK's own handler, kept pointing at the same public base.
 app.use(`/${AGENT_CARD_PATH}`, (_req, _res, next) => {
-  for (const i of card.supportedInterfaces) i.url = rpcUrl();
+  pointInterfaces();
   next();
 }, agentCardHandler({ agentCardProvider: handler, ...compat }));
 app.use(RPC_PATH, jsonRpcHandler({
   requestHandler: handler, userBuilder: UserBuilder.noAuthentication, ...compat,
 }));
+app.use(REST_PATH, restHandler({
+  requestHandler: handler, userBuilder: UserBuilder.noAuthentication,
+}));
 
 const server = app.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   listeningBase = `http://127.0.0.1:${server.address().port}`;
-  for (const i of card.supportedInterfaces) i.url = rpcUrl();
+  pointInterfaces();
   if (process.env.READY_FILE) {
     writeFileSync(`${process.env.READY_FILE}.tmp`, listeningBase);
     renameSync(`${process.env.READY_FILE}.tmp`, process.env.READY_FILE);
