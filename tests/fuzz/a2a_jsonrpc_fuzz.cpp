@@ -1,5 +1,6 @@
 // Fuzz target: A2A JSON-RPC decoding (requests, answers, batches, event streams), its replay
-// key and id re-stamping. Input: request body, NUL, response body (or event stream).
+// key and id re-stamping, and the HTTP+JSON binding's routes and decoding (the request's first
+// line doubles as a path). Input: request body, NUL, response body (or event stream).
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/json_text.hpp"
@@ -34,5 +35,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   protocol::a2a::rewriteCardUrls(response_text, "http://127.0.0.1:8000");
+
+  // The binding reads paths, queries and bodies of any shape: a route or none, never a crash.
+  const std::size_t line_end = request_text.find('\n');
+  const std::string_view path = request_text.substr(0, line_end);
+  for (const char* method : {"GET", "POST", "DELETE"}) {
+    if (auto route = protocol::a2a::restRouteIn(method, path, true)) {
+      exchange.http_method = method;
+      exchange.target = path;
+      exchange.request_body = line_end == std::string_view::npos
+                                  ? std::string_view()
+                                  : request_text.substr(line_end + 1);
+      exchange.http_status = response_text.size() % 2 == 0 ? 200 : 404;
+      protocol::a2a::decodeRestCall(exchange, *route);
+    }
+  }
+  protocol::a2a::restQueryParams(path);
+  protocol::a2a::percentDecoded(path, true);
   return 0;
 }
