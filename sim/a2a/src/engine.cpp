@@ -80,8 +80,12 @@ MockEngine::MockEngine(MockConfig config, std::shared_ptr<const Clock> clock)
   setPublicUrl(config_.public_url);
 }
 
+bool MockEngine::servesRest() const {
+  return profile_.kind == ProfileKind::Standard && profile_.serves(WireVersion::V10);
+}
+
 std::string MockEngine::restUrl(const std::string& rpc_url) const {
-  if (profile_.kind != ProfileKind::Standard || !profile_.serves(WireVersion::V10)) {
+  if (!servesRest()) {
     return {};
   }
   // The JSON-RPC URL's base, where the endpoint path is served, holds the binding's base too.
@@ -149,10 +153,8 @@ protocol::HttpReply MockEngine::preflight() const {
   reply.content_type.clear();
   if (config_.cors) {
     // The HTTP+JSON binding reads with GET and deletes push configs with DELETE.
-    std::string_view ignored;
-    reply.headers.push_back({"Access-Control-Allow-Methods", isRestPath(config_.rest_path, ignored)
-                                                                 ? "GET, POST, DELETE, OPTIONS"
-                                                                 : "POST, OPTIONS"});
+    reply.headers.push_back({"Access-Control-Allow-Methods",
+                             servesRest() ? "GET, POST, DELETE, OPTIONS" : "POST, OPTIONS"});
     // A browser's v1.0 client names its version in a header, which the preflight must allow.
     reply.headers.push_back(
         {"Access-Control-Allow-Headers", profile_.reads_version_header

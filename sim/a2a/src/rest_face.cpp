@@ -45,8 +45,8 @@ bool isJsonContent(const protocol::HeaderField* content_type) {
 
 bool MockEngine::isRestPath(std::string_view path, std::string_view& relative) const {
   const std::string& base = config_.rest_path;
-  if (profile_.kind != ProfileKind::Standard || !profile_.serves(WireVersion::V10) ||
-      !path.starts_with(base) || (path.size() > base.size() && path[base.size()] != '/')) {
+  if (!servesRest() || !path.starts_with(base) ||
+      (path.size() > base.size() && path[base.size()] != '/')) {
     return false;
   }
   relative = path.substr(base.size());

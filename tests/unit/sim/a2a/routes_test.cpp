@@ -37,6 +37,8 @@ TEST(Routes, StandardPreflightAllowsTheVersionHeader) {
   EXPECT_EQ(reply.status, 204);
   EXPECT_EQ(testing::header(reply, "Access-Control-Allow-Headers"),
             "Content-Type, Authorization, A2A-Version");
+  EXPECT_EQ(testing::header(reply, "Access-Control-Allow-Methods"), "GET, POST, DELETE, OPTIONS")
+      << "the HTTP+JSON binding reads with GET and deletes with DELETE";
 }
 
 TEST(Routes, EveryMagisteriumAnswerAllowsAnyOrigin) {

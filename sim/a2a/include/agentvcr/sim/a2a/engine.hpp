@@ -59,6 +59,8 @@ class MockEngine {
   bool isRestPath(std::string_view path, std::string_view& relative) const;
   protocol::HttpReply streamReply(const Json& id, const std::vector<StreamFrame>& frames) const;
 
+  /// Whether the HTTP+JSON binding is served: by the standard profile, when it serves v1.0.
+  bool servesRest() const;
   /// The HTTP+JSON interface's URL beside the JSON-RPC one; empty when it is not served.
   std::string restUrl(const std::string& rpc_url) const;
 
