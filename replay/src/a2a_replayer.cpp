@@ -273,8 +273,11 @@ ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
   // address the caller used, so the caller's next calls come here too.
   const std::string host(protocol::headerValue(request.headers, "Host"));
   if (!host.empty()) {
-    if (auto rewritten = a2a::rewriteCardUrls(response->body, "http://" + host)) {
-      outcome.reply.body = std::move(*rewritten);
+    const std::string here = "http://" + host;
+    auto rewrite =
+        a2a::rebaseCard(response->body, a2a::CardCarrier::Body, {.from = "", .to = here});
+    if (rewrite.result == a2a::CardRewriteResult::Rewritten) {
+      outcome.reply.body = std::move(rewrite.body);
       outcome.reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
     }
   }

@@ -34,7 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       protocol::a2a::restampEventData(event.data, *request.value);
     }
   }
-  protocol::a2a::rewriteCardUrls(response_text, "http://127.0.0.1:8000");
+  for (const auto carrier :
+       {protocol::a2a::CardCarrier::Body, protocol::a2a::CardCarrier::JsonRpcResult}) {
+    protocol::a2a::rebaseCard(response_text, carrier, {.from = "", .to = "http://127.0.0.1:8"});
+    const auto rewrite = protocol::a2a::rebaseCard(
+        response_text, carrier, {.from = "http://agent:9/a", .to = "http://127.0.0.1:8"});
+    fuzz::require(rewrite.result != protocol::a2a::CardRewriteResult::Rewritten ||
+                      protocol::parseJson(rewrite.body).value.has_value(),
+                  "a rewritten card is JSON");
+    rewrite.note();
+  }
+  protocol::a2a::cardCarrierOf("POST", "/", request_text);
 
   // The binding reads paths, queries and bodies of any shape: a route or none, never a crash.
   const std::size_t line_end = request_text.find('\n');

@@ -279,21 +279,108 @@ TEST(A2aRest, EveryRouteOfTheBindingNamesItsCall) {
   EXPECT_EQ(restStatusOf(-32603).http_status, 500);
 }
 
-TEST(A2aCard, PointsEveryEndpointAtTheNewBaseKeepingPaths) {
-  auto out = rewriteCardUrls(
-      R"({"name":"m","url":"https://magisterium.com/api/v1/a2a",)"
-      R"("additionalInterfaces":[{"url":"https://www.magisterium.com/api/v1/a2a?x=1","transport":"JSONRPC"}],)"
-      R"("supportedInterfaces":[{"url":"http://10.0.0.1:9/rpc","protocolBinding":"JSONRPC"}]})",
-      "http://127.0.0.1:8000/");
-  ASSERT_TRUE(out);
+std::string everyUrlTo(std::string_view card, std::string_view to) {
+  auto rewrite = rebaseCard(card, CardCarrier::Body, {.from = "", .to = to});
+  return rewrite.result == CardRewriteResult::Rewritten ? rewrite.body : "unchanged";
+}
+
+TEST(A2aCard, AnEmptyFromPointsEveryHttpInterfaceAtTheNewBaseKeepingPaths) {
   EXPECT_EQ(
-      *out,
+      everyUrlTo(
+          R"({"name":"m","url":"https://magisterium.com/api/v1/a2a",)"
+          R"("additionalInterfaces":[{"url":"https://www.magisterium.com/api/v1/a2a?x=1","transport":"JSONRPC"}],)"
+          R"("supportedInterfaces":[{"url":"http://10.0.0.1:9/rpc","protocolBinding":"JSONRPC"}]})",
+          "http://127.0.0.1:8000/"),
       R"({"name":"m","url":"http://127.0.0.1:8000/api/v1/a2a",)"
       R"("additionalInterfaces":[{"url":"http://127.0.0.1:8000/api/v1/a2a?x=1","transport":"JSONRPC"}],)"
       R"("supportedInterfaces":[{"url":"http://127.0.0.1:8000/rpc","protocolBinding":"JSONRPC"}]})");
-  EXPECT_EQ(*rewriteCardUrls(R"({"url":"http://host"})", "http://b:1"), R"({"url":"http://b:1"})");
-  EXPECT_FALSE(rewriteCardUrls(R"({"name":"no url"})", "http://b:1"));
-  EXPECT_FALSE(rewriteCardUrls("<html>", "http://b:1"));
+  EXPECT_EQ(everyUrlTo(R"({"url":"http://host"})", "http://b:1"), R"({"url":"http://b:1"})");
+  EXPECT_EQ(everyUrlTo(R"({"name":"no url"})", "http://b:1"), "unchanged");
+  EXPECT_EQ(everyUrlTo(R"({"url":"/relative"})", "http://b:1"), "unchanged");
+  EXPECT_EQ(everyUrlTo("<html>", "http://b:1"), "unchanged");
+}
+
+TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
+  const std::string card =
+      R"({"url":"HTTP://Agent:80/base/rpc","preferredTransport":"JSONRPC",)"
+      R"("provider":{"url":"http://agent/base/about"},"iconUrl":"http://agent/base/icon.png",)"
+      R"("documentationUrl":"http://agent/base/docs",)"
+      R"("securitySchemes":{"o":{"oauth2SecurityScheme":{"flows":{"authorizationCode":)"
+      R"({"authorizationUrl":"http://agent/base/oauth"}}}}},)"
+      R"("additionalInterfaces":[{"url":"http://agent/base/rest","transport":"HTTP+JSON"},)"
+      R"({"url":"http://agent/base/grpc","transport":"GRPC"},)"
+      R"({"url":"http://agent:81/base/rpc","transport":"JSONRPC"},)"
+      R"({"url":"http://agent/other/rpc","transport":"JSONRPC"},)"
+      R"({"url":"http://agent/basement","transport":"JSONRPC"},)"
+      R"({"url":"http://agent/base?q=1","transport":"JSONRPC"}],)"
+      R"("supportedInterfaces":[{"url":"http://agent/base/v1","protocolBinding":"HTTP+JSON"},)"
+      R"({"url":"http://agent/base/g","protocolBinding":"GRPC"}]})";
+  const auto rewrite = rebaseCard(card, CardCarrier::Body,
+                                  {.from = "http://agent/base/", .to = "http://127.0.0.1:8/"});
+  ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
+  const Json out = Json::parse(rewrite.body);
+  EXPECT_EQ(out["url"], "http://127.0.0.1:8/rpc");
+  EXPECT_EQ(out["additionalInterfaces"][0]["url"], "http://127.0.0.1:8/rest");
+  EXPECT_EQ(out["additionalInterfaces"][1]["url"], "http://agent/base/grpc") << "gRPC stays";
+  EXPECT_EQ(out["additionalInterfaces"][2]["url"], "http://agent:81/base/rpc") << "other port";
+  EXPECT_EQ(out["additionalInterfaces"][3]["url"], "http://agent/other/rpc") << "outside base";
+  EXPECT_EQ(out["additionalInterfaces"][4]["url"], "http://agent/basement") << "not below base";
+  EXPECT_EQ(out["additionalInterfaces"][5]["url"], "http://127.0.0.1:8?q=1");
+  EXPECT_EQ(out["supportedInterfaces"][0]["url"], "http://127.0.0.1:8/v1");
+  EXPECT_EQ(out["supportedInterfaces"][1]["url"], "http://agent/base/g");
+  EXPECT_EQ(out["provider"]["url"], "http://agent/base/about");
+  EXPECT_EQ(out["iconUrl"], "http://agent/base/icon.png");
+  EXPECT_EQ(out["documentationUrl"], "http://agent/base/docs");
+  EXPECT_EQ(out["securitySchemes"].dump(), Json::parse(card)["securitySchemes"].dump());
+  ASSERT_EQ(rewrite.urls.size(), 4u);
+  EXPECT_EQ(rewrite.urls[0].from, "HTTP://Agent:80/base/rpc");
+  EXPECT_EQ(Json::parse(rewrite.note())["urls"][0]["to"], "http://127.0.0.1:8/rpc");
+}
+
+TEST(A2aCard, ASignedCardIsLeftAsItIs) {
+  const auto rewrite =
+      rebaseCard(R"({"url":"http://agent/rpc","signatures":[{"protected":"x","signature":"y"}]})",
+                 CardCarrier::Body, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  EXPECT_EQ(rewrite.result, CardRewriteResult::Signed);
+  EXPECT_EQ(rewrite.note(), R"({"left":"signed"})");
+  EXPECT_EQ(rebaseCard(R"({"url":"http://agent/rpc","signatures":[]})", CardCarrier::Body,
+                       {.from = "http://agent", .to = "http://127.0.0.1:8"})
+                .result,
+            CardRewriteResult::Rewritten);
+}
+
+TEST(A2aCard, TheExtendedCardOfAJsonRpcAnswerIsItsResult) {
+  const auto rewrite =
+      rebaseCard(R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://agent/rpc","name":"x"}})",
+                 CardCarrier::JsonRpcResult, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
+  EXPECT_EQ(rewrite.body,
+            R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://127.0.0.1:8/rpc","name":"x"}})");
+  EXPECT_EQ(rebaseCard(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32007}})",
+                       CardCarrier::JsonRpcResult, {.from = "", .to = "http://b"})
+                .result,
+            CardRewriteResult::Unchanged);
+}
+
+TEST(A2aCard, TheRequestsWhoseAnswerCarriesACard) {
+  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent-card.json?x", ""), CardCarrier::Body);
+  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent.json", ""), CardCarrier::Body);
+  EXPECT_EQ(cardCarrierOf("GET", "/api/v1/rest/extendedAgentCard", ""), CardCarrier::Body);
+  EXPECT_EQ(cardCarrierOf("GET", "/v1/card", ""), CardCarrier::Body);
+  EXPECT_EQ(cardCarrierOf("POST", "/.well-known/agent-card.json", ""), CardCarrier::None);
+  EXPECT_EQ(
+      cardCarrierOf("POST", "/", R"({"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"})"),
+      CardCarrier::JsonRpcResult);
+  EXPECT_EQ(
+      cardCarrierOf("POST", "/",
+                    R"({"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"})"),
+      CardCarrier::JsonRpcResult);
+  EXPECT_EQ(
+      cardCarrierOf(
+          "POST", "/",
+          R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"text":"GetExtendedAgentCard"}})"),
+      CardCarrier::None);
+  EXPECT_EQ(cardCarrierOf("GET", "/v1/responses", ""), CardCarrier::None);
 }
 
 }  // namespace

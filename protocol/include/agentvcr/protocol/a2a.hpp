@@ -185,10 +185,46 @@ std::optional<std::string> restampIds(std::string_view response, const Json& rec
 /// unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
-/// An agent card whose endpoint URLs point at `base` ("http://127.0.0.1:8000") instead: the
-/// scheme and authority of `url`, `additionalInterfaces[].url` and (v1.0)
-/// `supportedInterfaces[].url` are replaced, their paths kept (so no prefix is doubled).
-/// Member order is kept. Returns nullopt when `card` is not a JSON object or names no URL.
-std::optional<std::string> rewriteCardUrls(std::string_view card, std::string_view base);
+/// Where the answer to a request carries an agent card: its whole body (`GET` of a card path,
+/// of v1.0's `/extendedAgentCard` or v0.3's `/v1/card`), the `result` of a JSON-RPC answer
+/// (`GetExtendedAgentCard`, `agent/getAuthenticatedExtendedCard`), or nowhere.
+enum class CardCarrier { None, Body, JsonRpcResult };
+
+CardCarrier cardCarrierOf(std::string_view http_method, std::string_view target,
+                          std::string_view body);
+
+/// Where a card's interface URLs move. URLs under `from` ("http://agent:9000/base": same
+/// scheme, host and port, path below) get `to` in place of `from`; the others stay. An empty
+/// `from` takes every absolute URL, and `to` replaces its scheme and authority only.
+struct CardRebase {
+  std::string_view from;
+  std::string_view to;
+};
+
+struct RebasedUrl {
+  std::string from;
+  std::string to;
+};
+
+enum class CardRewriteResult {
+  Unchanged,  ///< not a card, or no interface URL to move
+  Signed,     ///< a signed card (`signatures`): left as it is, or its signature would break
+  Rewritten,
+};
+
+struct CardRewrite {
+  CardRewriteResult result = CardRewriteResult::Unchanged;
+  std::string body;  ///< Rewritten: the whole answer, compact JSON, member order kept
+  std::vector<RebasedUrl> urls;
+
+  /// What the archive keeps of it: `{"urls":[{"from":…,"to":…}]}` or `{"left":"signed"}`.
+  std::string note() const;
+};
+
+/// `answer` with the card it carries (`carrier`) pointed elsewhere: the URLs of its JSON-RPC and
+/// HTTP+JSON interfaces (`url`, `additionalInterfaces[]`, `supportedInterfaces[]`) moved as
+/// `rebase` says. gRPC interfaces and every other URL (provider, icon, documentation, OAuth)
+/// are never touched.
+CardRewrite rebaseCard(std::string_view answer, CardCarrier carrier, const CardRebase& rebase);
 
 }  // namespace agentvcr::protocol::a2a
