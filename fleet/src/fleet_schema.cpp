@@ -409,12 +409,19 @@ LANGUAGE sql STABLE AS $$
 $$;
 )sql";
 
+// Version 4: exchanges.card_rewrite, as in the SQLite archive's schema 13 (an agent card the
+// recorder pointed at itself on its way to the client).
+constexpr const char* kFleetSchemaV4 = R"sql(
+ALTER TABLE exchanges ADD COLUMN card_rewrite text;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
-constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3}};
+constexpr Migration kMigrations[] = {
+    {1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3}, {4, kFleetSchemaV4}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -442,7 +449,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 3, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 4, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

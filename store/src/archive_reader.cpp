@@ -70,7 +70,7 @@ constexpr const char* kExchangeColumns = R"sql(
          coalesce(request_body_size, length(request_body)) AS request_body_size,
          coalesce(response_body_size, length(response_body)) AS response_body_size,
          response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
-         upstream_first_byte_ns, ended_ns, outcome, error, fault, protocol, route,
+         upstream_first_byte_ns, ended_ns, outcome, error, fault, card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings)sql";
 
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
@@ -210,6 +210,7 @@ ExchangeRow readExchange(const NamedColumns& c) {
   r.outcome = c.get("outcome").getString();
   r.error = c.optText("error");
   r.fault = c.optText("fault");
+  r.card_rewrite = c.optText("card_rewrite");
   r.protocol = c.get("protocol").getString();
   r.route = c.get("route").getString();
   r.magma_request_id = c.optText("magma_request_id");

@@ -81,14 +81,14 @@ struct ArchiveWriter::Statements {
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
             request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
             request_body_dictionary, response_body_dictionary, request_ended_ns, upstream_sent_ns,
-            fault)
+            fault, card_rewrite)
           VALUES (:session_id, :seq, :client_address, :method, :target, :http_version, :status,
             :request_headers, :request_body, :request_body_redacted, :response_headers,
             :response_body, :response_from_upstream, :started_ns, :upstream_first_byte_ns,
             :ended_ns, :outcome, :error, :protocol, :route, :findings, :request_body_codec,
             :response_body_codec, :request_body_size, :response_body_size, :response_arrivals,
             :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary,
-            :request_ended_ns, :upstream_sent_ns, :fault))sql"),
+            :request_ended_ns, :upstream_sent_ns, :fault, :card_rewrite))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + :exchanges,
@@ -203,6 +203,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const std::optional<std::string> arrivals = arrivalsToJson(ex.response_arrivals);
     const std::optional<std::string> error = nonEmpty(ex.error);
     const std::optional<std::string> fault = nonEmpty(ex.fault);
+    const std::optional<std::string> card_rewrite = nonEmpty(ex.card_rewrite);
     const std::string outcome = protocol::outcomeName(ex.outcome);
     PackedBody request;
     PackedBody response;
@@ -236,6 +237,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     bindText(e, ":outcome", outcome);
     bindOptText(e, ":error", error);
     bindOptText(e, ":fault", fault);
+    bindOptText(e, ":card_rewrite", card_rewrite);
     bindText(e, ":protocol", r.protocol);
     bindText(e, ":route", r.route);
     bindOptText(e, ":findings", r.findings);

@@ -36,6 +36,7 @@ Ordered exchangeLine(const ExchangeRow& ex) {
   line["outcome"] = ex.outcome;
   line["error"] = optionalText(ex.error);
   line["fault"] = optionalText(ex.fault);
+  line["card_rewrite"] = optionalText(ex.card_rewrite);
   line["started_ns"] = ex.started_ns;
   line["request_ended_ns"] = optional(ex.request_ended_ns);
   line["upstream_sent_ns"] = optional(ex.upstream_sent_ns);

@@ -64,6 +64,7 @@ ExchangeRow exchangeFromLine(const json& line) {
   row.error =
       line.at("error").is_null() ? std::nullopt : std::optional(line["error"].get<std::string>());
   row.fault = optionalText(line, "fault");
+  row.card_rewrite = optionalText(line, "card_rewrite");
   row.started_ns = line.at("started_ns").get<std::int64_t>();
   row.request_ended_ns = optionalTime(line, "request_ended_ns");
   row.upstream_sent_ns = optionalTime(line, "upstream_sent_ns");

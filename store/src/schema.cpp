@@ -488,6 +488,12 @@ CREATE TRIGGER replay_misses_counted AFTER INSERT ON replay_misses BEGIN
 END;
 )sql";
 
+// Version 13: the note of an answer the recorder changed on its way to the client (an agent card
+// pointed at the recorder: docs/record.md, "Agent cards"); the archive keeps the agent's bytes.
+constexpr const char* kSchemaV13 = R"sql(
+ALTER TABLE exchanges ADD COLUMN card_rewrite TEXT;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
@@ -500,6 +506,7 @@ const std::vector<Migration>& migrations() {
       {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
       {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
       {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
+      {13, kSchemaV13, nullptr},
   };
   return list;
 }
@@ -520,7 +527,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 12, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 13, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

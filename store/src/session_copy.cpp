@@ -45,6 +45,7 @@ protocol::Exchange exchangeFromRow(const ExchangeRow& row,
   ex.outcome = knownOutcome(row.outcome);
   ex.error = row.error.value_or("");
   ex.fault = row.fault.value_or("");
+  ex.card_rewrite = row.card_rewrite.value_or("");
   if (!event_at_ns.empty()) {
     const std::vector<protocol::SseEvent> events = protocol::parseEventStream(ex.response_body);
     const std::size_t n = std::min(events.size(), event_at_ns.size());

@@ -281,7 +281,15 @@ std::map<std::string, std::string> fleetDigests(const FleetDatabase& fleet_db) {
 
 TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
   const std::string db = recordArchive("demo");
+  {
+    // A column the demo leaves empty: the note of a card the recorder rewrote.
+    SQLite::Database sqlite(db, SQLite::OPEN_READWRITE);
+    sqlite.exec(R"(UPDATE exchanges SET card_rewrite = '{"left":"signed"}' WHERE seq = 1)");
+  }
+  const std::string card_rewrites = "SELECT card_rewrite FROM exchanges ORDER BY seq";
   ship(db, fleet_db_->uri());
+  fleet::PgConnection pg(fleet_db_->uri());
+  EXPECT_EQ(pgColumn(pg, card_rewrites), sqliteColumn(db, card_rewrites));
 
   const std::string pulled = dir_.file("pulled.sqlite");
   fleet::PullOptions options;
@@ -292,6 +300,7 @@ TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
   EXPECT_EQ(static_cast<long long>(result.exchanges),
             sqliteCount(db, "SELECT count(*) FROM exchanges"));
   EXPECT_EQ(archiveCounts(pulled), archiveCounts(db));
+  EXPECT_EQ(sqliteColumn(pulled, card_rewrites), sqliteColumn(db, card_rewrites));
 
   // Shipped again from the pulled copy into a second fleet archive: every row equal, bodies,
   // headers, timings, uuids and every decoded row included.

@@ -105,18 +105,21 @@ void shapeBelowVersion11(SQLite::Database& db, int version) {
 }  // namespace
 
 void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 2 || version > 11) {
+  if (version < 2 || version > 12) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 12: the change feed's tick and counters.
-  db.exec(R"sql(
-    DROP TRIGGER sessions_fed_insert;
-    DROP TRIGGER sessions_fed_update;
-    DROP TRIGGER replay_misses_counted;
-    DROP INDEX sessions_feed_tick;
-    ALTER TABLE sessions DROP COLUMN feed_tick;
-    ALTER TABLE sessions DROP COLUMN miss_count;
-    ALTER TABLE sessions DROP COLUMN link_count)sql");
+  // Version 13: the note of a card the recorder rewrote.
+  db.exec("ALTER TABLE exchanges DROP COLUMN card_rewrite");
+  if (version < 12) {  // the change feed's tick and counters
+    db.exec(R"sql(
+      DROP TRIGGER sessions_fed_insert;
+      DROP TRIGGER sessions_fed_update;
+      DROP TRIGGER replay_misses_counted;
+      DROP INDEX sessions_feed_tick;
+      ALTER TABLE sessions DROP COLUMN feed_tick;
+      ALTER TABLE sessions DROP COLUMN miss_count;
+      ALTER TABLE sessions DROP COLUMN link_count)sql");
+  }
   if (version < 11) {
     shapeBelowVersion11(db, version);
   }

@@ -89,6 +89,7 @@ TEST_F(ExportTest, RoundTripsExchangesInTheOrderAsked) {
                                          "outcome",
                                          "error",
                                          "fault",
+                                         "card_rewrite",
                                          "started_ns",
                                          "request_ended_ns",
                                          "upstream_sent_ns",

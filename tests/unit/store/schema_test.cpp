@@ -741,6 +741,21 @@ INSTANTIATE_TEST_SUITE_P(Versions2To10, MigrationFromOlderVersion, ::testing::Ra
                            return "V" + std::to_string(param.param);
                          });
 
+TEST(Schema, MigratesAVersion12ArchiveWhoseCardsWentOutAsRecorded) {
+  TempDir dir;
+  const std::string path = dir.file("v12.sqlite");
+  recordMixedSessions(path);
+  const std::int64_t exchanges = queryInt(path, "SELECT count(*) FROM exchanges");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    agentvcr::testing::shapeAsVersion(db, 12);
+  }
+  EXPECT_EQ(migrateArchive(path), 12);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM exchanges WHERE card_rewrite IS NULL"), exchanges);
+  EXPECT_EQ(ArchiveReader(path).exchange(1)->card_rewrite, std::nullopt);
+}
+
 TEST(SessionIdentity, ANewSessionGetsAUuidTheHostNameAndThisVersion) {
   TempDir dir;
   const std::string path = dir.file("archive.sqlite");

@@ -73,6 +73,8 @@ inline std::int64_t recordSample(const std::string& path, const std::string& nam
   auto binary = httpExchange("PUT", "/upload?x=1&y=two", binaryBytes(), 201, binaryBytes());
   binary.request_headers.push_back({"Authorization", "Bearer secret-token"});
   binary.response_headers = {{"Content-Type", "application/octet-stream"}};
+  // Only an agent card gets this note live; a copy carries it whatever the exchange.
+  binary.card_rewrite = R"({"urls":[{"from":"http://agent.test:9000/base/a","to":"http://b/a"}]})";
   submit(recorder, binary);
 
   auto failed = httpExchange("GET", "/health", "", 504, "");

@@ -60,6 +60,7 @@ void expectSameExchanges(const std::vector<ExchangeRow>& a, const std::vector<Ex
     EXPECT_EQ(a[i].outcome, b[i].outcome);
     EXPECT_EQ(a[i].error, b[i].error);
     EXPECT_EQ(a[i].fault, b[i].fault);
+    EXPECT_EQ(a[i].card_rewrite, b[i].card_rewrite);
     EXPECT_EQ(a[i].protocol, b[i].protocol);
     EXPECT_EQ(a[i].route, b[i].route);
   }

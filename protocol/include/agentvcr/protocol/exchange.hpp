@@ -74,6 +74,9 @@ struct Exchange {
   /// Empty, or the kind of fault the proxy injected into this exchange on purpose. Kept apart
   /// from `outcome`, which says what the agent did.
   std::string fault;
+  /// Empty, or how the answer the client got differs from `response_body`, the agent's own:
+  /// the recorder pointed an agent card at itself (protocol::a2a::CardRewrite::note()).
+  std::string card_rewrite;
 };
 
 }  // namespace agentvcr::protocol

@@ -160,8 +160,10 @@ struct ExchangeRow {
   std::string outcome;  ///< protocol::outcomeName
   std::optional<std::string> error;
   std::optional<std::string> fault;  ///< the fault the proxy injected, if it did
-  std::string protocol;              ///< "magma" or "http"
-  std::string route;                 ///< protocol::magma::routeName
+  /// How the client's answer differs from the agent's (protocol::Exchange::card_rewrite).
+  std::optional<std::string> card_rewrite;
+  std::string protocol;  ///< "magma" or "http"
+  std::string route;     ///< protocol::magma::routeName
   std::optional<std::string> magma_request_id;
   std::optional<bool> request_valid;    ///< empty when no validation applies
   std::optional<bool> response_valid;   ///< empty when no validation applies
