@@ -175,6 +175,10 @@ int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodi
   if (exchange->fault) {
     out << "  fault injected by agentvcr: " << *exchange->fault << "\n";
   }
+  if (exchange->card_rewrite) {
+    out << "  agent card: the client got it pointed at agentvcr; the agent's bytes are below: "
+        << *exchange->card_rewrite << "\n";
+  }
   if (exchange->findings) {
     out << "  contract findings: " << *exchange->findings << "\n";
   }

@@ -249,6 +249,15 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
           "With --ship or --otlp: seconds to keep sending after SIGTERM (default 10)")
       ->check(CLI::Range(0, 3600));
   addOtlpOptions(record, args->otlp);
+  record->add_flag("!--no-rewrite-card", config.relay.rewrite_cards,
+                   "Pass agent cards on as the agent wrote them, not pointed at the recorder");
+  record
+      ->add_option("--public-url", config.relay.public_url,
+                   "Where clients reach the recorder, written into the agent cards it passes on "
+                   "(default: the listening address)")
+      ->check([](const std::string& url) {
+        return net::parseUrl(url) ? std::string() : "must be http(s)://host[:port][/path]";
+      });
   record->add_flag("!--no-probe", config.probe_identity,
                    "Do not ask the agent for /health and /v1/info at start");
   addMetricsListenOption(record, command->metrics_listen);

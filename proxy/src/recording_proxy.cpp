@@ -11,6 +11,10 @@ namespace {
 
 constexpr std::chrono::seconds kProbeTimeout{5};
 
+bool isWildcard(const std::string& host) {
+  return host == "0.0.0.0" || host == "::" || host.empty();
+}
+
 }  // namespace
 
 RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(config)) {
@@ -18,11 +22,16 @@ RecordingProxy::RecordingProxy(RecordingProxyConfig config) : config_(std::move(
   // relay handlers are made at start(), when the recorder exists.
   config_.relay.commit_before_answer = config_.recorder.durability == store::Durability::Full;
   config_.recorder.live_order = true;  // callers' next requests may overtake their answers
-  auto relay_options = std::make_shared<const RelayOptions>(config_.relay);
+  auto relay_options = std::make_shared<RelayOptions>(config_.relay);
   server_ = std::make_unique<Server>(config_.server, [this, relay_options](asio::io_context& io) {
     return makeRelayFactory(relay_options, *recorder_, counters_)(io);
   });
   config_.server.port = server_->endpoint().port;
+  if (relay_options->public_url.empty() && !isWildcard(config_.server.host)) {
+    // Set before start(): no worker reads the options yet. A wildcard address names no host a
+    // client could use; then each card takes the Host its request named.
+    relay_options->public_url = server_->endpoint().httpUrl();
+  }
   config_.session.upstream = config_.relay.upstream.toString();
   config_.session.listen = net::HostPort{config_.server.host, config_.server.port}.toString();
   recorder_ = std::make_unique<store::Recorder>(config_.db_path, config_.session, config_.recorder);

@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iostream>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -18,6 +21,8 @@
 
 #include <boost/algorithm/string/predicate.hpp>
 
+#include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/scope.hpp"
@@ -123,7 +128,23 @@ beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::fl
 struct RelayedExchange : protocol::Exchange {
   bool committed = false;
   bool cut_mid_body = false;  ///< chaos' truncate: the client gets half of the agent's answer
+  /// Where the answer carries an agent card to point at the relay, and the relay's URL.
+  protocol::a2a::CardCarrier card = protocol::a2a::CardCarrier::None;
+  std::string card_url;
 };
+
+/// Says on stderr, once per process and reason, why an agent card reached its client as the
+/// agent wrote it: that client will call the agent directly, past the recorder.
+inline void warnCardLeftAsWritten(std::string_view why) {
+  static std::mutex mutex;
+  static std::set<std::string, std::less<>> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(std::string(why)).second) {
+    std::cerr << "[proxy.card.left] " << why
+              << ": a client following this card calls the agent directly, past the recorder,"
+                 " unless pointed at the recorder's URL by hand\n";
+  }
+}
 
 /// Set from the recorder's writer thread, read on the worker's: the commit a response waits
 /// for. The timer never fires on its own; cancelling it wakes the waiting coroutine.
@@ -245,6 +266,7 @@ class RelayCore {
     exchange.request_ended_ns = clock_();
 
     Request request = parser.release();
+    noteCard(request, exchange);
     const protocol::ChaosDecision chaos = decideChaos(request);
     const bool scope_named_well = takeScope(request);
     stripHopByHop(request.base());
@@ -396,6 +418,61 @@ class RelayCore {
     return named_well;
   }
 
+  /// Notes whether the answer to `request` will carry an agent card to point at the relay and,
+  /// if so, asks the agent for the card whole and plain: no coding the relay would have to undo,
+  /// and no 304, as the client's copy will not be the agent's.
+  void noteCard(Request& request, RelayedExchange& exchange) const {
+    if (!options_->rewrite_cards) {
+      return;
+    }
+    exchange.card =
+        protocol::a2a::cardCarrierOf(request.method_string(), request.target(), request.body());
+    if (exchange.card == protocol::a2a::CardCarrier::None) {
+      return;
+    }
+    exchange.card_url = !options_->public_url.empty()
+                            ? options_->public_url
+                            : "http://" + std::string(request[http::field::host]);
+    request.set(http::field::accept_encoding, "identity");
+    request.erase(http::field::if_none_match);
+    request.erase(http::field::if_modified_since);
+  }
+
+  /// Points the agent card `response` carries at the relay: the client gets the card rewritten
+  /// (its length and entity tag to match), the exchange a note of what moved. Returns the
+  /// agent's own bytes, for the archive; empty when the card goes out as the agent wrote it.
+  std::string pointCardHere(http::response<http::string_body>& response,
+                            RelayedExchange& exchange) const {
+    if (exchange.card == protocol::a2a::CardCarrier::None || response.result_int() / 100 != 2) {
+      return {};
+    }
+    const auto coding = response[http::field::content_encoding];
+    if (!coding.empty() && !boost::iequals(coding, "identity")) {
+      warnCardLeftAsWritten("an agent card came " + std::string(coding) +
+                            "-encoded although the recorder asked for identity");
+      return {};
+    }
+    const std::string upstream = options_->upstream.toString();
+    auto rewrite = protocol::a2a::rebaseCard(response.body(), exchange.card,
+                                             {.from = upstream, .to = exchange.card_url});
+    if (rewrite.result == protocol::a2a::CardRewriteResult::Signed) {
+      warnCardLeftAsWritten("a signed agent card is left as the agent signed it");
+      exchange.card_rewrite = rewrite.note();
+      return {};
+    }
+    if (rewrite.result != protocol::a2a::CardRewriteResult::Rewritten) {
+      return {};
+    }
+    exchange.card_rewrite = rewrite.note();
+    std::string agent_body = std::exchange(response.body(), std::move(rewrite.body));
+    if (response.find(http::field::etag) != response.end()) {
+      response.set(http::field::etag,
+                   "\"" + protocol::hashHex(protocol::stableHash(response.body())) + "\"");
+    }
+    response.prepare_payload();
+    return agent_body;
+  }
+
   /// Answers the client: relays `request` upstream, or gives the fault chaos decided on.
   /// Returns whether the client connection can carry another request.
   asio::awaitable<bool> answer(Client& client, Request& request,
@@ -525,9 +602,10 @@ class RelayCore {
                                                     exchange);
     }
     const auto length = header_parser.content_length();
-    const bool buffered =
-        header_parser.is_done() || (length && *length <= options_->buffered_response_limit &&
-                                    !isEventStream(header_parser.get()));
+    // A card is read whole, whatever its length, to be rewritten.
+    const bool small = exchange.card != protocol::a2a::CardCarrier::None ||
+                       (length && *length <= options_->buffered_response_limit);
+    const bool buffered = header_parser.is_done() || (small && !isEventStream(header_parser.get()));
     if (buffered) {
       co_return co_await relayBuffered(client, std::move(upstream), std::move(header_parser),
                                        client_version, client_keep_alive, exchange);
@@ -559,6 +637,12 @@ class RelayCore {
     stripHopByHop(response.base());
     response.version(client_version);
     response.keep_alive(client_keep_alive);
+    // The agent's own bytes, for the archive, when the client gets a card pointed at us.
+    std::string agent_body = pointCardHere(response, exchange);
+    const auto take_agent_body = [&] {
+      exchange.response_body =
+          agent_body.empty() ? std::move(response.body()) : std::move(agent_body);
+    };
     if (exchange.cut_mid_body) {
       // Said before a commit that precedes the answer: the committed row carries it.
       exchange.error = "[chaos.truncate] the client got " +
@@ -566,21 +650,21 @@ class RelayCore {
                        std::to_string(response.body().size()) + " body bytes";
     }
     if (options_->commit_before_answer) {
-      exchange.response_body = response.body();
+      exchange.response_body = agent_body.empty() ? response.body() : agent_body;
       co_await commitBeforeAnswer(exchange);
     }
 
     expiresAfter(client.stream, options_->client_io_timeout);
     if (exchange.cut_mid_body) {
       co_await writeCutMessage(client.stream, response);
-      exchange.response_body = std::move(response.body());
+      take_agent_body();
       if (upstream_reusable) {
         pool_.release(std::move(upstream));
       }
       co_return false;
     }
     auto [write_ec, written] = co_await writeWholeMessage(client.stream, response);
-    exchange.response_body = std::move(response.body());
+    take_agent_body();
     if (upstream_reusable) {
       pool_.release(std::move(upstream));
     }

@@ -19,7 +19,6 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -196,17 +195,6 @@ function restClientFactory(log) {
   }));
 }
 
-// A port nothing listens on right now, for a recorder: the mock behind it must name the
-// recorder's address in its card before the recorder exists.
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer();
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
-  });
-});
-
 const auth = (token = SECRET) => ({ serviceParameters: { Authorization: `Bearer ${token}` } });
 const noAuth = { serviceParameters: {} };
 
@@ -313,9 +301,9 @@ describe('record: SDK client -> agentvcr record -> SDK server', () => {
     const recordReady = path.join(work, 'record.url');
     server = await startProcess('sdk-server', process.execPath, [path.join(here, 'sdk-server.mjs')], {
       readyFile: path.join(work, 'sdk-server.url'),
-      // The card's url is the recorder's address, read from its ready file once it is written.
+      // The card names the server's own address: the recorder points it at itself.
       env: { PORT: '0', READY_FILE: path.join(work, 'sdk-server.url'),
-             PUBLIC_BASE_FILE: recordReady, STREAM_DELAY_MS: String(DELAY_MS) },
+             STREAM_DELAY_MS: String(DELAY_MS) },
     });
     recorder = await startProcess('record', AGENTVCR, [
       'record', '--upstream', server.url, '--listen', '127.0.0.1:0', '--db', archive,
@@ -339,6 +327,7 @@ describe('record: SDK client -> agentvcr record -> SDK server', () => {
     assert.equal(card.response.url, `${recorder.url}${RPC_PATH}`);
     assert.equal(card.response.capabilities.streaming, true);
     recorded.cardText = card.responseText;
+    recorded.serverUrl = server.url;
     assert.equal(client.protocolVersion, '0.3');
   });
 
@@ -465,6 +454,15 @@ describe('archive: what agentvcr record wrote', () => {
       assert.equal(authorization.length, 1, `headers: ${row.request_headers}`);
       assert.match(authorization[0], /^REDACTED-[0-9a-f]{16}$/);
     }
+  });
+
+  step('the card is kept as the agent wrote it, with a note of what the client got instead', () => {
+    const [card] = sqlJson(`SELECT id, card_rewrite FROM exchanges
+                            WHERE session_id = ${RECORDED} ORDER BY seq LIMIT 1`);
+    const kept = JSON.parse(exportedExchanges().find((line) => line.id === card.id).response_body);
+    assert.equal(kept.url, `${recorded.serverUrl}${RPC_PATH}`);
+    const note = JSON.parse(card.card_rewrite);
+    assert.deepEqual(note.urls[0], { from: kept.url, to: JSON.parse(recorded.cardText).url });
   });
 
   step('exchanges are tagged A2A: route a2a.agent_card for the card, a2a.jsonrpc for RPCs', () => {
@@ -839,13 +837,11 @@ describe('v1.0: SDK client -> mock a2a --profile standard, direct, recorded and 
   before(hook(async () => {
     directMock = await startStandard('mock-v1-direct');
     direct.client = await clientFactory(direct.log).createFromUrl(directMock.url, V1_CARD_PATH);
-    const port = await freePort();
-    const recorderUrl = `http://127.0.0.1:${port}`;
-    proxiedMock = await startStandard('mock-v1-proxied',
-                                      ['--public-url', `${recorderUrl}${RPC_PATH}`]);
+    // The mock's card names the mock: the recorder points it at itself.
+    proxiedMock = await startStandard('mock-v1-proxied');
     const recordReady = path.join(work, 'record-v1.url');
     recorder = await startProcess('record-v1', AGENTVCR, [
-      'record', '--upstream', proxiedMock.url, '--listen', `127.0.0.1:${port}`, '--db', v1Archive,
+      'record', '--upstream', proxiedMock.url, '--listen', '127.0.0.1:0', '--db', v1Archive,
       '--ready-file', recordReady, '--no-probe', '--session', 'a2a-v1-e2e',
     ], { readyFile: recordReady });
     proxied.client = await clientFactory(proxied.log).createFromUrl(recorder.url, V1_CARD_PATH);
@@ -1018,15 +1014,12 @@ describe('HTTP+JSON: SDK REST client -> record -> mock, then -> replay', () => {
   }
 
   before(hook(async () => {
-    const port = await freePort();
-    const recorderUrl = `http://127.0.0.1:${port}`;
     mock = await startProcess('mock-rest', AGENTVCR, [
       'mock', 'a2a', '--profile', 'standard', '--listen', '127.0.0.1:0', '--stream-delay-ms', '20',
-      '--public-url', `${recorderUrl}${RPC_PATH}`, '--ready-file', path.join(work, 'mock-rest.url'),
-      ...reproducible,
+      '--ready-file', path.join(work, 'mock-rest.url'), ...reproducible,
     ], { readyFile: path.join(work, 'mock-rest.url') });
     recorder = await startProcess('record-rest', AGENTVCR, [
-      'record', '--upstream', mock.url, '--listen', `127.0.0.1:${port}`, '--db', restArchive,
+      'record', '--upstream', mock.url, '--listen', '127.0.0.1:0', '--db', restArchive,
       '--ready-file', path.join(work, 'record-rest.url'), '--no-probe', '--session', 'a2a-rest-e2e',
     ], { readyFile: path.join(work, 'record-rest.url') });
   }), HOOK);
@@ -1086,7 +1079,7 @@ describe('HTTP+JSON: SDK REST client -> record -> SDK REST server', () => {
                                 [path.join(here, 'sdk-server.mjs')], {
       readyFile: path.join(work, 'sdk-server-rest.url'),
       env: { PORT: '0', READY_FILE: path.join(work, 'sdk-server-rest.url'),
-             PUBLIC_BASE_FILE: recordReady, STREAM_DELAY_MS: '20' },
+             STREAM_DELAY_MS: '20' },
     });
     recorder = await startProcess('record-sdk-rest', AGENTVCR, [
       'record', '--upstream', server.url, '--listen', '127.0.0.1:0', '--db', sdkRestArchive,

@@ -7,10 +7,6 @@
 // Environment:
 //   PORT              port to listen on, on 127.0.0.1 (0, the default: any free port)
 //   READY_FILE        once listening, "http://127.0.0.1:<port>" is written here (and printed)
-//   PUBLIC_BASE       base URL the card's `url` points at, e.g. agentvcr's listening address,
-//                     so that a client reading the card sends its RPCs through the proxy
-//   PUBLIC_BASE_FILE  same, read from this file at each card request (the proxy's ready file:
-//                     the proxy can only start once this server's port is known)
 //   STREAM_DELAY_MS   pause between two events of message/stream (default 300)
 //
 // Behaviour, per message:
@@ -20,7 +16,7 @@
 //   * message/stream: Task (submitted), status-update (working), STREAM_CHUNKS artifact-updates
 //     of one artifact, then the final status-update (completed), STREAM_DELAY_MS apart.
 //   * tasks/get, tasks/cancel: the SDK's own handling (cancel of a terminal task: -32002).
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import express from 'express';
 import { AGENT_CARD_PATH, Role, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
@@ -35,20 +31,10 @@ const STREAM_CHUNKS = 3;
 const streamDelayMs = Number(process.env.STREAM_DELAY_MS ?? 300);
 const compat = { legacyCompat: { enabled: true } };
 
+// The card names this server's own address; agentvcr record points it at itself.
 let listeningBase = '';
-function publicBase() {
-  if (process.env.PUBLIC_BASE_FILE) {
-    try {
-      const base = readFileSync(process.env.PUBLIC_BASE_FILE, 'utf8').trim();
-      if (base) return base;
-    } catch {
-      // Not written yet: fall back to the other sources.
-    }
-  }
-  return process.env.PUBLIC_BASE || listeningBase;
-}
-const rpcUrl = () => `${publicBase()}${RPC_PATH}`;
-const restUrl = () => `${publicBase()}${REST_PATH}`;
+const rpcUrl = () => `${listeningBase}${RPC_PATH}`;
+const restUrl = () => `${listeningBase}${REST_PATH}`;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const part = (kind, value, mediaType = '') =>

@@ -52,6 +52,12 @@ struct RelayOptions {
   /// Extra certificate authorities (PEM file) trusted besides the system's, for agents
   /// behind a private CA. Empty: the system's only.
   std::string ca_file;
+  /// Point the agent cards the relay passes on at the relay (docs/record.md, "Agent cards"):
+  /// their JSON-RPC and HTTP+JSON interfaces under `upstream` move to `public_url`, so that a
+  /// client following a card keeps going through the recorder. Off: `--no-rewrite-card`.
+  bool rewrite_cards = true;
+  /// Where clients reach the relay ("http://127.0.0.1:8080"). Empty: the Host a request names.
+  std::string public_url;
   /// Faults injected on purpose (`--chaos`, `--chaos-header`). Null: none, and a request that
   /// asks for one with X-Agentvcr-Chaos is refused.
   std::shared_ptr<protocol::Chaos> chaos;
