@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/exchange_cache.hpp"
 #include "agentvcr/replay/stamped_output.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/rows.hpp"
@@ -87,17 +87,7 @@ class RecordedAnswers {
 
  private:
   ReaderPool& readers_;
-  std::size_t kept_bytes_limit_;
-  std::mutex mutex_;
-  std::list<std::int64_t> recency_;  ///< most recent first
-  std::size_t kept_bytes_ = 0;
-
-  struct Entry {
-    std::shared_ptr<const RecordedAnswer> answer;
-    std::list<std::int64_t>::iterator position;
-  };
-
-  std::unordered_map<std::int64_t, Entry> entries_;
+  ExchangeCache<RecordedAnswer> kept_;
 };
 
 }  // namespace agentvcr::replay
