@@ -7,6 +7,7 @@ namespace agentvcr::replay {
 ReaderPool::ReaderPool(std::string archive_path) : path_(std::move(archive_path)) {}
 
 std::unique_ptr<store::ArchiveReader> ReaderPool::acquire() {
+  reads_.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!idle_.empty()) {

@@ -1,8 +1,8 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,6 +43,10 @@ class ReaderPool {
 
   const std::string& path() const { return path_; }
 
+  /// Readers handed out so far: each a read of the archive. The status route shows it, so a
+  /// suite replayed again can be seen answered from memory.
+  std::uint64_t reads() const { return reads_.load(std::memory_order_relaxed); }
+
  private:
   std::unique_ptr<store::ArchiveReader> acquire();
   void release(std::unique_ptr<store::ArchiveReader> reader);
@@ -50,6 +54,7 @@ class ReaderPool {
   std::string path_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<store::ArchiveReader>> idle_;
+  std::atomic<std::uint64_t> reads_{0};
 };
 
 /// A recorded /v1/responses answer, made ready to replay once: each output object written out
