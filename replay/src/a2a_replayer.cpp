@@ -155,12 +155,19 @@ std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
     const protocol::HttpRequest& request, std::string& masked) {
   const auto layout = options_.a2a_ignore_message_id ? protocol::IdLayout::JsonRpcAndMessageId
                                                      : protocol::IdLayout::JsonRpc;
-  auto spans = protocol::findCallerIds(request.body, layout);
+  // A body-less call (a GET of the HTTP+JSON binding) has no ids to find.
+  auto spans = request.body.empty() ? std::optional(std::vector<protocol::IdSpan>{})
+                                    : protocol::findCallerIds(request.body, layout);
   if (!spans) {
     return std::nullopt;
   }
-  // The key covers the HTTP method and path too.
-  masked = request.method + ' ' + request.target + '\n' + protocol::maskIds(request.body, *spans);
+  // The key covers the HTTP method and target too. A call of the HTTP+JSON binding names no
+  // call id: an `id` in its body is content (a push config's), so nothing is masked.
+  const bool rest = a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
+                                     /*a2a_hint=*/true)
+                        .has_value();
+  masked = request.method + ' ' + request.target + '\n' +
+           (rest ? request.body : protocol::maskIds(request.body, *spans));
   auto entry = memo_->find(masked);
   if (!entry) {
     return std::nullopt;
@@ -224,7 +231,8 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
   } else {
     body = parsedOrNull(request.body);
     key = keyOf(request, body);
-    if (!masked.empty() && !body.is_null()) {
+    // A body that does not parse is not remembered: its ids may be what fails.
+    if (!masked.empty() && (!body.is_null() || request.body.empty())) {
       memo_->insert(std::move(masked),
                     MemoEntry{key, body.is_array() ? std::optional(body.size()) : std::nullopt}, 0);
     }

@@ -65,9 +65,9 @@ class A2aReplayer {
 
   using Memo = RequestMemo<MemoEntry>;
 
-  /// The key of a call that differed from `request` in its ids only, and `request`'s ids as
-  /// restamping reads them; empty when there is none. Sets `masked` to the memo's key for
-  /// `request` when its ids could be found.
+  /// The key of a call that differed from `request` in its ids only (a call of the HTTP+JSON
+  /// binding: in nothing), and `request`'s ids as restamping reads them; empty when there is
+  /// none. Sets `masked` to the memo's key for `request` when its ids could be found.
   std::optional<std::pair<std::uint64_t, protocol::Json>> remembered(
       const protocol::HttpRequest& request, std::string& masked);
 
