@@ -452,7 +452,7 @@ def _split_url(url):
     return host, int(port)
 
 
-def cmd_check_corpus(url, corpus_path, expected_path):
+def cmd_check_corpus(url, corpus_path, expected_path, path="/v1/responses"):
     requests, answers = _lines(corpus_path), _lines(expected_path)
     if len(requests) != len(answers) or not requests:
         sys.exit(f"{corpus_path} and {expected_path}: {len(requests)} requests for "
@@ -460,7 +460,7 @@ def cmd_check_corpus(url, corpus_path, expected_path):
     conn = http.client.HTTPConnection(*_split_url(url), timeout=10)
     identical = 0
     for n, (body, expected) in enumerate(zip(requests, answers), 1):
-        conn.request("POST", "/v1/responses", body=body,
+        conn.request("POST", path, body=body,
                      headers={"Content-Type": "application/json"})
         r = conn.getresponse()
         got, ctype = r.read(), r.getheader("Content-Type", "")
@@ -494,34 +494,38 @@ def cmd_status(url):
 def cmd_report_replay(tsv, meta_path, out_md):
     meta = json.load(open(meta_path))
     rows = read_runs(tsv)
-    by = {(r["target"], r["conc"]): r for r in rows}
+    by = {(r["workload"], r["target"], r["conc"]): r for r in rows}
 
-    lines = ["| target | conc | req/s | p50 | p99 | server CPU/req | errors |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| workload | target | conc | req/s | p50 | p99 | server CPU/req | errors |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         err = str(r["errors"])
         if r["errors"]:
             err = (f"{r['errors']} (non-2xx {int(r['status'])}, connect {int(r['connect'])}, "
                    f"read {int(r['read'])}, write {int(r['write'])}, "
                    f"timeout {int(r['timeout'])})")
-        lines.append(f"| {r['target']} | {r['conc']} | {r['rps']:,.0f} | {fmt_us(r['p50_us'])} | "
+        lines.append(f"| {r['workload']} | {r['target']} | {r['conc']} | {r['rps']:,.0f} | "
+                     f"{fmt_us(r['p50_us'])} | "
                      f"{fmt_us(r['p99_us'])} | {fmt_us(r['cpu_us_per_req'])} | {err} |")
 
     def ratio(a, b):
         return f"{a / b:.2f}" if a is not None and b else "n/a"
 
     # Each replay against nginx, then the memo's own effect (replay against replay --no-memo).
-    ratio_lines = ["| conc | compared | req/s | p50 | p99 | CPU/req |",
-                   "|---:|---|---:|---:|---:|---:|"]
+    ratio_lines = ["| workload | conc | compared | req/s | p50 | p99 | CPU/req |",
+                   "|---|---:|---|---:|---:|---:|---:|"]
     pairs = [("replay", "nginx"), ("replay-nomemo", "nginx"), ("replay", "replay-nomemo")]
-    for c in sorted({r["conc"] for r in rows}):
-        for a_name, b_name in pairs:
-            a, n = by.get((a_name, c)), by.get((b_name, c))
-            if a and n:
-                ratio_lines.append(f"| {c} | {a_name} / {b_name} | {ratio(a['rps'], n['rps'])} | "
-                                   f"{ratio(a['p50_us'], n['p50_us'])} | "
-                                   f"{ratio(a['p99_us'], n['p99_us'])} | "
-                                   f"{ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |")
+    workloads = list(dict.fromkeys(r["workload"] for r in rows))
+    for w in workloads:
+        for c in sorted({r["conc"] for r in rows if r["workload"] == w}):
+            for a_name, b_name in pairs:
+                a, n = by.get((w, a_name, c)), by.get((w, b_name, c))
+                if a and n:
+                    ratio_lines.append(
+                        f"| {w} | {c} | {a_name} / {b_name} | {ratio(a['rps'], n['rps'])} | "
+                        f"{ratio(a['p50_us'], n['p50_us'])} | "
+                        f"{ratio(a['p99_us'], n['p99_us'])} | "
+                        f"{ratio(a['cpu_us_per_req'], n['cpu_us_per_req'])} |")
     table = "\n".join(lines)
     ratios = "\n".join(ratio_lines) if len(ratio_lines) > 2 else ""
     print(table)

@@ -16,8 +16,15 @@
 // nothing else does), one per line; and, line for line, the answer replay must give each: the
 // recorded answer re-stamped with the new request_id and source_id.
 //
+// With --a2a it writes A2A instead: N JSON-RPC `message/send` calls to `/`, each a question in
+// a conversation of its own answered with a completed task (about 2 KB, compact, as the
+// reference SDK's server writes it); the corpus sends each sampled call again with a new
+// JSON-RPC id (numbers and strings in turn) and a new messageId, as an SDK client mints them
+// (replay keys it under --a2a-ignore-message-id), and expects the recorded answer with the new
+// id.
+//
 // Deterministic for a given --seed. Fails (exit 1) unless the recorder wrote every exchange it
-// was given and the archive holds one step per submitted input.
+// was given and the archive holds one step (or A2A call) per submitted exchange.
 
 #include <algorithm>
 #include <chrono>
@@ -51,12 +58,13 @@ using Ordered = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
     "usage: agentvcr_make_archive --db FILE [--steps N] [--corpus FILE --expected FILE\n"
-    "                             [--corpus-size K]] [--episode-steps E] [--seed S]\n"
+    "                             [--corpus-size K]] [--episode-steps E] [--seed S] [--a2a]\n"
     "Writes N recorded /v1/responses steps (default 100000) to a new archive FILE through\n"
     "store::Recorder, and K (default 1000) request bodies that replay answers from it to the\n"
     "corpus file, with the answers expected line for line in the expected file. With E, every\n"
     "episode runs E steps (task after task) and the agent keeps a window of its history, so\n"
-    "one conversation can be thousands of steps long (the viewer's waterfall benchmark).\n";
+    "one conversation can be thousands of steps long (the viewer's waterfall benchmark).\n"
+    "With --a2a, the N recorded exchanges are A2A JSON-RPC message/send calls to /.\n";
 
 struct Options {
   std::string db;
@@ -66,6 +74,7 @@ struct Options {
   std::uint64_t corpus_size = 1000;
   std::uint64_t seed = 1;
   std::uint64_t episode_steps = 0;  ///< 0: one or two tasks per episode
+  bool a2a = false;                 ///< A2A message/send calls instead of MAGMA steps
 };
 
 /// splitmix64: a tiny PRNG whose sequence is the same everywhere (the standard distributions
@@ -403,6 +412,10 @@ Options parseOptions(int argc, char** argv) {
       std::cout << kUsage;
       std::exit(0);
     }
+    if (name == "--a2a") {
+      options.a2a = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       throw std::invalid_argument(name + " needs a value");
     }
@@ -441,14 +454,15 @@ Options parseOptions(int argc, char** argv) {
   return options;
 }
 
-/// A /v1/responses exchange as the record relay would hand it over: BENCH's request with
-/// python-requests headers, a uvicorn answer, plausible model latency.
+/// A POST exchange (to /v1/responses unless told) as the record relay would hand it over:
+/// BENCH's request with python-requests headers, a uvicorn answer, plausible model latency.
 protocol::Exchange makeExchange(std::string request_body, std::string response_body,
-                                std::int64_t started_ns, std::int64_t model_ns) {
+                                std::int64_t started_ns, std::int64_t model_ns,
+                                std::string target = "/v1/responses") {
   protocol::Exchange exchange;
   exchange.client_address = "127.0.0.1:" + std::to_string(40000 + started_ns % 20000);
   exchange.method = "POST";
-  exchange.target = "/v1/responses";
+  exchange.target = std::move(target);
   exchange.http_version = 11;
   exchange.request_headers = {
       {"Host", "127.0.0.1:8080"},           {"User-Agent", "python-requests/2.31.0"},
@@ -484,6 +498,89 @@ void submit(store::Recorder& recorder, protocol::Exchange& exchange) {
       throw std::runtime_error("the recorder closed early");
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+/// An A2A user message as the SDK's client sends it.
+Ordered a2aMessage(const std::string& message_id, const std::string& context_id,
+                   const std::string& text, const char* role) {
+  Ordered message;
+  message["kind"] = "message";
+  message["role"] = role;
+  message["messageId"] = message_id;
+  message["contextId"] = context_id;
+  message["parts"] = Ordered::array({{{"kind", "text"}, {"text", text}}});
+  return message;
+}
+
+Ordered a2aSend(const Ordered& id, Ordered message) {
+  Ordered call;
+  call["jsonrpc"] = "2.0";
+  call["id"] = id;
+  call["method"] = "message/send";
+  call["params"]["message"] = std::move(message);
+  call["params"]["configuration"] = {{"acceptedOutputModes", Ordered::array({"text/plain"})},
+                                     {"blocking", true}};
+  return call;
+}
+
+/// --a2a: N message/send calls, each a question of its own answered with a completed task.
+void recordA2aCalls(const Options& options, store::Recorder& recorder, std::ofstream& corpus,
+                    std::ofstream& expected, std::uint64_t& sampled, std::uint64_t& request_bytes,
+                    std::uint64_t& response_bytes) {
+  static constexpr const char* kTopics[] = {
+      "the red button",     "sw3",          "the panda arm", "the rest position",
+      "the emergency stop", "the conveyor", "the gripper",   "the camera"};
+  Random random(options.seed);
+  Random corpus_ids(options.seed ^ 0x5eed5eed5eedULL);
+  std::int64_t clock_ns = 1'796'000'000'000'000'000;
+  for (std::uint64_t n = 0; n < options.steps; ++n) {
+    const std::string context_id = random.hex32();
+    const std::string topic = kTopics[random.between(0, 7)];
+    const std::string question = "Question " + std::to_string(n) + ": what happens to " + topic +
+                                 " after step " + std::to_string(random.between(1, 99)) + "?";
+    std::string answer_text = "Answer " + std::to_string(n) + ":";
+    while (answer_text.size() < 900) {
+      answer_text += " The robot checks " + topic + ", reports its state (" +
+                     std::to_string(random.between(0, 9999)) + ") and waits for the next task.";
+    }
+    const Ordered recorded_id = static_cast<std::int64_t>(n + 1);
+    Ordered task;
+    task["kind"] = "task";
+    task["id"] = random.hex32();
+    task["contextId"] = context_id;
+    task["status"] = {{"state", "completed"}, {"timestamp", "2026-11-30T06:00:00.000000+00:00"}};
+    task["history"] = Ordered::array(
+        {a2aMessage(random.hex32(), context_id, question, "user"),
+         a2aMessage(random.hex32(), context_id, answer_text.substr(0, 200), "agent")});
+    task["artifacts"] =
+        Ordered::array({{{"artifactId", random.hex32()},
+                         {"name", "answer"},
+                         {"parts", Ordered::array({{{"kind", "text"}, {"text", answer_text}}})}}});
+    Ordered answer = {{"jsonrpc", "2.0"}, {"id", recorded_id}, {"result", std::move(task)}};
+    const Ordered message = answer["result"]["history"][0];
+    if (!options.corpus.empty() &&
+        (n + 1) * options.corpus_size / options.steps != n * options.corpus_size / options.steps) {
+      // A new id, numbers and strings in turn, and a new messageId: only the key still matches.
+      Ordered live_id = sampled % 2 == 0 ? Ordered(1000 + corpus_ids.between(0, 8999))
+                                         : Ordered("req-" + corpus_ids.hex32());
+      Ordered live_message = message;
+      live_message["messageId"] = corpus_ids.hex32();
+      corpus << a2aSend(live_id, std::move(live_message)).dump() << '\n';
+      Ordered restamped = answer;
+      restamped["id"] = std::move(live_id);
+      expected << restamped.dump() << '\n';
+      ++sampled;
+    }
+    const std::int64_t model_ns = 300'000'000 + random.between(0, 900) * 1'000'000LL;
+    std::string request_body = a2aSend(recorded_id, message).dump();
+    std::string response_body = answer.dump();
+    request_bytes += request_body.size();
+    response_bytes += response_body.size();
+    protocol::Exchange exchange =
+        makeExchange(std::move(request_body), std::move(response_body), clock_ns, model_ns, "/");
+    clock_ns += model_ns + 1'000'000'000LL;
+    submit(recorder, exchange);
   }
 }
 
@@ -524,6 +621,10 @@ int run(const Options& options) {
   std::uint64_t sampled = 0;
   std::uint64_t request_bytes = 0;
   std::uint64_t response_bytes = 0;
+  if (options.a2a) {
+    recordA2aCalls(options, recorder, corpus, expected, sampled, request_bytes, response_bytes);
+    step = options.steps;
+  }
   while (step < options.steps) {
     Episode episode(random, episodes++);
     if (options.episode_steps > 0) {
@@ -603,13 +704,15 @@ int run(const Options& options) {
     std::fprintf(stderr, "agentvcr_make_archive: the recorder did not write every exchange\n");
     ok = false;
   }
+  const std::uint64_t steps_expected = options.a2a ? 0 : options.steps;
   if (counts.exchanges != static_cast<std::int64_t>(options.steps) ||
-      counts.steps != static_cast<std::int64_t>(options.steps)) {
+      counts.steps != static_cast<std::int64_t>(steps_expected)) {
     std::fprintf(stderr,
                  "agentvcr_make_archive: the archive holds %lld exchanges and %lld steps, "
-                 "expected %llu of each\n",
+                 "expected %llu and %llu\n",
                  static_cast<long long>(counts.exchanges), static_cast<long long>(counts.steps),
-                 static_cast<unsigned long long>(options.steps));
+                 static_cast<unsigned long long>(options.steps),
+                 static_cast<unsigned long long>(steps_expected));
     ok = false;
   }
   if (!options.corpus.empty() && sampled != options.corpus_size) {

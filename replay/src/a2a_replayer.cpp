@@ -57,8 +57,8 @@ const Json& paramsOf(const Json& request) {
   return kNone;
 }
 
-/// One recorded event written again: its fields, then its data line by line.
-std::string eventText(const store::StreamEventRow& event, const std::string& data) {
+/// The fields of a recorded event before its data.
+std::string eventFields(const store::StreamEventRow& event) {
   std::string text;
   if (event.event) {
     text += "event: " + *event.event + "\n";
@@ -66,6 +66,12 @@ std::string eventText(const store::StreamEventRow& event, const std::string& dat
   if (event.event_id) {
     text += "id: " + *event.event_id + "\n";
   }
+  return text;
+}
+
+/// One recorded event written again: its fields, then its data line by line.
+std::string eventText(const store::StreamEventRow& event, const std::string& data) {
+  std::string text = eventFields(event);
   std::size_t start = 0;
   while (true) {
     std::size_t end = data.find('\n', start);
@@ -141,6 +147,8 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
   });
   if (options_.memo_bytes > 0) {
     memo_ = std::make_unique<Memo>(options_.memo_bytes);
+    stamped_ =
+        std::make_unique<ExchangeCache<StampedA2aAnswer>>(RecordedAnswers::kDefaultKeptBytes);
   }
 }
 
@@ -155,12 +163,19 @@ std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
     const protocol::HttpRequest& request, std::string& masked) {
   const auto layout = options_.a2a_ignore_message_id ? protocol::IdLayout::JsonRpcAndMessageId
                                                      : protocol::IdLayout::JsonRpc;
-  auto spans = protocol::findCallerIds(request.body, layout);
+  // A body-less call (a GET of the HTTP+JSON binding) has no ids to find.
+  auto spans = request.body.empty() ? std::optional(std::vector<protocol::IdSpan>{})
+                                    : protocol::findCallerIds(request.body, layout);
   if (!spans) {
     return std::nullopt;
   }
-  // The key covers the HTTP method and path too.
-  masked = request.method + ' ' + request.target + '\n' + protocol::maskIds(request.body, *spans);
+  // The key covers the HTTP method and target too. A call of the HTTP+JSON binding names no
+  // call id: an `id` in its body is content (a push config's), so nothing is masked.
+  const bool rest = a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
+                                     /*a2a_hint=*/true)
+                        .has_value();
+  masked = request.method + ' ' + request.target + '\n' +
+           (rest ? request.body : protocol::maskIds(request.body, *spans));
   auto entry = memo_->find(masked);
   if (!entry) {
     return std::nullopt;
@@ -224,7 +239,8 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
   } else {
     body = parsedOrNull(request.body);
     key = keyOf(request, body);
-    if (!masked.empty() && !body.is_null()) {
+    // A body that does not parse is not remembered: its ids may be what fails.
+    if (!masked.empty() && (!body.is_null() || request.body.empty())) {
       memo_->insert(std::move(masked),
                     MemoEntry{key, body.is_array() ? std::optional(body.size()) : std::nullopt}, 0);
     }
@@ -236,7 +252,8 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
   }
   ReplayOutcome outcome;
   if (index) {
-    outcome.reply = recordedAnswer(recorded_[*index], body);
+    outcome.reply = stamped_ ? stampedAnswer(recorded_[*index])->replyTo(body)
+                             : recordedAnswer(recorded_[*index], body);
     outcome.hits = 1;
     return outcome;
   }
@@ -308,6 +325,59 @@ protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,
   }
   reply.hold = paced(std::chrono::nanoseconds(recorded.think_ns), options_.answer_pace);
   return reply;
+}
+
+std::shared_ptr<const StampedA2aAnswer> A2aReplayer::stampedAnswer(const Recorded& recorded) {
+  return stamped_->of(recorded.exchange_id, [&] {
+    // What recordedAnswer() and streamedAnswer() do, with holes for the live ids.
+    std::optional<store::RecordedResponse> response;
+    std::vector<store::StreamEventRow> events;
+    bool stream = false;
+    readers_.with([&](const store::ArchiveReader& reader) {
+      response = reader.recordedResponse(recorded.exchange_id);
+      stream = response && protocol::isEventStreamType(contentTypeOf(response->headers));
+      if (stream) {
+        events = reader.streamEvents(recorded.exchange_id);
+      }
+    });
+    if (!response) {
+      throw std::runtime_error("[replay.archive] recorded exchange " +
+                               std::to_string(recorded.exchange_id) + " vanished");
+    }
+    auto answer = std::make_shared<StampedA2aAnswer>();
+    answer->reply = recordedReply(*response);
+    const std::chrono::nanoseconds think(recorded.think_ns);
+    answer->reply.hold = paced(think, stream ? options_.stream_pace : options_.answer_pace);
+    if (stream && !events.empty()) {
+      answer->reply.body.clear();
+      answer->reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
+      std::int64_t previous_ns = recorded.answered_ns;
+      for (const store::StreamEventRow& event : events) {
+        StampedA2aAnswer::Event stamped;
+        stamped.delay =
+            paced(std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns)),
+                  options_.stream_pace);
+        previous_ns = std::max(previous_ns, event.at_ns);
+        auto data = recorded.rest ? std::nullopt : protocol::parseOrderedJson(event.data);
+        if (data && data->is_object()) {
+          // Restamped data is compact JSON: one data line.
+          stamped.before = eventFields(event) + "data: ";
+          stamped.data.emplace(*data, recorded.request);
+          stamped.after = "\n\n";
+        } else {
+          stamped.before = eventText(event, event.data);
+        }
+        answer->events.push_back(std::move(stamped));
+      }
+    } else if (!stream && !recorded.rest) {
+      if (auto parsed = protocol::parseOrderedJson(response->body)) {
+        answer->body.emplace(*parsed, recorded.request);
+        answer->reply.body.clear();
+        answer->reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
+      }
+    }
+    return std::shared_ptr<const StampedA2aAnswer>(std::move(answer));
+  });
 }
 
 protocol::HttpReply A2aReplayer::streamedAnswer(const Recorded& recorded,

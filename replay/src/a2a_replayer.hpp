@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/replay/exchange_cache.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
 #include "agentvcr/replay/recorded_queue.hpp"
 #include "agentvcr/replay/replayer.hpp"
 #include "agentvcr/replay/request_memo.hpp"
+#include "agentvcr/replay/stamped_a2a_answer.hpp"
 
 namespace agentvcr::replay::detail {
 
@@ -65,9 +67,9 @@ class A2aReplayer {
 
   using Memo = RequestMemo<MemoEntry>;
 
-  /// The key of a call that differed from `request` in its ids only, and `request`'s ids as
-  /// restamping reads them; empty when there is none. Sets `masked` to the memo's key for
-  /// `request` when its ids could be found.
+  /// The key of a call that differed from `request` in its ids only (a call of the HTTP+JSON
+  /// binding: in nothing), and `request`'s ids as restamping reads them; empty when there is
+  /// none. Sets `masked` to the memo's key for `request` when its ids could be found.
   std::optional<std::pair<std::uint64_t, protocol::Json>> remembered(
       const protocol::HttpRequest& request, std::string& masked);
 
@@ -90,6 +92,8 @@ class A2aReplayer {
   std::uint64_t keyOf(const protocol::HttpRequest& request, const protocol::Json& body) const;
   ReplayOutcome answerCard(const protocol::HttpRequest& request);
   protocol::HttpReply recordedAnswer(const Recorded& recorded, const protocol::Json& live_request);
+  /// recordedAnswer()'s reply, made ready once: read and parsed the first time only.
+  std::shared_ptr<const StampedA2aAnswer> stampedAnswer(const Recorded& recorded);
   protocol::HttpReply streamedAnswer(const Recorded& recorded,
                                      const store::RecordedResponse& response,
                                      const protocol::Json& live_request);
@@ -108,6 +112,8 @@ class A2aReplayer {
   std::mutex mutex_;                                  ///< guards queues_
   RecordedQueues<std::size_t> queues_;                ///< key -> indexes into recorded_
   std::unique_ptr<Memo> memo_;
+  /// With the memo: recorded answers made ready to stamp, so that a hit reads no archive.
+  std::unique_ptr<ExchangeCache<StampedA2aAnswer>> stamped_;
 };
 
 }  // namespace agentvcr::replay::detail

@@ -7,6 +7,7 @@ namespace agentvcr::replay {
 ReaderPool::ReaderPool(std::string archive_path) : path_(std::move(archive_path)) {}
 
 std::unique_ptr<store::ArchiveReader> ReaderPool::acquire() {
+  reads_.fetch_add(1, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!idle_.empty()) {
@@ -67,40 +68,17 @@ std::size_t RecordedAnswer::bytes() const {
 }
 
 RecordedAnswers::RecordedAnswers(ReaderPool& readers, std::size_t kept_bytes)
-    : readers_(readers), kept_bytes_limit_(kept_bytes) {}
+    : readers_(readers), kept_(kept_bytes) {}
 
 std::shared_ptr<const RecordedAnswer> RecordedAnswers::of(std::int64_t exchange_id) {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto found = entries_.find(exchange_id); found != entries_.end()) {
-      recency_.splice(recency_.begin(), recency_, found->second.position);
-      return found->second.answer;
+  return kept_.of(exchange_id, [&]() -> std::shared_ptr<const RecordedAnswer> {
+    auto response = readers_.with(
+        [&](const store::ArchiveReader& reader) { return reader.recordedResponse(exchange_id); });
+    if (!response) {
+      return nullptr;
     }
-  }
-  // Read and prepare outside the lock; two threads racing on one exchange prepare it twice,
-  // which is harmless.
-  auto response = readers_.with(
-      [&](const store::ArchiveReader& reader) { return reader.recordedResponse(exchange_id); });
-  if (!response) {
-    return nullptr;
-  }
-  auto answer = RecordedAnswer::parse(response->body, std::move(response->headers));
-  if (!answer) {
-    return nullptr;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (entries_.count(exchange_id) == 0) {
-    recency_.push_front(exchange_id);
-    entries_.emplace(exchange_id, Entry{answer, recency_.begin()});
-    kept_bytes_ += answer->bytes();
-    while (kept_bytes_ > kept_bytes_limit_ && recency_.size() > 1) {
-      const auto oldest = entries_.find(recency_.back());
-      kept_bytes_ -= oldest->second.answer->bytes();
-      entries_.erase(oldest);
-      recency_.pop_back();
-    }
-  }
-  return answer;
+    return RecordedAnswer::parse(response->body, std::move(response->headers));
+  });
 }
 
 }  // namespace agentvcr::replay

@@ -313,6 +313,7 @@ class Replayer::Impl {
     body["forwarded"] = now.forwarded;
     body["invalid"] = now.invalid;
     body["rewinds"] = now.rewinds;
+    body["archive_reads"] = readers_.reads();
     {
       std::lock_guard<std::mutex> lock(scopes_mutex_);
       body["scopes"] = scopes_;

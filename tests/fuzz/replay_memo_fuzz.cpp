@@ -1,16 +1,20 @@
 // Fuzz target: replay's request memo against replay without it. At its first input it writes
 // two small generated archives (tests/support/generated_archive.hpp): MAGMA steps whose
 // memories, tools and extra keys hold ids of their own; A2A calls of every id type, a batch, a
-// stream. Each input is a sequence of requests sent, in order, to two fresh replayers, one
-// without the memo and one with a memo small enough to forget; A2A requests also to such a pair
-// under --a2a-ignore-message-id. Every reply (status, content type, headers, body, stream pieces,
-// hits and misses) with the memo must be the one without it.
+// stream, calls recorded in scopes, calls of the HTTP+JSON binding. Each input is a sequence of
+// requests sent, in order, to two fresh replayers, one without the memo and one with a memo
+// small enough to forget; A2A requests also to such a pair under --a2a-ignore-message-id. Every
+// reply (status, content type, headers, body, stream pieces, hits and misses) with the memo
+// must be the one without it.
 //
 // Input: requests separated by "\xff\xff" (a pair no UTF-8 text holds). A request is a route
 // byte, an ids byte, and a body in which `$0` .. `$9` stand for ids; an empty body repeats the
-// previous one, so that a sequence sends one body with other ids. An ids byte below 0x80 gives
-// ids a valid request may carry: `$0` a non-empty string, `$1` .. `$9` distinct integers; from
-// 0x80 on, each is any of kAnyIds (other types, out of range, escapes, what JSON refuses).
+// previous one, so that a sequence sends one body with other ids. The route byte's low four bits
+// pick the route (kRoutes; a GET of the HTTP+JSON binding takes its target from the body, a
+// rewind its query), its next two bits the X-Agentvcr-Scope the request is sent in (none, or
+// one of kScopes). An ids byte below 0x80 gives ids a valid request may carry: `$0` a non-empty
+// string, `$1` .. `$9` distinct integers; from 0x80 on, each is any of kAnyIds (other types,
+// out of range, escapes, what JSON refuses).
 
 #include <array>
 #include <optional>
@@ -18,6 +22,7 @@
 #include <string_view>
 #include <utility>
 
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/replay/replayer.hpp"
 #include "fuzz_input.hpp"
 #include "generated_archive.hpp"
@@ -98,9 +103,42 @@ std::string withIds(std::string_view body, unsigned char ids) {
   return text;
 }
 
-protocol::HttpRequest requestFor(unsigned char route, std::string body) {
-  const protocol::Headers json = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
-  switch (route % 6) {
+constexpr std::array<std::string_view, 3> kScopes = {"suite-a", "suite-b", "suite-c"};
+
+/// Routes past the first six: the HTTP+JSON binding's, and the rewind.
+enum Route : unsigned {
+  kRestSend = 6,
+  kRestGet,
+  kRestPushConfig,
+  kRestStream,
+  kRewind,
+  kRouteCount
+};
+
+constexpr std::string_view kRewindPath = "/_agentvcr/replay/rewind";
+
+protocol::HttpRequest requestFor(unsigned char route_byte, std::string body) {
+  protocol::Headers json = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
+  if (const unsigned scope = (route_byte >> 4) & 3u; scope != 0) {
+    json.push_back({std::string(protocol::kScopeHeader), std::string(kScopes[scope - 1])});
+  }
+  protocol::Headers rest = json;
+  rest.push_back({"A2A-Version", "1.0"});
+  switch ((route_byte & 0x0fu) % kRouteCount) {
+    case kRestSend:
+      return {"POST", "/message:send", rest, std::move(body)};
+    case kRestGet:
+      return {"GET", body.starts_with('/') ? body : "/tasks/task-r1" + body, rest, ""};
+    case kRestPushConfig:
+      return {"POST", "/tasks/task-r1/pushNotificationConfigs", rest, std::move(body)};
+    case kRestStream:
+      return {"POST", "/message:stream", rest, std::move(body)};
+    case kRewind:
+      return {"POST", std::string(kRewindPath) + body, {}, ""};
+    default:
+      break;
+  }
+  switch ((route_byte & 0x0fu) % kRouteCount) {
     case 0:
       return {"POST", "/v1/responses", json, std::move(body)};
     case 1:
@@ -152,6 +190,14 @@ class Twins {
     fuzz::require(testing::outcomeText(memo_->handle(request)) == expected, property);
   }
 
+  /// Rewinds both; their replies, the status route's, differ in the memo's counters.
+  void rewind(const protocol::HttpRequest& request) {
+    if (plain_) {
+      plain_->handle(request);
+      memo_->handle(request);
+    }
+  }
+
  private:
   replay::ReplayOptions options(std::size_t memo_bytes) const {
     replay::ReplayOptions options;
@@ -189,7 +235,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const protocol::HttpRequest request =
         requestFor(static_cast<unsigned char>(record[0]),
                    withIds(body, static_cast<unsigned char>(record[1])));
-    if (request.target.starts_with("/v1/responses")) {
+    if (request.target.starts_with(kRewindPath)) {
+      magma.rewind(request);
+      a2a.rewind(request);
+      a2a_ignoring.rewind(request);
+    } else if (request.target.starts_with("/v1/responses")) {
       magma.ask(request, "the memo answers as replay without it");
     } else {
       a2a.ask(request, "the memo answers A2A calls as replay without it");

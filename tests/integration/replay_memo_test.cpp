@@ -6,8 +6,11 @@
 // steps, sent again with fresh ids; their inputs batched otherwise; A2A calls with JSON-RPC ids of
 // every type, batches, fresh messageIds, with and without --a2a-ignore-message-id; requests that
 // differ beyond their ids (an `id` inside memory or tools, whitespace, key order, escaped names),
-// which the memo must not take for repeats; live ids replay refuses (422). Then over loopback,
-// `agentvcr replay` as its command line configures it, whose status route counts the memo's hits.
+// which the memo must not take for repeats; live ids replay refuses (422); A2A calls in scopes,
+// across rewinds, and calls of the HTTP+JSON binding, whose bodies are repeats only byte for
+// byte; and, after a warm-up, A2A calls answered without a read of the archive. Then over
+// loopback, `agentvcr replay` as its command line configures it, whose status route counts the
+// memo's hits.
 
 #include <algorithm>
 #include <cstdint>
@@ -27,6 +30,7 @@
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/replay/replayer.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -104,6 +108,19 @@ class MemoPair {
 
   /// What replay counted (the same with the memo as without, see expectAllAlike()).
   replay::ReplayStats stats() const { return with_.stats(); }
+
+  /// Rewinds both (`target`: the rewind route, with its query), their replies unread: the
+  /// status they answer with tells the memo's counters, which only one of them has.
+  void rewind(const std::string& target) {
+    without_.handle({"POST", target, {}, ""});
+    with_.handle({"POST", target, {}, ""});
+  }
+
+  /// Readers the replayer with the memo took from its pool: its reads of the archive.
+  std::uint64_t archiveReads() {
+    const auto status = with_.handle({"GET", kStatusPath, {}, ""});
+    return protocol::parseJson(status.reply.body).value->at("archive_reads").get<std::uint64_t>();
+  }
 
   /// A counter of the memo of `route` ("responses" or "a2a") as the status route shows it.
   std::uint64_t memo(const std::string& route, const std::string& counter) {
@@ -568,6 +585,125 @@ TEST_F(GeneratedArchiveMemoTest, A2aCallsChangedBeyondTheirIdsMissTheMemoAndAreA
     }
   }
   pair.expectAllAlike();
+}
+
+/// `request` sent in `scope` (none when empty).
+HttpRequest sentInScope(HttpRequest request, const std::string& scope) {
+  if (!scope.empty()) {
+    std::erase_if(request.headers, [](const protocol::HeaderField& header) {
+      return protocol::equalsIgnoreCase(header.name, protocol::kScopeHeader);
+    });
+    request.headers.push_back({std::string(protocol::kScopeHeader), scope});
+  }
+  return request;
+}
+
+/// The n-th sending of a recorded A2A call with fresh ids: JSON-RPC ids of every type in turn
+/// (as recorded when n is 0), or only those JSON takes when `parsable_only`; a call of the
+/// HTTP+JSON binding names none and goes as recorded.
+HttpRequest a2aSentAgain(const HttpRequest& recorded, std::size_t n, bool parsable_only = false) {
+  if (n == 0 || recorded.target != kA2aEndpoint) {
+    return recorded;
+  }
+  auto body = withRpcIds(recorded.body, kRpcIds[n % kRpcIds.size()]);
+  if (!body || (parsable_only && !protocol::parseOrderedJson(*body))) {
+    return recorded;
+  }
+  return {recorded.method, recorded.target, recorded.headers, *body};
+}
+
+/// Every A2A call of the generated archive but the agent card's GET (JSON-RPC, in scopes, of
+/// the HTTP+JSON binding): each a recorded answer to replay.
+std::vector<HttpRequest> recordedA2aCalls(const GeneratedArchive& archive) {
+  std::vector<HttpRequest> calls;
+  for (const auto* list : {&archive.a2a, &archive.a2a_scoped, &archive.a2a_rest}) {
+    for (const HttpRequest& call : *list) {
+      if (call.target != std::string(kA2aCardPath)) {
+        calls.push_back(call);
+      }
+    }
+  }
+  return calls;
+}
+
+TEST_F(GeneratedArchiveMemoTest, A2aCallsInScopesAcrossRewindsAreAnsweredAsWithoutTheMemo) {
+  MemoPair pair(dbPath(), {});
+  const std::vector<HttpRequest> calls = recordedA2aCalls(archive());
+  ASSERT_FALSE(archive().a2a_scoped.empty());
+  ASSERT_FALSE(archive().a2a_rest.empty());
+  // Each scope walks its own cursors (the unscoped caller the shared ones), calls repeated past
+  // the end of what was recorded; rewinds of one scope, then of all, start them again.
+  const std::vector<std::string> scopes = {"", "suite-a", "suite-b", "suite-c"};
+  std::size_t n = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& scope : scopes) {
+      for (const HttpRequest& call : calls) {
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          pair.ask(sentInScope(a2aSentAgain(call, n++), scope));
+        }
+      }
+      if (scope == "suite-a") {
+        pair.rewind("/_agentvcr/replay/rewind?scope=suite-a");
+        for (const HttpRequest& call : archive().a2a_scoped) {
+          pair.ask(sentInScope(a2aSentAgain(call, n++), scope));
+        }
+      }
+    }
+    pair.rewind("/_agentvcr/replay/rewind");
+  }
+  pair.expectAllAlike();
+  EXPECT_GE(pair.memo("a2a", "hits"), 2 * calls.size());
+}
+
+TEST_F(GeneratedArchiveMemoTest, RestCallsAreRepeatsOnlyWhenTheirBytesAreTheSame) {
+  MemoPair pair(dbPath(), {});
+  for (const HttpRequest& call : archive().a2a_rest) {
+    pair.ask(call);
+    const std::uint64_t hits = pair.memo("a2a", "hits");
+    pair.ask(call);
+    EXPECT_EQ(pair.memo("a2a", "hits"), hits + 1) << call.method << " " << call.target;
+  }
+  // A push config whose body differs in its `id` alone: the config's id, no call id to mask.
+  for (const HttpRequest& call : archive().a2a_rest) {
+    if (call.body.find("\"cfg-1\"") == std::string::npos) {
+      continue;
+    }
+    std::string other = call.body;
+    replaceFirst(other, "\"cfg-1\"", "\"cfg-3\"");
+    const std::uint64_t hits = pair.memo("a2a", "hits");
+    pair.ask({call.method, call.target, call.headers, other});
+    EXPECT_EQ(pair.memo("a2a", "hits"), hits) << "taken for a repeat: " << other;
+  }
+  // The query is part of the call.
+  pair.ask({"GET", "/tasks/task-r1?historyLength=3", archive().a2a_rest.front().headers, ""});
+  pair.expectAllAlike();
+  EXPECT_GT(pair.stats().misses, 0u);
+}
+
+TEST_F(GeneratedArchiveMemoTest, RepeatedA2aCallsAreAnsweredWithoutReadingTheArchive) {
+  MemoPair pair(dbPath(), {});
+  const std::vector<HttpRequest> calls = recordedA2aCalls(archive());
+  std::size_t n = 0;
+  for (const std::string scope : {"", "suite-a"}) {
+    for (const HttpRequest& call : calls) {
+      pair.ask(sentInScope(a2aSentAgain(call, n++, /*parsable_only=*/true), scope));
+    }
+  }
+  pair.rewind("/_agentvcr/replay/rewind");
+  // Every answer was read once; from here on, every call is a hit that reads nothing.
+  const std::uint64_t reads = pair.archiveReads();
+  const std::uint64_t hits = pair.stats().hits;
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string scope : {"", "suite-a", "suite-b"}) {
+      for (const HttpRequest& call : calls) {
+        pair.ask(sentInScope(a2aSentAgain(call, n++, /*parsable_only=*/true), scope));
+      }
+    }
+  }
+  pair.expectAllAlike();
+  EXPECT_EQ(pair.stats().misses, 0u);
+  EXPECT_EQ(pair.stats().hits, hits + 6 * calls.size());
+  EXPECT_EQ(pair.archiveReads(), reads);
 }
 
 // --- the demo archive ---

@@ -11,7 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/store/recorder.hpp"
 
 namespace agentvcr::testing {
@@ -471,6 +473,73 @@ void recordA2a(Recording& recording, std::vector<protocol::HttpRequest>& request
        rpcResult(14.5, task("task-14", "ctx-14", "A fractional id")));
 }
 
+/// One call recorded in scope `suite-a`, in `suite-b` and in none, answered otherwise each
+/// time, so that each scope's cursor serves its own answer first.
+void recordA2aScoped(Recording& recording, std::vector<protocol::HttpRequest>& requests) {
+  int n = 0;
+  for (const char* scope : {"suite-a", "suite-b", ""}) {
+    protocol::Headers headers = {{"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}};
+    if (*scope != '\0') {
+      headers.push_back({std::string(protocol::kScopeHeader), scope});
+    }
+    const std::string task_id = "task-s" + std::to_string(++n);
+    recording.add({"POST", kA2aEndpoint, headers,
+                   rpcCall(20 + n, "message/send", sendParams("m-s", "Scoped question")).dump()},
+                  requests, 200, "application/json",
+                  rpcResult(20 + n, task(task_id, "ctx-s", "Scoped question")).dump());
+  }
+}
+
+/// Calls of v1.0's HTTP+JSON binding: answers that name no call id.
+void recordA2aRest(Recording& recording, std::vector<protocol::HttpRequest>& requests) {
+  const protocol::Headers headers = {
+      {"Host", "127.0.0.1:8080"}, {"Content-Type", "application/json"}, {"A2A-Version", "1.0"}};
+  auto call = [&](const std::string& method, const std::string& target, const std::string& body,
+                  int status, const Ordered& answer) {
+    recording.add({method, target, headers, body}, requests, status, "application/json",
+                  answer.dump());
+  };
+  Ordered message;
+  message["messageId"] = "rm-1";
+  message["role"] = "ROLE_USER";
+  message["parts"] = Ordered::array({{{"text", "Hello REST"}}});
+  const std::string send = Ordered{{"message", message}}.dump();
+  auto restTask = [](const std::string& id, const std::string& state) {
+    return Ordered{{"id", id}, {"contextId", "ctx-r"}, {"status", {{"state", state}}}};
+  };
+  // Sent twice, answered otherwise the second time.
+  call("POST", "/message:send", send, 200, {{"task", restTask("task-r1", "TASK_STATE_WORKING")}});
+  call("POST", "/message:send", send, 200, {{"task", restTask("task-r2", "TASK_STATE_COMPLETED")}});
+  call("GET", "/tasks/task-r1?historyLength=1", "", 200, restTask("task-r1", "TASK_STATE_WORKING"));
+  call("GET", "/tasks/task-r1?historyLength=2", "", 200,
+       restTask("task-r1", "TASK_STATE_COMPLETED"));
+  // Bodies that differ in a top-level `id` only: a config's id, not a caller's call id.
+  for (const char* config : {"cfg-1", "cfg-2"}) {
+    Ordered body = {{"id", config}, {"url", "http://127.0.0.1:9/hook"}};
+    call("POST", "/tasks/task-r1/pushNotificationConfigs", body.dump(), 200,
+         {{"id", config}, {"taskId", "task-r1"}, {"url", "http://127.0.0.1:9/hook"}});
+  }
+  Ordered status;
+  status["error"] = {{"code", 404},
+                     {"status", "NOT_FOUND"},
+                     {"message", "Task not found"},
+                     {"details", Ordered::array({{{"@type", protocol::a2a::kErrorInfoType},
+                                                  {"reason", "TASK_NOT_FOUND"},
+                                                  {"domain", "a2a-protocol.org"}}})}};
+  call("GET", "/tasks/task-gone", "", 404, status);
+  // A stream whose events hold an `id` of their own, which replay must leave alone.
+  Ordered stream_message = message;
+  stream_message["messageId"] = "rm-2";
+  std::string events =
+      "data: " + Ordered{{"task", restTask("task-r3", "TASK_STATE_SUBMITTED")}}.dump() + "\n\n";
+  std::vector<std::size_t> ends = {events.size()};
+  events +=
+      "data: " + Ordered{{"id", 7}, {"statusUpdate", {{"taskId", "task-r3"}}}}.dump() + "\n\n";
+  ends.push_back(events.size());
+  recording.add({"POST", "/message:stream", headers, Ordered{{"message", stream_message}}.dump()},
+                requests, 200, "text/event-stream", std::move(events), ends);
+}
+
 }  // namespace
 
 GeneratedArchive writeGeneratedArchive(const std::string& path, const GeneratedArchivePlan& plan) {
@@ -489,10 +558,14 @@ GeneratedArchive writeGeneratedArchive(const std::string& path, const GeneratedA
   recordMagma(recording, random, plan.magma_steps, archive.magma);
   if (plan.a2a_calls) {
     recordA2a(recording, archive.a2a);
+    recordA2aScoped(recording, archive.a2a_scoped);
+    recordA2aRest(recording, archive.a2a_rest);
   }
   recorder.close();
   const store::RecorderStats stats = recorder.stats();
-  if (stats.written != archive.magma.size() + archive.a2a.size() || stats.write_errors != 0) {
+  const std::size_t added = archive.magma.size() + archive.a2a.size() + archive.a2a_scoped.size() +
+                            archive.a2a_rest.size();
+  if (stats.written != added || stats.write_errors != 0) {
     throw std::runtime_error("the recorder did not write every generated exchange");
   }
   return archive;

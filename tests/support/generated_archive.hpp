@@ -11,7 +11,10 @@
 //   json.dumps styles, answers compact or spaced.
 // - A2A: JSON-RPC calls to kA2aEndpoint with ids of every JSON type, a call recorded twice, one
 //   that differs from it only in its messageId, a batch answered out of order, an event stream,
-//   a parse error, a v1.0 call, a notification, and the agent card.
+//   a parse error, a v1.0 call, a notification, and the agent card. Apart: one call recorded in
+//   two X-Agentvcr-Scope scopes and in none, answered otherwise in each; and calls of v1.0's
+//   HTTP+JSON binding (a send recorded twice, GETs that differ in their query, push configs
+//   whose bodies differ in their `id` only, an event stream, an error).
 
 #include <cstddef>
 #include <cstdint>
@@ -33,8 +36,10 @@ struct GeneratedArchivePlan {
 
 /// The requests recorded into a generated archive, each list in recorded order.
 struct GeneratedArchive {
-  std::vector<protocol::HttpRequest> magma;  ///< POST /v1/responses
-  std::vector<protocol::HttpRequest> a2a;    ///< the card's GET, then the calls
+  std::vector<protocol::HttpRequest> magma;       ///< POST /v1/responses
+  std::vector<protocol::HttpRequest> a2a;         ///< the card's GET, then the calls
+  std::vector<protocol::HttpRequest> a2a_scoped;  ///< the calls recorded in scopes, and not
+  std::vector<protocol::HttpRequest> a2a_rest;    ///< the HTTP+JSON binding's calls
 };
 
 /// Writes a new archive at `path`. Throws std::runtime_error when `path` exists or the recorder

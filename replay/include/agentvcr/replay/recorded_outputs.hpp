@@ -1,19 +1,19 @@
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/exchange_cache.hpp"
 #include "agentvcr/replay/stamped_output.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/rows.hpp"
@@ -43,6 +43,10 @@ class ReaderPool {
 
   const std::string& path() const { return path_; }
 
+  /// Readers handed out so far: each a read of the archive. The status route shows it, so a
+  /// suite replayed again can be seen answered from memory.
+  std::uint64_t reads() const { return reads_.load(std::memory_order_relaxed); }
+
  private:
   std::unique_ptr<store::ArchiveReader> acquire();
   void release(std::unique_ptr<store::ArchiveReader> reader);
@@ -50,6 +54,7 @@ class ReaderPool {
   std::string path_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<store::ArchiveReader>> idle_;
+  std::atomic<std::uint64_t> reads_{0};
 };
 
 /// A recorded /v1/responses answer, made ready to replay once: each output object written out
@@ -87,17 +92,7 @@ class RecordedAnswers {
 
  private:
   ReaderPool& readers_;
-  std::size_t kept_bytes_limit_;
-  std::mutex mutex_;
-  std::list<std::int64_t> recency_;  ///< most recent first
-  std::size_t kept_bytes_ = 0;
-
-  struct Entry {
-    std::shared_ptr<const RecordedAnswer> answer;
-    std::list<std::int64_t>::iterator position;
-  };
-
-  std::unordered_map<std::int64_t, Entry> entries_;
+  ExchangeCache<RecordedAnswer> kept_;
 };
 
 }  // namespace agentvcr::replay

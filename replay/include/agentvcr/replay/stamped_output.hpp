@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "agentvcr/protocol/python_json.hpp"
+#include "agentvcr/replay/holed_text.hpp"
 
 namespace agentvcr::replay {
 
@@ -31,16 +31,12 @@ class StampedOutput {
   void appendTo(std::string& out, std::string_view request_id_json, std::int64_t source_id) const;
 
   /// Text bytes held, for cache budgets.
-  std::size_t bytes() const { return text_.size(); }
+  std::size_t bytes() const { return text_.bytes(); }
 
  private:
-  struct Hole {
-    std::size_t at = 0;       ///< offset in text_
-    bool request_id = false;  ///< else source_id
-  };
+  enum Slot : std::size_t { kRequestIdSlot, kSourceIdSlot };
 
-  std::string text_;         ///< the output with both values left out
-  std::vector<Hole> holes_;  ///< in text order
+  HoledText text_;  ///< the output with both values left out
   std::int64_t recorded_source_id_ = 0;
 };
 
