@@ -273,8 +273,10 @@ ArchiveIndexer::ArchiveIndexer(SQLite::Database& db, const RecorderOptions& opti
 
 ArchiveIndexer::~ArchiveIndexer() = default;
 
-std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
+std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit,
+                                                         std::size_t byte_limit) {
   std::vector<PendingExchange> rows;
+  std::size_t bytes = 0;
   ReusedStatement& q = st_->pending;
   const PendingColumns& c = st_->pending_columns;
   q.reset();
@@ -319,7 +321,11 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit) {
     row.redacted.findings = optText(q, c.findings);
     ex.response_arrivals = arrivalsFromJson(optText(q, c.response_arrivals));
     loaded_through_ = row.id;
+    bytes += ex.request_body.size() + ex.response_body.size();
     rows.push_back(std::move(row));
+    if (bytes >= byte_limit) {
+      break;  // the rest comes with the next chunk
+    }
   }
   return rows;
 }
@@ -768,7 +774,8 @@ std::uint64_t indexPendingExchanges(const std::string& path,
   decode_options.max_decode_bytes = options.max_decode_bytes;
   std::uint64_t indexed = 0;
   for (;;) {
-    std::vector<detail::PendingExchange> rows = indexer.loadPending(256);
+    std::vector<detail::PendingExchange> rows =
+        indexer.loadPending(detail::kIndexChunk, detail::kIndexChunkBytes);
     if (rows.empty()) {
       return indexed;
     }

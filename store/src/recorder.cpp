@@ -27,10 +27,6 @@ using detail::QueueItem;
 
 namespace {
 
-/// Exchanges the indexer decodes and writes per transaction: the connection is held while it
-/// writes them, so the capture waits at most this many exchanges' index rows.
-constexpr std::size_t kIndexChunk = 64;
-
 /// How long an exchange handed to a live capture stays before it may end a batch (runCapture).
 constexpr std::chrono::milliseconds kSettle{10};
 
@@ -381,7 +377,7 @@ class Recorder::Impl {
   std::optional<std::vector<detail::PendingExchange>> loadChunk() noexcept {
     try {
       std::lock_guard<std::mutex> db_lock(db_mutex_);
-      return indexer_->loadPending(kIndexChunk);
+      return indexer_->loadPending(detail::kIndexChunk, detail::kIndexChunkBytes);
     } catch (const std::exception& e) {
       detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
                       e.what());

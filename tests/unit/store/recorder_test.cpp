@@ -23,6 +23,8 @@
 
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
+#include "archive_indexer.hpp"
+#include "archive_writer.hpp"
 #include "store_test_support.hpp"
 #include "thread_niceness.hpp"
 
@@ -783,6 +785,20 @@ TEST_F(RecorderTest, IndexPendingExchangesDoesWhatTheNextRecorderWould) {
   EXPECT_EQ(indexPendingExchanges(path_), 0u) << "nothing is indexed twice";
 }
 
+TEST_F(RecorderTest, AnIndexChunkEndsWithTheExchangeWhoseBodiesReachItsByteLimit) {
+  recordConversations(path_);
+  forgetTheIndex(path_);
+  const RecorderOptions options = testOptions();
+  SQLite::Database db = detail::openWriterConnection(path_, options);
+  detail::ArchiveIndexer indexer(db, options, 0);
+  const auto first = indexer.loadPending(100, 1);
+  ASSERT_EQ(first.size(), 1u) << "one row, however large";
+  EXPECT_EQ(indexer.loadPending(100, 1).at(0).id, first[0].id + 1);
+  EXPECT_EQ(indexer.loadPending(1, 1u << 30).size(), 1u) << "the count limits too";
+  EXPECT_EQ(indexer.loadPending(100, 1u << 30).size(), 1u) << "four in all";
+  EXPECT_TRUE(indexer.loadPending(100, 1u << 30).empty());
+}
+
 TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
   recordConversations(path_);
   const std::string indexed = indexShape(path_);
@@ -800,7 +816,7 @@ TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
 TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
   // One conversation over several index chunks, each turn threaded to the one before by its
   // memory: a chunk written before the one it follows would lose the links.
-  constexpr int kTurns = 300;
+  constexpr int kTurns = 3 * static_cast<int>(detail::kIndexChunk);
   {
     Recorder recorder(path_, testSession("killed"), testOptions());
     for (int turn = 0; turn < kTurns; ++turn) {
@@ -825,7 +841,7 @@ TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
   next.close();
   EXPECT_EQ(indexShape(path_), one_chunk_after_another);
   ASSERT_EQ(runtime.count("avcr-decode"), 1u);
-  // Decoding a chunk of 64 exchanges takes milliseconds; starting the thread, microseconds.
+  // Decoding a chunk of exchanges takes milliseconds; starting the thread, microseconds.
   EXPECT_GT(runtime.find("avcr-decode")->second, 1'000'000u) << "no chunk was decoded ahead";
 }
 
