@@ -32,7 +32,8 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.headers["User-Agent"] = "python-requests/2.31.0"
 wrk.headers["Accept"] = "*/*"
 wrk.headers["Accept-Encoding"] = "gzip, deflate"
-wrk.headers["Connection"] = "keep-alive"
+-- BENCH_CLOSE=1: a connection per request (`Connection: close`; wrk connects again).
+wrk.headers["Connection"] = os.getenv("BENCH_CLOSE") == "1" and "close" or "keep-alive"
 
 if corpus_path and corpus_path ~= "" then
   local threads_made = 0

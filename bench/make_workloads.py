@@ -3,12 +3,16 @@
 
   make_workloads.py OUTDIR PORT
 
-For each workload W in magma, grow, a2a: W.jsonl (the request bodies, one a line, the exact
+For each workload W in magma, small, close, grow, a2a: W.jsonl (the request bodies, one a line, the exact
 wire bytes) and W.expected (line for line, the exact answer the upstream gives to it). Also
 upstream.conf: the http-block body of the upstream nginx listening on 127.0.0.1:PORT. Prints
 one line per workload: "W lines=N path=P request=MIN/AVG/MAX response=MIN/AVG/MAX" (bytes).
 
 * magma: bench/request.json and bench/response.json as they are (one line).
+* small: request.json under a request_id of its own, answered with bench/response-300.json
+         (312 bytes) instead: the relay's and the recorder's fixed costs, bodies aside.
+* close: magma's line, sent by wrk with `Connection: close` (bench/run sets BENCH_CLOSE): a
+         connection per request, as BENCH's python-requests client without a session does.
 * grow:  MAGMA POST /v1/responses continuing the episode of request.json (magma-protocol.md
          §13 full history): every line is the next step of the same conversation, its memory
          holding two more history entries (the previous instruction and the agent's turn) than
@@ -17,8 +21,9 @@ one line per workload: "W lines=N path=P request=MIN/AVG/MAX response=MIN/AVG/MA
 * a2a:   A2A JSON-RPC `message/send` POSTs to `/`, a few distinct user messages, each with
          its own JSON-RPC id and messageId; the answer is a completed Task with one artifact.
 
-The upstream answers every MAGMA request with bench/response.json and every A2A request with
-one fixed Task, except that the answer echoes the request's own request_id (MAGMA) or
+The upstream answers every MAGMA request with bench/response.json (small's with
+bench/response-300.json, chosen by its Content-Length) and every A2A request with one fixed
+Task, except that the answer echoes the request's own request_id (MAGMA) or
 JSON-RPC id (A2A), as a real agent would: nginx cannot read a body it does not proxy, so it
 picks the id with a `map` on the request's Content-Length, unique per line (checked here).
 """
@@ -134,12 +139,14 @@ def make_a2a():
     return lines
 
 
-def nginx_text(template, mark, variable):
-    """A single-quoted nginx string of template with mark replaced by ${variable}: backslashes
-    doubled; ' and $ cannot be in the template."""
+def nginx_text(template, mark=None, variable=None):
+    """A single-quoted nginx string of template, with mark (if given) replaced by ${variable}:
+    backslashes doubled; ' and $ cannot be in the template."""
     if "'" in template or "$" in template:
         sys.exit("an answer holds a single quote or a dollar sign: not usable in nginx return")
-    text = template.replace("\\", "\\\\").replace(mark, "${" + variable + "}")
+    text = template.replace("\\", "\\\\")
+    if mark is not None:
+        text = text.replace(mark, "${" + variable + "}")
     if len(text) > 4000:
         sys.exit("an answer over 4000 bytes does not fit in one nginx config token")
     return text
@@ -159,8 +166,11 @@ def length_map(name, default, lines):
 def main(outdir, port):
     request_text = open(os.path.join(here, "request.json"), encoding="utf-8").read()
     response_text = open(os.path.join(here, "response.json"), encoding="utf-8").read()
+    small_text = open(os.path.join(here, "response-300.json"), encoding="utf-8").read()
     fixed_rid = json.loads(request_text)["request_id"]
-    assert response_text.count(fixed_rid) == 1
+    assert response_text.count(fixed_rid) == 1 and small_text.count(fixed_rid) == 1
+    small_rid = "small-" + fixed_rid
+    small_request = request_text.replace(fixed_rid, small_rid)
 
     magma = [(fixed_rid, request_text)]
     grow = make_grow(request_text)
@@ -170,6 +180,9 @@ def main(outdir, port):
 
     workloads = {
         "magma": ("/v1/responses", magma, lambda rid: response_text.replace(fixed_rid, rid)),
+        "small": ("/v1/responses", [(small_rid, small_request)],
+                  lambda rid: small_text.replace(fixed_rid, rid)),
+        "close": ("/v1/responses", magma, lambda rid: response_text.replace(fixed_rid, rid)),
         "grow": ("/v1/responses", grow, lambda rid: response_text.replace(fixed_rid, rid)),
         "a2a": ("/", a2a, lambda n: a2a_template.replace(ID_MARK, n)),
     }
@@ -187,8 +200,12 @@ def main(outdir, port):
               f"request={span([len(b) for b in bodies])} "
               f"response={span([len(a) for a in answers])}")
 
+    small_length = len(small_request.encode())
+    if any(len(text.encode()) == small_length for _, text in magma + grow):
+        sys.exit("small's request has the length of another workload's")
     conf = (length_map("bench_magma_rid", fixed_rid, magma + grow)
             + length_map("bench_a2a_id", "1", a2a)
+            + f"  map $content_length $bench_small {{\n    default 0;\n    {small_length} 1;\n  }}\n"
             + f"""  server {{
     listen 127.0.0.1:{port} backlog=4096;
     default_type application/json;
@@ -196,6 +213,9 @@ def main(outdir, port):
       return 200 '{nginx_text(a2a_template, ID_MARK, "bench_a2a_id")}';
     }}
     location / {{
+      if ($bench_small) {{
+        return 200 '{nginx_text(small_text.replace(fixed_rid, small_rid))}';
+      }}
       return 200 '{nginx_text(response_text, fixed_rid, "bench_magma_rid")}';
     }}
   }}""")
