@@ -382,7 +382,11 @@ class ArchiveReader::Impl {
   SQLite::Database db;
   int version = kSchemaVersion;
   detail::DictionaryShelf bodies{db};
-  std::optional<detail::ReusedStatement> recorded_response;  // for recordedResponse()
+  // Reads made once per step or per request, prepared on first use (StatementLease): compiling
+  // them again on every call cost as much as the read.
+  std::optional<detail::ReusedStatement> recorded_response;   // for recordedResponse()
+  std::optional<detail::ReusedStatement> step_by_id;          // for step()
+  std::optional<detail::ReusedStatement> candidates_of_step;  // for candidates()
 };
 
 namespace {
@@ -458,9 +462,10 @@ std::vector<StepRow> ArchiveReader::steps(std::int64_t conversation_id) const {
 
 std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) + " WHERE s.id = :id");
-    bindInt(q, ":id", id);
-    return readOne<StepRow>(q, readStep);
+    static const std::string sql = std::string(kStepColumns) + " WHERE s.id = :id";
+    const detail::StatementLease lease(impl_->step_by_id, impl_->db, sql.c_str());
+    bindInt(*lease, ":id", id);
+    return readOne<StepRow>(*lease, readStep);
   });
 }
 
@@ -484,9 +489,24 @@ std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key)
 
 std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) +
-                                         " WHERE c.step_id = :step_id ORDER BY c.candidate_index");
-    bindInt(q, ":step_id", step_id);
+    static const std::string sql =
+        std::string(kCandidateColumns) + " WHERE c.step_id = :step_id ORDER BY c.candidate_index";
+    const detail::StatementLease lease(impl_->candidates_of_step, impl_->db, sql.c_str());
+    bindInt(*lease, ":step_id", step_id);
+    return readAll<CandidateRow>(*lease, readCandidate);
+  });
+}
+
+std::vector<CandidateRow> ArchiveReader::candidatesOfConversation(
+    std::int64_t conversation_id) const {
+  return guarded([&] {
+    // steps_conversation gives the steps in id order, candidates_step each one's candidates in
+    // index order: the rows come sorted, without a temporary b-tree.
+    SQLite::Statement q =
+        impl_->prepare(std::string(kCandidateColumns) +
+                       " JOIN steps owner ON owner.id = c.step_id WHERE owner.conversation_id = "
+                       ":conversation_id ORDER BY owner.id, c.candidate_index");
+    bindInt(q, ":conversation_id", conversation_id);
     return readAll<CandidateRow>(q, readCandidate);
   });
 }

@@ -160,6 +160,46 @@ class ModelsTest : public QObject {
     QVERIFY(plain.data(plain.index(0, 0), StepsModel::FaultRole).toString().isEmpty());
   }
 
+  void everyTimelineStepHoldsTheCandidatesItsStepHas() {
+    // The model reads a conversation's candidates in one query; each step must get exactly its
+    // own, in index order: forks, error answers, steps without any, and a branch shown alone.
+    ConversationsModel conversations(reader_);
+    conversations.setSession(1);
+    StepsModel model(reader_);
+    auto expectStepsHoldTheirCandidates = [&] {
+      for (int row = 0; row < model.rowCount(); ++row) {
+        const viewer::TimelineStep& entry = model.at(row);
+        const std::vector<store::CandidateRow> own = reader_->candidates(entry.step.id);
+        QCOMPARE(entry.candidates.size(), own.size());
+        for (std::size_t i = 0; i < own.size(); ++i) {
+          QCOMPARE(entry.candidates[i].id, own[i].id);
+          QCOMPARE(entry.candidates[i].candidate_index, own[i].candidate_index);
+          QCOMPARE(entry.candidates[i].status, own[i].status);
+        }
+      }
+    };
+    std::size_t candidates_shown = 0;
+    for (int row = 0; row < conversations.rowCount(); ++row) {
+      model.setConversation(conversations.conversationId(conversations.index(row, 0)));
+      expectStepsHoldTheirCandidates();
+      for (const viewer::TimelineStep& entry : model.steps()) {
+        candidates_shown += entry.candidates.size();
+      }
+    }
+    QCOMPARE(static_cast<std::int64_t>(candidates_shown),
+             reader_->sessions().at(0).candidate_count);
+
+    const QModelIndex gen = conversations.indexOfConversation(
+        avt::conversationTitled(db_, "Please move every damaged"));
+    if (conversations.canFetchMore(gen)) {
+      conversations.fetchMore(gen);
+    }
+    const auto branch = conversations.branchSteps(conversations.index(1, 0, gen));
+    model.setSteps(conversations.conversationId(gen), branch);
+    QCOMPARE(static_cast<std::size_t>(model.rowCount()), branch.size());
+    expectStepsHoldTheirCandidates();
+  }
+
   void genBranchesIndentByDepth() {
     StepsModel model(reader_);
     model.setConversation(avt::conversationTitled(db_, "Please move every damaged"));

@@ -1,5 +1,7 @@
 #include "models/steps_model.hpp"
 
+#include <unordered_map>
+
 #include <QColor>
 
 #include "models/fault_style.hpp"
@@ -84,25 +86,42 @@ void StepsModel::clear() {
 void StepsModel::load(std::vector<store::StepRow> steps) {
   beginResetModel();
   steps_.clear();
+  steps_ = timelineOf(std::move(steps));
+  // What reading the rows took is freed before the reset's listeners (the waterfall) build on
+  // steps_: on a long conversation the two would otherwise add up.
+  endResetModel();
+}
+
+std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> steps) const {
+  if (!conversation_id_ || steps.empty()) {
+    return {};
+  }
   // The exchanges in one query (a batch carries many steps), without their bodies.
   std::map<std::int64_t, std::shared_ptr<const store::ExchangeRow>> exchanges;
-  if (conversation_id_ && !steps.empty()) {
-    for (auto& exchange : reader_->exchangesOfConversation(*conversation_id_)) {
-      const std::int64_t id = exchange.id;
-      exchanges.emplace(id, std::make_shared<const store::ExchangeRow>(std::move(exchange)));
-    }
+  for (auto& exchange : reader_->exchangesOfConversation(*conversation_id_)) {
+    const std::int64_t id = exchange.id;
+    exchanges.emplace(id, std::make_shared<const store::ExchangeRow>(std::move(exchange)));
   }
-  steps_.reserve(steps.size());
+  std::vector<TimelineStep> timeline;
+  timeline.reserve(steps.size());
+  std::unordered_map<std::int64_t, std::size_t> row_of_step;
   for (auto& step : steps) {
     TimelineStep entry;
-    entry.candidates = reader_->candidates(step.id);
     if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
       entry.exchange = found->second;
     }
+    row_of_step.emplace(step.id, timeline.size());
     entry.step = std::move(step);
-    steps_.push_back(std::move(entry));
+    timeline.push_back(std::move(entry));
   }
-  endResetModel();
+  // The candidates in one query too: one per step cost most of the time to show a long
+  // conversation. A branch keeps only its own steps' candidates.
+  for (auto& candidate : reader_->candidatesOfConversation(*conversation_id_)) {
+    if (auto row = row_of_step.find(candidate.step_id); row != row_of_step.end()) {
+      timeline[row->second].candidates.push_back(std::move(candidate));
+    }
+  }
+  return timeline;
 }
 
 int StepsModel::rowOfStep(std::int64_t step_id) const {

@@ -63,6 +63,8 @@ class StepsModel : public QAbstractTableModel {
 
  private:
   void load(std::vector<store::StepRow> steps);
+  /// The steps with their exchanges and candidates, read in one query each.
+  std::vector<TimelineStep> timelineOf(std::vector<store::StepRow> steps) const;
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;

@@ -57,6 +57,10 @@ class ArchiveReader {
 
   /// Candidates of a step by candidate_index.
   std::vector<CandidateRow> candidates(std::int64_t step_id) const;
+  /// Candidates of every step of a conversation, by step id then candidate_index, from one
+  /// query: a timeline of thousands of steps reads them at once instead of step by step. A step
+  /// with no candidate (an error answer, a faulted exchange) has no row.
+  std::vector<CandidateRow> candidatesOfConversation(std::int64_t conversation_id) const;
   std::optional<CandidateRow> candidate(std::int64_t id) const;
   /// Internal steps of a candidate by position.
   std::vector<InternalStepRow> internalSteps(std::int64_t candidate_id) const;
