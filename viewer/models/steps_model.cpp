@@ -1,6 +1,6 @@
 #include "models/steps_model.hpp"
 
-#include <unordered_map>
+#include <algorithm>
 
 #include <QColor>
 
@@ -10,7 +10,7 @@
 namespace agentvcr::viewer {
 namespace {
 
-std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
+std::string decisionsText(std::span<const store::CandidateRow> candidates) {
   if (candidates.empty()) {
     return "(no answer recorded)";
   }
@@ -25,7 +25,7 @@ std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
   return joined;
 }
 
-std::string statusText(const std::vector<store::CandidateRow>& candidates) {
+std::string statusText(std::span<const store::CandidateRow> candidates) {
   std::string joined;
   for (const auto& candidate : candidates) {
     const std::string one = candidate.status == "error"
@@ -36,7 +36,7 @@ std::string statusText(const std::vector<store::CandidateRow>& candidates) {
   return joined;
 }
 
-bool anyError(const std::vector<store::CandidateRow>& candidates) {
+bool anyError(std::span<const store::CandidateRow> candidates) {
   for (const auto& candidate : candidates) {
     if (candidate.status == "error") {
       return true;
@@ -46,6 +46,19 @@ bool anyError(const std::vector<store::CandidateRow>& candidates) {
 }
 
 }  // namespace
+
+TimelineExchange timelineExchange(const store::ExchangeRow& exchange) {
+  TimelineExchange summary;
+  summary.started_ns = exchange.started_ns;
+  summary.request_ended_ns = exchange.request_ended_ns;
+  summary.upstream_sent_ns = exchange.upstream_sent_ns;
+  summary.upstream_first_byte_ns = exchange.upstream_first_byte_ns;
+  summary.ended_ns = exchange.ended_ns;
+  summary.failed = exchange.status == 0 || exchange.status >= 400 ||
+                   exchange.outcome != protocol::outcomeName(protocol::ExchangeOutcome::Complete);
+  summary.fault = exchange.fault;
+  return summary;
+}
 
 std::optional<std::int64_t> TimelineStep::latencyNs() const {
   if (!exchange || !exchange->ended_ns) {
@@ -64,62 +77,65 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  load(reader_->steps(conversation_id));
+  // The exchanges before the steps: only their timings are kept, so their large rows are gone
+  // before the steps take their room.
+  ExchangesById exchanges = exchangesOf(conversation_id);
+  load(reader_->steps(conversation_id), std::move(exchanges));
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
   conversation_id_ = conversation_id;
+  ExchangesById exchanges = exchangesOf(conversation_id);
   std::vector<store::StepRow> steps;
   for (std::int64_t id : step_ids) {
     if (auto step = reader_->step(id)) {
       steps.push_back(std::move(*step));
     }
   }
-  load(std::move(steps));
+  load(std::move(steps), std::move(exchanges));
 }
 
 void StepsModel::clear() {
   conversation_id_.reset();
-  load({});
+  load({}, {});
 }
 
-void StepsModel::load(std::vector<store::StepRow> steps) {
+StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) const {
+  ExchangesById exchanges;
+  for (const store::ExchangeRow& exchange : reader_->exchangesOfConversation(conversation_id)) {
+    exchanges.emplace(exchange.id, timelineExchange(exchange));
+  }
+  return exchanges;
+}
+
+void StepsModel::load(std::vector<store::StepRow> steps, ExchangesById exchanges) {
   beginResetModel();
   steps_.clear();
-  steps_ = timelineOf(std::move(steps));
+  candidates_.clear();
+  // The candidates in one query too: one per step cost most of the time to show a long
+  // conversation. A branch shows only its own steps' candidates.
+  if (conversation_id_ && !steps.empty()) {
+    candidates_ = reader_->candidatesOfConversation(*conversation_id_);
+  }
+  steps_ = timelineOf(std::move(steps), std::move(exchanges));
   // What reading the rows took is freed before the reset's listeners (the waterfall) build on
   // steps_: on a long conversation the two would otherwise add up.
   endResetModel();
 }
 
-std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> steps) const {
-  if (!conversation_id_ || steps.empty()) {
-    return {};
-  }
-  // The exchanges in one query (a batch carries many steps), without their bodies.
-  std::map<std::int64_t, std::shared_ptr<const store::ExchangeRow>> exchanges;
-  for (auto& exchange : reader_->exchangesOfConversation(*conversation_id_)) {
-    const std::int64_t id = exchange.id;
-    exchanges.emplace(id, std::make_shared<const store::ExchangeRow>(std::move(exchange)));
-  }
+std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> steps,
+                                                 ExchangesById exchanges) const {
+  const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
   std::vector<TimelineStep> timeline;
   timeline.reserve(steps.size());
-  std::unordered_map<std::int64_t, std::size_t> row_of_step;
   for (auto& step : steps) {
     TimelineStep entry;
     if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
       entry.exchange = found->second;
     }
-    row_of_step.emplace(step.id, timeline.size());
+    entry.candidates = std::ranges::equal_range(candidates_, step.id, {}, by_step);
     entry.step = std::move(step);
     timeline.push_back(std::move(entry));
-  }
-  // The candidates in one query too: one per step cost most of the time to show a long
-  // conversation. A branch keeps only its own steps' candidates.
-  for (auto& candidate : reader_->candidatesOfConversation(*conversation_id_)) {
-    if (auto row = row_of_step.find(candidate.step_id); row != row_of_step.end()) {
-      timeline[row->second].candidates.push_back(std::move(candidate));
-    }
   }
   return timeline;
 }
