@@ -123,6 +123,11 @@ class ModelsTest : public QObject {
     QVERIFY(cell(model, 1, StepsModel::Instruction).startsWith("env: ✓ panda press_button"));
     QCOMPARE(cell(model, 1, StepsModel::Decision), QString("say \"Done, sw1 is pressed.\""));
     QCOMPARE(model.data(model.index(1, 0), StepsModel::EnvFailureRole).toBool(), false);
+    // The timeline keeps the summary of the decoded feedback, not the JSON tree itself.
+    QVERIFY(model.at(1).step.env_feedback.is_null());
+    QVERIFY(!reader_->step(model.at(1).step.id)->env_feedback.is_null());
+    QCOMPARE(model.at(1).instruction_summary,
+             viewer::instructionSummary(*reader_->step(model.at(1).step.id)));
 
     model.setConversation(avt::conversationTitled(db_, "Please press sw7"));
     bool failure_shown = false;

@@ -112,20 +112,24 @@ void StepsModel::load(std::vector<store::StepRow> steps, ExchangesById exchanges
   beginResetModel();
   steps_.clear();
   candidates_.clear();
-  // The candidates in one query too: one per step cost most of the time to show a long
-  // conversation. A branch shows only its own steps' candidates.
-  if (conversation_id_ && !steps.empty()) {
-    candidates_ = reader_->candidatesOfConversation(*conversation_id_);
-  }
   steps_ = timelineOf(std::move(steps), std::move(exchanges));
+  // The candidates in one query too: one per step cost most of the time to show a long
+  // conversation. Read once the steps have let go of their feedback, so the two do not add up.
+  // A branch shows only its own steps' candidates.
+  if (conversation_id_ && !steps_.empty()) {
+    candidates_ = reader_->candidatesOfConversation(*conversation_id_);
+    const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
+    for (TimelineStep& entry : steps_) {
+      entry.candidates = std::ranges::equal_range(candidates_, entry.step.id, {}, by_step);
+    }
+  }
   // What reading the rows took is freed before the reset's listeners (the waterfall) build on
   // steps_: on a long conversation the two would otherwise add up.
   endResetModel();
 }
 
 std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> steps,
-                                                 ExchangesById exchanges) const {
-  const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
+                                                 ExchangesById exchanges) {
   std::vector<TimelineStep> timeline;
   timeline.reserve(steps.size());
   for (auto& step : steps) {
@@ -133,7 +137,8 @@ std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> ste
     if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
       entry.exchange = found->second;
     }
-    entry.candidates = std::ranges::equal_range(candidates_, step.id, {}, by_step);
+    entry.instruction_summary = instructionSummary(step);
+    step.env_feedback = nullptr;  // see TimelineStep::step
     entry.step = std::move(step);
     timeline.push_back(std::move(entry));
   }
@@ -203,7 +208,7 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
              QStringLiteral("%1").arg(index.row() + 1);
     case Instruction:
       return QString::fromStdString((step.instruction_type == "env" ? "env: " : "user: ") +
-                                    instructionSummary(step));
+                                    entry.instruction_summary);
     case Decision:
       return QString::fromStdString(decisionsText(entry.candidates));
     case Status:

@@ -32,7 +32,12 @@ TimelineExchange timelineExchange(const store::ExchangeRow& exchange);
 
 /// One step of the timeline with what the panes need next to it.
 struct TimelineStep {
+  /// Its row without env_feedback (left null): decoded, an env step's feedback is a JSON tree
+  /// of about a kilobyte, and a long conversation holds thousands. instruction_summary keeps
+  /// what the timeline shows of it; the details read the step again (ArchiveReader::step).
   store::StepRow step;
+  /// instructionSummary() of the step, made while its feedback was at hand.
+  std::string instruction_summary;
   /// Its candidates by index: a view of the model's, valid while the model shows this timeline.
   std::span<const store::CandidateRow> candidates;
   /// Its exchange; empty when the archive lost it.
@@ -85,9 +90,9 @@ class StepsModel : public QAbstractTableModel {
   /// The exchanges of the conversation, in one query (a batch carries many steps).
   ExchangesById exchangesOf(std::int64_t conversation_id) const;
   void load(std::vector<store::StepRow> steps, ExchangesById exchanges);
-  /// The steps with their exchanges and their candidates in candidates_.
-  std::vector<TimelineStep> timelineOf(std::vector<store::StepRow> steps,
-                                       ExchangesById exchanges) const;
+  /// The steps with their exchanges, without their candidates.
+  static std::vector<TimelineStep> timelineOf(std::vector<store::StepRow> steps,
+                                              ExchangesById exchanges);
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;

@@ -88,9 +88,10 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
   return branches;
 }
 
-std::string stepLabel(std::size_t row, const store::StepRow& step) {
-  return "#" + std::to_string(row + 1) + (step.instruction_type == "env" ? " env: " : " user: ") +
-         oneLine(instructionSummary(step), 80);
+std::string stepLabel(std::size_t row, const TimelineStep& entry) {
+  return "#" + std::to_string(row + 1) +
+         (entry.step.instruction_type == "env" ? " env: " : " user: ") +
+         oneLine(entry.instruction_summary, 80);
 }
 
 std::string internalStepLabel(const store::TimedInternalStep& internal, std::int64_t candidate) {
@@ -159,7 +160,7 @@ std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
     bar.exchange_id = entry.step.exchange_id;
     bar.depth = entry.step.depth;
     bar.branch = branches[row];
-    bar.label = stepLabel(row, entry.step);
+    bar.label = stepLabel(row, entry);
     bar.detail = stepDetail(entry);
     if (entry.exchange) {
       bar.at = momentsOf(*entry.exchange);
