@@ -478,6 +478,16 @@ std::vector<StepRow> ArchiveReader::stepsOfExchange(std::int64_t exchange_id) co
   });
 }
 
+std::vector<StepRow> ArchiveReader::envFailureSteps(std::int64_t session_id) const {
+  return guarded([&] {
+    SQLite::Statement q =
+        impl_->prepare(std::string(kStepColumns) +
+                       " WHERE s.session_id = :session_id AND s.env_failure = 1 ORDER BY s.id");
+    bindInt(q, ":session_id", session_id);
+    return readAll<StepRow>(q, readStep);
+  });
+}
+
 std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key) const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +

@@ -52,6 +52,10 @@ class ArchiveReader {
   std::optional<StepRow> step(std::int64_t id) const;
   /// Steps of one exchange by position in the request.
   std::vector<StepRow> stepsOfExchange(std::int64_t exchange_id) const;
+  /// The env steps of a session whose feedback reports a failure (env_failure), by id: what
+  /// the viewer's charts count failures per tool from, without reading the session's other
+  /// steps. One pass over the session's steps (steps_session).
+  std::vector<StepRow> envFailureSteps(std::int64_t session_id) const;
   /// Every recorded step with this replay key, oldest first (for replay's FIFO per key).
   std::vector<StepRow> stepsWithReplayKey(std::uint64_t replay_key) const;
 
