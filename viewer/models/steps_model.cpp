@@ -77,27 +77,24 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  // The exchanges before the steps: only their timings are kept, so their large rows are gone
-  // before the steps take their room.
-  ExchangesById exchanges = exchangesOf(conversation_id);
-  load(reader_->steps(conversation_id), std::move(exchanges));
+  show(conversationTimeline(conversation_id));
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
   conversation_id_ = conversation_id;
-  ExchangesById exchanges = exchangesOf(conversation_id);
-  std::vector<store::StepRow> steps;
+  const ExchangesById exchanges = exchangesOf(conversation_id);
+  std::vector<TimelineStep> timeline;
   for (std::int64_t id : step_ids) {
     if (auto step = reader_->step(id)) {
-      steps.push_back(std::move(*step));
+      timeline.push_back(timelineStep(std::move(*step), exchanges));
     }
   }
-  load(std::move(steps), std::move(exchanges));
+  show(std::move(timeline));
 }
 
 void StepsModel::clear() {
   conversation_id_.reset();
-  load({}, {});
+  show({});
 }
 
 StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) const {
@@ -108,14 +105,38 @@ StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) 
   return exchanges;
 }
 
-void StepsModel::load(std::vector<store::StepRow> steps, ExchangesById exchanges) {
+std::vector<TimelineStep> StepsModel::conversationTimeline(std::int64_t conversation_id) const {
+  // The exchanges before the steps: only their timings are kept, so their large rows are gone
+  // before the steps take their room.
+  const ExchangesById exchanges = exchangesOf(conversation_id);
+  std::vector<TimelineStep> timeline;
+  if (const auto conversation = reader_->conversation(conversation_id)) {
+    timeline.reserve(static_cast<std::size_t>(conversation->step_count));
+  }
+  // One step at a time: each one's feedback is decoded, summarised and dropped before the next.
+  reader_->forEachStep(conversation_id, [&](store::StepRow&& step) {
+    timeline.push_back(timelineStep(std::move(step), exchanges));
+  });
+  return timeline;
+}
+
+TimelineStep StepsModel::timelineStep(store::StepRow step, const ExchangesById& exchanges) {
+  TimelineStep entry;
+  if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
+    entry.exchange = found->second;
+  }
+  entry.instruction_summary = instructionSummary(step);
+  step.env_feedback = nullptr;  // see TimelineStep::step
+  entry.step = std::move(step);
+  return entry;
+}
+
+void StepsModel::show(std::vector<TimelineStep> timeline) {
   beginResetModel();
-  steps_.clear();
+  steps_ = std::move(timeline);
   candidates_.clear();
-  steps_ = timelineOf(std::move(steps), std::move(exchanges));
   // The candidates in one query too: one per step cost most of the time to show a long
-  // conversation. Read once the steps have let go of their feedback, so the two do not add up.
-  // A branch shows only its own steps' candidates.
+  // conversation. A branch shows only its own steps' candidates.
   if (conversation_id_ && !steps_.empty()) {
     candidates_ = reader_->candidatesOfConversation(*conversation_id_);
     const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
@@ -126,23 +147,6 @@ void StepsModel::load(std::vector<store::StepRow> steps, ExchangesById exchanges
   // What reading the rows took is freed before the reset's listeners (the waterfall) build on
   // steps_: on a long conversation the two would otherwise add up.
   endResetModel();
-}
-
-std::vector<TimelineStep> StepsModel::timelineOf(std::vector<store::StepRow> steps,
-                                                 ExchangesById exchanges) {
-  std::vector<TimelineStep> timeline;
-  timeline.reserve(steps.size());
-  for (auto& step : steps) {
-    TimelineStep entry;
-    if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
-      entry.exchange = found->second;
-    }
-    entry.instruction_summary = instructionSummary(step);
-    step.env_feedback = nullptr;  // see TimelineStep::step
-    entry.step = std::move(step);
-    timeline.push_back(std::move(entry));
-  }
-  return timeline;
 }
 
 int StepsModel::rowOfStep(std::int64_t step_id) const {

@@ -89,10 +89,11 @@ class StepsModel : public QAbstractTableModel {
 
   /// The exchanges of the conversation, in one query (a batch carries many steps).
   ExchangesById exchangesOf(std::int64_t conversation_id) const;
-  void load(std::vector<store::StepRow> steps, ExchangesById exchanges);
-  /// The steps with their exchanges, without their candidates.
-  static std::vector<TimelineStep> timelineOf(std::vector<store::StepRow> steps,
-                                              ExchangesById exchanges);
+  /// Every step of the conversation with its exchange, without candidates (show() adds them).
+  std::vector<TimelineStep> conversationTimeline(std::int64_t conversation_id) const;
+  static TimelineStep timelineStep(store::StepRow step, const ExchangesById& exchanges);
+  /// Shows `timeline` with the candidates of its steps.
+  void show(std::vector<TimelineStep> timeline);
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;

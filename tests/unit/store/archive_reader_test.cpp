@@ -188,6 +188,51 @@ TEST_F(ArchiveReaderTest, CandidatesOfAConversationAreThoseOfItsStepsInOneList) 
   EXPECT_TRUE(reader.candidatesOfConversation(42).empty());
 }
 
+TEST_F(ArchiveReaderTest, ForEachStepVisitsWhatStepsReturnsInTreeOrder) {
+  Recorder recorder(path_, testSession(), testOptions());
+  const std::string pressed =
+      R"({"infos": "panda: press_button succeed with message: You have the sw1 button pressed.", )"
+      R"("previous_tool_call": {"panda": {"name": "press_button", "arguments": {"id": "sw1"}}}})";
+  // A root answered twice; its first answer continued twice over, its second once, recorded so
+  // that tree order (root, first answer's line, second answer's) is not id order.
+  submit(recorder,
+         magmaExchange(request("f1", {input(0, "user", "Press sw1", memoryOf("f", 0), 2)}),
+                       Json::array({callOutput("f1", 0, 0, memoryOf("a", 2), "sw1"),
+                                    sayOutput("f1", 0, 1, memoryOf("b", 2), "No")})));
+  submit(recorder, magmaExchange(request("f2", {input(0, "env", pressed, memoryOf("a", 2))}),
+                                 Json::array({sayOutput("f2", 0, 0, memoryOf("a", 4), "Done")})));
+  submit(recorder,
+         magmaExchange(request("f3", {input(0, "user", "Why not?", memoryOf("b", 2))}),
+                       Json::array({sayOutput("f3", 0, 0, memoryOf("b", 4), "Because")})));
+  submit(recorder, magmaExchange(request("f4", {input(0, "user", "Thanks", memoryOf("a", 4))}),
+                                 Json::array({sayOutput("f4", 0, 0, memoryOf("a", 6), "Bye")})));
+  recorder.flush();
+  ArchiveReader reader(path_);
+  const std::vector<ConversationRow> conversations = reader.conversations(recorder.sessionId());
+  ASSERT_EQ(conversations.size(), 1u);
+
+  const std::vector<StepRow> returned = reader.steps(conversations[0].id);
+  std::vector<StepRow> visited;
+  reader.forEachStep(conversations[0].id, [&](StepRow&& step) {
+    EXPECT_TRUE(reader.step(step.id).has_value()) << "the reader is free during a visit";
+    visited.push_back(std::move(step));
+  });
+  ASSERT_EQ(visited.size(), 4u);
+  ASSERT_EQ(returned.size(), visited.size());
+  for (std::size_t i = 0; i < visited.size(); ++i) {
+    EXPECT_EQ(visited[i].id, returned[i].id);
+    EXPECT_EQ(visited[i].depth, returned[i].depth);
+    EXPECT_EQ(visited[i].env_feedback, returned[i].env_feedback);
+  }
+  std::vector<std::string> instructions;
+  for (const StepRow& step : visited) {
+    instructions.push_back(step.instruction_type == "env" ? "env" : step.instruction_content);
+  }
+  EXPECT_EQ(instructions, (std::vector<std::string>{"Press sw1", "env", "Thanks", "Why not?"}));
+  EXPECT_TRUE(visited[1].env_feedback.is_object()) << "decoded before the visit";
+  EXPECT_EQ(visited[1].env_feedback, reader.step(visited[1].id)->env_feedback);
+}
+
 TEST_F(ArchiveReaderTest, KeptStatementsSeeWhatWasCommittedSinceTheirLastUse) {
   Recorder recorder(path_, testSession(), testOptions());
   submit(recorder, magmaExchange(request("k1", {input(0, "user", "First", memoryOf("k", 0))}),

@@ -49,6 +49,11 @@ class ArchiveReader {
   /// Steps of a conversation in tree order: depth-first, a parent before its children,
   /// siblings by id.
   std::vector<StepRow> steps(std::int64_t conversation_id) const;
+  /// The steps of steps(), handed to `visit` one at a time in the same order, each one's env
+  /// feedback decoded just before: a caller that keeps less of a step than its row (the
+  /// viewer's timeline) never holds thousands of decoded feedbacks at once. The query is done
+  /// before the first visit, so `visit` may call this reader.
+  void forEachStep(std::int64_t conversation_id, const std::function<void(StepRow&&)>& visit) const;
   std::optional<StepRow> step(std::int64_t id) const;
   /// Steps of one exchange by position in the request.
   std::vector<StepRow> stepsOfExchange(std::int64_t exchange_id) const;
