@@ -144,8 +144,8 @@ void StepsModel::show(std::vector<TimelineStep> timeline) {
       entry.candidates = std::ranges::equal_range(candidates_, entry.step.id, {}, by_step);
     }
   }
-  // What reading the rows took is freed before the reset's listeners (the waterfall) build on
-  // steps_: on a long conversation the two would otherwise add up.
+  // The exchange rows and the decoded feedbacks are gone by now, so the reset's listeners (the
+  // waterfall) build their own rows without adding to them.
   endResetModel();
 }
 
