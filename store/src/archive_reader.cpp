@@ -142,7 +142,8 @@ Json parseStored(const std::string& text, const char* what) {
   return std::move(*parsed.value);
 }
 
-StepRow readStep(const NamedColumns& c) {
+/// A step's columns but env_feedback, which stays text until parsed (readStep()).
+StepRow readStepColumns(const NamedColumns& c) {
   StepRow r;
   r.id = c.get("id").getInt64();
   r.exchange_id = c.get("exchange_id").getInt64();
@@ -152,9 +153,6 @@ StepRow readStep(const NamedColumns& c) {
   r.replay_key = fromDb(c.get("replay_key").getInt64());
   r.instruction_type = c.get("instruction_type").getString();
   r.instruction_content = c.get("instruction_content").getString();
-  if (std::optional<std::string> feedback = c.optText("env_feedback")) {
-    r.env_feedback = parseStored(*feedback, "env_feedback");
-  }
   r.env_failure = c.optBool("env_failure");
   r.memory_hash = fromDb(c.get("memory_hash").getInt64());
   r.tools_hash = fromDb(c.get("tools_hash").getInt64());
@@ -167,6 +165,14 @@ StepRow readStep(const NamedColumns& c) {
   r.parent_ambiguity = c.get("parent_ambiguity").getInt64();
   r.depth = c.get("depth").getInt64();
   r.candidate_count = c.get("candidate_count").getInt64();
+  return r;
+}
+
+StepRow readStep(const NamedColumns& c) {
+  StepRow r = readStepColumns(c);
+  if (std::optional<std::string> feedback = c.optText("env_feedback")) {
+    r.env_feedback = parseStored(*feedback, "env_feedback");
+  }
   return r;
 }
 
@@ -253,15 +259,16 @@ std::optional<Row> readOne(SQLite::Statement& q, Read read) {
   return read(NamedColumns(q));
 }
 
-/// Depth-first order: each step followed by its subtree; siblings (and roots) by id.
-std::vector<StepRow> treeOrder(std::vector<StepRow> rows) {
+/// Depth-first order, as positions in `rows` (which are by id): each step followed by its
+/// subtree; siblings (and roots) by id.
+std::vector<std::size_t> treeOrder(const std::vector<StepRow>& rows) {
   std::unordered_set<std::int64_t> present;
   for (const StepRow& r : rows) {
     present.insert(r.id);
   }
   std::unordered_map<std::int64_t, std::vector<std::size_t>> children;
   std::vector<std::size_t> roots;
-  for (std::size_t i = 0; i < rows.size(); ++i) {  // rows are by id
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     const StepRow& r = rows[i];
     if (r.parent_step_id && present.count(*r.parent_step_id) != 0) {
       children[*r.parent_step_id].push_back(i);
@@ -269,7 +276,7 @@ std::vector<StepRow> treeOrder(std::vector<StepRow> rows) {
       roots.push_back(i);
     }
   }
-  std::vector<StepRow> ordered;
+  std::vector<std::size_t> ordered;
   ordered.reserve(rows.size());
   std::vector<std::size_t> stack(roots.rbegin(), roots.rend());
   while (!stack.empty()) {
@@ -279,7 +286,7 @@ std::vector<StepRow> treeOrder(std::vector<StepRow> rows) {
     if (it != children.end()) {
       stack.insert(stack.end(), it->second.rbegin(), it->second.rend());
     }
-    ordered.push_back(std::move(rows[i]));
+    ordered.push_back(i);
   }
   return ordered;
 }
@@ -383,7 +390,11 @@ class ArchiveReader::Impl {
   SQLite::Database db;
   int version = kSchemaVersion;
   detail::DictionaryShelf bodies{db};
-  std::optional<detail::ReusedStatement> recorded_response;  // for recordedResponse()
+  // Reads made once per step or per request, prepared on first use (StatementLease): compiling
+  // them again on every call cost as much as the read.
+  std::optional<detail::ReusedStatement> recorded_response;   // for recordedResponse()
+  std::optional<detail::ReusedStatement> step_by_id;          // for step()
+  std::optional<detail::ReusedStatement> candidates_of_step;  // for candidates()
 };
 
 namespace {
@@ -449,19 +460,40 @@ std::optional<ConversationRow> ArchiveReader::conversation(std::int64_t id) cons
 }
 
 std::vector<StepRow> ArchiveReader::steps(std::int64_t conversation_id) const {
-  return guarded([&] {
+  std::vector<StepRow> ordered;
+  forEachStep(conversation_id, [&](StepRow&& step) { ordered.push_back(std::move(step)); });
+  return ordered;
+}
+
+void ArchiveReader::forEachStep(std::int64_t conversation_id,
+                                const std::function<void(StepRow&&)>& visit) const {
+  std::vector<StepRow> rows;
+  std::vector<std::optional<std::string>> feedback;  // each row's env_feedback, as stored
+  guarded([&] {
     SQLite::Statement q = impl_->prepare(
         std::string(kStepColumns) + " WHERE s.conversation_id = :conversation_id ORDER BY s.id");
     bindInt(q, ":conversation_id", conversation_id);
-    return treeOrder(readAll<StepRow>(q, readStep));
+    const NamedColumns columns(q);
+    while (q.executeStep()) {
+      rows.push_back(readStepColumns(columns));
+      feedback.push_back(columns.optText("env_feedback"));
+    }
   });
+  for (const std::size_t i : treeOrder(rows)) {
+    if (feedback[i]) {
+      rows[i].env_feedback = parseStored(*feedback[i], "env_feedback");
+      feedback[i].reset();
+    }
+    visit(std::move(rows[i]));
+  }
 }
 
 std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kStepColumns) + " WHERE s.id = :id");
-    bindInt(q, ":id", id);
-    return readOne<StepRow>(q, readStep);
+    static const std::string sql = std::string(kStepColumns) + " WHERE s.id = :id";
+    const detail::StatementLease lease(impl_->step_by_id, impl_->db, sql.c_str());
+    bindInt(*lease, ":id", id);
+    return readOne<StepRow>(*lease, readStep);
   });
 }
 
@@ -470,6 +502,16 @@ std::vector<StepRow> ArchiveReader::stepsOfExchange(std::int64_t exchange_id) co
     SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +
                                          " WHERE s.exchange_id = :exchange_id ORDER BY s.position");
     bindInt(q, ":exchange_id", exchange_id);
+    return readAll<StepRow>(q, readStep);
+  });
+}
+
+std::vector<StepRow> ArchiveReader::envFailureSteps(std::int64_t session_id) const {
+  return guarded([&] {
+    SQLite::Statement q =
+        impl_->prepare(std::string(kStepColumns) +
+                       " WHERE s.session_id = :session_id AND s.env_failure = 1 ORDER BY s.id");
+    bindInt(q, ":session_id", session_id);
     return readAll<StepRow>(q, readStep);
   });
 }
@@ -485,9 +527,24 @@ std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key)
 
 std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const {
   return guarded([&] {
-    SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) +
-                                         " WHERE c.step_id = :step_id ORDER BY c.candidate_index");
-    bindInt(q, ":step_id", step_id);
+    static const std::string sql =
+        std::string(kCandidateColumns) + " WHERE c.step_id = :step_id ORDER BY c.candidate_index";
+    const detail::StatementLease lease(impl_->candidates_of_step, impl_->db, sql.c_str());
+    bindInt(*lease, ":step_id", step_id);
+    return readAll<CandidateRow>(*lease, readCandidate);
+  });
+}
+
+std::vector<CandidateRow> ArchiveReader::candidatesOfConversation(
+    std::int64_t conversation_id) const {
+  return guarded([&] {
+    // steps_conversation gives the steps in id order, candidates_step each one's candidates in
+    // index order: the rows come sorted, without a temporary b-tree.
+    SQLite::Statement q =
+        impl_->prepare(std::string(kCandidateColumns) +
+                       " JOIN steps owner ON owner.id = c.step_id WHERE owner.conversation_id = "
+                       ":conversation_id ORDER BY owner.id, c.candidate_index");
+    bindInt(q, ":conversation_id", conversation_id);
     return readAll<CandidateRow>(q, readCandidate);
   });
 }

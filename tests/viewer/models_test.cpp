@@ -123,6 +123,11 @@ class ModelsTest : public QObject {
     QVERIFY(cell(model, 1, StepsModel::Instruction).startsWith("env: ✓ panda press_button"));
     QCOMPARE(cell(model, 1, StepsModel::Decision), QString("say \"Done, sw1 is pressed.\""));
     QCOMPARE(model.data(model.index(1, 0), StepsModel::EnvFailureRole).toBool(), false);
+    // The timeline keeps the summary of the decoded feedback, not the JSON tree itself.
+    QVERIFY(model.at(1).step.env_feedback.is_null());
+    QVERIFY(!reader_->step(model.at(1).step.id)->env_feedback.is_null());
+    QCOMPARE(model.at(1).instruction_summary,
+             viewer::instructionSummary(*reader_->step(model.at(1).step.id)));
 
     model.setConversation(avt::conversationTitled(db_, "Please press sw7"));
     bool failure_shown = false;
@@ -158,6 +163,46 @@ class ModelsTest : public QObject {
     plain.setConversation(avt::conversationTitled(db_, "Please press sw1"));
     QVERIFY(!plain.data(plain.index(0, 0), Qt::BackgroundRole).isValid());
     QVERIFY(plain.data(plain.index(0, 0), StepsModel::FaultRole).toString().isEmpty());
+  }
+
+  void everyTimelineStepHoldsTheCandidatesItsStepHas() {
+    // The model reads a conversation's candidates in one query; each step must get exactly its
+    // own, in index order: forks, error answers, steps without any, and a branch shown alone.
+    ConversationsModel conversations(reader_);
+    conversations.setSession(1);
+    StepsModel model(reader_);
+    auto expectStepsHoldTheirCandidates = [&] {
+      for (int row = 0; row < model.rowCount(); ++row) {
+        const viewer::TimelineStep& entry = model.at(row);
+        const std::vector<store::CandidateRow> own = reader_->candidates(entry.step.id);
+        QCOMPARE(entry.candidates.size(), own.size());
+        for (std::size_t i = 0; i < own.size(); ++i) {
+          QCOMPARE(entry.candidates[i].id, own[i].id);
+          QCOMPARE(entry.candidates[i].candidate_index, own[i].candidate_index);
+          QCOMPARE(entry.candidates[i].status, own[i].status);
+        }
+      }
+    };
+    std::size_t candidates_shown = 0;
+    for (int row = 0; row < conversations.rowCount(); ++row) {
+      model.setConversation(conversations.conversationId(conversations.index(row, 0)));
+      expectStepsHoldTheirCandidates();
+      for (const viewer::TimelineStep& entry : model.steps()) {
+        candidates_shown += entry.candidates.size();
+      }
+    }
+    QCOMPARE(static_cast<std::int64_t>(candidates_shown),
+             reader_->sessions().at(0).candidate_count);
+
+    const QModelIndex gen = conversations.indexOfConversation(
+        avt::conversationTitled(db_, "Please move every damaged"));
+    if (conversations.canFetchMore(gen)) {
+      conversations.fetchMore(gen);
+    }
+    const auto branch = conversations.branchSteps(conversations.index(1, 0, gen));
+    model.setSteps(conversations.conversationId(gen), branch);
+    QCOMPARE(static_cast<std::size_t>(model.rowCount()), branch.size());
+    expectStepsHoldTheirCandidates();
   }
 
   void genBranchesIndentByDepth() {

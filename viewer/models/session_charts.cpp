@@ -25,6 +25,9 @@ constexpr int kDivergenceBins = 20;
 constexpr std::int64_t kMaxTimeBuckets = 60;
 /// Steps are read again no sooner than this many times the last read's duration after it.
 constexpr int kStepsReadSpacing = 10;
+/// Exchanges read at a time: a session's whole list at once cost more memory than the rest of
+/// the viewer (600 bytes a row, kept only to be sampled).
+constexpr std::size_t kExchangePage = 4096;
 
 struct NamedWidth {
   std::int64_t ns;
@@ -364,16 +367,20 @@ SessionCharts SessionChartsSource::charts() const {
 }
 
 bool SessionChartsSource::readNewExchanges(const store::SessionRow& session, Progress& progress) {
-  if (session.exchange_count <= progress.next_seq) {
-    return false;
+  bool read = false;
+  while (session.exchange_count > progress.next_seq) {
+    const std::vector<store::ExchangeRow> rows =
+        reader_->exchanges(session.id, progress.next_seq, kExchangePage);
+    for (const store::ExchangeRow& row : rows) {
+      exchanges_.push_back(sampleOf(row));
+    }
+    progress.next_seq += static_cast<std::int64_t>(rows.size());
+    read = read || !rows.empty();
+    if (rows.size() < kExchangePage) {
+      break;
+    }
   }
-  const std::vector<store::ExchangeRow> rows =
-      reader_->exchanges(session.id, progress.next_seq, store::ArchiveReader::kNoLimit);
-  for (const store::ExchangeRow& row : rows) {
-    exchanges_.push_back(sampleOf(row));
-  }
-  progress.next_seq += static_cast<std::int64_t>(rows.size());
-  return !rows.empty();
+  return read;
 }
 
 void SessionChartsSource::readSteps() {
@@ -388,16 +395,8 @@ void SessionChartsSource::readSteps() {
     for (const store::SearchHit& hit : reader_->search(errors)) {
       with_error_candidates.insert(hit.exchange_id);
     }
-    // Only conversations that count an env failure have steps to read.
-    for (const store::ConversationRow& conversation : reader_->conversations(session_id)) {
-      if (conversation.env_failures == 0) {
-        continue;
-      }
-      for (store::StepRow& step : reader_->steps(conversation.id)) {
-        if (step.env_failure.value_or(false)) {
-          failed_env_steps.push_back(std::move(step));
-        }
-      }
+    for (store::StepRow& step : reader_->envFailureSteps(session_id)) {
+      failed_env_steps.push_back(std::move(step));
     }
   }
   with_error_candidates_ = std::move(with_error_candidates);

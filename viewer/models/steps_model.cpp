@@ -1,5 +1,7 @@
 #include "models/steps_model.hpp"
 
+#include <algorithm>
+
 #include <QColor>
 
 #include "models/fault_style.hpp"
@@ -8,7 +10,7 @@
 namespace agentvcr::viewer {
 namespace {
 
-std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
+std::string decisionsText(std::span<const store::CandidateRow> candidates) {
   if (candidates.empty()) {
     return "(no answer recorded)";
   }
@@ -23,7 +25,7 @@ std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
   return joined;
 }
 
-std::string statusText(const std::vector<store::CandidateRow>& candidates) {
+std::string statusText(std::span<const store::CandidateRow> candidates) {
   std::string joined;
   for (const auto& candidate : candidates) {
     const std::string one = candidate.status == "error"
@@ -34,7 +36,7 @@ std::string statusText(const std::vector<store::CandidateRow>& candidates) {
   return joined;
 }
 
-bool anyError(const std::vector<store::CandidateRow>& candidates) {
+bool anyError(std::span<const store::CandidateRow> candidates) {
   for (const auto& candidate : candidates) {
     if (candidate.status == "error") {
       return true;
@@ -44,6 +46,19 @@ bool anyError(const std::vector<store::CandidateRow>& candidates) {
 }
 
 }  // namespace
+
+TimelineExchange timelineExchange(const store::ExchangeRow& exchange) {
+  TimelineExchange summary;
+  summary.started_ns = exchange.started_ns;
+  summary.request_ended_ns = exchange.request_ended_ns;
+  summary.upstream_sent_ns = exchange.upstream_sent_ns;
+  summary.upstream_first_byte_ns = exchange.upstream_first_byte_ns;
+  summary.ended_ns = exchange.ended_ns;
+  summary.failed = exchange.status == 0 || exchange.status >= 400 ||
+                   exchange.outcome != protocol::outcomeName(protocol::ExchangeOutcome::Complete);
+  summary.fault = exchange.fault;
+  return summary;
+}
 
 std::optional<std::int64_t> TimelineStep::latencyNs() const {
   if (!exchange || !exchange->ended_ns) {
@@ -62,46 +77,75 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  load(reader_->steps(conversation_id));
+  show(conversationTimeline(conversation_id));
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
   conversation_id_ = conversation_id;
-  std::vector<store::StepRow> steps;
+  const ExchangesById exchanges = exchangesOf(conversation_id);
+  std::vector<TimelineStep> timeline;
   for (std::int64_t id : step_ids) {
     if (auto step = reader_->step(id)) {
-      steps.push_back(std::move(*step));
+      timeline.push_back(timelineStep(std::move(*step), exchanges));
     }
   }
-  load(std::move(steps));
+  show(std::move(timeline));
 }
 
 void StepsModel::clear() {
   conversation_id_.reset();
-  load({});
+  show({});
 }
 
-void StepsModel::load(std::vector<store::StepRow> steps) {
+StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) const {
+  ExchangesById exchanges;
+  for (const store::ExchangeRow& exchange : reader_->exchangesOfConversation(conversation_id)) {
+    exchanges.emplace(exchange.id, timelineExchange(exchange));
+  }
+  return exchanges;
+}
+
+std::vector<TimelineStep> StepsModel::conversationTimeline(std::int64_t conversation_id) const {
+  // The exchanges before the steps: only their timings are kept, so their large rows are gone
+  // before the steps take their room.
+  const ExchangesById exchanges = exchangesOf(conversation_id);
+  std::vector<TimelineStep> timeline;
+  if (const auto conversation = reader_->conversation(conversation_id)) {
+    timeline.reserve(static_cast<std::size_t>(conversation->step_count));
+  }
+  // One step at a time: each one's feedback is decoded, summarised and dropped before the next.
+  reader_->forEachStep(conversation_id, [&](store::StepRow&& step) {
+    timeline.push_back(timelineStep(std::move(step), exchanges));
+  });
+  return timeline;
+}
+
+TimelineStep StepsModel::timelineStep(store::StepRow step, const ExchangesById& exchanges) {
+  TimelineStep entry;
+  if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
+    entry.exchange = found->second;
+  }
+  entry.instruction_summary = instructionSummary(step);
+  step.env_feedback = nullptr;  // see TimelineStep::step
+  entry.step = std::move(step);
+  return entry;
+}
+
+void StepsModel::show(std::vector<TimelineStep> timeline) {
   beginResetModel();
-  steps_.clear();
-  // The exchanges in one query (a batch carries many steps), without their bodies.
-  std::map<std::int64_t, std::shared_ptr<const store::ExchangeRow>> exchanges;
-  if (conversation_id_ && !steps.empty()) {
-    for (auto& exchange : reader_->exchangesOfConversation(*conversation_id_)) {
-      const std::int64_t id = exchange.id;
-      exchanges.emplace(id, std::make_shared<const store::ExchangeRow>(std::move(exchange)));
+  steps_ = std::move(timeline);
+  candidates_.clear();
+  // The candidates in one query too: one per step cost most of the time to show a long
+  // conversation. A branch shows only its own steps' candidates.
+  if (conversation_id_ && !steps_.empty()) {
+    candidates_ = reader_->candidatesOfConversation(*conversation_id_);
+    const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
+    for (TimelineStep& entry : steps_) {
+      entry.candidates = std::ranges::equal_range(candidates_, entry.step.id, {}, by_step);
     }
   }
-  steps_.reserve(steps.size());
-  for (auto& step : steps) {
-    TimelineStep entry;
-    entry.candidates = reader_->candidates(step.id);
-    if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
-      entry.exchange = found->second;
-    }
-    entry.step = std::move(step);
-    steps_.push_back(std::move(entry));
-  }
+  // The exchange rows and the decoded feedbacks are gone by now, so the reset's listeners (the
+  // waterfall) build their own rows without adding to them.
   endResetModel();
 }
 
@@ -168,7 +212,7 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
              QStringLiteral("%1").arg(index.row() + 1);
     case Instruction:
       return QString::fromStdString((step.instruction_type == "env" ? "env: " : "user: ") +
-                                    instructionSummary(step));
+                                    entry.instruction_summary);
     case Decision:
       return QString::fromStdString(decisionsText(entry.candidates));
     case Status:

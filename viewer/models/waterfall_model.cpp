@@ -17,19 +17,16 @@ constexpr std::size_t index(TimingPoint point) {
 
 /// The exchange's moments, absolute (ns since the epoch).
 std::array<std::optional<std::int64_t>, index(TimingPoint::Count)> momentsOf(
-    const store::ExchangeRow& exchange) {
+    const TimelineExchange& exchange) {
   return {exchange.started_ns, exchange.request_ended_ns, exchange.upstream_sent_ns,
           exchange.upstream_first_byte_ns, exchange.ended_ns};
 }
 
-WaterfallBar::Health healthOf(const store::ExchangeRow& exchange, bool error_answer) {
+WaterfallBar::Health healthOf(const TimelineExchange& exchange, bool error_answer) {
   if (exchange.fault) {
     return WaterfallBar::Health::Faulted;
   }
-  const bool failed =
-      exchange.status == 0 || exchange.status >= 400 ||
-      exchange.outcome != protocol::outcomeName(protocol::ExchangeOutcome::Complete);
-  return failed || error_answer ? WaterfallBar::Health::Failed : WaterfallBar::Health::Ok;
+  return exchange.failed || error_answer ? WaterfallBar::Health::Failed : WaterfallBar::Health::Ok;
 }
 
 bool anyErrorCandidate(const TimelineStep& step) {
@@ -76,7 +73,7 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
     if (parent == row_of_step.end() || !step.parent_candidate_id) {
       continue;  // a root, or a branch shown without its parent: the trunk
     }
-    const auto& siblings = steps[parent->second].candidates;
+    const auto siblings = steps[parent->second].candidates;
     const auto forks =
         std::count_if(siblings.begin(), siblings.end(),
                       [](const store::CandidateRow& c) { return c.child_count > 0; });
@@ -91,9 +88,10 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
   return branches;
 }
 
-std::string stepLabel(std::size_t row, const store::StepRow& step) {
-  return "#" + std::to_string(row + 1) + (step.instruction_type == "env" ? " env: " : " user: ") +
-         oneLine(instructionSummary(step), 80);
+std::string stepLabel(std::size_t row, const TimelineStep& entry) {
+  return "#" + std::to_string(row + 1) +
+         (entry.step.instruction_type == "env" ? " env: " : " user: ") +
+         oneLine(entry.instruction_summary, 80);
 }
 
 std::string internalStepLabel(const store::TimedInternalStep& internal, std::int64_t candidate) {
@@ -162,7 +160,7 @@ std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
     bar.exchange_id = entry.step.exchange_id;
     bar.depth = entry.step.depth;
     bar.branch = branches[row];
-    bar.label = stepLabel(row, entry.step);
+    bar.label = stepLabel(row, entry);
     bar.detail = stepDetail(entry);
     if (entry.exchange) {
       bar.at = momentsOf(*entry.exchange);
@@ -205,9 +203,9 @@ std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
 
 std::vector<WaterfallBar> callBars(const std::vector<store::A2aCallRow>& calls,
                                    const std::vector<store::ExchangeRow>& exchanges) {
-  std::map<std::int64_t, const store::ExchangeRow*> exchange_of;
+  std::map<std::int64_t, TimelineExchange> exchange_of;
   for (const auto& exchange : exchanges) {
-    exchange_of.emplace(exchange.id, &exchange);
+    exchange_of.emplace(exchange.id, timelineExchange(exchange));
   }
   std::vector<WaterfallBar> bars;
   bars.reserve(calls.size());
@@ -221,8 +219,8 @@ std::vector<WaterfallBar> callBars(const std::vector<store::A2aCallRow>& calls,
     bar.detail = callDetail(call);
     const bool error_answer = callFailed(call);
     if (const auto found = exchange_of.find(call.exchange_id); found != exchange_of.end()) {
-      bar.at = momentsOf(*found->second);
-      bar.health = healthOf(*found->second, error_answer);
+      bar.at = momentsOf(found->second);
+      bar.health = healthOf(found->second, error_answer);
     } else {
       bar.at[index(TimingPoint::Started)] = call.started_ns;
       bar.at[index(TimingPoint::Ended)] = call.ended_ns;

@@ -1,5 +1,6 @@
 #include "widgets/step_details.hpp"
 
+#include <optional>
 #include <sstream>
 
 #include "agentvcr/replay/text_diff.hpp"
@@ -25,7 +26,8 @@ std::string pretty(const Json& value) {
   return value.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string stepText(const TimelineStep& entry) {
+/// `env_feedback`: the step's decoded feedback, which the timeline does not keep.
+std::string stepText(const TimelineStep& entry, const Json& env_feedback) {
   const store::StepRow& step = entry.step;
   std::ostringstream out;
   out << "step " << step.id << " · conversation " << step.conversation_id << " · exchange "
@@ -36,7 +38,7 @@ std::string stepText(const TimelineStep& entry) {
   out << "\n\n" << step.instruction_type << " instruction:\n" << step.instruction_content << "\n";
   if (step.instruction_type == "env") {
     out << "\ndecoded:\n";
-    for (const EnvLine& line : envLines(step.env_feedback)) {
+    for (const EnvLine& line : envLines(env_feedback)) {
       out << "  " << line.text << (line.failure ? "   <-- failure" : "") << "\n";
     }
   }
@@ -122,7 +124,8 @@ TextPane* StepDetails::pane(Tab tab) const {
 }
 
 void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader& reader) {
-  step_->setText(stepText(entry));
+  const std::optional<store::StepRow> stored = reader.step(entry.step.id);
+  step_->setText(stepText(entry, stored ? stored->env_feedback : Json()));
   tools_->setText("tools:\n" + pretty(blobJson(reader, entry.step.tools_hash)) +
                   "\n\nattributes:\n" + pretty(blobJson(reader, entry.step.attributes_hash)) +
                   "\n\nextra_keys:\n" + pretty(blobJson(reader, entry.step.extra_keys_hash)));

@@ -1,5 +1,6 @@
 #include "agentvcr/store/archive_reader.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ namespace agentvcr::store {
 namespace {
 
 using protocol::Json;
+using testing::callOutput;
+using testing::errorOutput;
 using testing::httpExchange;
 using testing::input;
 using testing::magmaExchange;
@@ -118,6 +121,139 @@ TEST_F(ArchiveReaderTest, CountsMatchTheTables) {
   EXPECT_EQ(sessions[0].step_count, 2);
   EXPECT_EQ(sessions[0].candidate_count, 3);
   EXPECT_EQ(sessions[0].conversation_count, 2);
+}
+
+TEST_F(ArchiveReaderTest, CandidatesOfAConversationAreThoseOfItsStepsInOneList) {
+  Recorder recorder(path_, testSession(), testOptions());
+  const Json start = Json{{"history", Json::array()}};
+  // A root asked for two answers: a tool call and an error.
+  submit(recorder, magmaExchange(request("t1", {input(0, "user", "Press sw1", start, 2)}),
+                                 Json::array({callOutput("t1", 0, 0, memoryOf("t", 2), "sw1"),
+                                              errorOutput("t1", 0, 1, start)})));
+  // A continuation of the tool call the agent refused with a 422: a step without candidates.
+  submit(recorder,
+         httpExchange("POST", "/v1/responses",
+                      request("t2", {input(0, "user", "Press sw2", memoryOf("t", 2))}).dump(), 422,
+                      R"({"detail":[]})"));
+  // A second continuation of the tool call, answered twice.
+  submit(recorder,
+         magmaExchange(request("t3", {input(0, "user", "Press sw3", memoryOf("t", 2), 2)}),
+                       Json::array({sayOutput("t3", 0, 0, memoryOf("t", 4), "Done"),
+                                    sayOutput("t3", 0, 1, memoryOf("t", 5), "Done too")})));
+  // A conversation of its own, whose candidates must not mix in.
+  submit(recorder, magmaExchange(request("o1", {input(0, "user", "Other", memoryOf("o", 1))}),
+                                 Json::array({sayOutput("o1", 0, 0, memoryOf("o", 3), "Other")})));
+  recorder.flush();
+  ArchiveReader reader(path_);
+
+  const std::vector<ConversationRow> conversations = reader.conversations(recorder.sessionId());
+  ASSERT_EQ(conversations.size(), 2u);
+  EXPECT_EQ(conversations[0].step_count, 3);
+  std::size_t steps_without_candidates = 0;
+  std::size_t error_candidates = 0;
+  for (const ConversationRow& conversation : conversations) {
+    std::vector<StepRow> steps = reader.steps(conversation.id);
+    std::sort(steps.begin(), steps.end(),
+              [](const StepRow& a, const StepRow& b) { return a.id < b.id; });
+    std::vector<CandidateRow> step_by_step;
+    for (const StepRow& step : steps) {
+      const std::vector<CandidateRow> of_step = reader.candidates(step.id);
+      steps_without_candidates += of_step.empty() ? 1 : 0;
+      step_by_step.insert(step_by_step.end(), of_step.begin(), of_step.end());
+    }
+    const std::vector<CandidateRow> at_once = reader.candidatesOfConversation(conversation.id);
+    ASSERT_EQ(at_once.size(), step_by_step.size()) << "conversation " << conversation.id;
+    for (std::size_t i = 0; i < at_once.size(); ++i) {
+      const CandidateRow& got = at_once[i];
+      const CandidateRow& want = step_by_step[i];
+      EXPECT_EQ(got.id, want.id);
+      EXPECT_EQ(got.step_id, want.step_id);
+      EXPECT_EQ(got.candidate_index, want.candidate_index);
+      EXPECT_EQ(got.status, want.status);
+      EXPECT_EQ(got.say, want.say);
+      EXPECT_EQ(got.tool_calls, want.tool_calls);
+      EXPECT_EQ(got.decision_kind, want.decision_kind);
+      EXPECT_EQ(got.error_code, want.error_code);
+      EXPECT_EQ(got.error_message, want.error_message);
+      EXPECT_EQ(got.memory_hash, want.memory_hash);
+      EXPECT_EQ(got.internal_step_count, want.internal_step_count);
+      EXPECT_EQ(got.child_count, want.child_count);
+      error_candidates += got.status == "error" ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(reader.candidatesOfConversation(conversations[0].id).size(), 4u);
+  EXPECT_EQ(reader.candidatesOfConversation(conversations[0].id).front().child_count, 2);
+  EXPECT_EQ(steps_without_candidates, 1u);
+  EXPECT_EQ(error_candidates, 1u);
+  EXPECT_TRUE(reader.candidatesOfConversation(42).empty());
+}
+
+TEST_F(ArchiveReaderTest, ForEachStepVisitsWhatStepsReturnsInTreeOrder) {
+  Recorder recorder(path_, testSession(), testOptions());
+  const std::string pressed =
+      R"({"infos": "panda: press_button succeed with message: You have the sw1 button pressed.", )"
+      R"("previous_tool_call": {"panda": {"name": "press_button", "arguments": {"id": "sw1"}}}})";
+  // A root answered twice; its first answer continued twice over, its second once, recorded so
+  // that tree order (root, first answer's line, second answer's) is not id order.
+  submit(recorder,
+         magmaExchange(request("f1", {input(0, "user", "Press sw1", memoryOf("f", 0), 2)}),
+                       Json::array({callOutput("f1", 0, 0, memoryOf("a", 2), "sw1"),
+                                    sayOutput("f1", 0, 1, memoryOf("b", 2), "No")})));
+  submit(recorder, magmaExchange(request("f2", {input(0, "env", pressed, memoryOf("a", 2))}),
+                                 Json::array({sayOutput("f2", 0, 0, memoryOf("a", 4), "Done")})));
+  submit(recorder,
+         magmaExchange(request("f3", {input(0, "user", "Why not?", memoryOf("b", 2))}),
+                       Json::array({sayOutput("f3", 0, 0, memoryOf("b", 4), "Because")})));
+  submit(recorder, magmaExchange(request("f4", {input(0, "user", "Thanks", memoryOf("a", 4))}),
+                                 Json::array({sayOutput("f4", 0, 0, memoryOf("a", 6), "Bye")})));
+  recorder.flush();
+  ArchiveReader reader(path_);
+  const std::vector<ConversationRow> conversations = reader.conversations(recorder.sessionId());
+  ASSERT_EQ(conversations.size(), 1u);
+
+  const std::vector<StepRow> returned = reader.steps(conversations[0].id);
+  std::vector<StepRow> visited;
+  reader.forEachStep(conversations[0].id, [&](StepRow&& step) {
+    EXPECT_TRUE(reader.step(step.id).has_value()) << "the reader is free during a visit";
+    visited.push_back(std::move(step));
+  });
+  ASSERT_EQ(visited.size(), 4u);
+  ASSERT_EQ(returned.size(), visited.size());
+  for (std::size_t i = 0; i < visited.size(); ++i) {
+    EXPECT_EQ(visited[i].id, returned[i].id);
+    EXPECT_EQ(visited[i].depth, returned[i].depth);
+    EXPECT_EQ(visited[i].env_feedback, returned[i].env_feedback);
+  }
+  std::vector<std::string> instructions;
+  for (const StepRow& step : visited) {
+    instructions.push_back(step.instruction_type == "env" ? "env" : step.instruction_content);
+  }
+  EXPECT_EQ(instructions, (std::vector<std::string>{"Press sw1", "env", "Thanks", "Why not?"}));
+  EXPECT_TRUE(visited[1].env_feedback.is_object()) << "decoded before the visit";
+  EXPECT_EQ(visited[1].env_feedback, reader.step(visited[1].id)->env_feedback);
+}
+
+TEST_F(ArchiveReaderTest, KeptStatementsSeeWhatWasCommittedSinceTheirLastUse) {
+  Recorder recorder(path_, testSession(), testOptions());
+  submit(recorder, magmaExchange(request("k1", {input(0, "user", "First", memoryOf("k", 0))}),
+                                 Json::array({sayOutput("k1", 0, 0, memoryOf("k", 2), "One")})));
+  recorder.flush();
+  ArchiveReader reader(path_);
+  const std::int64_t first = reader.steps(reader.conversations(recorder.sessionId())[0].id)[0].id;
+  ASSERT_TRUE(reader.step(first).has_value());
+  ASSERT_EQ(reader.candidates(first).size(), 1u);
+  EXPECT_FALSE(reader.step(first + 1).has_value());
+  EXPECT_TRUE(reader.candidates(first + 1).empty());
+
+  submit(recorder, magmaExchange(request("k2", {input(0, "user", "Second", memoryOf("k", 2))}),
+                                 Json::array({sayOutput("k2", 0, 0, memoryOf("k", 4), "Two")})));
+  recorder.flush();
+  // The same reader, its statements prepared already: a read transaction left open by the
+  // first use would hide the second step.
+  ASSERT_TRUE(reader.step(first + 1).has_value());
+  EXPECT_EQ(reader.step(first + 1)->instruction_content, "Second");
+  ASSERT_EQ(reader.candidates(first + 1).size(), 1u);
+  EXPECT_EQ(reader.candidates(first + 1)[0].say.value_or(""), "Two");
 }
 
 TEST_F(ArchiveReaderTest, MissingRowsAreEmpty) {

@@ -168,6 +168,13 @@ TEST_F(MagmaDecodingTest, EnvFeedbackIsDecoded) {
   std::optional<ConversationRow> conv = reader.conversation(steps[1].conversation_id);
   ASSERT_TRUE(conv.has_value());
   EXPECT_EQ(conv->env_failures, 1);
+
+  // Only the failed one, decoded as steps() decodes it.
+  std::vector<StepRow> failures = reader.envFailureSteps(recorder_->sessionId());
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].id, steps[1].id);
+  EXPECT_EQ(failures[0].env_feedback, steps[1].env_feedback);
+  EXPECT_TRUE(reader.envFailureSteps(recorder_->sessionId() + 1).empty());
 }
 
 TEST_F(MagmaDecodingTest, InternalStepsAreStoredOneRowPerEntry) {

@@ -49,14 +49,27 @@ class ArchiveReader {
   /// Steps of a conversation in tree order: depth-first, a parent before its children,
   /// siblings by id.
   std::vector<StepRow> steps(std::int64_t conversation_id) const;
+  /// The steps of steps(), handed to `visit` one at a time in the same order, each one's env
+  /// feedback decoded just before: a caller that keeps less of a step than its row (the
+  /// viewer's timeline) never holds thousands of decoded feedbacks at once. The query is done
+  /// before the first visit, so `visit` may call this reader.
+  void forEachStep(std::int64_t conversation_id, const std::function<void(StepRow&&)>& visit) const;
   std::optional<StepRow> step(std::int64_t id) const;
   /// Steps of one exchange by position in the request.
   std::vector<StepRow> stepsOfExchange(std::int64_t exchange_id) const;
+  /// The env steps of a session whose feedback reports a failure (env_failure), by id: what
+  /// the viewer's charts count failures per tool from, without reading the session's other
+  /// steps. One pass over the session's steps (steps_session).
+  std::vector<StepRow> envFailureSteps(std::int64_t session_id) const;
   /// Every recorded step with this replay key, oldest first (for replay's FIFO per key).
   std::vector<StepRow> stepsWithReplayKey(std::uint64_t replay_key) const;
 
   /// Candidates of a step by candidate_index.
   std::vector<CandidateRow> candidates(std::int64_t step_id) const;
+  /// Candidates of every step of a conversation, by step id then candidate_index, from one
+  /// query: a timeline of thousands of steps reads them at once instead of step by step. A step
+  /// with no candidate (an error answer, a faulted exchange) has no row.
+  std::vector<CandidateRow> candidatesOfConversation(std::int64_t conversation_id) const;
   std::optional<CandidateRow> candidate(std::int64_t id) const;
   /// Internal steps of a candidate by position.
   std::vector<InternalStepRow> internalSteps(std::int64_t candidate_id) const;
