@@ -85,6 +85,12 @@ const Json* findMember(const Json& object, std::string_view key) {
   return it == object.end() ? nullptr : &*it;
 }
 
+const Json& memberOrNull(const Json& object, std::string_view key) {
+  static const Json kNull;
+  const Json* found = findMember(object, key);
+  return found != nullptr ? *found : kNull;
+}
+
 std::string dumpCompact(const Json& value) {
   return value.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
 }

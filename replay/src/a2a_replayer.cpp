@@ -47,16 +47,6 @@ std::string methodOf(const Json& request) {
   return "";
 }
 
-const Json& paramsOf(const Json& request) {
-  static const Json kNone = nullptr;
-  if (request.is_object()) {
-    if (auto params = request.find("params"); params != request.end()) {
-      return *params;
-    }
-  }
-  return kNone;
-}
-
 /// The fields of a recorded event before its data.
 std::string eventFields(const store::StreamEventRow& event) {
   std::string text;
@@ -410,7 +400,7 @@ protocol::HttpReply A2aReplayer::streamedAnswer(const Recorded& recorded,
 }
 
 std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live_request) {
-  const Json& params = paramsOf(live_request);
+  const Json& params = protocol::memberOrNull(live_request, "params");
   if (methodOf(live_request) != "tasks/get" || !params.is_object() || !params.contains("id") ||
       !params["id"].is_string()) {
     return std::nullopt;
@@ -457,7 +447,9 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
   report.request_id = idOf(body).dump();
   report.replay_key = key;
   const std::string method = methodOf(body);
-  report.input = body.is_object() ? Json{{"method", method}, {"params", paramsOf(body)}} : body;
+  report.input = body.is_object()
+                     ? Json{{"method", method}, {"params", protocol::memberOrNull(body, "params")}}
+                     : body;
 
   // The closest recording: the same JSON-RPC method with the fewest differing params.
   std::optional<std::string> closest;
@@ -466,7 +458,8 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
       continue;
     }
     JsonDifferences differences =
-        differingPaths(paramsOf(recorded.request), paramsOf(body), options_.max_difference_paths);
+        differingPaths(protocol::memberOrNull(recorded.request, "params"),
+                       protocol::memberOrNull(body, "params"), options_.max_difference_paths);
     if (!closest || differences.paths.size() < report.differences.paths.size()) {
       closest = "exchange " + std::to_string(recorded.exchange_id);
       report.differences = std::move(differences);

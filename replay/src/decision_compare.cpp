@@ -13,14 +13,6 @@ namespace {
 
 using protocol::Json;
 
-/// The member `key` of `value` when `value` is an object holding it, else null: odd JSON
-/// compares as absent instead of throwing.
-const Json& memberOrNull(const Json& value, const char* key) {
-  static const Json kNull;
-  const Json* found = protocol::findMember(value, key);
-  return found != nullptr ? *found : kNull;
-}
-
 std::string stringOf(const Json& value) {
   return value.is_string() ? value.get<std::string>() : std::string{};
 }
@@ -30,7 +22,7 @@ std::string quoted(const std::string& text) {
 }
 
 const Json& toolCalls(const Json& output) {
-  return memberOrNull(memberOrNull(output, "output"), "tool_calls");
+  return protocol::memberOrNull(protocol::memberOrNull(output, "output"), "tool_calls");
 }
 
 std::size_t toolCallCount(const Json& output) {
@@ -57,17 +49,18 @@ void compareToolCalls(const Json& recorded, const Json& live, const std::string&
     const Json& a = toolCalls(recorded)[i];
     const Json& b = toolCalls(live)[i];
     const std::string call = prefix + "tool call " + std::to_string(i) + " ";
-    const std::string name_a = stringOf(memberOrNull(a, "name"));
-    const std::string name_b = stringOf(memberOrNull(b, "name"));
+    const std::string name_a = stringOf(protocol::memberOrNull(a, "name"));
+    const std::string name_b = stringOf(protocol::memberOrNull(b, "name"));
     if (name_a != name_b) {
       differences.push_back(call + "name " + quoted(name_a) + " vs " + quoted(name_b));
     }
-    const std::string robot_a = stringOf(memberOrNull(a, "target_robot_name"));
-    const std::string robot_b = stringOf(memberOrNull(b, "target_robot_name"));
+    const std::string robot_a = stringOf(protocol::memberOrNull(a, "target_robot_name"));
+    const std::string robot_b = stringOf(protocol::memberOrNull(b, "target_robot_name"));
     if (robot_a != robot_b) {
       differences.push_back(call + "robot " + quoted(robot_a) + " vs " + quoted(robot_b));
     }
-    auto paths = differingPaths(memberOrNull(a, "arguments"), memberOrNull(b, "arguments"), 4);
+    auto paths = differingPaths(protocol::memberOrNull(a, "arguments"),
+                                protocol::memberOrNull(b, "arguments"), 4);
     for (const auto& path : paths.paths) {
       differences.push_back(call + "arguments differ at " + (path.empty() ? "/" : path));
     }
@@ -85,8 +78,8 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
     return result;
   }
   auto& differences = result.differences;
-  const std::string status_a = stringOf(memberOrNull(*recorded, "status"));
-  const std::string status_b = stringOf(memberOrNull(*live, "status"));
+  const std::string status_a = stringOf(protocol::memberOrNull(*recorded, "status"));
+  const std::string status_b = stringOf(protocol::memberOrNull(*live, "status"));
   if (status_a != status_b) {
     differences.push_back(prefix + "status " + quoted(status_a) + " vs " + quoted(status_b));
   }
@@ -96,14 +89,17 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
     differences.push_back(prefix + "kind " + kind_a + " vs " + kind_b);
   }
   if (status_a == "error" || status_b == "error") {
-    const std::string code_a = stringOf(memberOrNull(memberOrNull(*recorded, "error"), "code"));
-    const std::string code_b = stringOf(memberOrNull(memberOrNull(*live, "error"), "code"));
+    const std::string code_a =
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*recorded, "error"), "code"));
+    const std::string code_b =
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*live, "error"), "code"));
     if (code_a != code_b) {
       differences.push_back(prefix + "error code " + quoted(code_a) + " vs " + quoted(code_b));
     }
   } else {
-    result.say = compareSay(stringOf(memberOrNull(memberOrNull(*recorded, "output"), "say")),
-                            stringOf(memberOrNull(memberOrNull(*live, "output"), "say")));
+    result.say = compareSay(
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*recorded, "output"), "say")),
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*live, "output"), "say")));
     if (result.say == SayMatch::Different) {
       differences.push_back(prefix + "say differs");
     }
@@ -116,12 +112,13 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
 /// Live tool calls checked against what the input declared.
 std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
   std::set<std::string> tools;
-  if (const Json& declared = memberOrNull(input, "tools"); declared.is_array()) {
+  if (const Json& declared = protocol::memberOrNull(input, "tools"); declared.is_array()) {
     for (const Json& tool : declared) {
-      tools.insert(stringOf(memberOrNull(tool, "name")));
+      tools.insert(stringOf(protocol::memberOrNull(tool, "name")));
     }
   }
-  const Json& robots_json = memberOrNull(memberOrNull(input, "attributes"), "known_robots");
+  const Json& robots_json =
+      protocol::memberOrNull(protocol::memberOrNull(input, "attributes"), "known_robots");
   std::set<std::string> robots;
   if (robots_json.is_array()) {
     for (const Json& robot : robots_json) {
@@ -134,17 +131,17 @@ std::vector<std::string> checkToolCalls(const Json& input, const Json& live) {
   }
   for (const Json& output : live) {
     const std::string index =
-        std::to_string(memberOrNull(output, "candidate_index").is_number_integer()
-                           ? memberOrNull(output, "candidate_index").get<std::int64_t>()
+        std::to_string(protocol::memberOrNull(output, "candidate_index").is_number_integer()
+                           ? protocol::memberOrNull(output, "candidate_index").get<std::int64_t>()
                            : 0);
     for (std::size_t i = 0; i < toolCallCount(output); ++i) {
       const Json& call = toolCalls(output)[i];
       const std::string where = "candidate " + index + ": tool call " + std::to_string(i) + " ";
-      const std::string name = stringOf(memberOrNull(call, "name"));
+      const std::string name = stringOf(protocol::memberOrNull(call, "name"));
       if (tools.count(name) == 0) {
         findings.push_back(where + "names undeclared tool " + quoted(name));
       }
-      const std::string robot = stringOf(memberOrNull(call, "target_robot_name"));
+      const std::string robot = stringOf(protocol::memberOrNull(call, "target_robot_name"));
       if (robots_json.is_array() && robots.count(robot) == 0) {
         findings.push_back(where + "targets unknown robot " + quoted(robot));
       }
@@ -161,7 +158,7 @@ std::map<std::int64_t, const Json*> outputsBySlot(const Json& outputs) {
     return slots;
   }
   for (const Json& output : outputs) {
-    const Json& index = memberOrNull(output, "candidate_index");
+    const Json& index = protocol::memberOrNull(output, "candidate_index");
     slots[index.is_number_integer() ? index.get<std::int64_t>() : -1] = &output;
   }
   return slots;
@@ -198,10 +195,11 @@ std::string normaliseSay(std::string_view text) {
 }
 
 std::string decisionKind(const Json& output) {
-  if (stringOf(memberOrNull(output, "status")) == "error") {
+  if (stringOf(protocol::memberOrNull(output, "status")) == "error") {
     return "error";
   }
-  const bool says = !stringOf(memberOrNull(memberOrNull(output, "output"), "say")).empty();
+  const bool says =
+      !stringOf(protocol::memberOrNull(protocol::memberOrNull(output, "output"), "say")).empty();
   const bool calls = toolCallCount(output) > 0;
   if (says && calls) {
     return "mixed";

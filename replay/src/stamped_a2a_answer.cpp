@@ -14,13 +14,7 @@ std::string restampedText(const AnyJson& value) {
 
 /// The `id` of a request object, null when it has none (as a2a::restampIds() reads it).
 const Json& callIdOf(const Json& request) {
-  static const Json kNone = nullptr;
-  if (request.is_object()) {
-    if (auto id = request.find("id"); id != request.end()) {
-      return *id;
-    }
-  }
-  return kNone;
+  return protocol::memberOrNull(request, "id");
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ std::optional<OrderedJson> parseOrderedJson(std::string_view text,
 /// member: recorded JSON is read as it came, and odd shapes count as absent instead of throwing.
 const Json* findMember(const Json& object, std::string_view key);
 
+/// findMember() as a value: the member, or a JSON null when there is none.
+const Json& memberOrNull(const Json& object, std::string_view key);
+
 /// Compact dump that never throws: invalid UTF-8 in strings is replaced with U+FFFD.
 std::string dumpCompact(const Json& value);
 
