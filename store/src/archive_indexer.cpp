@@ -775,7 +775,7 @@ std::uint64_t indexPendingExchanges(const std::string& path,
   std::uint64_t indexed = 0;
   for (;;) {
     std::vector<detail::PendingExchange> rows =
-        indexer.loadPending(detail::kIndexChunk, detail::kIndexChunkBytes);
+        indexer.loadPending(options.index_chunk, detail::kIndexChunkBytes);
     if (rows.empty()) {
       return indexed;
     }

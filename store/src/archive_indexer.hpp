@@ -51,13 +51,8 @@ struct IndexOutcome {
 /// Blob hashes known to be on disk; cleared when it grows past this.
 inline constexpr std::size_t kBlobCacheLimit = 1u << 18;
 
-/// Exchanges indexed per transaction, at most, and the body bytes that end a chunk sooner. Each
-/// commit rewrites every page the chunk touched (the exchanges' rows, the search segments, the
-/// session's counters), so fewer and larger chunks cost less per exchange: a backlog of 2 KB
-/// MAGMA exchanges is indexed in 37 µs each with 512, 42 µs with 64 (bench/results/profile-*).
-/// The capture never waits for a whole chunk: writeIndex() commits early when the capture asks
-/// for the connection.
-inline constexpr std::size_t kIndexChunk = 512;
+/// The body bytes that end an index chunk before RecorderOptions::index_chunk exchanges: a
+/// chunk of large bodies would otherwise hold hundreds of MiB.
 inline constexpr std::size_t kIndexChunkBytes = 32u << 20;
 
 /// Decodes what ArchiveIndexer::loadPending() returned. Pure CPU, touching no indexer: any

@@ -372,12 +372,12 @@ class Recorder::Impl {
     }
   }
 
-  /// The next kIndexChunk captured rows (an empty chunk when none is left), or nothing when
+  /// The next index chunk of captured rows (an empty chunk when none is left), or nothing when
   /// they cannot be read (logged).
   std::optional<std::vector<detail::PendingExchange>> loadChunk() noexcept {
     try {
       std::lock_guard<std::mutex> db_lock(db_mutex_);
-      return indexer_->loadPending(detail::kIndexChunk, detail::kIndexChunkBytes);
+      return indexer_->loadPending(options_.index_chunk, detail::kIndexChunkBytes);
     } catch (const std::exception& e) {
       detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
                       e.what());

@@ -816,7 +816,9 @@ TEST_F(RecorderTest, TwoRecordersNeverIndexAnExchangeTwice) {
 TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
   // One conversation over several index chunks, each turn threaded to the one before by its
   // memory: a chunk written before the one it follows would lose the links.
-  constexpr int kTurns = 3 * static_cast<int>(detail::kIndexChunk);
+  constexpr int kTurns = 300;
+  RecorderOptions chunks_of_64 = testOptions();
+  chunks_of_64.index_chunk = 64;
   {
     Recorder recorder(path_, testSession("killed"), testOptions());
     for (int turn = 0; turn < kTurns; ++turn) {
@@ -832,7 +834,7 @@ TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
   ASSERT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), kTurns - 1);
   forgetTheIndex(path_);
 
-  Recorder next(path_, testSession("next"), testOptions());
+  Recorder next(path_, testSession("next"), chunks_of_64);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (next.stats().indexed < kTurns && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -841,7 +843,7 @@ TEST_F(RecorderTest, ABacklogIsIndexedInOrderWithTheNextChunkDecodedAhead) {
   next.close();
   EXPECT_EQ(indexShape(path_), one_chunk_after_another);
   ASSERT_EQ(runtime.count("avcr-decode"), 1u);
-  // Decoding a chunk of exchanges takes milliseconds; starting the thread, microseconds.
+  // Decoding a chunk of 64 exchanges takes milliseconds; starting the thread, microseconds.
   EXPECT_GT(runtime.find("avcr-decode")->second, 1'000'000u) << "no chunk was decoded ahead";
 }
 

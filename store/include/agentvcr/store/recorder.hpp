@@ -48,6 +48,13 @@ struct RecorderOptions {
   /// Keep bodies (schema v7) and memories (v9) of 256 bytes or more as zstd frames when that
   /// saves an eighth; false stores every body and memory verbatim, readable with plain SQL.
   bool compress_bodies = true;
+  /// Exchanges the index writes per transaction, at most; a chunk also ends once its bodies
+  /// reach 32 MiB. Each commit rewrites every page its chunk touched (the exchanges' rows, the
+  /// search segments, the session's counters), so larger chunks cost less per exchange: a
+  /// backlog of 2 KB MAGMA exchanges is indexed in 37 µs each with 512, 42 µs with 64
+  /// (bench/results/profile-*). The capture never waits for a whole chunk: the index commits
+  /// early when the capture asks for the connection.
+  std::size_t index_chunk = 512;
   /// Share of one core the index thread takes while exchanges keep arriving (1: as much as it
   /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
   /// index catches up when the load drops; flush() and close() still wait for it.
