@@ -298,6 +298,14 @@ TEST(A2aCard, AnEmptyFromPointsEveryHttpInterfaceAtTheNewBaseKeepingPaths) {
   EXPECT_EQ(everyUrlTo(R"({"name":"no url"})", "http://b:1"), "unchanged");
   EXPECT_EQ(everyUrlTo(R"({"url":"/relative"})", "http://b:1"), "unchanged");
   EXPECT_EQ(everyUrlTo("<html>", "http://b:1"), "unchanged");
+  // What replay serves: gRPC interfaces and signed cards stay as recorded there too.
+  EXPECT_EQ(everyUrlTo(R"({"supportedInterfaces":[{"url":"http://a/g","protocolBinding":"GRPC"}]})",
+                       "http://b:1"),
+            "unchanged");
+  EXPECT_EQ(rebaseCard(R"({"url":"http://a/rpc","signatures":[{"signature":"s"}]})",
+                       CardCarrier::Body, {.from = "", .to = "http://b:1"})
+                .result,
+            CardRewriteResult::Signed);
 }
 
 TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
