@@ -42,10 +42,14 @@ class RelayHandler final : public ConnectionHandler {
 
  private:
   static ExchangeSink recordInto(store::Recorder& recorder) {
-    return [&recorder](protocol::Exchange& exchange, const std::function<void()>& on_committed) {
-      return on_committed ? recorder.trySubmit(exchange, on_committed)
-                          : recorder.trySubmit(exchange);
-    };
+    return {
+        .submit =
+            [&recorder](protocol::Exchange& exchange, const std::function<void()>& on_committed) {
+              return on_committed ? recorder.trySubmit(exchange, on_committed)
+                                  : recorder.trySubmit(exchange);
+            },
+        .began =
+            [&recorder](std::int64_t started_ns) { return recorder.requestBegan(started_ns); }};
   }
 
   UpstreamPool<Stream> pool_;

@@ -27,16 +27,23 @@
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/proxy/relay.hpp"
+#include "agentvcr/store/recorder.hpp"
 #include "http_message.hpp"
 #include "upstream_pool.hpp"
 
 namespace agentvcr::proxy {
 
-/// Takes a finished exchange for the archive as store::Recorder::trySubmit() does: moves from
-/// it and returns true, or returns false (queue full) and leaves it intact. A non-empty
-/// `on_committed` is called, from any thread, once the exchange is committed.
-using ExchangeSink =
-    std::function<bool(protocol::Exchange& exchange, const std::function<void()>& on_committed)>;
+/// Where the relay hands what it records: a store::Recorder in the proxy, a vector in tests.
+struct ExchangeSink {
+  /// Takes a finished exchange for the archive as store::Recorder::trySubmit() does: moves from
+  /// it and returns true, or returns false (queue full) and leaves it intact. A non-empty
+  /// `on_committed` is called, from any thread, once the exchange is committed.
+  std::function<bool(protocol::Exchange& exchange, const std::function<void()>& on_committed)>
+      submit;
+  /// Marks a request in flight as its start time is taken (store::Recorder::requestBegan); the
+  /// relay keeps the mark until the exchange was submitted. Empty: nothing is marked.
+  std::function<store::Recorder::InFlight(std::int64_t started_ns)> began;
+};
 
 /// Where the relay reads the time it records (started_ns, request_ended_ns, upstream_sent_ns,
 /// upstream_first_byte_ns, ended_ns, SSE arrivals): protocol::nowNs in the proxy, a hand-set one in
@@ -232,6 +239,9 @@ class RelayCore {
     RelayedExchange exchange;
     exchange.client_address = client_address;
     exchange.started_ns = clock_();
+    // A live capture numbers exchanges by start: those that began after this one wait for it.
+    const store::Recorder::InFlight in_flight =
+        sink_.began ? sink_.began(exchange.started_ns) : store::Recorder::InFlight{};
     if (header_ec) {
       co_await rejectUnreadableRequest(client, header_ec, std::move(exchange));
       co_return false;
@@ -906,7 +916,7 @@ class RelayCore {
   /// trySubmit() until the queue takes the exchange, pausing this connection between tries.
   asio::awaitable<void> submitWaiting(protocol::Exchange& exchange,
                                       std::function<void()> on_committed) {
-    auto submitted = [&] { return sink_(exchange, on_committed); };
+    auto submitted = [&] { return sink_.submit(exchange, on_committed); };
     if (submitted()) {
       co_return;  // the usual case: no timer to set up
     }

@@ -6,14 +6,17 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/store/background_thread.hpp"
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
@@ -27,8 +30,10 @@ using detail::QueueItem;
 
 namespace {
 
-/// How long an exchange handed to a live capture stays before it may end a batch (runCapture).
-constexpr std::chrono::milliseconds kSettle{10};
+/// How long after its request began an exchange may be numbered in a live capture, at the
+/// soonest: a request's start time is read just before it is marked in flight
+/// (Recorder::requestBegan), and one that began meanwhile must not be overtaken.
+constexpr std::int64_t kSettleNs = 10'000'000;
 
 /// Puts the batch's exchanges in the order their requests began, each in a slot an exchange
 /// held (RecorderOptions::live_order).
@@ -99,6 +104,30 @@ class Recorder::Impl {
 
   std::int64_t sessionId() const { return session_id_; }
 
+  bool liveOrder() const { return options_.live_order; }
+
+  void requestBegan(std::int64_t started_ns) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight_.insert(started_ns);
+  }
+
+  void requestEnded(std::int64_t started_ns) noexcept {
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = in_flight_.find(started_ns);
+      if (it == in_flight_.end()) {
+        return;
+      }
+      in_flight_.erase(it);
+      in_flight_ended_ = true;
+      wake = capture_holding_;
+    }
+    if (wake) {
+      writer_cv_.notify_one();
+    }
+  }
+
   bool trySubmit(protocol::Exchange& exchange, std::function<void()> on_committed) {
     return tryEnqueue(exchange, true, std::move(on_committed));
   }
@@ -163,6 +192,7 @@ class Recorder::Impl {
     s.refused_full = refused_full_;
     s.refused_closed = refused_closed_;
     s.queued = queue_.size();
+    s.in_flight = in_flight_.size();
     s.write_errors = write_errors_;
     s.batches = batches_;
     s.indexed = indexed_;
@@ -240,25 +270,17 @@ class Recorder::Impl {
         if (gathering()) {
           writer_cv_.wait_for(lock, options_.batch_window, [&] { return !gathering(); });
         }
-        std::size_t n = std::min(queue_.size(), options_.max_batch);
         if (options_.live_order && gathering()) {
-          // What was handed over in the last moment waits for the next batch: an exchange is
-          // handed over once answered, and the caller's next request may overtake it on
-          // another connection; the writer orders a batch by start, so both must share one.
-          writer_cv_.wait_until(lock, queued_at_.front() + kSettle, [&] { return !gathering(); });
-          const auto settled = std::chrono::steady_clock::now() - kSettle;
-          std::size_t ready = 0;
-          while (ready < n && queued_at_[ready] <= settled) {
-            ++ready;
-          }
-          n = gathering() ? std::max<std::size_t>(ready, 1)
-                          : std::min(queue_.size(), options_.max_batch);
+          takeInStartOrder(lock, batch, gathering);
         }
-        for (std::size_t i = 0; i < n; ++i) {
-          queued_bytes_ -= bodyBytes(queue_.front());
-          batch.push_back(std::move(queue_.front()));
-          queue_.pop_front();
-          queued_at_.pop_front();
+        if (batch.empty()) {
+          const std::size_t n = std::min(queue_.size(), options_.max_batch);
+          for (std::size_t i = 0; i < n; ++i) {
+            queued_bytes_ -= bodyBytes(queue_.front());
+            batch.push_back(std::move(queue_.front()));
+            queue_.pop_front();
+            queued_at_.pop_front();
+          }
         }
       }
       const std::size_t n = batch.size();
@@ -303,6 +325,63 @@ class Recorder::Impl {
       }
     }
     markCaptureExited();
+  }
+
+  /// A live capture's batch: every queued item but the exchanges whose requests began after
+  /// one still in flight (or less than kSettleNs ago). An exchange is handed over once
+  /// answered; a request that began earlier may still be waiting for its own answer, and
+  /// threading must meet every answer a step could have seen before the steps that began
+  /// after it. Waits while nothing is ready; leaves `batch` empty when gathering ends
+  /// meanwhile (a full queue, flush(), close(), a commit waiter), for the caller to take the
+  /// queue's head as it stands. Holds mutex_ through `lock`.
+  template <class Gathering>
+  void takeInStartOrder(std::unique_lock<std::mutex>& lock, std::vector<QueueItem>& batch,
+                        const Gathering& gathering) {
+    const std::int64_t hold_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(options_.live_order_hold).count();
+    for (;;) {
+      const std::int64_t now_ns = protocol::nowNs();
+      // Requests in flight for longer than the hold no longer hold anything back.
+      const auto oldest_held = in_flight_.lower_bound(now_ns - hold_ns);
+      std::int64_t horizon = now_ns - kSettleNs;
+      if (oldest_held != in_flight_.end()) {
+        horizon = std::min(horizon, *oldest_held);
+      }
+      std::int64_t earliest_waiting = std::numeric_limits<std::int64_t>::max();
+      std::deque<QueueItem> waiting;
+      std::deque<std::chrono::steady_clock::time_point> waiting_since;
+      for (std::size_t i = 0; i < queue_.size(); ++i) {
+        const auto* exchange = std::get_if<protocol::Exchange>(&queue_[i]);
+        if (exchange != nullptr && exchange->started_ns > horizon) {
+          earliest_waiting = std::min(earliest_waiting, exchange->started_ns);
+          waiting.push_back(std::move(queue_[i]));
+          waiting_since.push_back(queued_at_[i]);
+        } else {
+          queued_bytes_ -= bodyBytes(queue_[i]);
+          batch.push_back(std::move(queue_[i]));
+        }
+      }
+      queue_.swap(waiting);
+      queued_at_.swap(waiting_since);
+      if (!batch.empty() || queue_.empty()) {
+        return;
+      }
+      // Nothing is ready: wait until the earliest exchange has settled and the request holding
+      // it back has ended or passed the hold.
+      std::int64_t ready_at = earliest_waiting + kSettleNs;
+      if (oldest_held != in_flight_.end() && *oldest_held < earliest_waiting) {
+        ready_at = std::max(ready_at, *oldest_held + hold_ns);
+      }
+      capture_holding_ = true;
+      in_flight_ended_ = false;
+      writer_cv_.wait_for(lock,
+                          std::chrono::nanoseconds(std::max<std::int64_t>(ready_at - now_ns, 0)),
+                          [&] { return !gathering() || in_flight_ended_; });
+      capture_holding_ = false;
+      if (!gathering()) {
+        return;
+      }
+    }
   }
 
   /// Indexes whatever is captured and not indexed yet, then waits for the next capture. Starts
@@ -511,6 +590,9 @@ class Recorder::Impl {
   std::condition_variable index_cv_;   // something captured, or the capture ended
   std::deque<QueueItem> queue_;
   std::deque<std::chrono::steady_clock::time_point> queued_at_;  // when each queue_ item came
+  std::multiset<std::int64_t> in_flight_;  // start times of requests begun, not yet submitted
+  bool capture_holding_ = false;           // a live capture waits for in_flight_ to move
+  bool in_flight_ended_ = false;           // a request left in_flight_ since it began waiting
 
   /// Committed batches with exchanges left to index, oldest first: the index lag.
   struct UnindexedBatch {
@@ -568,6 +650,36 @@ void Recorder::recordAgentIdentity(std::string health_body, std::string info_bod
 
 bool Recorder::tryRecordReplayMiss(ReplayMissRow miss) {
   return impl_->tryRecordReplayMiss(miss);
+}
+
+Recorder::InFlight::InFlight(InFlight&& other) noexcept
+    : impl_(std::exchange(other.impl_, nullptr)), started_ns_(other.started_ns_) {}
+
+Recorder::InFlight& Recorder::InFlight::operator=(InFlight&& other) noexcept {
+  if (this != &other) {
+    release();
+    impl_ = std::exchange(other.impl_, nullptr);
+    started_ns_ = other.started_ns_;
+  }
+  return *this;
+}
+
+Recorder::InFlight::~InFlight() {
+  release();
+}
+
+void Recorder::InFlight::release() noexcept {
+  if (impl_ != nullptr) {
+    std::exchange(impl_, nullptr)->requestEnded(started_ns_);
+  }
+}
+
+Recorder::InFlight Recorder::requestBegan(std::int64_t started_ns) {
+  if (!impl_->liveOrder()) {
+    return {};  // nothing waits on it
+  }
+  impl_->requestBegan(started_ns);
+  return InFlight(impl_.get(), started_ns);
 }
 
 void Recorder::flush() {

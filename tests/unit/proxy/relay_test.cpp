@@ -13,7 +13,9 @@
 #include <boost/beast/_experimental/test/stream.hpp>
 #include <gtest/gtest.h>
 
+#include "agentvcr/store/recorder.hpp"
 #include "relay_core.hpp"
+#include "temp_dir.hpp"
 
 namespace agentvcr::proxy {
 namespace {
@@ -71,6 +73,8 @@ struct Script {
   /// false: the pool has no connection to hand out (refused).
   bool upstream_reachable = true;
   RelayOptions options{};
+  /// Where the relay marks its request in flight (ExchangeSink::began), if anywhere.
+  store::Recorder* in_flight_marks = nullptr;
 };
 
 /// What came of a Script.
@@ -81,6 +85,9 @@ struct Result {
   std::string client_received;
   std::string upstream_received;
   std::int64_t unrecorded_after = -1;
+  /// Script::in_flight_marks's requests in flight as each exchange was submitted, and after.
+  std::vector<std::uint64_t> in_flight_at_submit;
+  std::uint64_t in_flight_after = 0;
 };
 
 /// Each call is 1,000 ns after the previous one, the first at 1,000.
@@ -114,14 +121,22 @@ Result run(const Script& script, RelayClock clock = tickingClock()) {
   Result result;
   RelayCounters counters;
   OneConnectionPool pool(script.upstream_reachable ? std::move(upstream) : nullptr);
-  ExchangeSink sink = [&result](protocol::Exchange& exchange,
-                                const std::function<void()>& on_committed) {
+  ExchangeSink sink;
+  store::Recorder* const marks = script.in_flight_marks;
+  sink.submit = [&result, marks](protocol::Exchange& exchange,
+                                 const std::function<void()>& on_committed) {
+    if (marks != nullptr) {
+      result.in_flight_at_submit.push_back(marks->stats().in_flight);
+    }
     result.recorded.push_back(std::move(exchange));
     if (on_committed) {
       on_committed();
     }
     return true;
   };
+  if (marks != nullptr) {
+    sink.began = [marks](std::int64_t started_ns) { return marks->requestBegan(started_ns); };
+  }
   RelayCore<TestClient, OneConnectionPool> core(
       io, std::make_shared<const RelayOptions>(script.options), pool, sink, std::move(clock),
       counters);
@@ -138,6 +153,7 @@ Result run(const Script& script, RelayClock clock = tickingClock()) {
   result.client_received = std::string(client_peer.str());
   result.upstream_received = std::string(upstream_peer.str());
   result.unrecorded_after = counters.unrecorded.load();
+  result.in_flight_after = marks != nullptr ? marks->stats().in_flight : 0;
   return result;
 }
 
@@ -181,6 +197,30 @@ TEST(RelayCore, RelaysAndRecordsOneExchange) {
   EXPECT_NE(result.upstream_received.find("Host: agent.example:8080\r\n"), std::string::npos);
   EXPECT_TRUE(startsWith(result.client_received, "HTTP/1.1 200 OK\r\n"));
   EXPECT_EQ(result.unrecorded_after, 0);
+}
+
+TEST(RelayCore, ARequestIsMarkedInFlightUntilItsExchangeIsSubmittedWhateverBecomesOfIt) {
+  testing::TempDir dir;
+  store::RecorderOptions options;
+  options.live_order = true;
+  store::Recorder recorder(dir.file("a.db"), store::SessionInfo{}, options);
+  Script answered{.request = kRequest, .response = kResponse, .in_flight_marks = &recorder};
+  // The client vanishes after its header: the relay answers nothing and records it anyway.
+  Script vanished = answered;
+  vanished.client_read_size = kRequest.find("\r\n\r\n") + 4;
+  vanished.client_fails_at = 2;
+  // The agent is unreachable: the relay answers 502 itself.
+  Script refused = answered;
+  refused.upstream_reachable = false;
+
+  for (const Script* script : {&answered, &vanished, &refused}) {
+    Result result = run(*script);
+    ASSERT_TRUE(result.finished);
+    ASSERT_EQ(result.recorded.size(), 1u);
+    EXPECT_EQ(result.in_flight_at_submit, std::vector<std::uint64_t>{1});
+    EXPECT_EQ(result.in_flight_after, 0u);
+  }
+  recorder.close();
 }
 
 TEST(RelayCore, RecordsTheTimesItsClockGives) {

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "archive_indexer.hpp"
@@ -136,6 +137,85 @@ TEST_F(RecorderTest, ABatchIsNumberedInTheOrderItsRequestsBegan) {
   EXPECT_EQ(rows[0].target, "/first");
   EXPECT_EQ(rows[0].seq, 0);
   EXPECT_EQ(rows[1].target, "/next");
+}
+
+/// Polls `stats().written` until it reaches `count`; false after 10 s.
+bool writtenReaches(const Recorder& recorder, std::uint64_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (recorder.stats().written < count) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+/// An exchange begun now, as the relay stamps it.
+protocol::Exchange begunNow(const std::string& target) {
+  protocol::Exchange exchange = httpExchange("POST", target);
+  exchange.started_ns = protocol::nowNs();
+  return exchange;
+}
+
+TEST_F(RecorderTest, AnExchangeWaitsWhileARequestThatBeganBeforeItIsInFlight) {
+  // A slow step began first; a quick one that began after it is answered first. Threading
+  // must see the slow step first: it may have been the first to see an answer both could take.
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{1};
+  options.live_order = true;
+  options.live_order_hold = std::chrono::minutes{10};
+  Recorder recorder(path_, testSession("held"), options);
+  protocol::Exchange slow = begunNow("/slow");
+  Recorder::InFlight slow_in_flight = recorder.requestBegan(slow.started_ns);
+  protocol::Exchange quick = begunNow("/quick");
+  Recorder::InFlight quick_in_flight = recorder.requestBegan(quick.started_ns);
+  submit(recorder, quick);
+  quick_in_flight = {};
+  EXPECT_EQ(recorder.stats().in_flight, 1u);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(recorder.stats().written, 0u) << "captured while an earlier request was in flight";
+  submit(recorder, slow);
+  slow_in_flight = {};
+  EXPECT_TRUE(writtenReaches(recorder, 2));  // no flush: the slow request's end moves it
+  recorder.flush();
+
+  ArchiveReader reader(path_);
+  std::vector<ExchangeRow> rows = reader.exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].target, "/slow");
+  EXPECT_EQ(rows[1].target, "/quick");
+}
+
+TEST_F(RecorderTest, ARequestInFlightLongerThanTheHoldHoldsNothingBack) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{1};
+  options.live_order = true;
+  options.live_order_hold = std::chrono::milliseconds{100};
+  Recorder recorder(path_, testSession("stream"), options);
+  // A long stream: still in flight when the test ends.
+  const Recorder::InFlight stream = recorder.requestBegan(protocol::nowNs());
+  submit(recorder, begunNow("/after-the-stream-began"));
+  EXPECT_TRUE(writtenReaches(recorder, 1));
+  submit(recorder, begunNow("/once-the-stream-is-old"));
+  EXPECT_TRUE(writtenReaches(recorder, 2));
+}
+
+TEST_F(RecorderTest, FlushAndCloseDoNotWaitForRequestsInFlight) {
+  RecorderOptions options = testOptions();
+  options.live_order = true;
+  options.live_order_hold = std::chrono::minutes{10};
+  Recorder recorder(path_, testSession("flush"), options);
+  const Recorder::InFlight never_answered = recorder.requestBegan(protocol::nowNs());
+  submit(recorder, begunNow("/one"));
+  const auto started = std::chrono::steady_clock::now();
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().written, 1u);
+  submit(recorder, begunNow("/two"));
+  recorder.close();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::minutes{1});
+  EXPECT_EQ(ArchiveReader(path_).exchanges(recorder.sessionId(), 0, 10).size(), 2u);
 }
 
 TEST_F(RecorderTest, FlushMakesExchangesVisibleToAConcurrentReader) {

@@ -31,12 +31,19 @@ struct RecorderOptions {
   std::size_t max_batch = 1024;
   /// How long the writer lets a batch gather before committing it.
   std::chrono::milliseconds batch_window{20};
-  /// A live capture: each batch is numbered in the order its requests began, and a gathered
-  /// batch ends with what has waited 10 ms. A caller that has its answer can send its next
-  /// request on a new connection, and that exchange can be handed over first; threading must
-  /// meet the answer first (docs/schema.md, "Capture first, index behind"). Off, exchanges are
-  /// numbered as handed over, for callers that hand them over in an order of their own.
+  /// A live capture: exchanges are numbered in the order their requests began, not the order
+  /// they were answered. An exchange waits in the queue while a request that began before it
+  /// is still in flight (requestBegan()), or began less than 10 ms ago, for at most
+  /// `live_order_hold` after its own request began. Threading follows the numbering, and a
+  /// step must meet every answer it could have seen before the steps that began after it
+  /// (docs/schema.md, "Capture first, index behind"). Off, exchanges are numbered as handed
+  /// over, for callers that hand them over in an order of their own.
   bool live_order = false;
+  /// How long a live capture holds an exchange back for a request that began before it and is
+  /// still in flight (a slow agent call, a long stream): past it, that request no longer holds
+  /// anything back. Held exchanges stay in the queue and count against its limits; a full
+  /// batch, flush(), close() or a waiting `on_committed` takes them at once.
+  std::chrono::milliseconds live_order_hold{2000};
   Durability durability = Durability::Normal;
   /// How long any connection waits on a locked database before failing.
   std::chrono::milliseconds busy_timeout{5000};
@@ -97,6 +104,8 @@ struct RecorderStats {
   std::uint64_t write_errors = 0;  ///< exchanges whose insert failed (logged, counted)
   std::uint64_t batches = 0;       ///< committed transactions
   std::uint64_t queued = 0;        ///< waiting in the queue now (not yet taken by the writer)
+  /// Requests marked in flight now (requestBegan()): begun, their exchanges not yet submitted.
+  std::uint64_t in_flight = 0;
   /// How long the oldest item in the queue has waited for the capture; zero when it is empty.
   std::chrono::nanoseconds capture_lag{0};
   /// Exchanges committed and not yet indexed, and how long ago the oldest of them was
@@ -115,6 +124,8 @@ struct RecorderStats {
 /// may be called from any thread concurrently.
 /// close() must be called once, from one thread; the destructor calls it if needed.
 class Recorder {
+  class Impl;
+
  public:
   /// Opens (creating or migrating) the archive at `path` and inserts the session row.
   /// Throws std::runtime_error when the file cannot be opened or its schema is newer than ours.
@@ -148,6 +159,33 @@ class Recorder {
   /// its insert fails, one "[store.write]" line is logged and the rest of the batch commits.
   bool tryRecordReplayMiss(ReplayMissRow miss);
 
+  /// Marks a request as in flight, begun at `started_ns` (protocol::nowNs()), until the mark
+  /// is destroyed: with RecorderOptions::live_order, exchanges whose requests began later wait
+  /// for it. Destroy it only after its exchange was submitted (or given up), never before.
+  class InFlight {
+   public:
+    InFlight() = default;
+    InFlight(InFlight&& other) noexcept;
+    InFlight& operator=(InFlight&& other) noexcept;
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+    ~InFlight();
+
+   private:
+    friend class Recorder;
+
+    InFlight(Impl* impl, std::int64_t started_ns) : impl_(impl), started_ns_(started_ns) {}
+
+    void release() noexcept;
+
+    Impl* impl_ = nullptr;
+    std::int64_t started_ns_ = 0;
+  };
+
+  /// Call as the request's start time is taken, from any thread; the mark must not outlive
+  /// the recorder.
+  InFlight requestBegan(std::int64_t started_ns);
+
   /// Blocks until everything submitted before the call is committed and indexed.
   void flush();
 
@@ -159,7 +197,6 @@ class Recorder {
   RecorderStats stats() const;
 
  private:
-  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
