@@ -15,6 +15,20 @@ int affinity(const ThreadLink& link, const ThreadStep& step, bool untouched) {
   return (link.source_id == step.source_id ? 4 : 0) + (same_client ? 2 : 0) + (untouched ? 1 : 0);
 }
 
+/// How well a continued candidate fits a step as the place it comes from again: by input id
+/// and connection, each counting only when the step that continued the candidate shares it too.
+/// A retry after an error, or a re-ask, comes from the caller's own slot and connection; a step
+/// of another slot that took the candidate earlier was a guess among identical ones, and
+/// proves nothing about where this step comes from.
+int againAffinity(const ThreadLink& link, std::int64_t continued_by_source,
+                  std::uint64_t continued_by_client, const ThreadStep& step) {
+  const bool same_source =
+      link.source_id == step.source_id && continued_by_source == step.source_id;
+  const bool same_client =
+      link.client != 0 && link.client == step.client && continued_by_client == step.client;
+  return (same_source ? 4 : 0) + (same_client ? 2 : 0);
+}
+
 /// False when the step's request began before the candidate's answer existed: that step
 /// cannot carry its memory. Unknown times never exclude.
 bool answeredBefore(const ThreadLink& link, const ThreadStep& step) {
@@ -47,9 +61,8 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
   decision.ambiguity = static_cast<std::int64_t>(entries.size());
   // One-to-one: a candidate not yet continued, answered before the step was asked, with the
   // best affinity; of those, the one answered last before the step was asked, since a caller
-  // sends its next step right after its answer (steps are decided in the order their
-  // exchanges completed, which is not the order they began); the oldest when times are equal
-  // or unknown. The scan starts past the continued prefix.
+  // sends its next step right after its answer; the oldest when times are equal or unknown.
+  // The scan starts past the continued prefix.
   std::size_t chosen = entries.size();
   int chosen_affinity = -1;
   for (std::size_t k = matches.open; k < entries.size(); ++k) {
@@ -64,9 +77,9 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
       chosen_affinity = a;
     }
   }
-  // A candidate already continued that fits better by input id and connection than any open
-  // one is where the step comes from: a retry after an error, or a re-ask, from the caller's
-  // own state. The newest such.
+  // A candidate already continued from the step's own slot or connection, fitting better by
+  // them than any open one, is where the step comes from: a retry after an error, or a re-ask,
+  // from the caller's own state. The newest such.
   std::size_t again = entries.size();
   int again_affinity = -1;
   for (std::size_t k = entries.size(); k-- > 0;) {
@@ -74,7 +87,7 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
     if (!e.continued || !answeredBefore(e.link, step)) {
       continue;
     }
-    const int a = affinity(e.link, step, false);
+    const int a = againAffinity(e.link, e.continued_by_source, e.continued_by_client, step);
     if (a > again_affinity) {
       again = k;
       again_affinity = a;
@@ -84,7 +97,7 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
       chosen != entries.size() && chosen_affinity / 2 >= again_affinity / 2;
   if (chosen != entries.size() && (again == entries.size() || open_fits_as_well)) {
     decision.parent = entries[chosen].link;
-    markContinued(step.memory_hash, matches, chosen);
+    markContinued(step.memory_hash, matches, chosen, step);
     return decision;
   }
   if (again != entries.size()) {
@@ -105,8 +118,11 @@ ThreadDecision ThreadingIndex::decide(const ThreadStep& step) {
   return decision;
 }
 
-void ThreadingIndex::markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index) {
+void ThreadingIndex::markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index,
+                                   const ThreadStep& by) {
   matches.entries[index].continued = true;
+  matches.entries[index].continued_by_source = by.source_id;
+  matches.entries[index].continued_by_client = by.client;
   journal_.push_back(Order{memory_hash, matches.entries[index].seq});
   if (continued_steps_.size() >= limit_ &&
       !continued_steps_.contains(matches.entries[index].link.step_id)) {

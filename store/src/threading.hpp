@@ -87,6 +87,9 @@ class ThreadingIndex {
     std::uint64_t seq;
     ThreadLink link;
     bool continued = false;
+    /// The input id and connection of the step that continued it (when `continued`).
+    std::int64_t continued_by_source = 0;
+    std::uint64_t continued_by_client = 0;
   };
 
   struct Matches {
@@ -99,7 +102,8 @@ class ThreadingIndex {
     std::uint64_t seq;
   };
 
-  void markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index);
+  void markContinued(std::uint64_t memory_hash, Matches& matches, std::size_t index,
+                     const ThreadStep& by);
 
   /// True when none of the candidates of `link`'s step is continued yet.
   bool untouched(const ThreadLink& link) const { return !continued_steps_.contains(link.step_id); }

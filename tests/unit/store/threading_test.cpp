@@ -356,6 +356,38 @@ TEST_F(ThreadingTest, IdenticalRunsThatContinueOneOfTwoCandidatesEachKeepTheirOw
   EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 2u);
 }
 
+TEST_F(ThreadingTest, ACandidateAnotherSlotTookIsNoPlaceToComeBackTo) {
+  // Three GEN-like runs of one episode, distinct input ids, each carrying both of its
+  // identical candidates on: the first on the step's own slot, the second on a new one. New
+  // slots match no id, so the first two runs' second branches take the third run's untouched
+  // candidates before its own branches come. Its first branch then takes an open candidate of
+  // another run, not a second child of its own step: every candidate keeps one child.
+  const Json m1 = memoryOf("greedy", 2);
+  const std::vector<std::pair<std::string, std::int64_t>> runs = {{"a", 0}, {"b", 100}, {"c", 200}};
+  for (const auto& [run, id] : runs) {
+    add(request(run + "1", {input(id, "user", "go", memoryOf("g", 0), 2)}),
+        Json::array(
+            {callOutput(run + "1", id, 0, m1, "sw1"), callOutput(run + "1", id, 1, m1, "sw1")}));
+  }
+  // Steps on the roots' slots, then new slots, in the order the runs sent them.
+  const std::vector<std::pair<std::string, std::int64_t>> next = {
+      {"a2", 0}, {"b2", 100}, {"a3", 1}, {"b3", 101}, {"c2", 200}, {"c3", 201}};
+  for (const auto& [name, id] : next) {
+    add(request(name, {input(id, "env", kPressed, m1)}),
+        Json::array({sayOutput(name, id, 0, memoryOf(name, 4), "done")}));
+  }
+  ArchiveReader r = reader();
+
+  std::vector<StepRow> steps = allSteps(r);
+  ASSERT_EQ(steps.size(), 9u);
+  for (std::size_t root = 0; root < 3; ++root) {
+    for (const CandidateRow& c : r.candidates(steps[root].id)) {
+      EXPECT_EQ(c.child_count, 1) << "candidate " << c.candidate_index << " of root " << root;
+    }
+  }
+  EXPECT_EQ(r.conversations(recorder_->sessionId()).size(), 3u);
+}
+
 TEST_F(ThreadingTest, ReindexRebuildsTheConversationsAndRefusesAnOpenSession) {
   const Json m0 = Json{{"history", Json::array()}};
   const Json m1 = memoryOf("same", 2);
