@@ -67,6 +67,9 @@ std::int64_t intOr(const SQLite::Column& c, std::int64_t fallback) {
   return c.isNull() ? fallback : c.getInt64();
 }
 
+/// The session's steps in the order their requests began, each exchange's together, as a live
+/// capture numbers them (RecorderOptions::live_order): an older archive, or one whose
+/// capture gave up waiting for a slow request, is threaded as if it had waited.
 std::vector<StoredStep> loadSteps(SQLite::Database& db, std::int64_t session_id) {
   SQLite::Statement q(db, R"sql(
     SELECT s.id AS id, s.exchange_id AS exchange_id, s.source_id AS source_id,
@@ -76,7 +79,7 @@ std::vector<StoredStep> loadSteps(SQLite::Database& db, std::int64_t session_id)
       e.upstream_first_byte_ns AS first_byte_ns, e.ended_ns AS ended_ns
     FROM steps s JOIN exchanges e ON e.id = s.exchange_id
     WHERE s.session_id = :session
-    ORDER BY s.id)sql");
+    ORDER BY e.started_ns, s.exchange_id, s.id)sql");
   q.bind(":session", static_cast<std::int64_t>(session_id));
   std::vector<StoredStep> steps;
   while (q.executeStep()) {
@@ -119,6 +122,10 @@ std::vector<StoredCandidate> loadCandidates(SQLite::Database& db, std::int64_t s
     c.memory_hash = detail::fromDb(q.getColumn("memory_hash").getInt64());
     candidates.push_back(std::move(c));
   }
+  // In the order of their steps, which is not the order of their ids (loadSteps).
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const StoredCandidate& a, const StoredCandidate& b) { return a.step < b.step; });
   return candidates;
 }
 

@@ -340,5 +340,110 @@ TEST_F(FakeAgentThreadingTest, AStatelessAgentFallsBackByInputId) {
   EXPECT_EQ(r.steps[3].parent_ambiguity, 0);                      // the fallback, not the memory
 }
 
+/// Callers on connections that tell nothing, in front of fakeAgent, which takes as long as
+/// the test says for each request id.
+class SlowStepThreadingTest : public ProxyTest {
+ protected:
+  void start(std::chrono::milliseconds live_order_hold) {
+    agent_ = std::make_unique<FakeUpstream>([this](const protocol::HttpRequest& r) {
+      bool failed = true;  // no error candidates here
+      FakeReply reply = fakeAgent(r, false, failed);
+      const auto delay = delays_.find(ordered_json::parse(r.body)["request_id"]);
+      reply.delay = delay != delays_.end() ? delay->second : std::chrono::milliseconds{0};
+      return reply;
+    });
+    startProxy(agent_->url(), [live_order_hold](proxy::RecordingProxyConfig& config) {
+      config.server.threads = 4;
+      config.recorder.live_order_hold = live_order_hold;
+    });
+  }
+
+  /// Sends one input on a new connection; returns its candidates' memories.
+  std::vector<ordered_json> ask(const std::string& request_id, std::int64_t id,
+                                const std::string& type, const std::string& content,
+                                const ordered_json& memory, std::int64_t num_outputs = 1) {
+    net::HttpClient client("127.0.0.1", proxyPort());
+    auto reply = client.postJson("/v1/responses",
+                                 benchBody(request_id, id, type, content, memory, num_outputs));
+    EXPECT_EQ(reply.status, 200);
+    std::vector<ordered_json> memories;
+    for (const ordered_json& out : ordered_json::parse(reply.body)) {
+      memories.push_back(out["memory"]);
+    }
+    return memories;
+  }
+
+  /// Run A asks once and carries its answer on in a step the agent answers slowly. Run B asks
+  /// the same just after, is answered while A's step is still out, and carries both of its
+  /// identical candidates on at once: one on its slot, one on a new slot. A's step began
+  /// before B's answer existed, so only A's candidate can be its parent; B's steps may take
+  /// any of the three, and are answered first.
+  void runASlowStepAndAFastFork() {
+    delays_ = {{"b1", std::chrono::milliseconds{300}}, {"a2", std::chrono::milliseconds{800}}};
+    const ordered_json m1 = ask("a1", 0, "user", "Please press sw1", kEmptyMemory).at(0);
+    std::vector<ordered_json> b1;
+    std::thread b([&] { b1 = ask("b1", 0, "user", "Please press sw1", kEmptyMemory, 2); });
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    std::thread a([&] { ask("a2", 0, "env", kEnvPressed, m1); });
+    b.join();
+    ASSERT_EQ(b1.size(), 2u);
+    ASSERT_EQ(b1[0], m1);
+    ask("b2", 0, "env", kEnvPressed, b1[0]);
+    ask("b3", 1, "env", kEnvPressed, b1[1]);
+    a.join();
+  }
+
+  /// The request id whose candidate each request's step continues ("" for a root).
+  std::map<std::string, std::string> parents(const store::ArchiveReader& reader) {
+    std::map<std::int64_t, std::string> request_of_candidate;
+    std::map<std::string, std::optional<std::int64_t>> parent_of;
+    for (const store::ExchangeRow& row : reader.exchanges(proxy_->sessionId(), 0, 100)) {
+      const std::string request_id =
+          ordered_json::parse(reader.exchange(row.id)->request_body)["request_id"];
+      for (const store::StepRow& step : reader.stepsOfExchange(row.id)) {
+        parent_of[request_id] = step.parent_candidate_id;
+        for (const store::CandidateRow& c : reader.candidates(step.id)) {
+          request_of_candidate[c.id] = request_id;
+        }
+      }
+    }
+    std::map<std::string, std::string> out;
+    for (const auto& [request_id, parent] : parent_of) {
+      out[request_id] = parent ? request_of_candidate.at(*parent) : "";
+    }
+    return out;
+  }
+
+  const std::map<std::string, std::string> kTruth = {
+      {"a1", ""}, {"a2", "a1"}, {"b1", ""}, {"b2", "b1"}, {"b3", "b1"}};
+
+  std::unique_ptr<FakeUpstream> agent_;
+  std::map<std::string, std::chrono::milliseconds> delays_;
+};
+
+TEST_F(SlowStepThreadingTest, AStepThatBeganFirstIsThreadedFirstThoughAnsweredLast) {
+  start(store::RecorderOptions{}.live_order_hold);
+  runASlowStepAndAFastFork();
+  ASSERT_TRUE(proxy_->settle());
+  EXPECT_EQ(parents(archive()), kTruth);
+}
+
+TEST_F(SlowStepThreadingTest, ReindexThreadsStepsInTheOrderTheyBegan) {
+  // Without the hold, the steps are numbered as answered: B's new-slot step takes A's
+  // untouched candidate, and A's step, which could have taken nothing else, becomes its
+  // second child.
+  start(std::chrono::milliseconds{0});
+  runASlowStepAndAFastFork();
+  ASSERT_TRUE(proxy_->settle());
+  ASSERT_NE(parents(archive()), kTruth) << "the archive was numbered in start order anyway";
+  proxy_->stop();
+
+  cli::ReindexCommand command;
+  command.db_path = db_path_;
+  std::ostringstream out;
+  ASSERT_EQ(cli::runReindex(command, out), cli::kExitOk);
+  EXPECT_EQ(parents(archive()), kTruth);
+}
+
 }  // namespace
 }  // namespace agentvcr::testing
