@@ -259,17 +259,18 @@ std::optional<Row> readOne(SQLite::Statement& q, Read read) {
   return read(NamedColumns(q));
 }
 
-/// Depth-first order, as positions in `rows` (which are by id): each step followed by its
-/// subtree; siblings (and roots) by id.
-std::vector<std::size_t> treeOrder(const std::vector<StepRow>& rows) {
+/// Depth-first order, as positions in `rows` (StepRow or StepOutline, by id): each step followed
+/// by its subtree; siblings (and roots) by id.
+template <class Row>
+std::vector<std::size_t> treeOrder(const std::vector<Row>& rows) {
   std::unordered_set<std::int64_t> present;
-  for (const StepRow& r : rows) {
+  for (const Row& r : rows) {
     present.insert(r.id);
   }
   std::unordered_map<std::int64_t, std::vector<std::size_t>> children;
   std::vector<std::size_t> roots;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const StepRow& r = rows[i];
+    const Row& r = rows[i];
     if (r.parent_step_id && present.count(*r.parent_step_id) != 0) {
       children[*r.parent_step_id].push_back(i);
     } else {
@@ -488,6 +489,43 @@ void ArchiveReader::forEachStep(std::int64_t conversation_id,
   }
 }
 
+std::vector<StepOutline> ArchiveReader::stepOutlines(std::int64_t conversation_id) const {
+  std::vector<StepOutline> rows = guarded([&] {
+    // The counts are index lookups (candidates_step, steps_parent), a few per step.
+    SQLite::Statement q = impl_->prepare(R"sql(
+      SELECT s.id, s.exchange_id, s.parent_candidate_id, p.step_id AS parent_step_id, s.depth,
+             s.instruction_type = 'env' AS env, coalesce(s.env_failure, 0) AS env_failure,
+             (SELECT count(*) FROM candidates c
+              WHERE c.step_id = s.id AND c.status = 'error') AS error_candidates,
+             (SELECT count(*) FROM candidates c
+              WHERE c.step_id = s.id AND EXISTS (SELECT 1 FROM steps k
+                                                 WHERE k.parent_candidate_id = c.id))
+               AS forking_candidates
+      FROM steps s LEFT JOIN candidates p ON p.id = s.parent_candidate_id
+      WHERE s.conversation_id = :conversation_id ORDER BY s.id)sql");
+    bindInt(q, ":conversation_id", conversation_id);
+    return readAll<StepOutline>(q, [](const NamedColumns& c) {
+      StepOutline r;
+      r.id = c.get("id").getInt64();
+      r.exchange_id = c.get("exchange_id").getInt64();
+      r.parent_candidate_id = c.optInt("parent_candidate_id");
+      r.parent_step_id = c.optInt("parent_step_id");
+      r.depth = c.get("depth").getInt64();
+      r.env = c.get("env").getInt() != 0;
+      r.env_failure = c.get("env_failure").getInt() != 0;
+      r.error_candidates = c.get("error_candidates").getInt();
+      r.forking_candidates = c.get("forking_candidates").getInt();
+      return r;
+    });
+  });
+  std::vector<StepOutline> ordered;
+  ordered.reserve(rows.size());
+  for (const std::size_t i : treeOrder(rows)) {
+    ordered.push_back(rows[i]);
+  }
+  return ordered;
+}
+
 std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
   return guarded([&] {
     static const std::string sql = std::string(kStepColumns) + " WHERE s.id = :id";
@@ -532,20 +570,6 @@ std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const 
     const detail::StatementLease lease(impl_->candidates_of_step, impl_->db, sql.c_str());
     bindInt(*lease, ":step_id", step_id);
     return readAll<CandidateRow>(*lease, readCandidate);
-  });
-}
-
-std::vector<CandidateRow> ArchiveReader::candidatesOfConversation(
-    std::int64_t conversation_id) const {
-  return guarded([&] {
-    // steps_conversation gives the steps in id order, candidates_step each one's candidates in
-    // index order: the rows come sorted, without a temporary b-tree.
-    SQLite::Statement q =
-        impl_->prepare(std::string(kCandidateColumns) +
-                       " JOIN steps owner ON owner.id = c.step_id WHERE owner.conversation_id = "
-                       ":conversation_id ORDER BY owner.id, c.candidate_index");
-    bindInt(q, ":conversation_id", conversation_id);
-    return readAll<CandidateRow>(q, readCandidate);
   });
 }
 
@@ -814,14 +838,25 @@ std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
 
 std::vector<ExchangeRow> ArchiveReader::exchangesOfConversation(
     std::int64_t conversation_id) const {
-  return guarded([&] {
+  std::vector<ExchangeRow> rows;
+  forEachExchangeOfConversation(conversation_id,
+                                [&](ExchangeRow&& row) { rows.push_back(std::move(row)); });
+  return rows;
+}
+
+void ArchiveReader::forEachExchangeOfConversation(
+    std::int64_t conversation_id, const std::function<void(ExchangeRow&&)>& visit) const {
+  guarded([&] {
     SQLite::Statement q = impl_->prepare(
         std::string(kExchangeColumns) +
         " FROM exchanges WHERE id IN (SELECT exchange_id FROM steps WHERE conversation_id = "
         ":conversation_id UNION SELECT exchange_id FROM a2a_calls WHERE conversation_id = "
         ":conversation_id) ORDER BY id");
     bindInt(q, ":conversation_id", conversation_id);
-    return readAll<ExchangeRow>(q, [](const NamedColumns& c) { return readExchange(c); });
+    const NamedColumns columns(q);
+    while (q.executeStep()) {
+      visit(readExchange(columns));
+    }
   });
 }
 
@@ -831,8 +866,10 @@ std::vector<TimedInternalStep> ArchiveReader::timedInternalSteps(
     // The instr() test keeps json_extract() off the entries that hold no duration, which are
     // most of them, some with whole prompts in `rest`.
     SQLite::Statement q = impl_->prepare(R"sql(
-      SELECT candidate_id, position, step_key, component, duration_ns FROM (
-        SELECT i.candidate_id, i.position, i.step_key, i.component,
+      SELECT step_id, candidate_id, candidate_index, candidate_status, position, step_key,
+             component, duration_ns FROM (
+        SELECT c.step_id, i.candidate_id, c.candidate_index, c.status AS candidate_status,
+               i.position, i.step_key, i.component,
                CASE WHEN json_type(i.rest, '$.duration_ms') IN ('integer', 'real')
                       THEN json_extract(i.rest, '$.duration_ms') * 1e6
                     WHEN json_type(i.rest, '$.duration_seconds') IN ('integer', 'real')
@@ -843,11 +880,14 @@ std::vector<TimedInternalStep> ArchiveReader::timedInternalSteps(
         JOIN internal_steps i ON i.candidate_id = c.id
         WHERE s.conversation_id = :conversation_id AND instr(i.rest, '"duration_') > 0)
       WHERE duration_ns >= 0
-      ORDER BY candidate_id, position)sql");
+      ORDER BY step_id, candidate_index, position)sql");
     bindInt(q, ":conversation_id", conversation_id);
     return readAll<TimedInternalStep>(q, [](const NamedColumns& c) {
       TimedInternalStep r;
+      r.step_id = c.get("step_id").getInt64();
       r.candidate_id = c.get("candidate_id").getInt64();
+      r.candidate_index = c.get("candidate_index").getInt64();
+      r.candidate_status = c.get("candidate_status").getString();
       r.position = c.get("position").getInt64();
       r.step_key = c.optText("step_key");
       r.component = c.optText("component");

@@ -226,13 +226,14 @@ class DiffHighlightTest : public QObject {
     steps.setConversation(avt::conversationTitled(db, "Please press sw7"));
     QVERIFY(steps.rowCount() >= 2);
     const viewer::TimelineStep& entry = steps.at(1);
-    QVERIFY(!entry.candidates.empty());
+    const std::vector<store::CandidateRow> candidates = reader->candidates(entry.step.id);
+    QVERIFY(!candidates.empty());
 
     viewer::StepDetails details;
     details.showStep(entry, *reader);
     const SideBySideDiff& memory = *details.memory();
-    const Json given = Json::parse(*reader->blob(entry.step.memory_hash));
-    const Json returned = Json::parse(*reader->blob(entry.candidates.front().memory_hash));
+    const Json given = Json::parse(*reader->blob(reader->step(entry.step.id)->memory_hash));
+    const Json returned = Json::parse(*reader->blob(candidates.front().memory_hash));
     QVERIFY(given != returned);
     QCOMPARE(shownLines(*memory.leftPane(), memory, true), replay::prettyJsonLines(given));
     QCOMPARE(shownLines(*memory.rightPane(), memory, false), replay::prettyJsonLines(returned));

@@ -1,6 +1,8 @@
 // The viewer's item models over a recorded demo archive (and an archive mixing MAGMA and A2A
 // conversations), each checked by QAbstractItemModelTester and by the rows and data it shows.
 
+#include <algorithm>
+
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QSignalSpy>
@@ -123,10 +125,7 @@ class ModelsTest : public QObject {
     QVERIFY(cell(model, 1, StepsModel::Instruction).startsWith("env: ✓ panda press_button"));
     QCOMPARE(cell(model, 1, StepsModel::Decision), QString("say \"Done, sw1 is pressed.\""));
     QCOMPARE(model.data(model.index(1, 0), StepsModel::EnvFailureRole).toBool(), false);
-    // The timeline keeps the summary of the decoded feedback, not the JSON tree itself.
-    QVERIFY(model.at(1).step.env_feedback.is_null());
-    QVERIFY(!reader_->step(model.at(1).step.id)->env_feedback.is_null());
-    QCOMPARE(model.at(1).instruction_summary,
+    QCOMPARE(model.texts(1).instruction_summary,
              viewer::instructionSummary(*reader_->step(model.at(1).step.id)));
 
     model.setConversation(avt::conversationTitled(db_, "Please press sw7"));
@@ -165,30 +164,49 @@ class ModelsTest : public QObject {
     QVERIFY(plain.data(plain.index(0, 0), StepsModel::FaultRole).toString().isEmpty());
   }
 
-  void everyTimelineStepHoldsTheCandidatesItsStepHas() {
-    // The model reads a conversation's candidates in one query; each step must get exactly its
-    // own, in index order: forks, error answers, steps without any, and a branch shown alone.
+  void rowsShowTheTextsOfTheirStepReadWhenInSight() {
+    // The timeline keeps an outline per step and reads a row's texts when a view asks for
+    // them: each row must show its own step's instruction and candidates (forks, error answers,
+    // steps without any, a branch shown alone), however many rows were read before it.
     ConversationsModel conversations(reader_);
     conversations.setSession(1);
     StepsModel model(reader_);
-    auto expectStepsHoldTheirCandidates = [&] {
+    auto expectRowsShowTheirStep = [&] {
       for (int row = 0; row < model.rowCount(); ++row) {
-        const viewer::TimelineStep& entry = model.at(row);
-        const std::vector<store::CandidateRow> own = reader_->candidates(entry.step.id);
-        QCOMPARE(entry.candidates.size(), own.size());
+        const store::StepRow step = *reader_->step(model.at(row).step.id);
+        const std::vector<store::CandidateRow> own = reader_->candidates(step.id);
+        QCOMPARE(model.texts(row).candidates.size(), own.size());
         for (std::size_t i = 0; i < own.size(); ++i) {
-          QCOMPARE(entry.candidates[i].id, own[i].id);
-          QCOMPARE(entry.candidates[i].candidate_index, own[i].candidate_index);
-          QCOMPARE(entry.candidates[i].status, own[i].status);
+          QCOMPARE(model.texts(row).candidates[i].id, own[i].id);
+          QCOMPARE(model.texts(row).candidates[i].status, own[i].status);
         }
+        QCOMPARE(cell(model, row, StepsModel::Instruction),
+                 QString::fromStdString((step.instruction_type == "env" ? "env: " : "user: ") +
+                                        viewer::instructionSummary(step)));
+        QCOMPARE(model.data(model.index(row, StepsModel::Instruction), Qt::ToolTipRole).toString(),
+                 QString::fromStdString(step.instruction_content));
+        const QString decision = cell(model, row, StepsModel::Decision);
+        QCOMPARE(model.data(model.index(row, StepsModel::Decision), Qt::ToolTipRole).toString(),
+                 decision);
+        if (own.empty()) {
+          QCOMPARE(decision, QString("(no answer recorded)"));
+        } else {
+          QVERIFY(decision.contains(QString::fromStdString(viewer::decisionSummary(own[0]))));
+        }
+        const bool error = std::any_of(own.begin(), own.end(), [](const auto& candidate) {
+          return candidate.status == "error";
+        });
+        QCOMPARE(cell(model, row, StepsModel::Status).contains("error"), error);
+        QCOMPARE(model.data(model.index(row, StepsModel::Status), Qt::ForegroundRole).isValid(),
+                 error);
       }
     };
     std::size_t candidates_shown = 0;
     for (int row = 0; row < conversations.rowCount(); ++row) {
       model.setConversation(conversations.conversationId(conversations.index(row, 0)));
-      expectStepsHoldTheirCandidates();
-      for (const viewer::TimelineStep& entry : model.steps()) {
-        candidates_shown += entry.candidates.size();
+      expectRowsShowTheirStep();
+      for (int step = 0; step < model.rowCount(); ++step) {
+        candidates_shown += model.texts(step).candidates.size();
       }
     }
     QCOMPARE(static_cast<std::int64_t>(candidates_shown),
@@ -202,7 +220,10 @@ class ModelsTest : public QObject {
     const auto branch = conversations.branchSteps(conversations.index(1, 0, gen));
     model.setSteps(conversations.conversationId(gen), branch);
     QCOMPARE(static_cast<std::size_t>(model.rowCount()), branch.size());
-    expectStepsHoldTheirCandidates();
+    for (std::size_t row = 0; row < branch.size(); ++row) {
+      QCOMPARE(model.at(static_cast<int>(row)).step.id, branch[row]);
+    }
+    expectRowsShowTheirStep();
   }
 
   void genBranchesIndentByDepth() {

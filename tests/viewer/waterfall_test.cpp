@@ -11,6 +11,7 @@
 #include "mixed_archive.hpp"
 #include "models/a2a_text.hpp"
 #include "models/steps_model.hpp"
+#include "models/text_format.hpp"
 #include "models/waterfall_model.hpp"
 #include "viewer_fixture.hpp"
 #include "viewer_test_main.hpp"
@@ -95,6 +96,15 @@ class WaterfallTest : public QObject {
     return viewer::stepBars(steps.steps(), reader_->timedInternalSteps(conversation));
   }
 
+  /// `model` set to the bars of `steps`, which shows `conversation`: the texts the bars show
+  /// are the timeline's.
+  void showBarsOf(std::int64_t conversation, viewer::StepsModel& steps,
+                  viewer::WaterfallModel& model) const {
+    steps.setConversation(conversation);
+    model.setBars(viewer::stepBars(steps.steps(), reader_->timedInternalSteps(conversation)),
+                  &steps);
+  }
+
  private slots:
 
   void initTestCase() {
@@ -134,7 +144,8 @@ class WaterfallTest : public QObject {
   void modelPassesTheTesterAndTabulatesTheBars() {
     viewer::WaterfallModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setBars(barsOf(avt::conversationTitled(db_, "Please move every damaged")));
+    viewer::StepsModel steps(reader_);
+    showBarsOf(avt::conversationTitled(db_, "Please move every damaged"), steps, model);
     QCOMPARE(model.rowCount(), 5);
     QCOMPARE(model.data(model.index(0, viewer::WaterfallModel::Health)).toString(), "ok");
     QCOMPARE(model.data(model.index(2, 0), viewer::WaterfallModel::IdRole).toLongLong(),
@@ -161,11 +172,38 @@ class WaterfallTest : public QObject {
   }
 
   void errorCandidatesAreFailures() {
-    const auto bars = barsOf(avt::conversationTitled(db_, "Please self-destruct"));
-    QVERIFY(!bars.empty());
-    QCOMPARE(bars[0].health, WaterfallBar::Health::Failed);
-    QVERIFY(bars[0].detail.find("Please self-destruct") != std::string::npos);
-    QVERIFY(bars[0].detail.find("error invalid_output") != std::string::npos);
+    viewer::StepsModel steps(reader_);
+    viewer::WaterfallModel model;
+    showBarsOf(avt::conversationTitled(db_, "Please self-destruct"), steps, model);
+    QVERIFY(model.rowCount() > 0);
+    QCOMPARE(model.bars()[0].health, WaterfallBar::Health::Failed);
+    QVERIFY(model.detail(0).find("Please self-destruct") != std::string::npos);
+    QVERIFY(model.detail(0).find("error invalid_output") != std::string::npos);
+  }
+
+  void stepBarsShowTheTimelinesTextsReadWhenInSight() {
+    // A step's bar keeps no text of its own: its label and hover text are made from the
+    // timeline's texts of its row, for every row, whatever rows were read before.
+    viewer::StepsModel steps(reader_);
+    viewer::WaterfallModel model;
+    showBarsOf(avt::conversationTitled(db_, "Please press sw7"), steps, model);
+    QCOMPARE(model.rowCount(), steps.rowCount());
+    for (int row = model.rowCount() - 1; row >= 0; --row) {
+      const WaterfallBar& bar = model.bars()[static_cast<std::size_t>(row)];
+      QVERIFY(bar.label.empty() && bar.detail.empty());
+      const store::StepRow step = *reader_->step(bar.id);
+      const std::string kind = step.instruction_type == "env" ? "env: " : "user: ";
+      QCOMPARE(model.label(row), "#" + std::to_string(row + 1) + " " + kind +
+                                     viewer::oneLine(viewer::instructionSummary(step), 80));
+      QCOMPARE(model.data(model.index(row, viewer::WaterfallModel::Label)).toString().trimmed(),
+               QString::fromStdString(model.label(row)));  // indented by depth
+      std::string detail = kind + viewer::oneLine(step.instruction_content, 400);
+      for (const store::CandidateRow& candidate : reader_->candidates(step.id)) {
+        detail += "\n[" + std::to_string(candidate.candidate_index) + "] " +
+                  viewer::oneLine(viewer::decisionSummary(candidate), 400);
+      }
+      QCOMPARE(model.detail(row), detail);
+    }
   }
 
   void timedInternalStepsNestUnderTheirStepEndToEnd() {
@@ -187,6 +225,11 @@ class WaterfallTest : public QObject {
     QCOMPARE(bars[2].kind, WaterfallBar::Kind::InternalStep);
     QCOMPARE(bars[1].label, std::string("[0] summarizer step-0"));
     QCOMPARE(bars[2].label, std::string("[0] commander step-2"));
+    viewer::WaterfallModel model;
+    model.setBars(bars, &steps);
+    QCOMPARE(model.label(1), bars[1].label);
+    QCOMPARE(model.detail(2), bars[2].label);  // an internal step's hover starts with its label
+    QVERIFY(model.label(0).starts_with("#1 user: Please press sw2"));
     // From the moment the agent got the request (2 ms in), one after the other.
     QCOMPARE(bars[1].start(), 2 * kMs);
     QCOMPARE(bars[1].end(), 14 * kMs);
@@ -229,7 +272,8 @@ class WaterfallTest : public QObject {
 
   void viewPlacesSegmentsAtTheirMoments() {
     viewer::WaterfallModel model;
-    model.setBars(barsOf(avt::conversationTitled(db_, "Please press sw7")));
+    viewer::StepsModel steps(reader_);
+    showBarsOf(avt::conversationTitled(db_, "Please press sw7"), steps, model);
     viewer::WaterfallView view;
     showWaterfall(view, model);
 
@@ -260,7 +304,8 @@ class WaterfallTest : public QObject {
 
   void hoverShowsTheInstructionAndDecision() {
     viewer::WaterfallModel model;
-    model.setBars(barsOf(avt::conversationTitled(db_, "Please press sw7")));
+    viewer::StepsModel steps(reader_);
+    showBarsOf(avt::conversationTitled(db_, "Please press sw7"), steps, model);
     viewer::WaterfallView view;
     showWaterfall(view, model);
     const QPoint at = view.barRect(0).center().toPoint();

@@ -1,7 +1,5 @@
 #include "models/steps_model.hpp"
 
-#include <algorithm>
-
 #include <QColor>
 
 #include "models/fault_style.hpp"
@@ -10,7 +8,7 @@
 namespace agentvcr::viewer {
 namespace {
 
-std::string decisionsText(std::span<const store::CandidateRow> candidates) {
+std::string decisionsText(const std::vector<store::CandidateRow>& candidates) {
   if (candidates.empty()) {
     return "(no answer recorded)";
   }
@@ -25,7 +23,7 @@ std::string decisionsText(std::span<const store::CandidateRow> candidates) {
   return joined;
 }
 
-std::string statusText(std::span<const store::CandidateRow> candidates) {
+std::string statusText(const std::vector<store::CandidateRow>& candidates) {
   std::string joined;
   for (const auto& candidate : candidates) {
     const std::string one = candidate.status == "error"
@@ -34,15 +32,6 @@ std::string statusText(std::span<const store::CandidateRow> candidates) {
     joined += (joined.empty() ? "" : "\n") + one;
   }
   return joined;
-}
-
-bool anyError(std::span<const store::CandidateRow> candidates) {
-  for (const auto& candidate : candidates) {
-    if (candidate.status == "error") {
-      return true;
-    }
-  }
-  return false;
 }
 
 }  // namespace
@@ -77,19 +66,22 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  show(conversationTimeline(conversation_id));
+  show(reader_->stepOutlines(conversation_id));
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
   conversation_id_ = conversation_id;
-  const ExchangesById exchanges = exchangesOf(conversation_id);
-  std::vector<TimelineStep> timeline;
+  std::unordered_map<std::int64_t, store::StepOutline> of_conversation;
+  for (const store::StepOutline& outline : reader_->stepOutlines(conversation_id)) {
+    of_conversation.emplace(outline.id, outline);
+  }
+  std::vector<store::StepOutline> branch;
   for (std::int64_t id : step_ids) {
-    if (auto step = reader_->step(id)) {
-      timeline.push_back(timelineStep(std::move(*step), exchanges));
+    if (auto found = of_conversation.find(id); found != of_conversation.end()) {
+      branch.push_back(found->second);
     }
   }
-  show(std::move(timeline));
+  show(std::move(branch));
 }
 
 void StepsModel::clear() {
@@ -98,55 +90,53 @@ void StepsModel::clear() {
 }
 
 StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) const {
+  // One row at a time: only the timings are kept, never thousands of whole rows at once.
   ExchangesById exchanges;
-  for (const store::ExchangeRow& exchange : reader_->exchangesOfConversation(conversation_id)) {
+  reader_->forEachExchangeOfConversation(conversation_id, [&](store::ExchangeRow&& exchange) {
     exchanges.emplace(exchange.id, timelineExchange(exchange));
-  }
+  });
   return exchanges;
 }
 
-std::vector<TimelineStep> StepsModel::conversationTimeline(std::int64_t conversation_id) const {
-  // The exchanges before the steps: only their timings are kept, so their large rows are gone
-  // before the steps take their room.
-  const ExchangesById exchanges = exchangesOf(conversation_id);
-  std::vector<TimelineStep> timeline;
-  if (const auto conversation = reader_->conversation(conversation_id)) {
-    timeline.reserve(static_cast<std::size_t>(conversation->step_count));
-  }
-  // One step at a time: each one's feedback is decoded, summarised and dropped before the next.
-  reader_->forEachStep(conversation_id, [&](store::StepRow&& step) {
-    timeline.push_back(timelineStep(std::move(step), exchanges));
-  });
-  return timeline;
-}
-
-TimelineStep StepsModel::timelineStep(store::StepRow step, const ExchangesById& exchanges) {
-  TimelineStep entry;
-  if (auto found = exchanges.find(step.exchange_id); found != exchanges.end()) {
-    entry.exchange = found->second;
-  }
-  entry.instruction_summary = instructionSummary(step);
-  step.env_feedback = nullptr;  // see TimelineStep::step
-  entry.step = std::move(step);
-  return entry;
-}
-
-void StepsModel::show(std::vector<TimelineStep> timeline) {
+void StepsModel::show(std::vector<store::StepOutline> outlines) {
   beginResetModel();
-  steps_ = std::move(timeline);
-  candidates_.clear();
-  // The candidates in one query too: one per step cost most of the time to show a long
-  // conversation. A branch shows only its own steps' candidates.
-  if (conversation_id_ && !steps_.empty()) {
-    candidates_ = reader_->candidatesOfConversation(*conversation_id_);
-    const auto by_step = [](const store::CandidateRow& candidate) { return candidate.step_id; };
-    for (TimelineStep& entry : steps_) {
-      entry.candidates = std::ranges::equal_range(candidates_, entry.step.id, {}, by_step);
+  steps_ = {};  // its room too: a short conversation after a long one
+  texts_.clear();
+  text_order_.clear();
+  if (conversation_id_ && !outlines.empty()) {
+    const ExchangesById exchanges = exchangesOf(*conversation_id_);
+    steps_.reserve(outlines.size());
+    for (const store::StepOutline& outline : outlines) {
+      TimelineStep& entry = steps_.emplace_back();
+      entry.step = outline;
+      if (auto found = exchanges.find(outline.exchange_id); found != exchanges.end()) {
+        entry.exchange = found->second;
+      }
     }
   }
-  // The exchange rows and the decoded feedbacks are gone by now, so the reset's listeners (the
-  // waterfall) build their own rows without adding to them.
+  // The outlines and the exchanges' timings are gone by now, so the reset's listeners (the
+  // waterfall) build their bars without adding to them.
+  outlines = {};
   endResetModel();
+}
+
+const StepTexts& StepsModel::texts(int row) const {
+  const std::int64_t id = at(row).step.id;
+  if (auto found = texts_.find(id); found != texts_.end()) {
+    return found->second;
+  }
+  if (texts_.size() >= kTextRows) {
+    texts_.erase(text_order_.front());
+    text_order_.pop_front();
+  }
+  StepTexts read;
+  if (auto step = reader_->step(id)) {
+    read.instruction_summary = instructionSummary(*step);
+    read.instruction_content = std::move(step->instruction_content);
+  }
+  read.candidates = reader_->candidates(id);
+  text_order_.push_back(id);
+  return texts_.emplace(id, std::move(read)).first->second;
 }
 
 int StepsModel::rowOfStep(std::int64_t step_id) const {
@@ -171,13 +161,12 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   const TimelineStep& entry = at(index.row());
-  const store::StepRow& step = entry.step;
-  const bool env_failure = step.env_failure.value_or(false);
+  const store::StepOutline& step = entry.step;
   switch (role) {
     case StepIdRole:
       return QVariant::fromValue<qlonglong>(step.id);
     case EnvFailureRole:
-      return env_failure;
+      return step.env_failure;
     case DepthRole:
       return QVariant::fromValue<qlonglong>(step.depth);
     case FaultRole:
@@ -185,19 +174,19 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     case Qt::BackgroundRole:
       return entry.fault() ? QVariant(faultBackground()) : QVariant();
     case Qt::ForegroundRole:
-      if (index.column() == Instruction && env_failure) {
+      if (index.column() == Instruction && step.env_failure) {
         return QColor(Qt::darkRed);
       }
-      if (index.column() == Status && anyError(entry.candidates)) {
+      if (index.column() == Status && step.error_candidates > 0) {
         return QColor(Qt::darkRed);
       }
       return {};
     case Qt::ToolTipRole:
       if (index.column() == Instruction) {
-        return QString::fromStdString(step.instruction_content);
+        return QString::fromStdString(texts(index.row()).instruction_content);
       }
       if (index.column() == Decision) {
-        return QString::fromStdString(decisionsText(entry.candidates));
+        return QString::fromStdString(decisionsText(texts(index.row()).candidates));
       }
       return {};
     case Qt::DisplayRole:
@@ -211,16 +200,17 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
       return QString(static_cast<int>(step.depth) * 2, QChar(' ')) +
              QStringLiteral("%1").arg(index.row() + 1);
     case Instruction:
-      return QString::fromStdString((step.instruction_type == "env" ? "env: " : "user: ") +
-                                    entry.instruction_summary);
+      return QString::fromStdString((step.env ? "env: " : "user: ") +
+                                    texts(index.row()).instruction_summary);
     case Decision:
-      return QString::fromStdString(decisionsText(entry.candidates));
-    case Status:
+      return QString::fromStdString(decisionsText(texts(index.row()).candidates));
+    case Status: {
+      const QString recorded = QString::fromStdString(statusText(texts(index.row()).candidates));
       if (const auto& fault = entry.fault()) {
-        const QString recorded = QString::fromStdString(statusText(entry.candidates));
         return recorded.isEmpty() ? faultText(*fault) : faultText(*fault) + "\n" + recorded;
       }
-      return QString::fromStdString(statusText(entry.candidates));
+      return recorded;
+    }
     case Latency:
       if (const auto latency = entry.latencyNs()) {
         return QString::fromStdString(durationText(*latency));

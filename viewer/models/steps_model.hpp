@@ -1,9 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,16 +30,11 @@ struct TimelineExchange {
 
 TimelineExchange timelineExchange(const store::ExchangeRow& exchange);
 
-/// One step of the timeline with what the panes need next to it.
+/// One step of the timeline: what listing it and laying out its bar need, a few words. A long
+/// conversation holds one per step, so its texts are read only for the rows in sight
+/// (StepsModel::texts).
 struct TimelineStep {
-  /// Its row without env_feedback (left null): decoded, an env step's feedback is a JSON tree
-  /// of about a kilobyte, and a long conversation holds thousands. instruction_summary keeps
-  /// what the timeline shows of it; the details read the step again (ArchiveReader::step).
-  store::StepRow step;
-  /// instructionSummary() of the step, made while its feedback was at hand.
-  std::string instruction_summary;
-  /// Its candidates by index: a view of the model's, valid while the model shows this timeline.
-  std::span<const store::CandidateRow> candidates;
+  store::StepOutline step;
   /// Its exchange; empty when the archive lost it.
   std::optional<TimelineExchange> exchange;
 
@@ -47,6 +42,13 @@ struct TimelineStep {
   std::optional<std::int64_t> latencyNs() const;
   /// The fault chaos injected into its exchange.
   const std::optional<std::string>& fault() const;
+};
+
+/// What the timeline and the waterfall show of a step in sight, read from the archive.
+struct StepTexts {
+  std::string instruction_summary;  ///< instructionSummary() of the step
+  std::string instruction_content;
+  std::vector<store::CandidateRow> candidates;  ///< by index
 };
 
 /// The step timeline of one conversation (tree order, GEN branches indented by depth) or of
@@ -75,6 +77,11 @@ class StepsModel : public QAbstractTableModel {
 
   const std::vector<TimelineStep>& steps() const { return steps_; }
 
+  /// The texts of a row, read on first use and kept for the last kTextRows rows read: a
+  /// screen of the table or the waterfall, or the rows the table measures (at most 500), never
+  /// the whole of a long conversation. Valid until the next call.
+  const StepTexts& texts(int row) const;
+
   /// The row of a step, or -1.
   int rowOfStep(std::int64_t step_id) const;
 
@@ -87,20 +94,19 @@ class StepsModel : public QAbstractTableModel {
  private:
   using ExchangesById = std::unordered_map<std::int64_t, TimelineExchange>;
 
+  static constexpr std::size_t kTextRows = 512;
+
   /// The exchanges of the conversation, in one query (a batch carries many steps).
   ExchangesById exchangesOf(std::int64_t conversation_id) const;
-  /// Every step of the conversation with its exchange, without candidates (show() adds them).
-  std::vector<TimelineStep> conversationTimeline(std::int64_t conversation_id) const;
-  static TimelineStep timelineStep(store::StepRow step, const ExchangesById& exchanges);
-  /// Shows `timeline` with the candidates of its steps.
-  void show(std::vector<TimelineStep> timeline);
+  /// Shows these steps of the conversation with their exchanges.
+  void show(std::vector<store::StepOutline> outlines);
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;
   std::vector<TimelineStep> steps_;
-  /// The candidates of the conversation, by step id then index, in one vector the steps view
-  /// slices of: one allocation where one per step cost as much as the rows.
-  std::vector<store::CandidateRow> candidates_;
+  /// texts() by step id, and the ids in the order they were read (the oldest goes first).
+  mutable std::unordered_map<std::int64_t, StepTexts> texts_;
+  mutable std::deque<std::int64_t> text_order_;
 };
 
 }  // namespace agentvcr::viewer

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "models/a2a_text.hpp"
 #include "models/fault_style.hpp"
@@ -27,11 +28,6 @@ WaterfallBar::Health healthOf(const TimelineExchange& exchange, bool error_answe
     return WaterfallBar::Health::Faulted;
   }
   return exchange.failed || error_answer ? WaterfallBar::Health::Failed : WaterfallBar::Health::Ok;
-}
-
-bool anyErrorCandidate(const TimelineStep& step) {
-  return std::any_of(step.candidates.begin(), step.candidates.end(),
-                     [](const store::CandidateRow& c) { return c.status == "error"; });
 }
 
 /// Makes every moment an offset from the earliest start, and returns the latest offset.
@@ -67,17 +63,13 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
   std::vector<int> branches(steps.size(), 0);
   int next_branch = 1;
   for (std::size_t row = 0; row < steps.size(); ++row) {
-    const store::StepRow& step = steps[row].step;
+    const store::StepOutline& step = steps[row].step;
     const auto parent =
         step.parent_step_id ? row_of_step.find(*step.parent_step_id) : row_of_step.end();
     if (parent == row_of_step.end() || !step.parent_candidate_id) {
       continue;  // a root, or a branch shown without its parent: the trunk
     }
-    const auto siblings = steps[parent->second].candidates;
-    const auto forks =
-        std::count_if(siblings.begin(), siblings.end(),
-                      [](const store::CandidateRow& c) { return c.child_count > 0; });
-    if (forks < 2) {
+    if (steps[parent->second].step.forking_candidates < 2) {
       branches[row] = branches[parent->second];
       continue;
     }
@@ -88,21 +80,21 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
   return branches;
 }
 
-std::string stepLabel(std::size_t row, const TimelineStep& entry) {
-  return "#" + std::to_string(row + 1) +
-         (entry.step.instruction_type == "env" ? " env: " : " user: ") +
-         oneLine(entry.instruction_summary, 80);
+std::string stepLabel(int row, const TimelineStep& entry, const StepTexts& texts) {
+  return "#" + std::to_string(row + 1) + (entry.step.env ? " env: " : " user: ") +
+         oneLine(texts.instruction_summary, 80);
 }
 
-std::string internalStepLabel(const store::TimedInternalStep& internal, std::int64_t candidate) {
-  return "[" + std::to_string(candidate) + "] " + internal.component.value_or("step") + " " +
+std::string internalStepLabel(const store::TimedInternalStep& internal) {
+  return "[" + std::to_string(internal.candidate_index) + "] " +
+         internal.component.value_or("step") + " " +
          internal.step_key.value_or(std::to_string(internal.position));
 }
 
-std::string stepDetail(const TimelineStep& entry) {
-  std::string detail = (entry.step.instruction_type == "env" ? "env: " : "user: ") +
-                       oneLine(entry.step.instruction_content, 400);
-  for (const auto& candidate : entry.candidates) {
+std::string stepDetail(const TimelineStep& entry, const StepTexts& texts) {
+  std::string detail =
+      (entry.step.env ? "env: " : "user: ") + oneLine(texts.instruction_content, 400);
+  for (const auto& candidate : texts.candidates) {
     detail += "\n[" + std::to_string(candidate.candidate_index) + "] " +
               oneLine(decisionSummary(candidate), 400);
   }
@@ -144,9 +136,9 @@ std::int64_t WaterfallBar::end() const {
 
 std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
                                    const std::vector<store::TimedInternalStep>& internal_steps) {
-  std::map<std::int64_t, std::vector<const store::TimedInternalStep*>> timed_of_candidate;
+  std::unordered_map<std::int64_t, std::vector<const store::TimedInternalStep*>> timed_of_step;
   for (const auto& internal : internal_steps) {
-    timed_of_candidate[internal.candidate_id].push_back(&internal);
+    timed_of_step[internal.step_id].push_back(&internal);
   }
   const std::vector<int> branches = branchesOf(steps);
 
@@ -154,47 +146,51 @@ std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
   bars.reserve(steps.size() + internal_steps.size());
   for (std::size_t row = 0; row < steps.size(); ++row) {
     const TimelineStep& entry = steps[row];
+    const bool error_answer = entry.step.error_candidates > 0;
     WaterfallBar bar;
     bar.kind = WaterfallBar::Kind::Step;
     bar.id = entry.step.id;
     bar.exchange_id = entry.step.exchange_id;
     bar.depth = entry.step.depth;
     bar.branch = branches[row];
-    bar.label = stepLabel(row, entry);
-    bar.detail = stepDetail(entry);
+    bar.step_row = static_cast<int>(row);
     if (entry.exchange) {
       bar.at = momentsOf(*entry.exchange);
-      bar.health = healthOf(*entry.exchange, anyErrorCandidate(entry));
+      bar.health = healthOf(*entry.exchange, error_answer);
       bar.fault = entry.exchange->fault;
     } else {
-      bar.health = anyErrorCandidate(entry) ? WaterfallBar::Health::Failed : bar.health;
+      bar.health = error_answer ? WaterfallBar::Health::Failed : bar.health;
     }
     const auto agent_start = bar.point(TimingPoint::UpstreamSent);
     bars.push_back(bar);
 
     // Each candidate's timed internal steps, end to end from when the agent got the request:
     // the entries are in execution order and say how long, not when.
-    for (const auto& candidate : entry.candidates) {
-      const auto timed = timed_of_candidate.find(candidate.id);
-      if (timed == timed_of_candidate.end() || !agent_start) {
-        continue;
+    const auto timed = timed_of_step.find(entry.step.id);
+    if (timed == timed_of_step.end() || !agent_start) {
+      continue;
+    }
+    std::optional<std::int64_t> candidate;
+    std::int64_t at = 0;
+    for (const store::TimedInternalStep* internal : timed->second) {
+      if (internal->candidate_id != candidate) {
+        candidate = internal->candidate_id;
+        at = *agent_start;
       }
-      std::int64_t at = *agent_start;
-      for (const store::TimedInternalStep* internal : timed->second) {
-        WaterfallBar nested;
-        nested.kind = WaterfallBar::Kind::InternalStep;
-        nested.id = entry.step.id;
-        nested.exchange_id = entry.step.exchange_id;
-        nested.depth = entry.step.depth + 1;
-        nested.branch = bar.branch;
-        nested.label = internalStepLabel(*internal, candidate.candidate_index);
-        nested.at[index(TimingPoint::Started)] = at;
-        at += internal->duration_ns;
-        nested.at[index(TimingPoint::Ended)] = at;
-        nested.health =
-            candidate.status == "error" ? WaterfallBar::Health::Failed : WaterfallBar::Health::Ok;
-        bars.push_back(std::move(nested));
-      }
+      WaterfallBar nested;
+      nested.kind = WaterfallBar::Kind::InternalStep;
+      nested.id = entry.step.id;
+      nested.exchange_id = entry.step.exchange_id;
+      nested.depth = entry.step.depth + 1;
+      nested.branch = bar.branch;
+      nested.step_row = bar.step_row;
+      nested.label = internalStepLabel(*internal);
+      nested.at[index(TimingPoint::Started)] = at;
+      at += internal->duration_ns;
+      nested.at[index(TimingPoint::Ended)] = at;
+      nested.health = internal->candidate_status == "error" ? WaterfallBar::Health::Failed
+                                                            : WaterfallBar::Health::Ok;
+      bars.push_back(std::move(nested));
     }
   }
   rebase(bars);
@@ -238,9 +234,10 @@ std::vector<WaterfallBar> callBars(const std::vector<store::A2aCallRow>& calls,
 
 WaterfallModel::WaterfallModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void WaterfallModel::setBars(std::vector<WaterfallBar> bars) {
+void WaterfallModel::setBars(std::vector<WaterfallBar> bars, const StepsModel* timeline) {
   beginResetModel();
   bars_ = std::move(bars);
+  timeline_ = timeline;
   span_ = 0;
   for (const auto& bar : bars_) {
     span_ = std::max(span_, bar.end());
@@ -255,6 +252,22 @@ int WaterfallModel::rowOf(WaterfallBar::Kind kind, std::int64_t id) const {
     }
   }
   return -1;
+}
+
+std::string WaterfallModel::label(int row) const {
+  const WaterfallBar& bar = bars_.at(static_cast<std::size_t>(row));
+  if (bar.kind != WaterfallBar::Kind::Step || timeline_ == nullptr) {
+    return bar.label;
+  }
+  return stepLabel(bar.step_row, timeline_->at(bar.step_row), timeline_->texts(bar.step_row));
+}
+
+std::string WaterfallModel::detail(int row) const {
+  const WaterfallBar& bar = bars_.at(static_cast<std::size_t>(row));
+  if (bar.kind == WaterfallBar::Kind::Step && timeline_ != nullptr) {
+    return stepDetail(timeline_->at(bar.step_row), timeline_->texts(bar.step_row));
+  }
+  return bar.detail.empty() ? bar.label : bar.detail;
 }
 
 int WaterfallModel::rowCount(const QModelIndex& parent) const {
@@ -287,7 +300,7 @@ QVariant WaterfallModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case Label:
       return QString(static_cast<int>(bar.depth) * 2, QChar(' ')) +
-             QString::fromStdString(bar.label);
+             QString::fromStdString(label(index.row()));
     case Start:
       return QString::fromStdString(offsetMsText(bar.start()));
     case Duration:

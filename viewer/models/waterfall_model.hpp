@@ -30,9 +30,11 @@ struct WaterfallBar {
   std::int64_t exchange_id = 0;
   std::int64_t depth = 0;  ///< indentation: the step's depth, one more for an internal step
   int branch = 0;          ///< GEN branch: 0 for the trunk, then 1, 2... in tree order
+  int step_row = -1;       ///< the timeline row (StepsModel) of the step, or -1 for a call
+  /// An internal step's or a call's label, and what hovering a call shows (its question, answer
+  /// and error). Empty for a step: its texts are the timeline's, read when its bar is in sight
+  /// (WaterfallModel::label, detail), never for every step of a long conversation.
   std::string label;
-  /// What hovering shows: the instruction and every candidate's decision, or the call's
-  /// question, answer and error.
   std::string detail;
   /// The exchange's moments for a step or a call; only Started and Ended for an internal step.
   std::array<std::optional<std::int64_t>, static_cast<std::size_t>(TimingPoint::Count)> at;
@@ -52,6 +54,8 @@ struct WaterfallBar {
 /// A conversation's waterfall, pure: the bars of its steps in tree order (each step's timed
 /// internal steps right below it, laid end to end from the moment the agent got the request),
 /// or of its A2A calls in recording order. Offsets count from the earliest exchange start.
+/// `internal_steps` as ArchiveReader::timedInternalSteps gives them: by step, candidate index
+/// and position.
 std::vector<WaterfallBar> stepBars(const std::vector<TimelineStep>& steps,
                                    const std::vector<store::TimedInternalStep>& internal_steps);
 std::vector<WaterfallBar> callBars(const std::vector<store::A2aCallRow>& calls,
@@ -70,7 +74,9 @@ class WaterfallModel : public QAbstractTableModel {
 
   explicit WaterfallModel(QObject* parent = nullptr);
 
-  void setBars(std::vector<WaterfallBar> bars);
+  /// `timeline`: the steps model the bars were made from (stepBars), whose texts a step's bar
+  /// shows; it must show the same steps as long as the bars are set. None for calls' bars.
+  void setBars(std::vector<WaterfallBar> bars, const StepsModel* timeline = nullptr);
 
   const std::vector<WaterfallBar>& bars() const { return bars_; }
 
@@ -80,6 +86,12 @@ class WaterfallModel : public QAbstractTableModel {
   /// The row of the step's (or call's) own bar, or -1.
   int rowOf(WaterfallBar::Kind kind, std::int64_t id) const;
 
+  /// What a bar's row shows: "#3 user: the instruction" for a step, or WaterfallBar::label.
+  std::string label(int row) const;
+  /// What hovering a bar shows first: a step's instruction and every candidate's decision, a
+  /// call's question, answer and error, or an internal step's label.
+  std::string detail(int row) const;
+
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -88,6 +100,7 @@ class WaterfallModel : public QAbstractTableModel {
 
  private:
   std::vector<WaterfallBar> bars_;
+  const StepsModel* timeline_ = nullptr;
   std::int64_t span_ = 0;
 };
 

@@ -443,8 +443,8 @@ void MainWindow::rebuildWaterfall() {
   if (auto a2a = calls_->conversation()) {
     waterfall_model_->setBars(callBars(calls_->calls(), reader_->exchangesOfConversation(*a2a)));
   } else if (auto conversation = steps_->conversation()) {
-    waterfall_model_->setBars(
-        stepBars(steps_->steps(), reader_->timedInternalSteps(*conversation)));
+    waterfall_model_->setBars(stepBars(steps_->steps(), reader_->timedInternalSteps(*conversation)),
+                              steps_);
   } else {
     waterfall_model_->setBars({});
   }

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "agentvcr/replay/text_diff.hpp"
 #include "models/text_format.hpp"
@@ -26,9 +27,8 @@ std::string pretty(const Json& value) {
   return value.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
-/// `env_feedback`: the step's decoded feedback, which the timeline does not keep.
-std::string stepText(const TimelineStep& entry, const Json& env_feedback) {
-  const store::StepRow& step = entry.step;
+std::string stepText(const store::StepRow& step, const std::vector<store::CandidateRow>& candidates,
+                     std::optional<std::int64_t> latency) {
   std::ostringstream out;
   out << "step " << step.id << " · conversation " << step.conversation_id << " · exchange "
       << step.exchange_id << " · input id " << step.source_id << " · depth " << step.depth;
@@ -38,11 +38,11 @@ std::string stepText(const TimelineStep& entry, const Json& env_feedback) {
   out << "\n\n" << step.instruction_type << " instruction:\n" << step.instruction_content << "\n";
   if (step.instruction_type == "env") {
     out << "\ndecoded:\n";
-    for (const EnvLine& line : envLines(env_feedback)) {
+    for (const EnvLine& line : envLines(step.env_feedback)) {
       out << "  " << line.text << (line.failure ? "   <-- failure" : "") << "\n";
     }
   }
-  for (const auto& candidate : entry.candidates) {
+  for (const auto& candidate : candidates) {
     out << "\ncandidate " << candidate.candidate_index << " · " << candidate.status << "\n";
     if (candidate.status == "error") {
       out << "  error " << candidate.error_code.value_or("") << ": "
@@ -60,15 +60,16 @@ std::string stepText(const TimelineStep& entry, const Json& env_feedback) {
       out << "  tool call: " << call << "\n";
     }
   }
-  if (const auto latency = entry.latencyNs()) {
+  if (latency) {
     out << "\nlatency: " << durationText(*latency) << "\n";
   }
   return out.str();
 }
 
-std::string internalStepsText(const TimelineStep& entry, const store::ArchiveReader& reader) {
+std::string internalStepsText(const std::vector<store::CandidateRow>& candidates,
+                              const store::ArchiveReader& reader) {
   std::ostringstream out;
-  for (const auto& candidate : entry.candidates) {
+  for (const auto& candidate : candidates) {
     for (const auto& internal : reader.internalSteps(candidate.id)) {
       out << "━━ candidate " << candidate.candidate_index << " · internal step "
           << internal.position << " · " << internal.step_key.value_or("(no id)") << " · component "
@@ -124,17 +125,24 @@ TextPane* StepDetails::pane(Tab tab) const {
 }
 
 void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader& reader) {
-  const std::optional<store::StepRow> stored = reader.step(entry.step.id);
-  step_->setText(stepText(entry, stored ? stored->env_feedback : Json()));
-  tools_->setText("tools:\n" + pretty(blobJson(reader, entry.step.tools_hash)) +
-                  "\n\nattributes:\n" + pretty(blobJson(reader, entry.step.attributes_hash)) +
-                  "\n\nextra_keys:\n" + pretty(blobJson(reader, entry.step.extra_keys_hash)));
-  const Json given = blobJson(reader, entry.step.memory_hash);
+  // The timeline keeps an outline of each step: the row, its decoded feedback and its
+  // candidates are read now, for this step only.
+  const std::optional<store::StepRow> step = reader.step(entry.step.id);
+  if (!step) {
+    clearStep();
+    return;
+  }
+  const std::vector<store::CandidateRow> candidates = reader.candidates(step->id);
+  step_->setText(stepText(*step, candidates, entry.latencyNs()));
+  tools_->setText("tools:\n" + pretty(blobJson(reader, step->tools_hash)) + "\n\nattributes:\n" +
+                  pretty(blobJson(reader, step->attributes_hash)) + "\n\nextra_keys:\n" +
+                  pretty(blobJson(reader, step->extra_keys_hash)));
+  const Json given = blobJson(reader, step->memory_hash);
   const Json returned =
-      entry.candidates.empty() ? given : blobJson(reader, entry.candidates.front().memory_hash);
+      candidates.empty() ? given : blobJson(reader, candidates.front().memory_hash);
   memory_->setLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
-  internal_steps_->setText(internalStepsText(entry, reader));
-  if (auto exchange = reader.exchange(entry.step.exchange_id)) {
+  internal_steps_->setText(internalStepsText(candidates, reader));
+  if (auto exchange = reader.exchange(step->exchange_id)) {
     http_->setText(exchangeText(*exchange));
   } else {
     http_->setText("(exchange not found)");

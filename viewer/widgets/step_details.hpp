@@ -21,7 +21,7 @@ class StepDetails : public QTabWidget {
 
   explicit StepDetails(QWidget* parent = nullptr);
 
-  /// Bodies and blobs are read now, for this step only.
+  /// The step's row, candidates, bodies and blobs are read now, for this step only.
   void showStep(const TimelineStep& step, const store::ArchiveReader& reader);
   void clearStep();
 

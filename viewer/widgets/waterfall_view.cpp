@@ -267,7 +267,7 @@ void WaterfallView::paintRow(QPainter& painter, int row) const {
                                            ? QPalette::PlaceholderText
                                            : QPalette::Text));
   painter.drawText(label_box, Qt::AlignVCenter | Qt::AlignLeft,
-                   painter.fontMetrics().elidedText(QString::fromStdString(bar.label),
+                   painter.fontMetrics().elidedText(QString::fromStdString(model_->label(row)),
                                                     Qt::ElideRight, label_box.width()));
 
   painter.save();
@@ -350,7 +350,7 @@ bool WaterfallView::viewportEvent(QEvent* event) {
       return true;
     }
     const WaterfallBar& bar = model_->bars()[static_cast<std::size_t>(row)];
-    QString text = QString::fromStdString(bar.detail.empty() ? bar.label : bar.detail);
+    QString text = QString::fromStdString(model_->detail(row));
     text += QStringLiteral("\n\nat +%1, took %2")
                 .arg(QString::fromStdString(offsetMsText(bar.start())).mid(1),
                      QString::fromStdString(durationText(bar.end() - bar.start())));

@@ -123,7 +123,7 @@ TEST_F(ArchiveReaderTest, CountsMatchTheTables) {
   EXPECT_EQ(sessions[0].conversation_count, 2);
 }
 
-TEST_F(ArchiveReaderTest, CandidatesOfAConversationAreThoseOfItsStepsInOneList) {
+TEST_F(ArchiveReaderTest, StepOutlinesAreItsStepsInTreeOrderWithTheirCandidatesCounted) {
   Recorder recorder(path_, testSession(), testOptions());
   const Json start = Json{{"history", Json::array()}};
   // A root asked for two answers: a tool call and an error.
@@ -148,44 +148,39 @@ TEST_F(ArchiveReaderTest, CandidatesOfAConversationAreThoseOfItsStepsInOneList) 
 
   const std::vector<ConversationRow> conversations = reader.conversations(recorder.sessionId());
   ASSERT_EQ(conversations.size(), 2u);
-  EXPECT_EQ(conversations[0].step_count, 3);
-  std::size_t steps_without_candidates = 0;
-  std::size_t error_candidates = 0;
+  std::size_t outlined = 0;
   for (const ConversationRow& conversation : conversations) {
-    std::vector<StepRow> steps = reader.steps(conversation.id);
-    std::sort(steps.begin(), steps.end(),
-              [](const StepRow& a, const StepRow& b) { return a.id < b.id; });
-    std::vector<CandidateRow> step_by_step;
-    for (const StepRow& step : steps) {
-      const std::vector<CandidateRow> of_step = reader.candidates(step.id);
-      steps_without_candidates += of_step.empty() ? 1 : 0;
-      step_by_step.insert(step_by_step.end(), of_step.begin(), of_step.end());
-    }
-    const std::vector<CandidateRow> at_once = reader.candidatesOfConversation(conversation.id);
-    ASSERT_EQ(at_once.size(), step_by_step.size()) << "conversation " << conversation.id;
-    for (std::size_t i = 0; i < at_once.size(); ++i) {
-      const CandidateRow& got = at_once[i];
-      const CandidateRow& want = step_by_step[i];
+    const std::vector<StepRow> steps = reader.steps(conversation.id);
+    const std::vector<StepOutline> outlines = reader.stepOutlines(conversation.id);
+    ASSERT_EQ(outlines.size(), steps.size()) << "conversation " << conversation.id;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const StepOutline& got = outlines[i];
+      const StepRow& want = steps[i];
       EXPECT_EQ(got.id, want.id);
-      EXPECT_EQ(got.step_id, want.step_id);
-      EXPECT_EQ(got.candidate_index, want.candidate_index);
-      EXPECT_EQ(got.status, want.status);
-      EXPECT_EQ(got.say, want.say);
-      EXPECT_EQ(got.tool_calls, want.tool_calls);
-      EXPECT_EQ(got.decision_kind, want.decision_kind);
-      EXPECT_EQ(got.error_code, want.error_code);
-      EXPECT_EQ(got.error_message, want.error_message);
-      EXPECT_EQ(got.memory_hash, want.memory_hash);
-      EXPECT_EQ(got.internal_step_count, want.internal_step_count);
-      EXPECT_EQ(got.child_count, want.child_count);
-      error_candidates += got.status == "error" ? 1 : 0;
+      EXPECT_EQ(got.exchange_id, want.exchange_id);
+      EXPECT_EQ(got.parent_candidate_id, want.parent_candidate_id);
+      EXPECT_EQ(got.parent_step_id, want.parent_step_id);
+      EXPECT_EQ(got.depth, want.depth);
+      EXPECT_EQ(got.env, want.instruction_type == "env");
+      EXPECT_EQ(got.env_failure, want.env_failure.value_or(false));
+      std::int32_t errors = 0;
+      std::int32_t forks = 0;
+      for (const CandidateRow& candidate : reader.candidates(want.id)) {
+        errors += candidate.status == "error" ? 1 : 0;
+        forks += candidate.child_count > 0 ? 1 : 0;
+      }
+      EXPECT_EQ(got.error_candidates, errors);
+      EXPECT_EQ(got.forking_candidates, forks);
     }
+    outlined += outlines.size();
   }
-  EXPECT_EQ(reader.candidatesOfConversation(conversations[0].id).size(), 4u);
-  EXPECT_EQ(reader.candidatesOfConversation(conversations[0].id).front().child_count, 2);
-  EXPECT_EQ(steps_without_candidates, 1u);
-  EXPECT_EQ(error_candidates, 1u);
-  EXPECT_TRUE(reader.candidatesOfConversation(42).empty());
+  const std::vector<StepOutline> tree = reader.stepOutlines(conversations[0].id);
+  ASSERT_EQ(tree.size(), 3u);
+  EXPECT_EQ(tree[0].error_candidates, 1) << "the root's second answer is an error";
+  EXPECT_EQ(tree[0].forking_candidates, 1) << "only its tool call continues, twice";
+  EXPECT_EQ(tree[1].error_candidates + tree[2].error_candidates, 0);
+  EXPECT_EQ(outlined, 4u);
+  EXPECT_TRUE(reader.stepOutlines(42).empty());
 }
 
 TEST_F(ArchiveReaderTest, ForEachStepVisitsWhatStepsReturnsInTreeOrder) {

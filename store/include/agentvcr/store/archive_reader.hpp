@@ -54,6 +54,8 @@ class ArchiveReader {
   /// viewer's timeline) never holds thousands of decoded feedbacks at once. The query is done
   /// before the first visit, so `visit` may call this reader.
   void forEachStep(std::int64_t conversation_id, const std::function<void(StepRow&&)>& visit) const;
+  /// The steps of steps(), in the same order, as outlines: no texts, no blobs, one query.
+  std::vector<StepOutline> stepOutlines(std::int64_t conversation_id) const;
   std::optional<StepRow> step(std::int64_t id) const;
   /// Steps of one exchange by position in the request.
   std::vector<StepRow> stepsOfExchange(std::int64_t exchange_id) const;
@@ -66,10 +68,6 @@ class ArchiveReader {
 
   /// Candidates of a step by candidate_index.
   std::vector<CandidateRow> candidates(std::int64_t step_id) const;
-  /// Candidates of every step of a conversation, by step id then candidate_index, from one
-  /// query: a timeline of thousands of steps reads them at once instead of step by step. A step
-  /// with no candidate (an error answer, a faulted exchange) has no row.
-  std::vector<CandidateRow> candidatesOfConversation(std::int64_t conversation_id) const;
   std::optional<CandidateRow> candidate(std::int64_t id) const;
   /// Internal steps of a candidate by position.
   std::vector<InternalStepRow> internalSteps(std::int64_t candidate_id) const;
@@ -125,8 +123,13 @@ class ArchiveReader {
   /// as rows without headers and bodies (as exchanges()): their timing points, status, outcome
   /// and fault, in one query however many steps the conversation has.
   std::vector<ExchangeRow> exchangesOfConversation(std::int64_t conversation_id) const;
+  /// The rows of exchangesOfConversation(), handed to `visit` one at a time: a caller that
+  /// keeps only their timings (the viewer's timeline) never holds thousands of rows at once.
+  /// `visit` must not call this reader.
+  void forEachExchangeOfConversation(std::int64_t conversation_id,
+                                     const std::function<void(ExchangeRow&&)>& visit) const;
   /// The internal steps of a conversation's candidates that say how long they took
-  /// (TimedInternalStep), by candidate and position.
+  /// (TimedInternalStep), by step, candidate index and position.
   std::vector<TimedInternalStep> timedInternalSteps(std::int64_t conversation_id) const;
 
   /// A2A calls of a conversation, in recording order.

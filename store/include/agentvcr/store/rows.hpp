@@ -86,6 +86,21 @@ struct StepRow {
   std::int64_t candidate_count = 0;
 };
 
+/// What a timeline lists of a step without reading its texts (ArchiveReader::stepOutlines): its
+/// place in the tree, the kind of its instruction and how its candidates ended, in counts. A
+/// conversation of 50,000 steps keeps one per step; a row's texts are read when it is in sight.
+struct StepOutline {
+  std::int64_t id = 0;
+  std::int64_t exchange_id = 0;
+  std::optional<std::int64_t> parent_candidate_id;  ///< empty for a root
+  std::optional<std::int64_t> parent_step_id;       ///< the parent candidate's step
+  std::int64_t depth = 0;                           ///< 0 for a root
+  bool env = false;                                 ///< instruction_type is "env"
+  bool env_failure = false;                         ///< StepRow::env_failure, false when empty
+  std::int32_t error_candidates = 0;                ///< candidates with status "error"
+  std::int32_t forking_candidates = 0;              ///< candidates with steps threaded below
+};
+
 /// One output of a valid response (`candidates`).
 struct CandidateRow {
   std::int64_t id = 0;
@@ -123,7 +138,10 @@ struct InternalStepRow {
 /// not require it). The entry does not say when it started: entries are in execution order, so
 /// a reader lays them end to end from the moment the agent received the request.
 struct TimedInternalStep {
+  std::int64_t step_id = 0;  ///< its candidate's step
   std::int64_t candidate_id = 0;
+  std::int64_t candidate_index = 0;
+  std::string candidate_status;  ///< its candidate's: "completed" or "error"
   std::int64_t position = 0;
   std::optional<std::string> step_key;  ///< the entry's "id"
   std::optional<std::string> component;
