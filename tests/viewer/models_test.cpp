@@ -2,11 +2,13 @@
 // conversations), each checked by QAbstractItemModelTester and by the rows and data it shows.
 
 #include <algorithm>
+#include <filesystem>
 
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QSignalSpy>
 #include <QtTest>
+#include <SQLiteCpp/Database.h>
 
 #include "agentvcr/store/identity.hpp"
 #include "mixed_archive.hpp"
@@ -162,6 +164,26 @@ class ModelsTest : public QObject {
     plain.setConversation(avt::conversationTitled(db_, "Please press sw1"));
     QVERIFY(!plain.data(plain.index(0, 0), Qt::BackgroundRole).isValid());
     QVERIFY(plain.data(plain.index(0, 0), StepsModel::FaultRole).toString().isEmpty());
+  }
+
+  void aRowWhoseTextsCannotBeReadSaysSoInsteadOfThrowing() {
+    // Texts are read while a view paints: an archive changed under the viewer must not end it.
+    avt::TempDir copy_dir;
+    const std::string copy = copy_dir.file("copy.sqlite");
+    std::filesystem::copy_file(db_, copy);
+    auto reader = std::make_shared<store::ArchiveReader>(copy);
+    ConversationsModel conversations(reader);
+    conversations.setSession(1);
+    StepsModel model(reader);
+    model.setConversation(conversations.conversationId(conversations.index(0, 0)));
+    QVERIFY(model.rowCount() > 0);
+    SQLite::Database(copy, SQLite::OPEN_READWRITE).exec("ALTER TABLE candidates RENAME TO gone");
+
+    const QString shown = cell(model, 0, StepsModel::Instruction);
+    QVERIFY2(shown.contains("not readable"), qPrintable(shown));
+    QCOMPARE(model.texts(0).candidates.size(), std::size_t{0});
+    SQLite::Database(copy, SQLite::OPEN_READWRITE).exec("ALTER TABLE gone RENAME TO candidates");
+    QVERIFY(!cell(model, 0, StepsModel::Instruction).contains("not readable"));  // read again
   }
 
   void rowsShowTheTextsOfTheirStepReadWhenInSight() {

@@ -130,11 +130,17 @@ const StepTexts& StepsModel::texts(int row) const {
     text_order_.pop_front();
   }
   StepTexts read;
-  if (auto step = reader_->step(id)) {
-    read.instruction_summary = instructionSummary(*step);
-    read.instruction_content = std::move(step->instruction_content);
+  try {
+    if (auto step = reader_->step(id)) {
+      read.instruction_summary = instructionSummary(*step);
+      read.instruction_content = std::move(step->instruction_content);
+    }
+    read.candidates = reader_->candidates(id);
+  } catch (const std::exception& e) {
+    unreadable_ = {};
+    unreadable_.instruction_summary = std::string("(not readable: ") + e.what() + ")";
+    return unreadable_;
   }
-  read.candidates = reader_->candidates(id);
   text_order_.push_back(id);
   return texts_.emplace(id, std::move(read)).first->second;
 }

@@ -79,7 +79,9 @@ class StepsModel : public QAbstractTableModel {
 
   /// The texts of a row, read on first use and kept for the last kTextRows rows read: a
   /// screen of the table or the waterfall, or the rows the table measures (at most 500), never
-  /// the whole of a long conversation. Valid until the next call.
+  /// the whole of a long conversation. Valid until the next call. Views ask for them while
+  /// painting, where nothing may throw: a row whose texts cannot be read (the archive changed
+  /// or went away under the viewer) says so in its instruction, and is read again next time.
   const StepTexts& texts(int row) const;
 
   /// The row of a step, or -1.
@@ -107,6 +109,7 @@ class StepsModel : public QAbstractTableModel {
   /// texts() by step id, and the ids in the order they were read (the oldest goes first).
   mutable std::unordered_map<std::int64_t, StepTexts> texts_;
   mutable std::deque<std::int64_t> text_order_;
+  mutable StepTexts unreadable_;  ///< what texts() gives for a row it could not read
 };
 
 }  // namespace agentvcr::viewer
