@@ -186,6 +186,59 @@ class ModelsTest : public QObject {
     QVERIFY(!cell(model, 0, StepsModel::Instruction).contains("not readable"));  // read again
   }
 
+  void aConversationLongerThanTheKeptRowsShowsEachRowsOwnTexts() {
+    // 700 steps of one BENCH episode: more rows than texts() keeps, read forward, then back
+    // (rows read again after they left), then every other row.
+    avt::TempDir dir;
+    const std::string db = dir.file("long.sqlite");
+    constexpr int kSteps = 700;
+    std::vector<protocol::Exchange> chain;
+    for (int k = 0; k < kSteps; ++k) {
+      const std::string said = "step " + std::to_string(k);
+      const protocol::Json input = {{"id", 0},
+                                    {"instruction", {{"type", "user"}, {"content", said}}},
+                                    {"tools", protocol::Json::array()},
+                                    {"attributes", protocol::Json::object()},
+                                    {"memory", {{"h", k}}},
+                                    {"num_outputs", 1},
+                                    {"extra_keys", protocol::Json::object()}};
+      const protocol::Json output = {
+          {"request_id", said},
+          {"source_id", 0},
+          {"candidate_index", 0},
+          {"status", "completed"},
+          {"memory", {{"h", k + 1}}},
+          {"internal_steps", protocol::Json::array()},
+          {"output", {{"say", "ok " + said}, {"tool_calls", protocol::Json::array()}}},
+          {"error", nullptr}};
+      chain.push_back(avt::mixed::post("/v1/responses", {{"request_id", said}, {"inputs", {input}}},
+                                       200, protocol::Json::array({output}).dump(),
+                                       avt::mixed::kStartNs + k * avt::mixed::kMs,
+                                       avt::mixed::kMs / 2));
+    }
+    avt::recordExchanges(db, "long", std::move(chain));
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    ConversationsModel conversations(reader);
+    conversations.setSession(1);
+    QCOMPARE(conversations.rowCount(), 1);
+    StepsModel model(reader);
+    model.setConversation(conversations.conversationId(conversations.index(0, 0)));
+    QCOMPARE(model.rowCount(), kSteps);
+    auto expectRow = [&](int row) {
+      QCOMPARE(cell(model, row, StepsModel::Instruction), QString("user: step %1").arg(row));
+      QVERIFY(cell(model, row, StepsModel::Decision).contains(QString("ok step %1").arg(row)));
+    };
+    for (int row = 0; row < kSteps; ++row) {
+      expectRow(row);
+    }
+    for (int row = kSteps - 1; row >= 0; --row) {
+      expectRow(row);
+    }
+    for (int row = 0; row < kSteps; row += 2) {
+      expectRow(row);
+    }
+  }
+
   void rowsShowTheTextsOfTheirStepReadWhenInSight() {
     // The timeline keeps an outline per step and reads a row's texts when a view asks for
     // them: each row must show its own step's instruction and candidates (forks, error answers,
