@@ -1,6 +1,7 @@
 #include "agentvcr/store/recorder.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -35,6 +37,8 @@ using agentvcr::testing::threadNicenessByName;
 using protocol::Json;
 using testing::a2aSend;
 using testing::a2aTask;
+using testing::callOutput;
+using testing::errorOutput;
 using ::testing::HasSubstr;
 using testing::httpExchange;
 using testing::input;
@@ -740,6 +744,7 @@ void forgetTheIndex(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE);
   db.exec(R"sql(
     DELETE FROM search_steps; DELETE FROM search_candidates; DELETE FROM search_internal_steps;
+    DELETE FROM search_a2a_calls; DELETE FROM stream_events; DELETE FROM a2a_calls;
     DELETE FROM internal_steps; DELETE FROM candidates; DELETE FROM steps;
     DELETE FROM conversations; DELETE FROM blobs;
     UPDATE exchanges SET indexed = 0, magma_request_id = NULL, request_valid = NULL,
@@ -783,6 +788,89 @@ TEST_F(RecorderTest, IndexPendingExchangesDoesWhatTheNextRecorderWould) {
   EXPECT_EQ(indexPendingExchanges(path_), 4u);
   EXPECT_EQ(indexShape(path_), indexed);
   EXPECT_EQ(indexPendingExchanges(path_), 0u) << "nothing is indexed twice";
+}
+
+/// Traffic of every kind the index derives rows from: a MAGMA conversation (with a tool call,
+/// an error candidate, a secret header and a header that is not UTF-8), an invalid MAGMA
+/// request, A2A calls (one streamed) and plain HTTP, which the capture indexes itself.
+std::vector<protocol::Exchange> trafficOfEveryKind() {
+  std::vector<protocol::Exchange> traffic;
+  for (int turn = 0; turn < 3; ++turn) {
+    const std::string rid = "r" + std::to_string(turn);
+    traffic.push_back(magmaExchange(
+        request(rid,
+                {input(1, "user", "turn " + std::to_string(turn), memoryOf("a", 2 * turn), 3)}),
+        Json::array({sayOutput(rid, 1, 0, memoryOf("a", 2 * turn + 1), "said"),
+                     callOutput(rid, 1, 1, memoryOf("b", turn), "sw1"),
+                     errorOutput(rid, 1, 2, memoryOf("c", turn))})));
+  }
+  traffic.back().request_headers.push_back({"Authorization", "Bearer secret"});
+  traffic.back().response_headers.push_back({"X-Latin1", "caf\xe9"});
+  traffic.push_back(magmaExchange(Json{{"request_id", 7}}, Json::array()));
+  traffic.push_back(httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first", "c-1"), 200,
+                                 a2aTask(1, "t-1", "c-1", "completed", "one")));
+  const std::string event =
+      "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"kind\":\"status-update\","
+      "\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"},"
+      "\"final\":true}}\n\n";
+  protocol::Exchange stream =
+      httpExchange("POST", "/", a2aSend(2, "m-2", "more", "c-1"), 200, event);
+  stream.response_headers = {{"Content-Type", "text/event-stream"}};
+  stream.response_arrivals = {{10, stream.started_ns + 1000},
+                              {event.size(), stream.started_ns + 2000}};
+  traffic.push_back(stream);
+  traffic.push_back(httpExchange("GET", "/plain"));
+  return traffic;
+}
+
+TEST_F(RecorderTest, ARowAnotherIndexerMarkedFirstIsLeftAsItWroteIt) {
+  recordConversations(path_);
+  const std::string indexed = indexShape(path_);
+  const std::int64_t conversations = queryInt(path_, "SELECT count(*) FROM conversations");
+  forgetTheIndex(path_);
+  const RecorderOptions options = testOptions();
+  SQLite::Database first_db = detail::openWriterConnection(path_, options);
+  SQLite::Database second_db = detail::openWriterConnection(path_, options);
+  detail::ArchiveIndexer first(first_db, options, 0);
+  detail::ArchiveIndexer second(second_db, options, 0);
+  // Both hold the same pending rows, as two recorders started after a crash may.
+  std::vector<detail::DecodedRow> first_rows =
+      detail::decodeRows(first.loadPending(100, 1u << 30), {});
+  std::vector<detail::DecodedRow> second_rows =
+      detail::decodeRows(second.loadPending(100, 1u << 30), {});
+  ASSERT_EQ(first_rows.size(), 4u);
+  const std::atomic<bool> never{false};
+  ASSERT_EQ(second.writeIndex(second_rows, never).indexed, 4u);
+  EXPECT_EQ(first.writeIndex(first_rows, never).indexed, 0u) << "every row was claimed already";
+  EXPECT_EQ(indexShape(path_), indexed);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM conversations"), conversations);
+}
+
+TEST_F(RecorderTest, AnExchangeRolledBackAddsNothingToItsSessionsCounters) {
+  { Recorder first(path_, testSession("first"), testOptions()); }
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(
+        "CREATE TRIGGER refuse_events BEFORE INSERT ON stream_events "
+        "BEGIN SELECT RAISE(ABORT, 'events refused'); END");
+  }
+  // The A2A call opens its conversation before its stream's events fail.
+  const std::vector<protocol::Exchange> traffic = trafficOfEveryKind();
+  const protocol::Exchange& stream = traffic[traffic.size() - 2];
+  ::testing::internal::CaptureStderr();
+  Recorder recorder(path_, testSession("second"), testOptions());
+  submit(recorder, stream);
+  recorder.close();
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("events refused"));
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM conversations"), 0);
+  EXPECT_EQ(queryInt(path_, "SELECT conversation_count FROM sessions WHERE id = 2"), 0);
+
+  SQLite::Database(path_, SQLite::OPEN_READWRITE).exec("DROP TRIGGER refuse_events");
+  Recorder again(path_, testSession("third"), testOptions());
+  submit(again, stream);
+  again.close();
+  EXPECT_EQ(queryInt(path_, "SELECT conversation_count FROM sessions WHERE id = 3"), 1)
+      << "the same exchange indexed whole";
 }
 
 TEST_F(RecorderTest, AnIndexChunkEndsWithTheExchangeWhoseBodiesReachItsByteLimit) {
