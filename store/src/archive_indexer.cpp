@@ -150,7 +150,7 @@ struct ArchiveIndexer::Statements {
             started_ns, upstream_first_byte_ns, ended_ns, outcome, error, protocol, route,
             findings, response_arrivals, request_body_dictionary, response_body_dictionary
           FROM exchanges
-          WHERE indexed = 0 AND id > :after_id
+          WHERE indexed = 0 AND id > :after_id AND id <= :through_id
             AND (session_id = :own_session_id OR id <= :others_through)
           ORDER BY id LIMIT :limit)sql"),
         pending_columns(pending),
@@ -273,14 +273,15 @@ ArchiveIndexer::ArchiveIndexer(SQLite::Database& db, const RecorderOptions& opti
 
 ArchiveIndexer::~ArchiveIndexer() = default;
 
-std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit,
-                                                         std::size_t byte_limit) {
+std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit, std::size_t byte_limit,
+                                                         std::int64_t through_id) {
   std::vector<PendingExchange> rows;
   std::size_t bytes = 0;
   ReusedStatement& q = st_->pending;
   const PendingColumns& c = st_->pending_columns;
   q.reset();
   bindInt(q, ":after_id", loaded_through_);
+  bindInt(q, ":through_id", through_id);
   bindInt(q, ":limit", static_cast<std::int64_t>(limit));
   bindInt(q, ":own_session_id", own_session_id_);
   bindInt(q, ":others_through", others_through_);
@@ -321,13 +322,17 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit,
     row.redacted.findings = optText(q, c.findings);
     ex.response_arrivals = arrivalsFromJson(optText(q, c.response_arrivals));
     loaded_through_ = row.id;
-    bytes += ex.request_body.size() + ex.response_body.size();
+    bytes += bodyBytes(ex);
     rows.push_back(std::move(row));
     if (bytes >= byte_limit) {
       break;  // the rest comes with the next chunk
     }
   }
   return rows;
+}
+
+void ArchiveIndexer::loadedElsewhere(std::int64_t through_id) {
+  loaded_through_ = std::max(loaded_through_, through_id);
 }
 
 IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,

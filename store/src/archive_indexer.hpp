@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,7 +26,8 @@
 
 namespace agentvcr::store::detail {
 
-/// A captured exchange read back for indexing.
+/// A captured exchange waiting for the index: handed over by the capture in memory
+/// (index_handoff.hpp) or read back from the archive.
 struct PendingExchange {
   std::int64_t id = 0;
   std::int64_t session_id = 0;
@@ -71,12 +73,21 @@ class ArchiveIndexer {
   ArchiveIndexer(const ArchiveIndexer&) = delete;
   ArchiveIndexer& operator=(const ArchiveIndexer&) = delete;
 
-  /// Up to `limit` unindexed exchanges (see the constructor) after the last one loaded, oldest
-  /// first, ending with the one whose bodies reach `byte_limit` (at least one row, however
-  /// large). Each row is loaded once per indexer: one whose index write fails stays unindexed
-  /// on disk until the next indexer (the next recorder, or `agentvcr migrate`). Throws on
-  /// SQLite errors.
-  std::vector<PendingExchange> loadPending(std::size_t limit, std::size_t byte_limit);
+  /// Up to `limit` unindexed exchanges (see the constructor) after the last one loaded and up to
+  /// `through_id`, oldest first, ending with the one whose bodies reach `byte_limit` (at least
+  /// one row, however large). Each row is loaded once per indexer: one whose index write fails
+  /// stays unindexed on disk until the next indexer (the next recorder, or `agentvcr
+  /// migrate`). Throws on SQLite errors.
+  std::vector<PendingExchange> loadPending(
+      std::size_t limit, std::size_t byte_limit,
+      std::int64_t through_id = std::numeric_limits<std::int64_t>::max());
+
+  /// The caller has the rows up to `through_id` from elsewhere (the capture handed them over in
+  /// memory): loadPending() goes on after them.
+  void loadedElsewhere(std::int64_t through_id);
+
+  /// Rows up to this id may be other sessions' leftovers (see the constructor).
+  std::int64_t othersThrough() const { return others_through_; }
 
   /// Compresses the memories of `rows` (decodeRows()) that are not on disk yet (schema v9),
   /// unless the options keep bodies verbatim. Needs no connection, so the caller runs it

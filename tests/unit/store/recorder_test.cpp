@@ -777,6 +777,7 @@ TEST_F(RecorderTest, TheNextRecorderIndexesWhatAKilledOneLeftUnindexed) {
   Recorder next(path_, testSession("next"), testOptions());
   next.close();
   EXPECT_EQ(next.stats().indexed, 4u) << "what the killed recorder left";
+  EXPECT_EQ(next.stats().index_read_back, 4u);
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
   EXPECT_EQ(indexShape(path_), indexed);
 }
@@ -788,6 +789,32 @@ TEST_F(RecorderTest, IndexPendingExchangesDoesWhatTheNextRecorderWould) {
   EXPECT_EQ(indexPendingExchanges(path_), 4u);
   EXPECT_EQ(indexShape(path_), indexed);
   EXPECT_EQ(indexPendingExchanges(path_), 0u) << "nothing is indexed twice";
+}
+
+/// Every row indexing writes or changes, in id order: the exchanges, what was derived from them,
+/// the text the search tables hold, and the sessions' counters.
+std::string indexedRows(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  std::string rows;
+  auto dump = [&](const std::string& sql) {
+    rows += sql + "\n";
+    SQLite::Statement q(db, sql);
+    while (q.executeStep()) {
+      for (int i = 0; i < q.getColumnCount(); ++i) {
+        rows += q.getColumn(i).getString() + "|";
+      }
+      rows += "\n";
+    }
+  };
+  for (const char* table : {"exchanges", "blobs", "conversations", "steps", "candidates",
+                            "internal_steps", "a2a_calls", "stream_events", "search_steps",
+                            "search_candidates", "search_internal_steps", "search_a2a_calls"}) {
+    dump(std::string("SELECT rowid, * FROM ") + table + " ORDER BY rowid");
+  }
+  dump(R"sql(SELECT exchange_count, step_count, candidate_count, internal_step_count,
+      conversation_count, error_candidate_count, failed_exchange_count, invalid_exchange_count
+    FROM sessions ORDER BY id)sql");
+  return rows;
 }
 
 /// Traffic of every kind the index derives rows from: a MAGMA conversation (with a tool call,
@@ -821,6 +848,75 @@ std::vector<protocol::Exchange> trafficOfEveryKind() {
   traffic.push_back(stream);
   traffic.push_back(httpExchange("GET", "/plain"));
   return traffic;
+}
+
+TEST_F(RecorderTest, AnExchangeHandedOverInMemoryIsIndexedAsIfReadBack) {
+  const std::vector<protocol::Exchange> traffic = trafficOfEveryKind();
+  const std::string read_back_path = dir_.file("read-back.sqlite");
+  RecorderOptions read_back = testOptions();
+  read_back.index_memory_capacity = 0;
+  for (const auto& [path, options] :
+       {std::pair{path_, testOptions()}, std::pair{read_back_path, read_back}}) {
+    Recorder recorder(path, testSession(), options);
+    for (const protocol::Exchange& ex : traffic) {
+      submit(recorder, ex);
+    }
+    recorder.close();
+    EXPECT_EQ(recorder.stats().indexed, traffic.size());
+    EXPECT_EQ(recorder.stats().index_read_back,
+              options.index_memory_capacity == 0 ? traffic.size() - 1 : 0u)
+        << "all but plain HTTP, which needs no index";
+  }
+  const std::string in_memory = indexedRows(path_);
+  ASSERT_THAT(in_memory, HasSubstr("said"));
+  ASSERT_THAT(in_memory, HasSubstr("t-1"));
+  ASSERT_EQ(queryInt(path_, "SELECT count(*) FROM stream_events"), 1);
+  EXPECT_EQ(in_memory, indexedRows(read_back_path));
+}
+
+/// `turns` exchanges of one conversation from turn `first` on, each turn's memory the one its
+/// predecessor answered with: threaded one under the other only when indexed in order.
+void submitTurns(Recorder& recorder, int first, int turns) {
+  for (int turn = first; turn < first + turns; ++turn) {
+    const std::string rid = "r" + std::to_string(turn);
+    submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn", memoryOf("a", turn))}),
+                                   Json::array({sayOutput(rid, 1, 0, memoryOf("a", turn + 1),
+                                                          "said " + std::to_string(turn))})));
+  }
+}
+
+TEST_F(RecorderTest, ExchangesPastTheMemoryBoundAreReadBackInOrder) {
+  RecorderOptions options = testOptions();
+  options.index_memory_capacity = 5;
+  options.batch_window = std::chrono::milliseconds{60000};  // a batch ends with flush()
+  Recorder recorder(path_, testSession(), options);
+  for (int batch = 0; batch < 2; ++batch) {
+    submitTurns(recorder, 20 * batch, 20);
+    recorder.flush();
+  }
+  recorder.close();
+  EXPECT_EQ(recorder.stats().batches, 2u);
+  EXPECT_EQ(recorder.stats().index_read_back, 30u) << "15 of each batch of 20";
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 40);
+  EXPECT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), 39) << "indexed in id order";
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+}
+
+TEST_F(RecorderTest, TheMemoryBoundCountsBodyBytesToo) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};
+  {
+    Recorder sizing(dir_.file("sizing.sqlite"), testSession(), options);
+    submitTurns(sizing, 0, 3);
+  }
+  options.index_memory_byte_limit = static_cast<std::size_t>(
+      queryInt(dir_.file("sizing.sqlite"),
+               "SELECT sum(request_body_size + response_body_size) FROM exchanges"));
+  Recorder recorder(path_, testSession(), options);
+  submitTurns(recorder, 0, 10);
+  recorder.close();
+  EXPECT_EQ(recorder.stats().index_read_back, 7u) << "the bodies of three fit";
+  EXPECT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), 9);
 }
 
 TEST_F(RecorderTest, ARowAnotherIndexerMarkedFirstIsLeftAsItWroteIt) {
