@@ -13,6 +13,13 @@
 // captured_per_second, exchanges/s from the first submit until the last one was committed as
 // relayed (what a caller waiting on --durability full sees; opening the archive is left out);
 // and archive bytes (main file + WAL after close) per byte of request and response bodies.
+//
+//   catch_up/magma : the index thread's cost alone. magma/const traffic is captured while the
+//                  index is held back (it indexes a chunk, then sleeps), then close() lets it
+//                  catch up at full speed. Counters per exchange it had left: catch_up_us, the
+//                  wall time of close(), and catch_up_cpu_us, the process's CPU meanwhile (the
+//                  index and decoding threads, and the WAL checkpointer; a reader stays open so
+//                  that closing the recorder does not checkpoint the whole WAL).
 
 #include <chrono>
 #include <filesystem>
@@ -26,8 +33,10 @@
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
+#include <sys/resource.h>
 
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 
 namespace {
@@ -42,6 +51,10 @@ using Ordered = nlohmann::ordered_json;
 constexpr double kIndexShareOfRecord = 0.25;
 
 enum class Traffic { MagmaConstantMemory, MagmaGrowingMemory, PlainHttp };
+
+/// Index share that holds the index back for the whole capture: after its first chunk it sleeps
+/// a thousand times what the chunk took, until close() wakes it.
+constexpr double kIndexHeldBack = 0.001;
 
 std::string readFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -97,6 +110,25 @@ std::vector<protocol::Exchange> makeTraffic(Traffic traffic, std::size_t count) 
   return exchanges;
 }
 
+/// CPU seconds the process has used so far, all threads.
+double processCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+store::SessionInfo benchSession() {
+  store::SessionInfo session;
+  session.name = "ingest";
+  session.mode = "record";
+  session.upstream = "http://agent:8000";
+  session.listen = "127.0.0.1:0";
+  return session;
+}
+
 void recordTraffic(benchmark::State& state, Traffic traffic) {
   const auto count = static_cast<std::size_t>(state.range(0));
   const std::vector<protocol::Exchange> traffic_template = makeTraffic(traffic, count);
@@ -113,11 +145,7 @@ void recordTraffic(benchmark::State& state, Traffic traffic) {
     fs::create_directories(dir);
     const std::string db = (dir / "archive.sqlite").string();
     std::vector<protocol::Exchange> exchanges = traffic_template;
-    store::SessionInfo session;
-    session.name = "ingest";
-    session.mode = "record";
-    session.upstream = "http://agent:8000";
-    session.listen = "127.0.0.1:0";
+    const store::SessionInfo session = benchSession();
     state.ResumeTiming();
 
     store::RecorderOptions options;
@@ -157,6 +185,55 @@ void recordTraffic(benchmark::State& state, Traffic traffic) {
   fs::remove_all(dir);
 }
 
+void BM_IndexCatchUpMagma(benchmark::State& state) {
+  const auto count = static_cast<std::size_t>(state.range(0));
+  const std::vector<protocol::Exchange> traffic_template =
+      makeTraffic(Traffic::MagmaConstantMemory, count);
+  const fs::path dir = fs::temp_directory_path() / "agentvcr-catch-up-bench";
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+  double caught_up = 0;
+  for (auto _ : state) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string db = (dir / "archive.sqlite").string();
+    std::vector<protocol::Exchange> exchanges = traffic_template;
+    store::RecorderOptions options;
+    options.index_share_under_load = kIndexHeldBack;
+    store::Recorder recorder(db, benchSession(), options);
+    for (std::size_t i = 0; i < count; ++i) {
+      while (!recorder.trySubmit(exchanges[i])) {
+        std::this_thread::yield();
+      }
+    }
+    // Captured, and the index asleep: its count no longer moves.
+    std::uint64_t indexed = 0;
+    for (int still = 0; still < 3;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const store::RecorderStats stats = recorder.stats();
+      const bool captured = stats.written + stats.write_errors == count;
+      still = captured && stats.indexed == indexed ? still + 1 : 0;
+      indexed = stats.indexed;
+    }
+    if (recorder.stats().write_errors != 0) {
+      state.SkipWithError("exchanges not captured: see the [store.write] lines");
+      break;
+    }
+    const store::ArchiveReader reader(db);  // keeps close() from checkpointing the whole WAL
+    const auto started = std::chrono::steady_clock::now();
+    const double cpu_started = processCpuSeconds();
+    recorder.close();
+    cpu_seconds += processCpuSeconds() - cpu_started;
+    wall_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    caught_up += static_cast<double>(count - indexed);
+  }
+  state.counters["caught_up_per_run"] = caught_up / static_cast<double>(state.iterations());
+  state.counters["catch_up_us"] = wall_seconds * 1e6 / caught_up;
+  state.counters["catch_up_cpu_us"] = cpu_seconds * 1e6 / caught_up;
+  fs::remove_all(dir);
+}
+
 void BM_IngestMagmaConstantMemory(benchmark::State& state) {
   recordTraffic(state, Traffic::MagmaConstantMemory);
 }
@@ -174,4 +251,10 @@ void BM_IngestPlainHttp(benchmark::State& state) {
 BENCHMARK(BM_IngestMagmaConstantMemory)->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_IngestMagmaGrowingMemory)->Arg(2000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_IngestPlainHttp)->Arg(20000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_IndexCatchUpMagma)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 BENCHMARK_MAIN();

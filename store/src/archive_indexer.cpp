@@ -150,12 +150,12 @@ struct ArchiveIndexer::Statements {
             started_ns, upstream_first_byte_ns, ended_ns, outcome, error, protocol, route,
             findings, response_arrivals, request_body_dictionary, response_body_dictionary
           FROM exchanges
-          WHERE indexed = 0 AND id > :after_id
+          WHERE indexed = 0 AND id > :after_id AND id <= :through_id
             AND (session_id = :own_session_id OR id <= :others_through)
           ORDER BY id LIMIT :limit)sql"),
         pending_columns(pending),
-        claim(db, "UPDATE exchanges SET indexed = 1 WHERE id = :id AND indexed = 0"),
         savepoint(db, "SAVEPOINT exchange"),
+        rollback(db, "ROLLBACK TO exchange"),
         release(db, "RELEASE exchange"),
         blob(db, "INSERT OR IGNORE INTO blobs (hash, text, codec) VALUES (:hash, :text, :codec)"),
         mark_indexed(db, R"sql(
@@ -164,7 +164,7 @@ struct ArchiveIndexer::Statements {
             request_valid = :request_valid, response_valid = :response_valid,
             findings = :findings, decoder_version = :decoder_version, response_arrivals = NULL,
             indexed = 1
-          WHERE id = :id)sql"),
+          WHERE id = :id AND indexed = 0)sql"),
         conversation(db, R"sql(
           INSERT INTO conversations (session_id, first_ns, last_ns)
           VALUES (:session_id, :first_ns, :first_ns))sql"),
@@ -227,8 +227,8 @@ struct ArchiveIndexer::Statements {
 
   ReusedStatement pending;
   PendingColumns pending_columns;
-  ReusedStatement claim;
   ReusedStatement savepoint;
+  ReusedStatement rollback;
   ReusedStatement release;
   ReusedStatement blob;
   ReusedStatement mark_indexed;
@@ -273,14 +273,15 @@ ArchiveIndexer::ArchiveIndexer(SQLite::Database& db, const RecorderOptions& opti
 
 ArchiveIndexer::~ArchiveIndexer() = default;
 
-std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit,
-                                                         std::size_t byte_limit) {
+std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit, std::size_t byte_limit,
+                                                         std::int64_t through_id) {
   std::vector<PendingExchange> rows;
   std::size_t bytes = 0;
   ReusedStatement& q = st_->pending;
   const PendingColumns& c = st_->pending_columns;
   q.reset();
   bindInt(q, ":after_id", loaded_through_);
+  bindInt(q, ":through_id", through_id);
   bindInt(q, ":limit", static_cast<std::int64_t>(limit));
   bindInt(q, ":own_session_id", own_session_id_);
   bindInt(q, ":others_through", others_through_);
@@ -321,13 +322,17 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit,
     row.redacted.findings = optText(q, c.findings);
     ex.response_arrivals = arrivalsFromJson(optText(q, c.response_arrivals));
     loaded_through_ = row.id;
-    bytes += ex.request_body.size() + ex.response_body.size();
+    bytes += bodyBytes(ex);
     rows.push_back(std::move(row));
     if (bytes >= byte_limit) {
       break;  // the rest comes with the next chunk
     }
   }
   return rows;
+}
+
+void ArchiveIndexer::loadedElsewhere(std::int64_t through_id) {
+  loaded_through_ = std::max(loaded_through_, through_id);
 }
 
 IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
@@ -347,29 +352,36 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
       // that follows the archive learns that the exchange can be read now.
       SessionDelta& delta = deltas[row.session_id];
       if (!row.decoded) {
-        markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error));
-        ++out.indexed;
+        out.indexed +=
+            markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error)) ? 1
+                                                                                              : 0;
         continue;
       }
       DecodedExchange& d = *row.decoded;
+      const SessionDelta before = delta;  // what a rolled-back exchange must not add
       execOnce(st_->savepoint);
       try {
-        const bool mine = indexExchange(d, row.id, row.session_id, delta);
-        execOnce(st_->release);
-        if (!mine) {
+        if (indexExchange(d, row.id, row.session_id, delta)) {
+          execOnce(st_->release);
+          ++out.indexed;
           continue;
         }
+        // Another recorder indexed it first: its rows stay, ours go.
+        delta = before;
+        execOnce(st_->rollback);
+        execOnce(st_->release);
       } catch (const TransactionLost&) {
         throw;
       } catch (const std::exception& err) {
+        delta = before;
         db_.tryExec("ROLLBACK TO exchange");
         db_.tryExec("RELEASE exchange");
         logLine("[store.index] exchange " + std::to_string(row.id) + " (" + d.exchange.method +
                 " " + d.exchange.target + ") not indexed: " + err.what());
         throwIfTransactionLost(db_);
-        markIndexed(row.id, nullptr, indexErrorFindings("index_error", err.what()));
+        out.indexed +=
+            markIndexed(row.id, nullptr, indexErrorFindings("index_error", err.what())) ? 1 : 0;
       }
-      ++out.indexed;
     }
     writeSearchRows();
     for (const auto& [session_id, delta] : deltas) {
@@ -426,7 +438,16 @@ void ArchiveIndexer::addSessionCounters(std::int64_t session_id, const SessionDe
   execOnce(s);
 }
 
-void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
+// The row's claim too. It used to be an UPDATE of its own before the exchange's rows were
+// written; now the one UPDATE that marks the row indexed claims it, after they are written.
+// That is as safe: the index writes in BEGIN IMMEDIATE transactions, so no other connection
+// commits between this UPDATE and the COMMIT that makes the rows visible, and `indexed = 0`
+// is read in the newest snapshot. Another recorder holds the same row only if it started while
+// the row was pending (it also indexes other sessions' rows captured before it started: a
+// crash's leftovers, or a live recorder's backlog). That is rare, and then the loser's rows
+// are rolled back with the exchange's savepoint: work done for nothing, never a row indexed
+// twice.
+bool ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                                  const std::optional<std::string>& findings) {
   ReusedStatement& s = st_->mark_indexed;
   // Named: the statement binds text without copying it, until it has run.
@@ -444,6 +465,7 @@ void ArchiveIndexer::markIndexed(std::int64_t exchange_id, const DecodedExchange
   bindInt(s, ":decoder_version", kDecoderVersion);
   bindInt(s, ":id", exchange_id);
   execOnce(s);
+  return db_.getChanges() != 0;
 }
 
 /// The rows one exchange was written as, in the order of DecodedExchange's steps, candidates
@@ -486,9 +508,6 @@ struct ArchiveIndexer::WrittenExchange {
 
 bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
                                    std::int64_t session_id, SessionDelta& delta) {
-  if (!claim(exchange_id)) {
-    return false;
-  }
   ThreadingIndex& threading = threadingOf(session_id);
   ThreadDecisions decisions(threading);  // undone unless every row of the exchange is in
   WrittenExchange written;
@@ -498,7 +517,9 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   updateConversations(written, endNs(d.exchange));
   std::vector<SearchRow> a2a_search_rows;
   writeA2aAndStream(d, exchange_id, session_id, delta, a2a_search_rows);
-  markIndexed(exchange_id, &d, d.findings);
+  if (!markIndexed(exchange_id, &d, d.findings)) {
+    return false;  // the caller rolls back; `decisions` are undone
+  }
 
   // Every row is in: now the in-memory state may learn from this exchange.
   queueSearchRows(d, written, a2a_search_rows);
@@ -507,12 +528,6 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   learnThreads(threading, written);
   addToSessionDelta(d, written, delta);
   return true;
-}
-
-bool ArchiveIndexer::claim(std::int64_t exchange_id) {
-  bindInt(st_->claim, ":id", exchange_id);
-  execOnce(st_->claim);
-  return db_.getChanges() != 0;
 }
 
 void ArchiveIndexer::writeBlobs(const DecodedExchange& d) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,7 +26,8 @@
 
 namespace agentvcr::store::detail {
 
-/// A captured exchange read back for indexing.
+/// A captured exchange waiting for the index: handed over by the capture in memory
+/// (index_handoff.hpp) or read back from the archive.
 struct PendingExchange {
   std::int64_t id = 0;
   std::int64_t session_id = 0;
@@ -65,18 +67,27 @@ class ArchiveIndexer {
  public:
   /// Indexes the exchanges of `own_session_id` (0: none), and those of other sessions that were
   /// captured before it started: what a killed recorder left. Two recorders may share an
-  /// archive; each claims a row before indexing it, so none is indexed twice.
+  /// archive; each claims a row as it marks it indexed, so none is indexed twice (writeIndex()).
   ArchiveIndexer(SQLite::Database& db, const RecorderOptions& options, std::int64_t own_session_id);
   ~ArchiveIndexer();
   ArchiveIndexer(const ArchiveIndexer&) = delete;
   ArchiveIndexer& operator=(const ArchiveIndexer&) = delete;
 
-  /// Up to `limit` unindexed exchanges (see the constructor) after the last one loaded, oldest
-  /// first, ending with the one whose bodies reach `byte_limit` (at least one row, however
-  /// large). Each row is loaded once per indexer: one whose index write fails stays unindexed
-  /// on disk until the next indexer (the next recorder, or `agentvcr migrate`). Throws on
-  /// SQLite errors.
-  std::vector<PendingExchange> loadPending(std::size_t limit, std::size_t byte_limit);
+  /// Up to `limit` unindexed exchanges (see the constructor) after the last one loaded and up to
+  /// `through_id`, oldest first, ending with the one whose bodies reach `byte_limit` (at least
+  /// one row, however large). Each row is loaded once per indexer: one whose index write fails
+  /// stays unindexed on disk until the next indexer (the next recorder, or `agentvcr
+  /// migrate`). Throws on SQLite errors.
+  std::vector<PendingExchange> loadPending(
+      std::size_t limit, std::size_t byte_limit,
+      std::int64_t through_id = std::numeric_limits<std::int64_t>::max());
+
+  /// The caller has the rows up to `through_id` from elsewhere (the capture handed them over in
+  /// memory): loadPending() goes on after them.
+  void loadedElsewhere(std::int64_t through_id);
+
+  /// Rows up to this id may be other sessions' leftovers (see the constructor).
+  std::int64_t othersThrough() const { return others_through_; }
 
   /// Compresses the memories of `rows` (decodeRows()) that are not on disk yet (schema v9),
   /// unless the options keep bodies verbatim. Needs no connection, so the caller runs it
@@ -84,11 +95,11 @@ class ArchiveIndexer {
   void packNewMemories(std::vector<DecodedRow>& rows);
 
   /// Writes the index rows of `rows` in one transaction, marks them indexed and erases them
-  /// from `rows`. Once `yield` is set it commits early, after at least one row, leaving the
-  /// rest in `rows`: the capture is waiting for the connection. An exchange whose rows fail is
-  /// rolled back alone (a savepoint), logged, and marked indexed with an "index_error" finding.
-  /// If the whole transaction fails, every row is erased and stays unindexed on disk.
-  /// Never throws.
+  /// from `rows`. A row another indexer marked first is left as that one wrote it. Once `yield` is
+  /// set it commits early, after at least one row, leaving the rest in `rows`: the capture is
+  /// waiting for the connection. An exchange whose rows fail is rolled back alone (a savepoint),
+  /// logged, and marked indexed with an "index_error" finding. If the whole transaction fails,
+  /// every row is erased and stays unindexed on disk. Never throws.
   IndexOutcome writeIndex(std::vector<DecodedRow>& rows, const std::atomic<bool>& yield) noexcept;
 
  private:
@@ -120,15 +131,13 @@ class ArchiveIndexer {
   struct WrittenExchange;
 
   /// Writes one exchange's rows and marks it indexed, inside its savepoint; the in-memory state
-  /// (threading, blob cache, search rows, `delta`) learns from it only once every row is in.
-  /// False when another recorder indexed it first (nothing written).
+  /// (threading, blob cache, search rows) learns from it only once every row is in. False when
+  /// another recorder indexed it first: the caller rolls the savepoint back.
   bool indexExchange(DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
                      SessionDelta& delta);
 
   // indexExchange()'s steps, in order. The writes:
 
-  /// Marks the row indexed unless another recorder did first; false then.
-  bool claim(std::int64_t exchange_id);
   /// The blobs (memories, tools, attributes, extra keys) not known to be on disk.
   void writeBlobs(const DecodedExchange& d);
   /// The steps, each in the conversation `threading` places it in (a new one if none).
@@ -166,8 +175,9 @@ class ArchiveIndexer {
   void writeA2aAndStream(const DecodedExchange& d, std::int64_t exchange_id,
                          std::int64_t session_id, SessionDelta& delta,
                          std::vector<SearchRow>& search_rows);
-  /// Marks a row indexed with what decoding said about it.
-  void markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
+  /// Marks a row indexed with what decoding said about it, unless another recorder did first:
+  /// false then. This is the row's claim (see the definition).
+  bool markIndexed(std::int64_t exchange_id, const DecodedExchange* d,
                    const std::optional<std::string>& findings);
   /// Indexes the text of the batch's rows, at the end of the batch: FTS5 flushes its pending
   /// terms at every savepoint, so indexing inside each exchange's savepoint would write one

@@ -258,6 +258,10 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     out.complete += complete ? 1 : 0;
     ++next_seq_;
     failed_exchanges += failedExchange(ex) ? 1 : 0;
+    if (!complete) {
+      out.to_index.push_back(
+          PendingExchange{out.last_exchange_id, session_id_, std::move(r), std::nullopt});
+    }
     return true;
   } catch (const std::exception& err) {
     logLine("[store.write] exchange " + what + " (seq " + std::to_string(next_seq_) +

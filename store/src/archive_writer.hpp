@@ -16,6 +16,7 @@
 
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "archive_indexer.hpp"
 #include "body_dictionaries.hpp"
 
 namespace agentvcr::store::detail {
@@ -34,6 +35,9 @@ struct BatchOutcome {
   std::uint64_t errors = 0;    ///< exchanges not written (logged)
   bool committed = false;
   std::int64_t last_exchange_id = 0;  ///< of the last exchange committed (0: none)
+  /// The exchanges committed with indexed = 0, in id order, as the index would read them back:
+  /// redacted, bodies as relayed (moved, never copied: index_handoff.hpp).
+  std::vector<PendingExchange> to_index;
 };
 
 /// SQLite rolled the whole transaction back (I/O error, disk full): nothing more can be written

@@ -110,6 +110,12 @@ struct RedactedExchange {
   std::optional<std::string> findings;  ///< what redaction ran into (JSON array text)
 };
 
+/// What an exchange weighs against the recorder's memory bounds (RecorderOptions'
+/// queue_byte_limit and index_memory_byte_limit, an index chunk's bytes): its bodies.
+inline std::size_t bodyBytes(const protocol::Exchange& exchange) {
+  return exchange.request_body.size() + exchange.response_body.size();
+}
+
 /// Redacts `exchange` (moved in). Never throws for anything the network controls: a header it
 /// cannot vet is replaced, a coaching body it cannot read is dropped, each with a finding.
 RedactedExchange redactExchange(protocol::Exchange&& exchange);

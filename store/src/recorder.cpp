@@ -21,6 +21,7 @@
 #include "archive_indexer.hpp"
 #include "archive_writer.hpp"
 #include "decode_ahead.hpp"
+#include "index_handoff.hpp"
 #include "session_lock.hpp"
 #include "wal_checkpointer.hpp"
 
@@ -57,9 +58,7 @@ void orderByStart(std::vector<QueueItem>& items) {
 
 /// What an item weighs against queue_byte_limit: an exchange its bodies; identities and replay
 /// misses are small and always count as nothing (pushed and popped alike).
-std::size_t bodyBytes(const protocol::Exchange& exchange) {
-  return exchange.request_body.size() + exchange.response_body.size();
-}
+using detail::bodyBytes;
 
 template <class Item>
 std::size_t bodyBytes(const Item& /*small*/) {
@@ -76,8 +75,9 @@ std::size_t bodyBytes(const QueueItem& item) {
 /// Two threads share one connection, taking turns under `db_mutex_`. The capture thread takes
 /// exchanges off a mutex-protected deque and commits them as relayed (redacted, compressed):
 /// that commit is what `on_committed` and `--durability full` wait for. The index thread follows
-/// it in id order, loading captured rows, decoding them without the connection, and writing
-/// their steps, calls and search rows (docs/schema.md, "Capture first, index behind").
+/// it in id order, taking the captured exchanges from memory as the capture hands them over
+/// (else reading them back), decoding them without the connection, and writing their steps,
+/// calls and search rows (docs/schema.md, "Capture first, index behind").
 class Recorder::Impl {
  public:
   Impl(const std::string& path, const SessionInfo& session, RecorderOptions options)
@@ -91,6 +91,9 @@ class Recorder::Impl {
     // Held while the session may still change: `agentvcr reindex` refuses it meanwhile.
     session_lock_ = std::make_unique<detail::SessionLock>(path, session_id_);
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
+    handoff_ = std::make_unique<detail::IndexHandoff>(options_.index_memory_capacity,
+                                                      options_.index_memory_byte_limit,
+                                                      indexer_->othersThrough());
     capture_thread_ = std::thread([this] { runCapture(); });
     decode_options_.max_decode_bytes = options_.max_decode_bytes;
     decode_ahead_ = std::make_unique<detail::DecodeAhead>(decode_options_);
@@ -177,6 +180,7 @@ class Recorder::Impl {
     }
     writer_->endSession();
     decode_ahead_.reset();
+    handoff_.reset();
     indexer_.reset();
     writer_.reset();
     checkpointer_.reset();
@@ -200,6 +204,7 @@ class Recorder::Impl {
     if (!queued_at_.empty()) {
       s.capture_lag = now - queued_at_.front();
     }
+    s.index_read_back = index_read_back_;
     s.unindexed = unindexed_;
     if (!unindexed_batches_.empty()) {
       s.index_lag = now - unindexed_batches_.front().committed;
@@ -296,6 +301,9 @@ class Recorder::Impl {
         outcome = writer_->writeBatch(batch);
       }
       batch.clear();
+      // Before the index hears of the batch (captured_through_), so that it finds it there.
+      handoff_->offer(outcome.to_index);
+      outcome.to_index.clear();  // what the handoff left to be read back
       std::vector<std::function<void()>> committed;
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -451,12 +459,33 @@ class Recorder::Impl {
     }
   }
 
-  /// The next index chunk of captured rows (an empty chunk when none is left), or nothing when
-  /// they cannot be read (logged).
+  /// The next index chunk of captured rows in id order, from the handoff, or read back where it
+  /// says so (an empty chunk when none is left); nothing when they cannot be read (logged).
   std::optional<std::vector<detail::PendingExchange>> loadChunk() noexcept {
     try {
-      std::lock_guard<std::mutex> db_lock(db_mutex_);
-      return indexer_->loadPending(options_.index_chunk, detail::kIndexChunkBytes);
+      for (;;) {
+        detail::IndexHandoff::Next next =
+            handoff_->take(options_.index_chunk, detail::kIndexChunkBytes);
+        if (!next.rows.empty()) {
+          indexer_->loadedElsewhere(next.rows.back().id);
+          return std::move(next.rows);
+        }
+        if (next.read_back_through == 0) {
+          return std::vector<detail::PendingExchange>{};
+        }
+        std::vector<detail::PendingExchange> rows;
+        {
+          std::lock_guard<std::mutex> db_lock(db_mutex_);
+          rows = indexer_->loadPending(options_.index_chunk, detail::kIndexChunkBytes,
+                                       next.read_back_through);
+        }
+        if (!rows.empty()) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          index_read_back_ += rows.size();
+          return rows;
+        }
+        handoff_->readBack(next.read_back_through);
+      }
     } catch (const std::exception& e) {
       detail::logLine(std::string("[store.index] cannot read captured exchanges back: ") +
                       e.what());
@@ -577,6 +606,7 @@ class Recorder::Impl {
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
   std::unique_ptr<detail::ArchiveWriter> writer_;
   std::unique_ptr<detail::ArchiveIndexer> indexer_;
+  std::unique_ptr<detail::IndexHandoff> handoff_;  // the capture offers, the index takes
   detail::DecodeOptions decode_options_;
   std::unique_ptr<detail::DecodeAhead> decode_ahead_;  // the index thread's alone
   std::mutex db_mutex_;                                // whoever uses the connection holds it
@@ -616,6 +646,7 @@ class Recorder::Impl {
   std::uint64_t submitted_ = 0;  // exchanges only
   std::uint64_t written_ = 0;
   std::uint64_t indexed_ = 0;
+  std::uint64_t index_read_back_ = 0;
   std::int64_t captured_through_ = 0;  // id of the last exchange captured
   std::int64_t indexed_through_ = 0;   // every captured id up to this one is indexed (or given up)
   std::uint64_t refused_full_ = 0;

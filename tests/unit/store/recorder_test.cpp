@@ -1,6 +1,7 @@
 #include "agentvcr/store/recorder.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -36,6 +38,8 @@ using agentvcr::testing::threadNicenessByName;
 using protocol::Json;
 using testing::a2aSend;
 using testing::a2aTask;
+using testing::callOutput;
+using testing::errorOutput;
 using ::testing::HasSubstr;
 using testing::httpExchange;
 using testing::input;
@@ -820,6 +824,7 @@ void forgetTheIndex(const std::string& path) {
   SQLite::Database db(path, SQLite::OPEN_READWRITE);
   db.exec(R"sql(
     DELETE FROM search_steps; DELETE FROM search_candidates; DELETE FROM search_internal_steps;
+    DELETE FROM search_a2a_calls; DELETE FROM stream_events; DELETE FROM a2a_calls;
     DELETE FROM internal_steps; DELETE FROM candidates; DELETE FROM steps;
     DELETE FROM conversations; DELETE FROM blobs;
     UPDATE exchanges SET indexed = 0, magma_request_id = NULL, request_valid = NULL,
@@ -852,6 +857,7 @@ TEST_F(RecorderTest, TheNextRecorderIndexesWhatAKilledOneLeftUnindexed) {
   Recorder next(path_, testSession("next"), testOptions());
   next.close();
   EXPECT_EQ(next.stats().indexed, 4u) << "what the killed recorder left";
+  EXPECT_EQ(next.stats().index_read_back, 4u);
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
   EXPECT_EQ(indexShape(path_), indexed);
 }
@@ -863,6 +869,184 @@ TEST_F(RecorderTest, IndexPendingExchangesDoesWhatTheNextRecorderWould) {
   EXPECT_EQ(indexPendingExchanges(path_), 4u);
   EXPECT_EQ(indexShape(path_), indexed);
   EXPECT_EQ(indexPendingExchanges(path_), 0u) << "nothing is indexed twice";
+}
+
+/// Every row indexing writes or changes, in id order: the exchanges, what was derived from them,
+/// the text the search tables hold, and the sessions' counters.
+std::string indexedRows(const std::string& path) {
+  SQLite::Database db(path, SQLite::OPEN_READONLY);
+  std::string rows;
+  auto dump = [&](const std::string& sql) {
+    rows += sql + "\n";
+    SQLite::Statement q(db, sql);
+    while (q.executeStep()) {
+      for (int i = 0; i < q.getColumnCount(); ++i) {
+        rows += q.getColumn(i).getString() + "|";
+      }
+      rows += "\n";
+    }
+  };
+  for (const char* table : {"exchanges", "blobs", "conversations", "steps", "candidates",
+                            "internal_steps", "a2a_calls", "stream_events", "search_steps",
+                            "search_candidates", "search_internal_steps", "search_a2a_calls"}) {
+    dump(std::string("SELECT rowid, * FROM ") + table + " ORDER BY rowid");
+  }
+  dump(R"sql(SELECT exchange_count, step_count, candidate_count, internal_step_count,
+      conversation_count, error_candidate_count, failed_exchange_count, invalid_exchange_count
+    FROM sessions ORDER BY id)sql");
+  return rows;
+}
+
+/// Traffic of every kind the index derives rows from: a MAGMA conversation (with a tool call,
+/// an error candidate, a secret header and a header that is not UTF-8), an invalid MAGMA
+/// request, A2A calls (one streamed) and plain HTTP, which the capture indexes itself.
+std::vector<protocol::Exchange> trafficOfEveryKind() {
+  std::vector<protocol::Exchange> traffic;
+  for (int turn = 0; turn < 3; ++turn) {
+    const std::string rid = "r" + std::to_string(turn);
+    traffic.push_back(magmaExchange(
+        request(rid,
+                {input(1, "user", "turn " + std::to_string(turn), memoryOf("a", 2 * turn), 3)}),
+        Json::array({sayOutput(rid, 1, 0, memoryOf("a", 2 * turn + 1), "said"),
+                     callOutput(rid, 1, 1, memoryOf("b", turn), "sw1"),
+                     errorOutput(rid, 1, 2, memoryOf("c", turn))})));
+  }
+  traffic.back().request_headers.push_back({"Authorization", "Bearer secret"});
+  traffic.back().response_headers.push_back({"X-Latin1", "caf\xe9"});
+  traffic.push_back(magmaExchange(Json{{"request_id", 7}}, Json::array()));
+  traffic.push_back(httpExchange("POST", "/api/v1/a2a", a2aSend(1, "m-1", "first", "c-1"), 200,
+                                 a2aTask(1, "t-1", "c-1", "completed", "one")));
+  const std::string event =
+      "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"kind\":\"status-update\","
+      "\"taskId\":\"t-1\",\"contextId\":\"c-1\",\"status\":{\"state\":\"completed\"},"
+      "\"final\":true}}\n\n";
+  protocol::Exchange stream =
+      httpExchange("POST", "/", a2aSend(2, "m-2", "more", "c-1"), 200, event);
+  stream.response_headers = {{"Content-Type", "text/event-stream"}};
+  stream.response_arrivals = {{10, stream.started_ns + 1000},
+                              {event.size(), stream.started_ns + 2000}};
+  traffic.push_back(stream);
+  traffic.push_back(httpExchange("GET", "/plain"));
+  return traffic;
+}
+
+TEST_F(RecorderTest, AnExchangeHandedOverInMemoryIsIndexedAsIfReadBack) {
+  const std::vector<protocol::Exchange> traffic = trafficOfEveryKind();
+  const std::string read_back_path = dir_.file("read-back.sqlite");
+  RecorderOptions read_back = testOptions();
+  read_back.index_memory_capacity = 0;
+  for (const auto& [path, options] :
+       {std::pair{path_, testOptions()}, std::pair{read_back_path, read_back}}) {
+    Recorder recorder(path, testSession(), options);
+    for (const protocol::Exchange& ex : traffic) {
+      submit(recorder, ex);
+    }
+    recorder.close();
+    EXPECT_EQ(recorder.stats().indexed, traffic.size());
+    EXPECT_EQ(recorder.stats().index_read_back,
+              options.index_memory_capacity == 0 ? traffic.size() - 1 : 0u)
+        << "all but plain HTTP, which needs no index";
+  }
+  const std::string in_memory = indexedRows(path_);
+  ASSERT_THAT(in_memory, HasSubstr("said"));
+  ASSERT_THAT(in_memory, HasSubstr("t-1"));
+  ASSERT_EQ(queryInt(path_, "SELECT count(*) FROM stream_events"), 1);
+  EXPECT_EQ(in_memory, indexedRows(read_back_path));
+}
+
+/// `turns` exchanges of one conversation from turn `first` on, each turn's memory the one its
+/// predecessor answered with: threaded one under the other only when indexed in order.
+void submitTurns(Recorder& recorder, int first, int turns) {
+  for (int turn = first; turn < first + turns; ++turn) {
+    const std::string rid = "r" + std::to_string(turn);
+    submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn", memoryOf("a", turn))}),
+                                   Json::array({sayOutput(rid, 1, 0, memoryOf("a", turn + 1),
+                                                          "said " + std::to_string(turn))})));
+  }
+}
+
+TEST_F(RecorderTest, ExchangesPastTheMemoryBoundAreReadBackInOrder) {
+  RecorderOptions options = testOptions();
+  options.index_memory_capacity = 5;
+  options.batch_window = std::chrono::milliseconds{60000};  // a batch ends with flush()
+  Recorder recorder(path_, testSession(), options);
+  for (int batch = 0; batch < 2; ++batch) {
+    submitTurns(recorder, 20 * batch, 20);
+    recorder.flush();
+  }
+  recorder.close();
+  EXPECT_EQ(recorder.stats().batches, 2u);
+  EXPECT_EQ(recorder.stats().index_read_back, 30u) << "15 of each batch of 20";
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), 40);
+  EXPECT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), 39) << "indexed in id order";
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges WHERE indexed = 0"), 0);
+}
+
+TEST_F(RecorderTest, TheMemoryBoundCountsBodyBytesToo) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{60000};
+  {
+    Recorder sizing(dir_.file("sizing.sqlite"), testSession(), options);
+    submitTurns(sizing, 0, 3);
+  }
+  options.index_memory_byte_limit = static_cast<std::size_t>(
+      queryInt(dir_.file("sizing.sqlite"),
+               "SELECT sum(request_body_size + response_body_size) FROM exchanges"));
+  Recorder recorder(path_, testSession(), options);
+  submitTurns(recorder, 0, 10);
+  recorder.close();
+  EXPECT_EQ(recorder.stats().index_read_back, 7u) << "the bodies of three fit";
+  EXPECT_EQ(queryInt(path_, "SELECT max(depth) FROM steps"), 9);
+}
+
+TEST_F(RecorderTest, ARowAnotherIndexerMarkedFirstIsLeftAsItWroteIt) {
+  recordConversations(path_);
+  const std::string indexed = indexShape(path_);
+  const std::int64_t conversations = queryInt(path_, "SELECT count(*) FROM conversations");
+  forgetTheIndex(path_);
+  const RecorderOptions options = testOptions();
+  SQLite::Database first_db = detail::openWriterConnection(path_, options);
+  SQLite::Database second_db = detail::openWriterConnection(path_, options);
+  detail::ArchiveIndexer first(first_db, options, 0);
+  detail::ArchiveIndexer second(second_db, options, 0);
+  // Both hold the same pending rows, as two recorders started after a crash may.
+  std::vector<detail::DecodedRow> first_rows =
+      detail::decodeRows(first.loadPending(100, 1u << 30), {});
+  std::vector<detail::DecodedRow> second_rows =
+      detail::decodeRows(second.loadPending(100, 1u << 30), {});
+  ASSERT_EQ(first_rows.size(), 4u);
+  const std::atomic<bool> never{false};
+  ASSERT_EQ(second.writeIndex(second_rows, never).indexed, 4u);
+  EXPECT_EQ(first.writeIndex(first_rows, never).indexed, 0u) << "every row was claimed already";
+  EXPECT_EQ(indexShape(path_), indexed);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM conversations"), conversations);
+}
+
+TEST_F(RecorderTest, AnExchangeRolledBackAddsNothingToItsSessionsCounters) {
+  { Recorder first(path_, testSession("first"), testOptions()); }
+  {
+    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
+    db.exec(
+        "CREATE TRIGGER refuse_events BEFORE INSERT ON stream_events "
+        "BEGIN SELECT RAISE(ABORT, 'events refused'); END");
+  }
+  // The A2A call opens its conversation before its stream's events fail.
+  const std::vector<protocol::Exchange> traffic = trafficOfEveryKind();
+  const protocol::Exchange& stream = traffic[traffic.size() - 2];
+  ::testing::internal::CaptureStderr();
+  Recorder recorder(path_, testSession("second"), testOptions());
+  submit(recorder, stream);
+  recorder.close();
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), HasSubstr("events refused"));
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM conversations"), 0);
+  EXPECT_EQ(queryInt(path_, "SELECT conversation_count FROM sessions WHERE id = 2"), 0);
+
+  SQLite::Database(path_, SQLite::OPEN_READWRITE).exec("DROP TRIGGER refuse_events");
+  Recorder again(path_, testSession("third"), testOptions());
+  submit(again, stream);
+  again.close();
+  EXPECT_EQ(queryInt(path_, "SELECT conversation_count FROM sessions WHERE id = 3"), 1)
+      << "the same exchange indexed whole";
 }
 
 TEST_F(RecorderTest, AnIndexChunkEndsWithTheExchangeWhoseBodiesReachItsByteLimit) {

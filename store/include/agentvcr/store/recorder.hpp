@@ -62,6 +62,13 @@ struct RecorderOptions {
   /// (bench/results/profile-*). The capture never waits for a whole chunk: the index commits
   /// early when the capture asks for the connection.
   std::size_t index_chunk = 512;
+  /// The capture hands what it committed to the index in memory, redacted and uncompressed, so
+  /// that the index need not read it back from the archive; at most this many exchanges and
+  /// bytes of bodies wait there (0: every exchange is read back). Past either bound, exchanges
+  /// are read back as an earlier run's leftovers are (docs/schema.md, "Capture first, index
+  /// behind"). A bound of its own beside the queue's: with the index held back, both fill.
+  std::size_t index_memory_capacity = 8192;
+  std::size_t index_memory_byte_limit = 64u << 20;
   /// Share of one core the index thread takes while exchanges keep arriving (1: as much as it
   /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
   /// index catches up when the load drops; flush() and close() still wait for it.
@@ -112,6 +119,9 @@ struct RecorderStats {
   /// committed; both zero when the index has caught up.
   std::uint64_t unindexed = 0;
   std::chrono::nanoseconds index_lag{0};
+  /// Exchanges the index read back from the archive: an earlier run's leftovers, and those the
+  /// capture could not hand over in memory (index_memory_capacity, index_memory_byte_limit).
+  std::uint64_t index_read_back = 0;
 };
 
 /// Records one session into an archive. Owns a capture thread and an index thread sharing one
