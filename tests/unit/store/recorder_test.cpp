@@ -94,6 +94,12 @@ std::multimap<std::string, std::uint64_t> threadRuntimeByName() {
   return runtime;
 }
 
+/// Creates the archive at `path`, then adds `trigger` to it (an insert it makes fail).
+void archiveWithTrigger(const std::string& path, const std::string& trigger) {
+  { Recorder first(path, testSession("first"), testOptions()); }
+  SQLite::Database(path, SQLite::OPEN_READWRITE).exec(trigger);
+}
+
 class RecorderTest : public ::testing::Test {
  protected:
   TempDir dir_;
@@ -155,6 +161,15 @@ bool writtenReaches(const Recorder& recorder, std::uint64_t count) {
   return true;
 }
 
+/// A live capture that commits at once, holding exchanges back for at most `hold`.
+RecorderOptions liveOrder(std::chrono::milliseconds hold) {
+  RecorderOptions options = testOptions();
+  options.batch_window = std::chrono::milliseconds{1};
+  options.live_order = true;
+  options.live_order_hold = hold;
+  return options;
+}
+
 /// An exchange begun now, as the relay stamps it.
 protocol::Exchange begunNow(const std::string& target) {
   protocol::Exchange exchange = httpExchange("POST", target);
@@ -165,11 +180,7 @@ protocol::Exchange begunNow(const std::string& target) {
 TEST_F(RecorderTest, AnExchangeWaitsWhileARequestThatBeganBeforeItIsInFlight) {
   // A slow step began first; a quick one that began after it is answered first. Threading
   // must see the slow step first: it may have been the first to see an answer both could take.
-  RecorderOptions options = testOptions();
-  options.batch_window = std::chrono::milliseconds{1};
-  options.live_order = true;
-  options.live_order_hold = std::chrono::minutes{10};
-  Recorder recorder(path_, testSession("held"), options);
+  Recorder recorder(path_, testSession("held"), liveOrder(std::chrono::minutes{10}));
   protocol::Exchange slow = begunNow("/slow");
   Recorder::InFlight slow_in_flight = recorder.requestBegan(slow.started_ns);
   protocol::Exchange quick = begunNow("/quick");
@@ -193,11 +204,7 @@ TEST_F(RecorderTest, AnExchangeWaitsWhileARequestThatBeganBeforeItIsInFlight) {
 }
 
 TEST_F(RecorderTest, ARequestInFlightLongerThanTheHoldHoldsNothingBack) {
-  RecorderOptions options = testOptions();
-  options.batch_window = std::chrono::milliseconds{1};
-  options.live_order = true;
-  options.live_order_hold = std::chrono::milliseconds{100};
-  Recorder recorder(path_, testSession("stream"), options);
+  Recorder recorder(path_, testSession("stream"), liveOrder(std::chrono::milliseconds{100}));
   // A long stream: still in flight when the test ends.
   const Recorder::InFlight stream = recorder.requestBegan(protocol::nowNs());
   submit(recorder, begunNow("/after-the-stream-began"));
@@ -207,9 +214,8 @@ TEST_F(RecorderTest, ARequestInFlightLongerThanTheHoldHoldsNothingBack) {
 }
 
 TEST_F(RecorderTest, FlushAndCloseDoNotWaitForRequestsInFlight) {
-  RecorderOptions options = testOptions();
-  options.live_order = true;
-  options.live_order_hold = std::chrono::minutes{10};
+  RecorderOptions options = liveOrder(std::chrono::minutes{10});
+  options.batch_window = testOptions().batch_window;  // flush, not the window, commits
   Recorder recorder(path_, testSession("flush"), options);
   const Recorder::InFlight never_answered = recorder.requestBegan(protocol::nowNs());
   submit(recorder, begunNow("/one"));
@@ -496,13 +502,10 @@ TEST_F(RecorderTest, FlushWithNothingPendingReturns) {
 }
 
 TEST_F(RecorderTest, AFailingInsertDoesNotLoseTheRestOfTheBatch) {
-  { Recorder first(path_, testSession("first"), testOptions()); }
-  {
-    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
-    db.exec(
-        "CREATE TRIGGER refuse_boom BEFORE INSERT ON exchanges WHEN NEW.target = '/boom' "
-        "BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
-  }
+  archiveWithTrigger(
+      path_,
+      "CREATE TRIGGER refuse_boom BEFORE INSERT ON exchanges WHEN NEW.target = '/boom' "
+      "BEGIN SELECT RAISE(ABORT, 'boom refused'); END");
   RecorderOptions options = testOptions();
   options.batch_window = std::chrono::milliseconds{60000};  // all three in one batch
   Recorder recorder(path_, testSession("second"), options);
@@ -738,13 +741,10 @@ TEST_F(RecorderTest, ReplayMissesAreRefusedLikeExchanges) {
 }
 
 TEST_F(RecorderTest, AFailingReplayMissIsLoggedAndTheBatchCommits) {
-  { Recorder first(path_, testSession("first"), testOptions()); }
-  {
-    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
-    db.exec(
-        "CREATE TRIGGER refuse_miss BEFORE INSERT ON replay_misses WHEN NEW.request_id = 'boom' "
-        "BEGIN SELECT RAISE(ABORT, 'miss refused'); END");
-  }
+  archiveWithTrigger(
+      path_,
+      "CREATE TRIGGER refuse_miss BEFORE INSERT ON replay_misses WHEN NEW.request_id = 'boom' "
+      "BEGIN SELECT RAISE(ABORT, 'miss refused'); END");
   RecorderOptions options = testOptions();
   options.batch_window = std::chrono::milliseconds{60000};  // all in one batch
   Recorder recorder(path_, testSession("second"), options);
@@ -1023,13 +1023,9 @@ TEST_F(RecorderTest, ARowAnotherIndexerMarkedFirstIsLeftAsItWroteIt) {
 }
 
 TEST_F(RecorderTest, AnExchangeRolledBackAddsNothingToItsSessionsCounters) {
-  { Recorder first(path_, testSession("first"), testOptions()); }
-  {
-    SQLite::Database db(path_, SQLite::OPEN_READWRITE);
-    db.exec(
-        "CREATE TRIGGER refuse_events BEFORE INSERT ON stream_events "
-        "BEGIN SELECT RAISE(ABORT, 'events refused'); END");
-  }
+  archiveWithTrigger(path_,
+                     "CREATE TRIGGER refuse_events BEFORE INSERT ON stream_events "
+                     "BEGIN SELECT RAISE(ABORT, 'events refused'); END");
   // The A2A call opens its conversation before its stream's events fail.
   const std::vector<protocol::Exchange> traffic = trafficOfEveryKind();
   const protocol::Exchange& stream = traffic[traffic.size() - 2];
