@@ -53,6 +53,9 @@ std::vector<DecodedRow> decodeRows(std::vector<PendingExchange>&& rows,
       out.decoded = decodeExchange(std::move(row.redacted), options);
     }
     decoded.push_back(std::move(out));
+    if (options.between_exchanges) {
+      options.between_exchanges();
+    }
   }
   rows.clear();
   return decoded;
@@ -350,37 +353,9 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
       DecodedRow& row = rows[taken];
       // Every indexed row touches its session's counters, which moves its feed_tick: a reader
       // that follows the archive learns that the exchange can be read now.
-      SessionDelta& delta = deltas[row.session_id];
-      if (!row.decoded) {
-        out.indexed +=
-            markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error)) ? 1
-                                                                                              : 0;
-        continue;
-      }
-      DecodedExchange& d = *row.decoded;
-      const SessionDelta before = delta;  // what a rolled-back exchange must not add
-      execOnce(st_->savepoint);
-      try {
-        if (indexExchange(d, row.id, row.session_id, delta)) {
-          execOnce(st_->release);
-          ++out.indexed;
-          continue;
-        }
-        // Another recorder indexed it first: its rows stay, ours go.
-        delta = before;
-        execOnce(st_->rollback);
-        execOnce(st_->release);
-      } catch (const TransactionLost&) {
-        throw;
-      } catch (const std::exception& err) {
-        delta = before;
-        db_.tryExec("ROLLBACK TO exchange");
-        db_.tryExec("RELEASE exchange");
-        logLine("[store.index] exchange " + std::to_string(row.id) + " (" + d.exchange.method +
-                " " + d.exchange.target + ") not indexed: " + err.what());
-        throwIfTransactionLost(db_);
-        out.indexed +=
-            markIndexed(row.id, nullptr, indexErrorFindings("index_error", err.what())) ? 1 : 0;
+      out.indexed += indexRow(row, deltas[row.session_id]) ? 1 : 0;
+      if (options_.between_exchanges) {
+        options_.between_exchanges();
       }
     }
     writeSearchRows();
@@ -409,6 +384,36 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
   rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(taken));
   search_rows_.clear();
   return out;
+}
+
+bool ArchiveIndexer::indexRow(DecodedRow& row, SessionDelta& delta) {
+  if (!row.decoded) {
+    return markIndexed(row.id, nullptr, indexErrorFindings("decode_error", *row.load_error));
+  }
+  DecodedExchange& d = *row.decoded;
+  const SessionDelta before = delta;  // what a rolled-back exchange must not add
+  execOnce(st_->savepoint);
+  try {
+    if (indexExchange(d, row.id, row.session_id, delta)) {
+      execOnce(st_->release);
+      return true;
+    }
+    // Another recorder indexed it first: its rows stay, ours go.
+    delta = before;
+    execOnce(st_->rollback);
+    execOnce(st_->release);
+    return false;
+  } catch (const TransactionLost&) {
+    throw;
+  } catch (const std::exception& err) {
+    delta = before;
+    db_.tryExec("ROLLBACK TO exchange");
+    db_.tryExec("RELEASE exchange");
+    logLine("[store.index] exchange " + std::to_string(row.id) + " (" + d.exchange.method + " " +
+            d.exchange.target + ") not indexed: " + err.what());
+    throwIfTransactionLost(db_);
+    return markIndexed(row.id, nullptr, indexErrorFindings("index_error", err.what()));
+  }
 }
 
 void ArchiveIndexer::forgetAfterFailure() {

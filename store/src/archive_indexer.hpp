@@ -130,6 +130,11 @@ class ArchiveIndexer {
 
   struct WrittenExchange;
 
+  /// Indexes one row inside writeIndex()'s transaction: its exchange's rows in a savepoint of
+  /// their own, or, when it could not be decoded or its rows fail, only its findings. True when
+  /// this indexer marked it indexed.
+  bool indexRow(DecodedRow& row, SessionDelta& delta);
+
   /// Writes one exchange's rows and marks it indexed, inside its savepoint; the in-memory state
   /// (threading, blob cache, search rows) learns from it only once every row is in. False when
   /// another recorder indexed it first: the caller rolls the savepoint back.

@@ -157,6 +157,9 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
         if (!writeExchange(std::move(*ex), out, failed_exchanges)) {
           ++out.errors;
         }
+        if (options_.between_exchanges) {
+          options_.between_exchanges();
+        }
       } else if (auto* identity = std::get_if<AgentIdentity>(&item)) {
         writeIdentity(*identity);
       } else {

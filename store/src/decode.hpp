@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,6 +123,8 @@ RedactedExchange redactExchange(protocol::Exchange&& exchange);
 
 struct DecodeOptions {
   std::size_t max_decode_bytes = 64u << 20;
+  /// Called after each exchange decodeRows() decodes (RecorderOptions::between_exchanges).
+  std::function<void()> between_exchanges;
 };
 
 /// True when decodeExchange() would derive nothing from `r` (plain HTTP that is neither A2A nor

@@ -96,6 +96,7 @@ class Recorder::Impl {
                                                       indexer_->othersThrough());
     capture_thread_ = std::thread([this] { runCapture(); });
     decode_options_.max_decode_bytes = options_.max_decode_bytes;
+    decode_options_.between_exchanges = options_.between_exchanges;
     decode_ahead_ = std::make_unique<detail::DecodeAhead>(decode_options_);
     index_thread_ = std::thread([this] { runIndexer(); });
   }

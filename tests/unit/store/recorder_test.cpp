@@ -21,6 +21,7 @@
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/resource.h>
 
 #include "agentvcr/protocol/http_message.hpp"
@@ -1281,6 +1282,34 @@ TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {
   EXPECT_EQ(niceness.find("avcr-checkpoint")->second, background_nice);
   // The relays wait on the capture (a full queue, --durability full): it keeps their priority.
   EXPECT_EQ(niceness.find("avcr-capture")->second, process_nice);
+}
+
+TEST_F(RecorderTest, BackgroundThreadsGiveWayAfterEachExchange) {
+  // Counted by the thread that calls: the capture after each exchange it writes, the decoding
+  // and index threads after each exchange they decode and each they index.
+  std::mutex mutex;
+  std::map<std::string, int> calls;
+  RecorderOptions options = testOptions();
+  options.between_exchanges = [&] {
+    char name[16] = {};
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    std::lock_guard<std::mutex> lock(mutex);
+    ++calls[name];
+  };
+  constexpr int kExchanges = 40;
+  {
+    Recorder recorder(path_, testSession(), options);
+    for (int i = 0; i < kExchanges; ++i) {
+      const std::string rid = "way-" + std::to_string(i);
+      submit(recorder, magmaExchange(request(rid, {input(1, "user", "turn", memoryOf(rid, 0))}),
+                                     Json::array({sayOutput(rid, 1, 0, memoryOf(rid, 1), "ok")})));
+    }
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), kExchanges);
+  std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_EQ(calls["avcr-capture"], kExchanges);
+  // Each exchange is decoded once, on the index thread or ahead of it, and indexed once.
+  EXPECT_EQ(calls["avcr-index"] + calls["avcr-decode"], 2 * kExchanges);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cerrno>
 
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -33,6 +34,16 @@ inline void lowerThisThreadsPriority(int increment = kBackgroundNiceIncrement) n
   if (errno == 0) {
     setpriority(PRIO_PROCESS, thread, std::min(nice + increment, 19));
   }
+}
+
+/// Gives the calling thread's core to a thread that is ready to run on it, if any; returns at
+/// once otherwise. The capture, decoding and index threads call it after each exchange they
+/// handle (RecorderOptions::between_exchanges). Without it the scheduler lets each of them run a
+/// whole time slice once it has the core, and a relaying thread woken behind one of them waits
+/// it out: the milliseconds at the tail of a recorded request's latency (bench/README.md).
+/// Neither priority nor niceness does it: a nicer thread still keeps the core for its slice.
+inline void yieldToWaitingThreads() noexcept {
+  sched_yield();
 }
 
 }  // namespace agentvcr::store

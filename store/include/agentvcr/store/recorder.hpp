@@ -9,6 +9,7 @@
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/store/background_thread.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/rows.hpp"
 
@@ -73,6 +74,11 @@ struct RecorderOptions {
   /// needs). Below 1, a proxy under full load spends its CPU relaying and capturing, and the
   /// index catches up when the load drops; flush() and close() still wait for it.
   double index_share_under_load = 1.0;
+  /// Called by the capture thread after each exchange it writes, and by the decoding and index
+  /// threads after each exchange they decode or index: where background work lets a relaying
+  /// thread have the core back (yieldToWaitingThreads(), background_thread.hpp). Must be cheap
+  /// and must not throw.
+  std::function<void()> between_exchanges = yieldToWaitingThreads;
   /// Called on the index thread with each A2A call it decoded, before the call is written: how
   /// `--metrics-listen` counts calls by method and error code without decoding on the relay's
   /// path. Must be cheap and must not throw.
