@@ -768,6 +768,9 @@ void ArchiveIndexer::writeSearchRows() {
         bindOptText(s, ":third", row.third);
       }
       execOnce(s);
+      if (options_.between_exchanges) {
+        options_.between_exchanges();
+      }
     }
     execOnce(st.search_release);
   } catch (const std::exception& e) {

@@ -1286,7 +1286,8 @@ TEST_F(RecorderTest, ThreadsWhoseWorkCanWaitRunNicerThanTheCapture) {
 
 TEST_F(RecorderTest, BackgroundThreadsGiveWayAfterEachExchange) {
   // Counted by the thread that calls: the capture after each exchange it writes, the decoding
-  // and index threads after each exchange they decode and each they index.
+  // and index threads after each exchange they decode and each they index, and after each
+  // search row.
   std::mutex mutex;
   std::map<std::string, int> calls;
   RecorderOptions options = testOptions();
@@ -1308,8 +1309,12 @@ TEST_F(RecorderTest, BackgroundThreadsGiveWayAfterEachExchange) {
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM steps"), kExchanges);
   std::lock_guard<std::mutex> lock(mutex);
   EXPECT_EQ(calls["avcr-capture"], kExchanges);
-  // Each exchange is decoded once, on the index thread or ahead of it, and indexed once.
-  EXPECT_EQ(calls["avcr-index"] + calls["avcr-decode"], 2 * kExchanges);
+  // Each exchange is decoded once, on the index thread or ahead of it, and indexed once; then
+  // come the search rows of its steps, candidates and internal steps.
+  const int search_rows = queryInt(path_, "SELECT count(*) FROM steps") +
+                          queryInt(path_, "SELECT count(*) FROM candidates") +
+                          queryInt(path_, "SELECT count(*) FROM internal_steps");
+  EXPECT_EQ(calls["avcr-index"] + calls["avcr-decode"], 2 * kExchanges + search_rows);
 }
 
 }  // namespace

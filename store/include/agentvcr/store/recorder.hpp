@@ -75,9 +75,9 @@ struct RecorderOptions {
   /// index catches up when the load drops; flush() and close() still wait for it.
   double index_share_under_load = 1.0;
   /// Called by the capture thread after each exchange it writes, and by the decoding and index
-  /// threads after each exchange they decode or index: where background work lets a relaying
-  /// thread have the core back (yieldToWaitingThreads(), background_thread.hpp). Must be cheap
-  /// and must not throw.
+  /// threads after each exchange they decode or index and each search row they write: where
+  /// background work lets a relaying thread have the core back (yieldToWaitingThreads(),
+  /// background_thread.hpp). Must be cheap and must not throw.
   std::function<void()> between_exchanges = yieldToWaitingThreads;
   /// Called on the index thread with each A2A call it decoded, before the call is written: how
   /// `--metrics-listen` counts calls by method and error code without decoding on the relay's
