@@ -56,8 +56,8 @@ void throwIfTransactionLost(SQLite::Database& db) {
 }
 
 SQLite::Database openWriterConnection(const std::string& path, const RecorderOptions& options) {
-  SQLite::Database db =
-      openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, options.busy_timeout);
+  SQLite::Database db = openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                     options.busy_timeout, Vfs::Yielding);
   try {
     prepareArchive(db, path);
     db.exec(options.durability == Durability::Full ? "PRAGMA synchronous = FULL"

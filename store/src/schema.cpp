@@ -20,6 +20,7 @@
 #include "agentvcr/store/identity.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
+#include "yielding_vfs.hpp"
 
 namespace agentvcr::store {
 namespace detail {
@@ -567,7 +568,7 @@ int prepareArchive(SQLite::Database& db, const std::string& path) {
 }
 
 SQLite::Database openDatabase(const std::string& path, int flags,
-                              std::chrono::milliseconds busy_timeout) {
+                              std::chrono::milliseconds busy_timeout, Vfs vfs) {
   // SQLite counts every allocation under one process-wide mutex, for sqlite3_memory_used(),
   // which agentvcr never asks; the recorder's threads allocate constantly. The count can only
   // be turned off before SQLite initializes: on the first connection (later, SQLite refuses
@@ -575,7 +576,9 @@ SQLite::Database openDatabase(const std::string& path, int flags,
   static const int memory_statistics_off = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   (void)memory_statistics_off;
   try {
-    return SQLite::Database(path, flags, static_cast<int>(busy_timeout.count()));
+    // After the line above: finding the default VFS to wrap initializes SQLite.
+    const char* vfs_name = vfs == Vfs::Yielding ? yieldingVfsName() : nullptr;
+    return SQLite::Database(path.c_str(), flags, static_cast<int>(busy_timeout.count()), vfs_name);
   } catch (const std::exception& e) {
     throw std::runtime_error("[store.open] cannot open archive " + path + ": " + e.what());
   }

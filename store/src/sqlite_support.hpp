@@ -19,9 +19,17 @@
 
 namespace agentvcr::store::detail {
 
+/// Which VFS a connection reads and writes through.
+enum class Vfs {
+  Default,
+  /// yielding_vfs.hpp: the recorder's connections, whose long writes share the cores with the
+  /// relay.
+  Yielding,
+};
+
 /// Opens a connection with a busy timeout. Throws std::runtime_error "[store.open] ...".
 SQLite::Database openDatabase(const std::string& path, int flags,
-                              std::chrono::milliseconds busy_timeout);
+                              std::chrono::milliseconds busy_timeout, Vfs vfs = Vfs::Default);
 
 /// Positions looked up by name once each and remembered by the name's address, so pass string
 /// literals (another pointer with the same text is looked up again, which costs time, not

@@ -12,7 +12,8 @@ namespace agentvcr::store::detail {
 
 WalCheckpointer::WalCheckpointer(const std::string& path, SQLite::Database& writer,
                                  std::chrono::milliseconds busy_timeout)
-    : writer_(writer.getHandle()), own_(openDatabase(path, SQLite::OPEN_READWRITE, busy_timeout)) {
+    : writer_(writer.getHandle()),
+      own_(openDatabase(path, SQLite::OPEN_READWRITE, busy_timeout, Vfs::Yielding)) {
   // A connection opens the file lazily: until it has read from it, a checkpoint on it finds no
   // WAL and does nothing.
   own_.execAndGet("PRAGMA journal_mode");
