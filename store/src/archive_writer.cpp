@@ -18,6 +18,7 @@
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
+#include "yielding_vfs.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -142,7 +143,11 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
 
 ArchiveWriter::~ArchiveWriter() = default;
 
-BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
+BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items, bool give_way) noexcept {
+  std::optional<WritesKeepTheCore> keep_the_core;
+  if (!give_way) {
+    keep_the_core.emplace();
+  }
   BatchOutcome out;
   std::uint64_t exchange_items = 0;
   for (const QueueItem& item : items) {
@@ -157,7 +162,7 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items) noexcept {
         if (!writeExchange(std::move(*ex), out, failed_exchanges)) {
           ++out.errors;
         }
-        if (options_.between_exchanges) {
+        if (give_way && options_.between_exchanges) {
           options_.between_exchanges();
         }
       } else if (auto* identity = std::get_if<AgentIdentity>(&item)) {

@@ -69,8 +69,10 @@ class ArchiveWriter {
 
   /// Writes `items` (moved from) in one transaction. An exchange whose insert fails is logged
   /// and counted; the others commit. An identity or replay miss that fails is logged only.
+  /// With `give_way`, the core is given away after each exchange and every few writes
+  /// (RecorderOptions::between_exchanges, yielding_vfs.hpp); without, the batch keeps it.
   /// Never throws.
-  BatchOutcome writeBatch(std::vector<QueueItem>& items) noexcept;
+  BatchOutcome writeBatch(std::vector<QueueItem>& items, bool give_way = true) noexcept;
 
   /// Sets sessions.ended_ns. Never throws (logs).
   void endSession() noexcept;

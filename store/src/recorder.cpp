@@ -261,6 +261,9 @@ class Recorder::Impl {
     std::vector<QueueItem> batch;
     batch.reserve(std::min<std::size_t>(options_.max_batch, 4096));
     for (;;) {
+      // Behind: half a full batch or more to write. The relaying threads are about to wait for
+      // the queue to make room, so the capture keeps its core until it has caught up.
+      bool behind = false;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         writer_cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
@@ -288,6 +291,7 @@ class Recorder::Impl {
             queued_at_.pop_front();
           }
         }
+        behind = batch.size() + queue_.size() >= options_.max_batch / 2;
       }
       const std::size_t n = batch.size();
       detail::BatchOutcome outcome;
@@ -299,7 +303,7 @@ class Recorder::Impl {
         if (options_.live_order) {
           orderByStart(batch);
         }
-        outcome = writer_->writeBatch(batch);
+        outcome = writer_->writeBatch(batch, /*give_way=*/!behind);
       }
       batch.clear();
       // Before the index hears of the batch (captured_through_), so that it finds it there.

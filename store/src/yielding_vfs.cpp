@@ -17,6 +17,8 @@ sqlite3_vfs* default_vfs = nullptr;
 
 std::atomic<std::uint64_t> yields{0};
 
+thread_local bool writes_keep_the_core = false;
+
 /// A file of this VFS: SQLite's own file object, with the default VFS's file right after it
 /// (szOsFile covers both).
 struct YieldingFile {
@@ -40,7 +42,7 @@ int yieldingWrite(sqlite3_file* file, const void* data, int amount, sqlite3_int6
   const int rc = innerOf(file)->pMethods->xWrite(innerOf(file), data, amount, offset);
   // Per thread: each of the recorder's threads writes through its own connection's calls.
   thread_local std::uint64_t writes = 0;
-  if (++writes % kWritesBetweenYields == 0) {
+  if (++writes % kWritesBetweenYields == 0 && !writes_keep_the_core) {
     yieldToWaitingThreads();
     yields.fetch_add(1, std::memory_order_relaxed);
   }
@@ -169,6 +171,14 @@ const char* yieldingVfsName() {
 
 std::uint64_t yieldingVfsYields() {
   return yields.load(std::memory_order_relaxed);
+}
+
+WritesKeepTheCore::WritesKeepTheCore() : kept_before_(writes_keep_the_core) {
+  writes_keep_the_core = true;
+}
+
+WritesKeepTheCore::~WritesKeepTheCore() {
+  writes_keep_the_core = kept_before_;
 }
 
 }  // namespace agentvcr::store::detail

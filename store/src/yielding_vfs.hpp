@@ -23,4 +23,17 @@ const char* yieldingVfsName();
 /// Yields the VFS has made so far, in this process.
 std::uint64_t yieldingVfsYields();
 
+/// While one lives, the calling thread's writes do not yield: the capture's when it has fallen
+/// behind, since the relaying threads are about to wait for it (a full queue).
+class WritesKeepTheCore {
+ public:
+  WritesKeepTheCore();
+  ~WritesKeepTheCore();
+  WritesKeepTheCore(const WritesKeepTheCore&) = delete;
+  WritesKeepTheCore& operator=(const WritesKeepTheCore&) = delete;
+
+ private:
+  bool kept_before_;
+};
+
 }  // namespace agentvcr::store::detail

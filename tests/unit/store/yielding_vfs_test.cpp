@@ -63,6 +63,21 @@ TEST(YieldingVfsTest, ACommitAndACheckpointYieldEveryFewWrites) {
             static_cast<std::uint64_t>(checkpointed) / kWritesBetweenYields);
 }
 
+TEST(YieldingVfsTest, WritesKeepTheCoreWhileAGuardLives) {
+  TempDir dir;
+  const std::string path = dir.file("kept.sqlite");
+  SQLite::Database db = openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                                     std::chrono::milliseconds{1000}, Vfs::Yielding);
+  const std::uint64_t before = yieldingVfsYields();
+  {
+    WritesKeepTheCore keep;
+    fill(db);
+  }
+  EXPECT_EQ(yieldingVfsYields(), before);
+  db.exec("UPDATE t SET text = upper(text)");
+  EXPECT_GT(yieldingVfsYields(), before);
+}
+
 TEST(YieldingVfsTest, ConnectionsWithoutItShareTheArchiveAndItsWal) {
   TempDir dir;
   const std::string path = dir.file("shared.sqlite");
