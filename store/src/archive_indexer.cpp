@@ -18,6 +18,7 @@
 #include "archive_writer.hpp"
 #include "body_compression.hpp"
 #include "sqlite_support.hpp"
+#include "yielding_vfs.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -354,13 +355,15 @@ IndexOutcome ArchiveIndexer::writeIndex(std::vector<DecodedRow>& rows,
       // Every indexed row touches its session's counters, which moves its feed_tick: a reader
       // that follows the archive learns that the exchange can be read now.
       out.indexed += indexRow(row, deltas[row.session_id]) ? 1 : 0;
-      if (options_.between_exchanges) {
-        options_.between_exchanges();
-      }
+      giveWayUnlessAwaited(yield);
     }
-    writeSearchRows();
+    writeSearchRows(yield);
     for (const auto& [session_id, delta] : deltas) {
       addSessionCounters(session_id, delta);
+    }
+    std::optional<WritesKeepTheCore> keep_the_core;
+    if (yield.load(std::memory_order_relaxed)) {
+      keep_the_core.emplace();
     }
     tx.commit();
     out.committed = true;
@@ -750,7 +753,13 @@ void ArchiveIndexer::addToSessionDelta(const DecodedExchange& d, const WrittenEx
   delta.invalid_exchanges += d.invalid() ? 1 : 0;
 }
 
-void ArchiveIndexer::writeSearchRows() {
+void ArchiveIndexer::giveWayUnlessAwaited(const std::atomic<bool>& capture_waiting) const {
+  if (options_.between_exchanges && !capture_waiting.load(std::memory_order_relaxed)) {
+    options_.between_exchanges();
+  }
+}
+
+void ArchiveIndexer::writeSearchRows(const std::atomic<bool>& capture_waiting) {
   if (search_rows_.empty()) {
     return;
   }
@@ -768,9 +777,7 @@ void ArchiveIndexer::writeSearchRows() {
         bindOptText(s, ":third", row.third);
       }
       execOnce(s);
-      if (options_.between_exchanges) {
-        options_.between_exchanges();
-      }
+      giveWayUnlessAwaited(capture_waiting);
     }
     execOnce(st.search_release);
   } catch (const std::exception& e) {

@@ -96,10 +96,11 @@ class ArchiveIndexer {
 
   /// Writes the index rows of `rows` in one transaction, marks them indexed and erases them
   /// from `rows`. A row another indexer marked first is left as that one wrote it. Once `yield` is
-  /// set it commits early, after at least one row, leaving the rest in `rows`: the capture is
-  /// waiting for the connection. An exchange whose rows fail is rolled back alone (a savepoint),
-  /// logged, and marked indexed with an "index_error" finding. If the whole transaction fails,
-  /// every row is erased and stays unindexed on disk. Never throws.
+  /// set it commits early, after at least one row, leaving the rest in `rows`, and gives its
+  /// core to no one until it has committed (giveWayUnlessAwaited, yielding_vfs.hpp): the
+  /// capture is waiting for the connection. An exchange whose rows fail is rolled back alone (a
+  /// savepoint), logged, and marked indexed with an "index_error" finding. If the whole transaction
+  /// fails, every row is erased and stays unindexed on disk. Never throws.
   IndexOutcome writeIndex(std::vector<DecodedRow>& rows, const std::atomic<bool>& yield) noexcept;
 
  private:
@@ -188,7 +189,11 @@ class ArchiveIndexer {
   /// terms at every savepoint, so indexing inside each exchange's savepoint would write one
   /// small segment per exchange. A failure is logged and leaves the rows unsearchable; the
   /// batch still commits.
-  void writeSearchRows();
+  void writeSearchRows(const std::atomic<bool>& capture_waiting);
+  /// RecorderOptions::between_exchanges, unless the capture waits for the connection this
+  /// transaction holds: given away then, the core would keep the capture waiting longer (a
+  /// nicer thread gets it back late), and the relaying threads behind it.
+  void giveWayUnlessAwaited(const std::atomic<bool>& capture_waiting) const;
   /// Conversation threading is per session; a recorder normally indexes only its own.
   ThreadingIndex& threadingOf(std::int64_t session_id);
   void forgetAfterFailure();

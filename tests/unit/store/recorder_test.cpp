@@ -31,6 +31,7 @@
 #include "archive_writer.hpp"
 #include "store_test_support.hpp"
 #include "thread_niceness.hpp"
+#include "yielding_vfs.hpp"
 
 namespace agentvcr::store {
 namespace {
@@ -1339,6 +1340,29 @@ TEST_F(RecorderTest, ACaptureThatFellBehindKeepsItsCore) {
   }
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM exchanges"), 40);
   EXPECT_EQ(capture_calls.load(), 0);
+}
+
+TEST_F(RecorderTest, AnIndexTheCaptureWaitsForGivesItsCoreToNoOne) {
+  recordConversations(path_);
+  forgetTheIndex(path_);
+  int calls = 0;
+  RecorderOptions options = testOptions();
+  options.between_exchanges = [&] { ++calls; };
+  SQLite::Database db = detail::openWriterConnection(path_, options);
+  detail::ArchiveIndexer indexer(db, options, 0);
+  std::vector<detail::DecodedRow> rows = detail::decodeRows(indexer.loadPending(100, 1u << 30), {});
+  ASSERT_EQ(rows.size(), 4u);
+  const std::uint64_t yields_before = detail::yieldingVfsYields();
+  // The capture waits for the connection: one row is written and committed at once, without
+  // a yield after it, between its search rows or in the commit's writes.
+  const std::atomic<bool> capture_waiting{true};
+  EXPECT_EQ(indexer.writeIndex(rows, capture_waiting).indexed, 1u);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(detail::yieldingVfsYields(), yields_before);
+  // Nobody waits: a yield after each row and each search row.
+  const std::atomic<bool> never{false};
+  EXPECT_EQ(indexer.writeIndex(rows, never).indexed, 3u);
+  EXPECT_GE(calls, 3);
 }
 
 }  // namespace
