@@ -27,6 +27,11 @@ using testing::testSession;
 
 constexpr int kRows = 2000;
 
+SQLite::Database openYielding(const std::string& path) {
+  return openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
+                      std::chrono::milliseconds{1000}, Vfs::Yielding);
+}
+
 /// Fills `db` with rows of 1 KB: about 500 pages of 4 KB.
 void fill(SQLite::Database& db) {
   db.exec("PRAGMA journal_mode = WAL");
@@ -43,9 +48,7 @@ void fill(SQLite::Database& db) {
 
 TEST(YieldingVfsTest, ACommitAndACheckpointYieldEveryFewWrites) {
   TempDir dir;
-  const std::string path = dir.file("yield.sqlite");
-  SQLite::Database db = openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
-                                     std::chrono::milliseconds{1000}, Vfs::Yielding);
+  SQLite::Database db = openYielding(dir.file("yield.sqlite"));
   const std::uint64_t before = yieldingVfsYields();
   fill(db);
   const std::uint64_t after_commit = yieldingVfsYields();
@@ -65,9 +68,7 @@ TEST(YieldingVfsTest, ACommitAndACheckpointYieldEveryFewWrites) {
 
 TEST(YieldingVfsTest, WritesKeepTheCoreWhileAGuardLives) {
   TempDir dir;
-  const std::string path = dir.file("kept.sqlite");
-  SQLite::Database db = openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
-                                     std::chrono::milliseconds{1000}, Vfs::Yielding);
+  SQLite::Database db = openYielding(dir.file("kept.sqlite"));
   const std::uint64_t before = yieldingVfsYields();
   {
     WritesKeepTheCore keep;
@@ -81,8 +82,7 @@ TEST(YieldingVfsTest, WritesKeepTheCoreWhileAGuardLives) {
 TEST(YieldingVfsTest, ConnectionsWithoutItShareTheArchiveAndItsWal) {
   TempDir dir;
   const std::string path = dir.file("shared.sqlite");
-  SQLite::Database writer = openDatabase(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE,
-                                         std::chrono::milliseconds{1000}, Vfs::Yielding);
+  SQLite::Database writer = openYielding(path);
   fill(writer);
   // A reader on the default VFS sees the committed rows while they are still only in the WAL,
   // and its snapshot holds while the writer goes on: the same locks and shared memory.
