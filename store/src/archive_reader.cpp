@@ -16,6 +16,7 @@
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/scope.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_dictionaries.hpp"
 #include "decode.hpp"
@@ -89,7 +90,7 @@ std::int64_t sqlLimit(std::size_t limit) {
 SessionRow readSession(const NamedColumns& c) {
   SessionRow r;
   r.id = c.get("id").getInt64();
-  r.uuid = c.get("uuid").getString();
+  r.uuid = canonicalUuid(c.get("uuid").getString());  // however an older tool spelled it
   r.node = c.get("node").getString();
   r.recorder_version = c.optText("recorder_version");
   r.derived_from = c.optText("derived_from");

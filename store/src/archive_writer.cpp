@@ -120,7 +120,8 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
         recorder_version, derived_from)
       VALUES (:name, :mode, :upstream, :listen, :started_ns, :uuid, :node, :recorder_version,
         :derived_from))sql");
-    const std::string uuid = session.uuid.empty() ? mintUuid() : session.uuid;
+    // Spelled one way: the unique index on it tells copies of a session apart by the text.
+    const std::string uuid = session.uuid.empty() ? mintUuid() : canonicalUuid(session.uuid);
     const std::string node = session.node.empty() ? localNodeName() : session.node;
     bindText(insert, ":name", session.name);
     bindText(insert, ":mode", session.mode);

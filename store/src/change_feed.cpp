@@ -13,6 +13,7 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
 #include "schema_internal.hpp"
@@ -366,7 +367,9 @@ std::vector<FeedSession> ChangeFeed::sessionsChangedSince(std::int64_t tick) {
     session.tick = *intOf(local[2]);
     session.misses = *intOf(local[3]);
     session.links = *intOf(local[4]);
-    session.uuid = bytesOf(local[5]);
+    // The fleet archive and the live exporter key the session by it: one spelling, whatever
+    // the archive's.
+    session.uuid = canonicalUuid(bytesOf(local[5]));
     std::vector<FeedValue> row = rows.rows[r];
     row.front() = session.uuid;  // as next() feeds it: keyed by the session's uuid
     const auto count = std::find(rows.columns.begin(), rows.columns.end(), "exchange_count");

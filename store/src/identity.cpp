@@ -1,6 +1,7 @@
 #include "agentvcr/store/identity.hpp"
 
 #include <array>
+#include <cctype>
 
 #include <boost/uuid/random_generator.hpp>
 #include <boost/uuid/uuid_io.hpp>
@@ -27,6 +28,29 @@ std::string localNodeName() {
     return "unknown";
   }
   return std::string(name.data());
+}
+
+bool isUuid(std::string_view text) {
+  if (text.size() != 36) {
+    return false;
+  }
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? text[i] != '-' : std::isxdigit(static_cast<unsigned char>(text[i])) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string canonicalUuid(std::string_view uuid) {
+  std::string spelled(uuid);
+  if (isUuid(uuid)) {
+    for (char& c : spelled) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return spelled;
 }
 
 std::string shortUuid(std::string_view uuid) {

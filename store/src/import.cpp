@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "body_codec.hpp"
 #include "session_copy.hpp"
@@ -36,7 +37,7 @@ std::optional<std::string> optionalText(const json& object, const char* key) {
 /// such a session is imported as one never seen, with node `unknown`.
 SessionRow sessionFromLine(const json& session) {
   SessionRow row;
-  row.uuid = session.value("uuid", std::string());
+  row.uuid = canonicalUuid(session.value("uuid", std::string()));
   row.node = session.value("node", std::string("unknown"));
   row.recorder_version = optionalText(session, "recorder_version");
   row.derived_from = optionalText(session, "derived_from");

@@ -9,6 +9,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "agentvcr/protocol/sse.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "sqlite_support.hpp"
 
@@ -93,7 +94,7 @@ HeldSessions::HeldSessions(const std::string& db_path, std::chrono::milliseconds
   SQLite::Database db = openDatabase(db_path, SQLite::OPEN_READONLY, busy_timeout);
   SQLite::Statement q(db, "SELECT uuid FROM sessions");
   while (q.executeStep()) {
-    uuids_.insert(column(q, "uuid").getString());
+    uuids_.insert(canonicalUuid(column(q, "uuid").getString()));
   }
 }
 

@@ -37,6 +37,7 @@ class HeldSessions {
   /// Throws std::runtime_error "[store.*]" like migrateArchive().
   HeldSessions(const std::string& db_path, std::chrono::milliseconds busy_timeout);
 
+  /// `uuid` as canonicalUuid() spells it, as ArchiveReader and the fleet archive give it.
   bool holds(const std::string& uuid) const;
 
   /// Counts `uuid` as held from now on: the copy has just written it.

@@ -19,6 +19,16 @@ std::string mintUuid();
 /// or `unknown` when it has none.
 std::string localNodeName();
 
+/// True for a uuid as text: hexadecimal digits of either case in groups of 8, 4, 4, 4 and 12,
+/// joined by dashes.
+bool isUuid(std::string_view text);
+
+/// `uuid` as agentvcr spells every uuid it compares, looks up, lists or ships: in lower case, as
+/// mintUuid() mints them and PostgreSQL prints them. An archive written by an older or a foreign
+/// tool may spell them in upper case; one session must not become two. Text that is not a uuid
+/// comes back unchanged.
+std::string canonicalUuid(std::string_view uuid);
+
 /// The first eight hex digits of `uuid`, as `agentvcr ls` and the viewer show it.
 std::string shortUuid(std::string_view uuid);
 
