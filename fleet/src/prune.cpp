@@ -82,8 +82,10 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
   }
   conn.exec("DELETE FROM sessions WHERE uuid IN (SELECT uuid FROM agentvcr_pruned)");
   conn.exec("DELETE FROM ship_positions WHERE session_uuid IN (SELECT uuid FROM agentvcr_pruned)");
+  // lower(): shippers before the uuids' one spelling wrote the quarantine's in the archive's.
   conn.exec(
-      "DELETE FROM quarantine WHERE session_uuid IN (SELECT uuid::text FROM agentvcr_pruned)");
+      "DELETE FROM quarantine WHERE lower(session_uuid) IN "
+      "(SELECT uuid::text FROM agentvcr_pruned)");
   result.blobs = deleted(conn, kBlobGarbage);
   result.dictionaries = deleted(conn, kDictionaryGarbage);
   return result;

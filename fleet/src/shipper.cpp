@@ -1,7 +1,6 @@
 #include "agentvcr/fleet/shipper.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,6 +12,7 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/store/feed_follower.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "copy_text.hpp"
 
 namespace agentvcr::fleet {
@@ -135,23 +135,6 @@ bool isPerExchange(const std::string& table) {
          table == "internal_steps" || table == "a2a_calls" || table == "stream_events";
 }
 
-/// True for a uuid as agentvcr writes one (8-4-4-4-12 hex digits): a session whose uuid is not
-/// one cannot be keyed in the fleet archive.
-bool isUuid(std::string_view text) {
-  if (text.size() != 36) {
-    return false;
-  }
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-    const char c = text[i];
-    if (dash ? c != '-'
-             : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /// A PostgreSQL array literal of `values`, each quoted: a bound parameter, never SQL text.
 std::string arrayLiteral(const std::vector<std::string>& values) {
   std::string out = "{";
@@ -266,33 +249,30 @@ struct Shipper::Impl {
     return conn;
   }
 
-  /// Reads what the fleet archive holds of `sessions` (uuids that are uuids) into `fleet`.
+  /// Reads what the fleet archive holds of `sessions` (uuids that are uuids, spelled as the feed
+  /// spells them: as PostgreSQL prints them) into `fleet`.
   void loadFleet(PgConnection& conn, const std::vector<std::string>& uuids) {
     if (uuids.empty()) {
       return;
     }
+    // lower(): the quarantine keeps text, which shippers before this one wrote in the
+    // archive's spelling.
     PgResult r = conn.exec(R"sql(
       SELECT u::text, p.exchanges, p.misses, p.links, p.session_digest,
              EXISTS (SELECT 1 FROM pruned_sessions t WHERE t.uuid = u) AS pruned,
-             EXISTS (SELECT 1 FROM quarantine q WHERE q.session_uuid = u::text
+             EXISTS (SELECT 1 FROM quarantine q WHERE lower(q.session_uuid) = u::text
                      AND q.kind = 'session') AS quarantined
       FROM unnest($1::uuid[]) AS u LEFT JOIN ship_positions p ON p.session_uuid = u)sql",
                            {arrayLiteral(uuids)});
     for (int i = 0; i < r.rows(); ++i) {
-      // PostgreSQL gives the uuid in lowercase: key by the archive's own spelling.
-      const std::string key(r.text(i, 0));
-      const auto same = std::find_if(uuids.begin(), uuids.end(), [&](const std::string& u) {
-        return u.size() == key.size() &&
-               std::equal(u.begin(), u.end(), key.begin(),
-                          [](char a, char b) { return std::tolower(a) == std::tolower(b); });
-      });
-      FleetSession& held = fleet[same != uuids.end() ? *same : key];
+      const std::string uuid(r.text(i, 0));
+      FleetSession& held = fleet[uuid];
       held.position = {r.optionalInteger(i, 1).value_or(0), r.optionalInteger(i, 2).value_or(0),
                        r.optionalInteger(i, 3).value_or(0)};
       held.digest = r.optionalInteger(i, 4).value_or(0);
       held.skipped = r.text(i, 5) == "t" || r.text(i, 6) == "t";
       if (r.text(i, 5) == "t") {
-        notePruned(same != uuids.end() ? *same : key);
+        notePruned(uuid);
       }
     }
   }
@@ -615,7 +595,7 @@ struct Shipper::Impl {
 
   /// Ships one session as far as it is committed and indexed.
   store::FeedVisit shipSession(PgConnection& conn, const store::FeedSession& session) {
-    if (!isUuid(session.uuid)) {
+    if (!store::isUuid(session.uuid)) {
       FleetSession& held = fleet[session.uuid];
       if (!held.skipped) {
         quarantine(conn, session.uuid, "session", -1,
@@ -683,8 +663,11 @@ struct Shipper::Impl {
     // Their positions go with their quarantine: the sessions ship again from the start.
     std::set<std::string> retried;
     conn.transaction([&] {
+      // lower(): as loadFleet() compares, for the uuids shippers before this one wrote in the
+      // archive's spelling.
       PgResult r = conn.exec(
-          "DELETE FROM quarantine WHERE session_uuid = ANY($1::text[]) RETURNING session_uuid",
+          "DELETE FROM quarantine WHERE session_uuid = ANY($1::text[]) OR "
+          "lower(session_uuid) = ANY($1::text[]) RETURNING lower(session_uuid)",
           {arrayLiteral(uuids)});
       for (int i = 0; i < r.rows(); ++i) {
         retried.emplace(r.text(i, 0));
@@ -758,7 +741,7 @@ struct Shipper::Impl {
     }
     std::vector<std::string> uuids;
     for (const store::FeedSession& s : follower.feed().sessions()) {
-      if (isUuid(s.uuid)) {
+      if (store::isUuid(s.uuid)) {
         uuids.push_back(s.uuid);
       }
     }

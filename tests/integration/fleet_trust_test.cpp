@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
 #include "agentvcr/fleet/pull.hpp"
@@ -190,6 +191,73 @@ TEST_F(FleetTrustTest, ASessionWhoseUuidIsNotAUuidStopsNoOtherSession) {
   EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE session_uuid = 'imported-42' "
                              "AND kind = 'session' AND sqlstate = '22P02'"),
             1);
+}
+
+/// Spells the uuids of `db`'s sessions in upper case, as an older or a foreign tool may have
+/// written them.
+void spellUuidsInUpperCase(const std::string& db) {
+  SQLite::Database(db, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET uuid = upper(uuid)");
+}
+
+TEST_F(FleetTrustTest, AnUppercaseUuidsQuarantinedExchangeShipsWhenRetried) {
+  const std::string db = recordArchive("upper");
+  spellUuidsInUpperCase(db);
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE exchanges ADD CONSTRAINT no_teapots CHECK (status IS DISTINCT FROM 418)");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec("UPDATE exchanges SET status = 418 WHERE seq = 2");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri()).quarantined, 1u);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE kind = 'exchange' AND "
+                             "number = 2 AND session_uuid = (SELECT uuid::text FROM sessions)"),
+            1)
+      << "the quarantine names the session as the fleet archive spells its uuid";
+
+  fleet::PgConnection(fleet_db_->uri()).exec("ALTER TABLE exchanges DROP CONSTRAINT no_teapots");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri(), true).quarantined, 0u);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db)) << "the quarantined exchange shipped";
+  EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+}
+
+TEST_F(FleetTrustTest, AnUppercaseUuidsRefusedSessionIsQuarantinedOnce) {
+  const std::string db = recordArchive("refused");
+  spellUuidsInUpperCase(db);
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE sessions ADD CONSTRAINT no_refused CHECK (name <> 'refused')");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri()).quarantined, 1u);
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri()).quarantined, 0u)
+      << "shipping again without the fix does not quarantine the session again";
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE kind = 'session'"), 1);
+
+  fleet::PgConnection(fleet_db_->uri()).exec("ALTER TABLE sessions DROP CONSTRAINT no_refused");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri(), true).quarantined, 0u);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+}
+
+TEST_F(FleetTrustTest, AnArchiveWithUppercaseUuidsAndTheFleetAgreeOnEachSession) {
+  const std::string db = recordArchive("upper");
+  spellUuidsInUpperCase(db);
+  ship(db, fleet_db_->uri());
+  const std::string uuid = sqliteColumn(db, "SELECT lower(uuid) FROM sessions").at(0);
+
+  // ls names the session alike in the archive and in the fleet archive.
+  std::ostringstream local;
+  std::ostringstream fleet;
+  ASSERT_EQ(cli::runLs(db, std::nullopt, local), 0);
+  ASSERT_EQ(cli::runLs(fleet_db_->uri(), std::nullopt, fleet), 0);
+  EXPECT_THAT(local.str(), HasSubstr(uuid.substr(0, 8)));
+  EXPECT_THAT(fleet.str(), HasSubstr(uuid.substr(0, 8)));
+
+  // A pull or a merge into the archive finds the session there already.
+  fleet::PullOptions pulling;
+  pulling.uri = fleet_db_->uri();
+  pulling.db_path = db;
+  EXPECT_EQ(fleet::pull(pulling).already_held.size(), 1u);
+  const std::string lower = dir_.file("lower.sqlite");
+  store::mergeArchive(lower, db);
+  SQLite::Database(lower, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET uuid = lower(uuid)");
+  EXPECT_EQ(store::mergeArchive(db, lower).already_held.size(), 1u);
+  EXPECT_EQ(sqliteCount(db, "SELECT count(*) FROM sessions"), 1);
 }
 
 TEST_F(FleetTrustTest, APrunedSessionNeverComesBackUntilUnprunedOnPurpose) {
