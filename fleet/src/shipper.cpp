@@ -171,16 +171,25 @@ std::string seconds(Clock::duration d) {
   return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(d).count()) + " s";
 }
 
-/// What the fleet archive holds of one session.
+/// What the fleet archive holds of one session, as this shipper last saw it. Another shipper, a
+/// prune or a retry of the quarantine may have changed it since: write() checks the position.
 struct FleetSession {
   store::FeedPosition position;  ///< how far it was shipped
   std::int64_t digest = 0;       ///< of the session row last written
-  /// Never shipped again in this run: pruned from the fleet archive, or quarantined whole.
+  /// Not shipped while it stays so: pruned from the fleet archive, or quarantined whole. Asked
+  /// again each time the session is written (`pg unprune`, `--retry-quarantined`).
   bool skipped = false;
 };
 
 /// How writing one batch went.
-enum class Written { Yes, Pruned, SessionQuarantined };
+enum class Written {
+  Yes,
+  Pruned,
+  SessionQuarantined,
+  /// Nothing written: the fleet holds less of the session than the batch starts from (a prune
+  /// undone since, or a retried quarantine); the session's position went back to the fleet's.
+  Behind,
+};
 
 }  // namespace
 
@@ -267,14 +276,21 @@ struct Shipper::Impl {
     for (int i = 0; i < r.rows(); ++i) {
       const std::string uuid(r.text(i, 0));
       FleetSession& held = fleet[uuid];
-      held.position = {r.optionalInteger(i, 1).value_or(0), r.optionalInteger(i, 2).value_or(0),
-                       r.optionalInteger(i, 3).value_or(0)};
+      held.position = positionAt(r, i, 1);
       held.digest = r.optionalInteger(i, 4).value_or(0);
       held.skipped = r.text(i, 5) == "t" || r.text(i, 6) == "t";
       if (r.text(i, 5) == "t") {
         notePruned(uuid);
       }
     }
+  }
+
+  /// The position in columns `first` to `first + 2` of row `row` (exchanges, misses, links);
+  /// NULL, for a session the fleet holds nothing of, is the start.
+  static store::FeedPosition positionAt(const PgResult& r, int row, int first) {
+    return {r.optionalInteger(row, first).value_or(0),
+            r.optionalInteger(row, first + 1).value_or(0),
+            r.optionalInteger(row, first + 2).value_or(0)};
   }
 
   /// Counts and says, once per run, that the fleet archive pruned session `uuid`.
@@ -287,10 +303,11 @@ struct Shipper::Impl {
     }
   }
 
-  /// What the fleet holds of `session`, asked of PostgreSQL the first time.
+  /// What the fleet holds of `session`: asked of PostgreSQL the first time, and again each time
+  /// for a session skipped, which may have been unpruned or retried since.
   FleetSession& fleetSession(PgConnection& conn, const std::string& uuid) {
     auto known = fleet.find(uuid);
-    if (known != fleet.end()) {
+    if (known != fleet.end() && !known->second.skipped) {
       return known->second;
     }
     loadFleet(conn, {uuid});
@@ -460,6 +477,8 @@ struct Shipper::Impl {
     conn.exec("DELETE FROM " + stage);
   }
 
+  /// The fleet holds the session up to its position, and the batch from its start, which write()
+  /// made sure is not past that position: together, up to the greater of the two ends.
   void writePosition(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
     conn.exec(
         "INSERT INTO ship_positions (session_uuid, exchanges, misses, links, session_digest) "
@@ -546,16 +565,34 @@ struct Shipper::Impl {
     });
   }
 
-  /// Writes one batch, unless the fleet archive pruned its session.
-  Written write(PgConnection& conn, const std::string& uuid, const store::FeedBatch& batch) {
+  /// Writes one batch that starts at `held`'s position, unless the fleet archive pruned its
+  /// session or holds less of it than that.
+  Written write(PgConnection& conn, const std::string& uuid, FleetSession& held,
+                const store::FeedBatch& batch) {
     // Held until the batch is in: a prune waits for it, and a batch never lands after a prune
     // that it did not see. Should anything fail, the connection goes, and the lock with it.
     const std::string lock = std::to_string(kMonthsLock);
     conn.exec("SELECT pg_advisory_lock_shared(" + lock + ")");
-    // Before anything is written, even a month's partitions: a pruned session stays pruned.
-    if (conn.exec("SELECT 1 FROM pruned_sessions WHERE uuid = $1", {uuid}).rows() > 0) {
+    // Before anything is written, even a month's partitions: a pruned session stays pruned. The
+    // position is read here, under the lock, because only what holds the lock exclusively
+    // lowers it (a prune deletes it, a retry of the quarantine too): the one this shipper
+    // remembers may be past what the fleet holds now, and the batch would leave a gap.
+    PgResult fleet_now = conn.exec(
+        "SELECT EXISTS (SELECT 1 FROM pruned_sessions WHERE uuid = $1), p.exchanges, p.misses, "
+        "p.links FROM (SELECT) AS one LEFT JOIN ship_positions p ON p.session_uuid = $1",
+        {uuid});
+    if (fleet_now.text(0, 0) == "t") {
       conn.exec("SELECT pg_advisory_unlock_shared(" + lock + ")");
       return Written::Pruned;
+    }
+    const store::FeedPosition shipped = positionAt(fleet_now, 0, 1);
+    if (shipped.exchanges < held.position.exchanges || shipped.misses < held.position.misses ||
+        shipped.links < held.position.links) {
+      conn.exec("SELECT pg_advisory_unlock_shared(" + lock + ")");
+      held.position = {std::min(shipped.exchanges, held.position.exchanges),
+                       std::min(shipped.misses, held.position.misses),
+                       std::min(shipped.links, held.position.links)};
+      return Written::Behind;
     }
     // Its own transaction: a partition made inside the batch's would lock the table against
     // every other shipper until the batch commits.
@@ -619,7 +656,10 @@ struct Shipper::Impl {
         // Nothing the fleet lacks can be read yet: rows wait for their index.
         return batch.waiting_for_index ? store::FeedVisit::Waiting : store::FeedVisit::Done;
       }
-      const Written written = write(conn, session.uuid, batch);
+      const Written written = write(conn, session.uuid, held, batch);
+      if (written == Written::Behind) {
+        continue;  // read again from where the fleet's position is
+      }
       if (written == Written::Pruned) {
         held.skipped = true;
         notePruned(session.uuid);
@@ -660,9 +700,11 @@ struct Shipper::Impl {
     for (const store::FeedSession& s : follower.feed().sessions()) {
       uuids.push_back(detail::storableText(s.uuid));
     }
-    // Their positions go with their quarantine: the sessions ship again from the start.
+    // Their positions go with their quarantine: the sessions ship again from the start. Under
+    // the lock a prune takes: a shipper checks the position under it before it writes.
     std::set<std::string> retried;
     conn.transaction([&] {
+      conn.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMonthsLock) + ")");
       // lower(): as loadFleet() compares, for the uuids shippers before this one wrote in the
       // archive's spelling.
       PgResult r = conn.exec(

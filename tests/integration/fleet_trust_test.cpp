@@ -24,9 +24,11 @@
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
+#include "store_test_support.hpp"
 #include "wait.hpp"
 
 namespace agentvcr::testing {
@@ -291,6 +293,51 @@ TEST_F(FleetTrustTest, APrunedSessionNeverComesBackUntilUnprunedOnPurpose) {
   EXPECT_NE(cli::runPgUnprune({fleet_db_->uri(), {uuid.substr(0, 8)}}, out), 0)
       << "nothing left to unprune";
   ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+TEST_F(FleetTrustTest, PruneAndUnpruneUnderAFollowingShipperLoseNoExchange) {
+  const std::string db = dir_.file("live.sqlite");
+  store::Recorder recorder(db, store::testing::testSession("live"), store::testing::testOptions());
+  auto record = [&](int exchanges) {
+    for (int i = 0; i < exchanges; ++i) {
+      store::testing::submit(recorder, store::testing::httpExchange("GET", "/live"));
+    }
+    recorder.flush();
+  };
+  AgentvcrProcess shipper({"ship", "--db", db, "--to", fleet_db_->uri(), "--follow"},
+                          dir_.file("follow.out"), dir_.file("follow.err"));
+  auto shippedThrough = [&](long long exchanges) {
+    return waitUntil(
+        [&] {
+          return fleet_db_->count("SELECT count(*) FROM ship_positions WHERE exchanges = " +
+                                  std::to_string(exchanges)) == 1 &&
+                 fleet_db_->count("SELECT count(*) FROM sessions WHERE exchange_count = " +
+                                  std::to_string(exchanges)) == 1;
+        },
+        30s);
+  };
+  record(3);
+  ASSERT_TRUE(shippedThrough(3));
+  // Pruned by mistake and unpruned at once, while the shipper follows the session: it never
+  // sees the session pruned, and the fleet no longer holds what the shipper sent it.
+  std::ostringstream out;
+  ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2099-01-01", false}, out), 0) << out.str();
+  ASSERT_EQ(fleet_db_->rows("exchanges"), 0);
+  const std::string uuid = sqliteColumn(db, "SELECT uuid FROM sessions").at(0);
+  ASSERT_EQ(cli::runPgUnprune({fleet_db_->uri(), {uuid}}, out), 0) << out.str();
+  record(4);
+  ASSERT_TRUE(shippedThrough(7)) << readWhole(dir_.file("follow.err"));
+  fleet::PgConnection pg(fleet_db_->uri());
+  EXPECT_EQ(pgColumn(pg, "SELECT seq FROM exchanges ORDER BY seq"),
+            (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6"}))
+      << "the exchanges shipped before the prune are shipped again";
+  EXPECT_EQ(shipper.stop(SIGTERM), 0);
+
+  recorder.close();
+  const Finished again =
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string());
+  EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
 }
 
