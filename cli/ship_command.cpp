@@ -18,7 +18,9 @@
 namespace agentvcr::cli {
 namespace {
 
-void printShipped(const fleet::ShipStats& stats, const std::string& db_path, std::ostream& out) {
+/// What the run shipped, and what it did not ship and why: `error` is why a failed run ended.
+void printShipped(const fleet::ShipStats& stats, fleet::ShipEnd end, const std::string& error,
+                  const std::string& db_path, std::ostream& out) {
   out << "agentvcr ship: " << stats.exchanges << " exchange(s), " << stats.rows << " row(s) in "
       << stats.batches << " batch(es)";
   if (stats.quarantined > 0) {
@@ -29,10 +31,24 @@ void printShipped(const fleet::ShipStats& stats, const std::string& db_path, std
     out << "; " << stats.pruned << " session(s) pruned from the fleet archive, not shipped";
   }
   if (stats.left > 0) {
-    out << "; " << stats.left << " exchange(s) of " << db_path
-        << " not indexed yet, so not shipped: a recorder still writing indexes them (ship "
-           "again later), one that was killed left them (run `agentvcr migrate --db "
-        << db_path << "`, then ship again)";
+    out << "; " << stats.left << " exchange(s) of " << db_path;
+    switch (end) {
+      case fleet::ShipEnd::CaughtUp:
+        // A pass that went through the whole archive leaves only what it could not read yet.
+        out << " not indexed yet, so not shipped: a recorder still writing indexes them (ship "
+               "again later), one that was killed left them (run `agentvcr migrate --db "
+            << db_path << "`, then ship again)";
+        break;
+      case fleet::ShipEnd::Stopped:
+        out << " not shipped by this run, stopped before it reached them: the archive keeps "
+               "them for the next `agentvcr ship`";
+        break;
+      case fleet::ShipEnd::Failed:
+        // The error's first line says why; the whole of it follows on stderr.
+        out << " not shipped by this run, which failed (" << error.substr(0, error.find('\n'))
+            << "): the archive keeps them for the next `agentvcr ship`";
+        break;
+    }
   }
   out << std::endl;
 }
@@ -97,7 +113,7 @@ int runShip(const ShipCommand& command, std::ostream& out) {
     end = shipper.run();
   }
   const fleet::ShipStats stats = shipper.stats();
-  printShipped(stats, command.db_path, out);
+  printShipped(stats, end, shipper.error(), command.db_path, out);
   if (end == fleet::ShipEnd::Failed) {
     std::cerr << "agentvcr ship: " << shipper.error() << std::endl;
   }

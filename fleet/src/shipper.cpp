@@ -124,6 +124,10 @@ std::string sessionStartedNs(const store::FeedBatch& batch) {
 
 constexpr const char* kUniqueViolation = "23505";
 
+/// The quarantine's `number` for a whole session, which has none. Only ever stored: a blob's
+/// hash may be any integer, -1 included.
+constexpr std::int64_t kWholeSession = -1;
+
 /// Blobs and body dictionaries: keyed by the hash of their content, shared by every session.
 bool isContentAddressed(const std::string& table) {
   return table == "blobs" || table == "body_dictionaries";
@@ -314,14 +318,15 @@ struct Shipper::Impl {
     return fleet[uuid];
   }
 
-  /// Records in the fleet archive that `kind` `number` of session `uuid` could not be stored.
+  /// Records in the fleet archive that `kind` `number` of session `uuid` could not be stored
+  /// (a whole session has no number).
   void quarantine(PgConnection& conn, const std::string& uuid, const std::string& kind,
-                  std::int64_t number, const PgError& why) {
+                  std::optional<std::int64_t> number, const PgError& why) {
     conn.exec(
         "INSERT INTO quarantine (session_uuid, kind, number, sqlstate, error) "
         "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (session_uuid, kind, number) DO UPDATE SET "
         "sqlstate = EXCLUDED.sqlstate, error = EXCLUDED.error, quarantined_at = now()",
-        {detail::storableText(uuid), kind, std::to_string(number),
+        {detail::storableText(uuid), kind, std::to_string(number.value_or(kWholeSession)),
          why.sqlstate().empty() ? std::nullopt : std::optional(why.sqlstate()),
          detail::storableText(why.what())});
     {
@@ -331,7 +336,7 @@ struct Shipper::Impl {
     // One line: PostgreSQL's DETAIL quotes the whole row, which the quarantine table keeps.
     const std::string message = why.what();
     log("[fleet.quarantine] session " + detail::storableText(uuid) + ", " + kind +
-        (number >= 0 ? " " + std::to_string(number) : "") +
+        (number ? " " + std::to_string(*number) : "") +
         (why.sqlstate().empty() ? "" : " (SQLSTATE " + why.sqlstate() + ")") + ": " +
         message.substr(0, message.find('\n')) +
         "; the rest ships (agentvcr ship --retry-quarantined tries it again)");
@@ -494,7 +499,7 @@ struct Shipper::Impl {
   /// Runs `move` as one item in a savepoint: when PostgreSQL refuses the item's rows, they are
   /// quarantined as `kind` `number` and the transaction goes on. False when quarantined.
   bool item(PgConnection& conn, const std::string& uuid, const std::string& kind,
-            std::int64_t number, const std::function<void()>& move) {
+            std::optional<std::int64_t> number, const std::function<void()>& move) {
     conn.exec("SAVEPOINT agentvcr_item");
     try {
       move();
@@ -527,7 +532,7 @@ struct Shipper::Impl {
       }
       for (const store::FeedTable& t : batch.tables) {
         if (t.table == "sessions" &&
-            !item(conn, uuid, "session", -1, [&] { moveTable(conn, t, month); })) {
+            !item(conn, uuid, "session", std::nullopt, [&] { moveTable(conn, t, month); })) {
           return Written::SessionQuarantined;
         }
       }
@@ -635,7 +640,7 @@ struct Shipper::Impl {
     if (!store::isUuid(session.uuid)) {
       FleetSession& held = fleet[session.uuid];
       if (!held.skipped) {
-        quarantine(conn, session.uuid, "session", -1,
+        quarantine(conn, session.uuid, "session", std::nullopt,
                    PgError("[fleet.ship] the session's uuid is not a uuid", "22P02", false));
         held.skipped = true;
       }

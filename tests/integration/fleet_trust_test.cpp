@@ -382,6 +382,52 @@ TEST_F(FleetTrustTest, AOneShotShipEndsOnAnArchiveAKilledRecorderLeftUnindexed) 
   EXPECT_EQ(fleet_db_->rows("exchanges"), total - 3);
 }
 
+TEST_F(FleetTrustTest, AShipThatCannotReachPostgresSaysWhatItDidNotShipAndWhy) {
+  const std::string db = recordArchive("unreached");
+  const std::string unreached = "postgresql://agentvcr@127.0.0.1:1/postgres?connect_timeout=2";
+  const std::string not_shipped = sqliteColumn(db, "SELECT count(*) FROM exchanges").at(0) +
+                                  " exchange(s) of " + db + " not shipped by this run";
+  const Finished shipped =
+      runAgentvcr({"ship", "--db", db, "--to", unreached}, dir_.path().string());
+  EXPECT_EQ(shipped.status, 1) << shipped.err;
+  EXPECT_THAT(shipped.out, AllOf(HasSubstr(not_shipped + ", which failed ([fleet.connect]"),
+                                 HasSubstr("127.0.0.1:1"), Not(HasSubstr("indexed")),
+                                 Not(HasSubstr("migrate"))));
+
+  // Following, and stopped before PostgreSQL came back.
+  const std::string out = dir_.file("follow.out");
+  const std::string err = dir_.file("follow.err");
+  AgentvcrProcess following(
+      {"ship", "--db", db, "--to", unreached, "--follow", "--drain-timeout", "0"}, out, err);
+  ASSERT_TRUE(
+      waitUntil([&] { return readWhole(err).find("[fleet.connect]") != std::string::npos; }, 30s));
+  EXPECT_EQ(following.stop(SIGTERM), 0);
+  EXPECT_THAT(readWhole(out), AllOf(HasSubstr(not_shipped + ", stopped before it reached them"),
+                                    Not(HasSubstr("indexed")), Not(HasSubstr("migrate"))));
+}
+
+TEST_F(FleetTrustTest, AQuarantinedBlobIsNamedByItsHashNegativeOrNot) {
+  const std::string db = recordArchive("blobs");
+  // A rule of this fleet archive that refuses the blobs with an odd hash, negative ones too.
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE blobs ADD CONSTRAINT even_only CHECK (hash % 2 = 0)");
+  const Finished shipped =
+      runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string());
+  EXPECT_EQ(shipped.status, 3) << shipped.err;
+  fleet::PgConnection pg(fleet_db_->uri());
+  const std::vector<std::string> hashes =
+      pgColumn(pg, "SELECT number FROM quarantine WHERE kind = 'blob' ORDER BY number");
+  ASSERT_FALSE(hashes.empty());
+  ASSERT_TRUE(hashes.front().starts_with("-")) << "the recording has a blob of negative hash";
+  std::vector<std::string> unnamed;
+  for (const std::string& hash : hashes) {
+    if (shipped.err.find(", blob " + hash + " (SQLSTATE 23514)") == std::string::npos) {
+      unnamed.push_back(hash);
+    }
+  }
+  EXPECT_THAT(unnamed, ::testing::IsEmpty()) << shipped.err.substr(0, 2000);
+}
+
 TEST_F(FleetTrustTest, AnIdleShipperWritesNothing) {
   const std::string db = recordArchive("idle");
   fleet::ShipOptions options;
