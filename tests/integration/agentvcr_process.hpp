@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -74,19 +75,30 @@ class AgentvcrProcess {
   /// Waits for its end, killing it after `limit` (a failure: it should have ended). Returns its
   /// exit status, or minus the signal that ended it.
   int wait(std::chrono::milliseconds limit = std::chrono::minutes(2)) {
+    if (const std::optional<int> status = waitFor(limit)) {
+      return *status;
+    }
+    ADD_FAILURE() << "agentvcr did not end within " << limit.count() << " ms";
+    int status = 0;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return exitStatus(status);
+  }
+
+  /// Waits for its end for at most `limit`, as wait() does; nullopt when it still runs then, and
+  /// it goes on running.
+  std::optional<int> waitFor(std::chrono::milliseconds limit) {
     int status = 0;
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (::waitpid(pid_, &status, WNOHANG) == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        ADD_FAILURE() << "agentvcr did not end within " << limit.count() << " ms";
-        break;
+        return std::nullopt;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    return exitStatus(status);
   }
 
   /// Sends `sig` and waits for its end.
@@ -96,6 +108,11 @@ class AgentvcrProcess {
   }
 
  private:
+  /// The exit status in `status` (waitpid's), or minus the signal that ended the process.
+  static int exitStatus(int status) {
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+
   pid_t pid_ = -1;
 };
 
