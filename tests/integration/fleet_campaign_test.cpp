@@ -1,7 +1,8 @@
 // The fleet archive under a seeded fault campaign (docs/fleet.md, "Proof"): a recorder writes
 // under load while the campaign crashes PostgreSQL, cuts the shipper's connection, kills the
-// shipper and the recorder, slows the network, prunes, and ships copies of the archive, each
-// drawn by the seed.
+// shipper and the recorder, slows the network, prunes (and unprunes at once, while the follower
+// ships), and ships copies of the archive (some with their uuids in upper case, as an older or a
+// foreign tool writes them), each drawn by the seed.
 // At the end PostgreSQL holds exactly the archive's rows minus the pruned sessions and the
 // quarantined exchanges, nothing twice, and pull gives the rest back byte for byte.
 //
@@ -18,6 +19,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
@@ -26,6 +28,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/net/http_client.hpp"
@@ -70,6 +73,33 @@ std::string justAfter(std::int64_t ns) {
   out << text << '.' << std::setw(6) << std::setfill('0') << micros % 1'000'000 << "+00";
   return out.str();
 }
+
+/// The faults a campaign draws, each as likely as the others. A new kind is one more enumerator
+/// here and in kFaults, and its case in FleetCampaignTest::fault(); seeds drawn before it replay
+/// other faults after it.
+enum class Fault {
+  PostgresCrashed,
+  ConnectionTerminated,
+  ShipperKilled,
+  RecorderKilled,
+  Pruned,
+  PrunedAndUnpruned,
+  NetworkSlowed,
+  CopyShipped,
+  UpperCaseCopyShipped,
+};
+
+constexpr Fault kFaults[] = {
+    Fault::PostgresCrashed,
+    Fault::ConnectionTerminated,
+    Fault::ShipperKilled,
+    Fault::RecorderKilled,
+    Fault::Pruned,
+    Fault::PrunedAndUnpruned,
+    Fault::NetworkSlowed,
+    Fault::CopyShipped,
+    Fault::UpperCaseCopyShipped,
+};
 
 /// What a fault-free read of one exchange gives: its raw columns and its bodies.
 struct ExchangeTruth {
@@ -202,55 +232,110 @@ class FleetCampaignTest : public ::testing::Test {
     return starts;
   }
 
+  /// The tombstones of the fleet archive: the sessions pruned, and not unpruned since.
+  std::set<std::string> tombstones() {
+    fleet::PgConnection pg(fleet_db_->uri());
+    const std::vector<std::string> uuids = pgColumn(pg, "SELECT uuid::text FROM pruned_sessions");
+    return {uuids.begin(), uuids.end()};
+  }
+
+  /// Prunes the sessions that started before `started` and that one; says so.
+  std::string pruneThrough(std::int64_t started) {
+    const std::string before = justAfter(started);
+    fleet::PgConnection conn(fleet_db_->uri());
+    fleet::pruneFleet(conn, before, false);
+    return "pruned before " + before;
+  }
+
+  /// A copy of the archive as it stands, as a restored backup or a colleague's copy: the same
+  /// sessions, partly shipped already.
+  std::string copyOfArchive() {
+    const std::string copy = dir_.file("copy-" + std::to_string(++starts_) + ".sqlite");
+    SQLite::Database(db_, SQLite::OPEN_READONLY).exec("VACUUM INTO '" + copy + "'");
+    return copy;
+  }
+
+  /// A one-shot `agentvcr ship` of `copy`, with `extra` options.
+  void shipCopy(const std::string& copy, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args{"ship", "--db", copy, "--to", fleet_db_->uri()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const Finished shipped = runAgentvcr(args, dir_.path().string(), kDrain);
+    EXPECT_TRUE(shipped.status == 0 || shipped.status == 3 || shipped.status == 4)
+        << shipped.status << shipped.err;
+  }
+
   /// Draws and applies one fault; says which, for the failure message.
   std::string fault(std::mt19937_64& random) {
-    switch (random() % 7) {
-      case 0: {
+    switch (kFaults[random() % std::size(kFaults)]) {
+      case Fault::PostgresCrashed: {
         pgCluster("crash");
         std::this_thread::sleep_for(std::chrono::milliseconds(random() % 300));
         EXPECT_EQ(pgCluster("start"), 0);
         return "postgres crashed and restarted";
       }
-      case 1:
+      case Fault::ConnectionTerminated:
         fleet::PgConnection(fleet_db_->uri())
             .exec(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
                 "current_database() AND pid <> pg_backend_pid()");
         return "the shipper's connection terminated";
-      case 2:
+      case Fault::ShipperKilled:
         shipper_->stop(SIGKILL);
         startShipper();
         return "the shipper killed and restarted";
-      case 3:
+      case Fault::RecorderKilled:
         recorder_port_ = 0;
         recorder_->stop(SIGKILL);
         startRecorder();
         return "the recorder killed and restarted";
-      case 4: {
+      case Fault::Pruned: {
         const std::vector<std::int64_t> starts = localSessionStarts();
-        const std::int64_t started = starts.at(random() % starts.size());
-        fleet::PgConnection conn(fleet_db_->uri());
-        fleet::pruneFleet(conn, justAfter(started), false);
-        return "pruned before " + justAfter(started);
+        return pruneThrough(starts.at(random() % starts.size()));
       }
-      case 5: {
+      case Fault::PrunedAndUnpruned: {
+        // A prune by mistake, undone while the follower ships and the traffic goes on. It ends
+        // at the session recording now or the one before: the ones the follower is shipping.
+        const std::vector<std::int64_t> starts = localSessionStarts();
+        const std::set<std::string> before = tombstones();
+        const std::string pruned = pruneThrough(
+            starts.at(starts.size() - 1 - random() % std::min<std::size_t>(starts.size(), 2)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+        std::vector<std::string> mistaken;
+        for (const std::string& uuid : tombstones()) {
+          if (!before.contains(uuid)) {
+            mistaken.push_back(uuid);
+          }
+        }
+        std::ostringstream out;
+        if (!mistaken.empty()) {
+          EXPECT_EQ(cli::runPgUnprune({fleet_db_->uri(), mistaken}, out), 0) << out.str();
+        }
+        return pruned + ", then unpruned " + std::to_string(mistaken.size()) + " session(s)";
+      }
+      case Fault::NetworkSlowed: {
         slow_ = !slow_;
         const auto delay = std::chrono::milliseconds(slow_ ? 20 + random() % 180 : 0);
         relay_->setDelay(delay);
         return "the network to PostgreSQL delays " + std::to_string(delay.count()) + " ms";
       }
-      default: {
-        const std::string copy = dir_.file("copy-" + std::to_string(++starts_) + ".sqlite");
-        // A copy of the archive as it stands, as a restored backup or a colleague's copy: the
-        // same sessions, partly shipped already.
-        SQLite::Database(db_, SQLite::OPEN_READONLY).exec("VACUUM INTO '" + copy + "'");
-        const int status = runAgentvcr({"ship", "--db", copy, "--to", fleet_db_->uri()},
-                                       dir_.path().string(), kDrain)
-                               .status;
-        EXPECT_TRUE(status == 0 || status == 3 || status == 4) << status;
+      case Fault::CopyShipped:
+        shipCopy(copyOfArchive());
         return "a copy of the archive shipped";
+      case Fault::UpperCaseCopyShipped: {
+        // A copy an older or a foreign tool wrote: the same sessions, their uuids in upper case.
+        // Half the time it retries what the fleet quarantined, which ships the sessions again
+        // from their start while the follower ships them too.
+        const std::string copy = copyOfArchive();
+        SQLite::Database(copy, SQLite::OPEN_READWRITE)
+            .exec("UPDATE sessions SET uuid = upper(uuid)");
+        const bool retry = random() % 2 == 0;
+        shipCopy(copy, retry ? std::vector<std::string>{"--retry-quarantined"}
+                             : std::vector<std::string>{});
+        return std::string("a copy with its uuids in upper case shipped") +
+               (retry ? ", retrying the quarantine" : "");
       }
     }
+    throw std::logic_error("a fault without its case");
   }
 
   TempDir dir_;
