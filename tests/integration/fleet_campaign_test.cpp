@@ -239,6 +239,27 @@ class FleetCampaignTest : public ::testing::Test {
     return {uuids.begin(), uuids.end()};
   }
 
+  /// Waits, 10 s at most, until the fleet holds every exchange of the session recording now,
+  /// unless it was pruned: with the traffic paused, the follower then has nothing to do. Says
+  /// whether it came to that.
+  bool awaitFollowerCaughtUp() {
+    return waitUntil(
+        [&] {
+          SQLite::Database db(db_, SQLite::OPEN_READONLY);
+          SQLite::Statement newest(
+              db, "SELECT uuid, exchange_count FROM sessions ORDER BY id DESC LIMIT 1");
+          newest.executeStep();
+          fleet::PgConnection pg(fleet_db_->uri());
+          return pg.exec(
+                       "SELECT EXISTS (SELECT 1 FROM pruned_sessions WHERE uuid = $1) OR "
+                       "EXISTS (SELECT 1 FROM ship_positions WHERE session_uuid = $1 AND "
+                       "exchanges = $2)",
+                       {newest.getColumn(0).getString(), newest.getColumn(1).getString()})
+                     .text(0, 0) == "t";
+        },
+        10s, 50ms);
+  }
+
   /// Prunes the sessions that started before `started` and that one; says so.
   std::string pruneThrough(std::int64_t started) {
     const std::string before = justAfter(started);
@@ -293,8 +314,13 @@ class FleetCampaignTest : public ::testing::Test {
         return pruneThrough(starts.at(random() % starts.size()));
       }
       case Fault::PrunedAndUnpruned: {
-        // A prune by mistake, undone while the follower ships and the traffic goes on. It ends
-        // at the session recording now or the one before: the ones the follower is shipping.
+        // A prune by mistake, undone at once, of the sessions up to the one recording now or the
+        // one before: the ones the follower ships. Half the time the traffic pauses first and
+        // the follower catches up, so that it sees neither the prune nor the unprune and goes on
+        // from what it remembers when the traffic resumes; otherwise it ships through both.
+        const bool idle = random() % 2 == 0;
+        const std::uint16_t port = idle ? recorder_port_.exchange(0) : 0;
+        const bool waited = idle && awaitFollowerCaughtUp();
         const std::vector<std::int64_t> starts = localSessionStarts();
         const std::set<std::string> before = tombstones();
         const std::string pruned = pruneThrough(
@@ -310,7 +336,11 @@ class FleetCampaignTest : public ::testing::Test {
         if (!mistaken.empty()) {
           EXPECT_EQ(cli::runPgUnprune({fleet_db_->uri(), mistaken}, out), 0) << out.str();
         }
-        return pruned + ", then unpruned " + std::to_string(mistaken.size()) + " session(s)";
+        if (idle) {
+          recorder_port_ = port;
+        }
+        return pruned + ", then unpruned " + std::to_string(mistaken.size()) + " session(s)" +
+               (waited ? " while the follower waited" : "");
       }
       case Fault::NetworkSlowed: {
         slow_ = !slow_;
