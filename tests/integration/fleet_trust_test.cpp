@@ -296,49 +296,104 @@ TEST_F(FleetTrustTest, APrunedSessionNeverComesBackUntilUnprunedOnPurpose) {
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
 }
 
-TEST_F(FleetTrustTest, PruneAndUnpruneUnderAFollowingShipperLoseNoExchange) {
-  const std::string db = dir_.file("live.sqlite");
-  store::Recorder recorder(db, store::testing::testSession("live"), store::testing::testOptions());
-  auto record = [&](int exchanges) {
+/// A session recording into `db`, plain HTTP exchanges at a time, while `agentvcr ship
+/// --follow` ships it into the fleet archive.
+class FollowedRecording {
+ public:
+  FollowedRecording(const std::string& db, const FleetDatabase& fleet_db, const TempDir& dir)
+      : fleet_db_(fleet_db),
+        recorder_(db, store::testing::testSession("live"), store::testing::testOptions()),
+        shipper_({"ship", "--db", db, "--to", fleet_db.uri(), "--follow"}, dir.file("follow.out"),
+                 dir.file("follow.err")),
+        log_(dir.file("follow.err")),
+        uuid_(sqliteColumn(db, "SELECT uuid FROM sessions").at(0)) {}
+
+  void record(int exchanges) {
     for (int i = 0; i < exchanges; ++i) {
-      store::testing::submit(recorder, store::testing::httpExchange("GET", "/live"));
+      store::testing::submit(recorder_, store::testing::httpExchange("GET", "/live"));
     }
-    recorder.flush();
-  };
-  AgentvcrProcess shipper({"ship", "--db", db, "--to", fleet_db_->uri(), "--follow"},
-                          dir_.file("follow.out"), dir_.file("follow.err"));
-  auto shippedThrough = [&](long long exchanges) {
+    recorder_.flush();
+  }
+
+  /// Waits until the fleet holds the session through `exchanges`, as the shipper counts it.
+  bool shippedThrough(long long exchanges) const {
+    const std::string n = std::to_string(exchanges);
     return waitUntil(
         [&] {
-          return fleet_db_->count("SELECT count(*) FROM ship_positions WHERE exchanges = " +
-                                  std::to_string(exchanges)) == 1 &&
-                 fleet_db_->count("SELECT count(*) FROM sessions WHERE exchange_count = " +
-                                  std::to_string(exchanges)) == 1;
+          return fleet_db_.count("SELECT count(*) FROM ship_positions WHERE exchanges = " + n) ==
+                     1 &&
+                 fleet_db_.count("SELECT count(*) FROM sessions WHERE exchange_count = " + n) == 1;
         },
         30s);
-  };
-  record(3);
-  ASSERT_TRUE(shippedThrough(3));
+  }
+
+  /// The seqs of the session's exchanges that the fleet holds.
+  std::vector<std::string> shippedSeqs() const {
+    fleet::PgConnection pg(fleet_db_.uri());
+    return pgColumn(pg, "SELECT seq FROM exchanges ORDER BY seq");
+  }
+
+  const std::string& uuid() const { return uuid_; }
+
+  std::string log() const { return readWhole(log_); }
+
+  /// Stops the shipper, then the recording; returns the shipper's exit status.
+  int stop() {
+    const int status = shipper_.stop(SIGTERM);
+    recorder_.close();
+    return status;
+  }
+
+ private:
+  const FleetDatabase& fleet_db_;
+  store::Recorder recorder_;
+  AgentvcrProcess shipper_;
+  std::string log_;
+  std::string uuid_;
+};
+
+const std::vector<std::string> kSevenSeqs = {"0", "1", "2", "3", "4", "5", "6"};
+
+TEST_F(FleetTrustTest, PruneAndUnpruneUnderAFollowingShipperLoseNoExchange) {
+  const std::string db = dir_.file("live.sqlite");
+  FollowedRecording live(db, *fleet_db_, dir_);
+  live.record(3);
+  ASSERT_TRUE(live.shippedThrough(3));
   // Pruned by mistake and unpruned at once, while the shipper follows the session: it never
   // sees the session pruned, and the fleet no longer holds what the shipper sent it.
   std::ostringstream out;
   ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2099-01-01", false}, out), 0) << out.str();
   ASSERT_EQ(fleet_db_->rows("exchanges"), 0);
-  const std::string uuid = sqliteColumn(db, "SELECT uuid FROM sessions").at(0);
-  ASSERT_EQ(cli::runPgUnprune({fleet_db_->uri(), {uuid}}, out), 0) << out.str();
-  record(4);
-  ASSERT_TRUE(shippedThrough(7)) << readWhole(dir_.file("follow.err"));
-  fleet::PgConnection pg(fleet_db_->uri());
-  EXPECT_EQ(pgColumn(pg, "SELECT seq FROM exchanges ORDER BY seq"),
-            (std::vector<std::string>{"0", "1", "2", "3", "4", "5", "6"}))
+  ASSERT_EQ(cli::runPgUnprune({fleet_db_->uri(), {live.uuid()}}, out), 0) << out.str();
+  live.record(4);
+  ASSERT_TRUE(live.shippedThrough(7)) << live.log();
+  EXPECT_EQ(live.shippedSeqs(), kSevenSeqs)
       << "the exchanges shipped before the prune are shipped again";
-  EXPECT_EQ(shipper.stop(SIGTERM), 0);
+  EXPECT_EQ(live.stop(), 0);
 
-  recorder.close();
   const Finished again =
       runAgentvcr({"ship", "--db", db, "--to", fleet_db_->uri()}, dir_.path().string());
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+TEST_F(FleetTrustTest, AFollowingShipperShipsAPrunedSessionAgainOnceUnpruned) {
+  const std::string db = dir_.file("live.sqlite");
+  FollowedRecording live(db, *fleet_db_, dir_);
+  live.record(3);
+  ASSERT_TRUE(live.shippedThrough(3));
+  std::ostringstream out;
+  ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2099-01-01", false}, out), 0) << out.str();
+  // The shipper meets the tombstone with the next exchange, and ships nothing of the session.
+  live.record(1);
+  ASSERT_TRUE(waitUntil([&] { return live.log().find("was pruned") != std::string::npos; }, 30s));
+  EXPECT_EQ(fleet_db_->rows("exchanges"), 0);
+  // Unpruned on purpose: the same shipper, not restarted, ships all of it again.
+  ASSERT_EQ(cli::runPgUnprune({fleet_db_->uri(), {live.uuid()}}, out), 0) << out.str();
+  live.record(3);
+  ASSERT_TRUE(live.shippedThrough(7)) << live.log();
+  EXPECT_EQ(live.shippedSeqs(), kSevenSeqs);
+  EXPECT_EQ(live.stop(), 0);
 }
 
 TEST_F(FleetTrustTest, PruneTouchesOnlyAgentvcrsOwnTables) {
