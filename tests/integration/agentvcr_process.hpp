@@ -31,8 +31,10 @@ class AgentvcrProcess {
  public:
   /// `out_path`, `err_path`: files for its stdout and stderr (empty: inherited). `as_nobody`:
   /// run as the `nobody` user (through setpriv), to test what it does without write access.
+  /// `variables`: NAME=VALUE entries added to this process's environment for the child only.
   explicit AgentvcrProcess(const std::vector<std::string>& args, const std::string& out_path = {},
-                           const std::string& err_path = {}, bool as_nobody = false) {
+                           const std::string& err_path = {}, bool as_nobody = false,
+                           std::vector<std::string> variables = {}) {
     std::vector<std::string> full;
     if (as_nobody) {
       full = {"/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"};
@@ -44,6 +46,15 @@ class AgentvcrProcess {
       argv.push_back(arg.data());
     }
     argv.push_back(nullptr);
+    // Ahead of the inherited entries: getenv() takes the first of a name.
+    std::vector<char*> envp;
+    for (auto& variable : variables) {
+      envp.push_back(variable.data());
+    }
+    for (char** entry = environ; *entry != nullptr; ++entry) {
+      envp.push_back(*entry);
+    }
+    envp.push_back(nullptr);
     posix_spawn_file_actions_t files;
     posix_spawn_file_actions_init(&files);
     if (!out_path.empty()) {
@@ -54,7 +65,7 @@ class AgentvcrProcess {
       posix_spawn_file_actions_addopen(&files, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                        0644);
     }
-    EXPECT_EQ(posix_spawn(&pid_, full[0].c_str(), &files, nullptr, argv.data(), environ), 0);
+    EXPECT_EQ(posix_spawn(&pid_, full[0].c_str(), &files, nullptr, argv.data(), envp.data()), 0);
     posix_spawn_file_actions_destroy(&files);
   }
 

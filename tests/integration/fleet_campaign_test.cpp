@@ -1,14 +1,18 @@
 // The fleet archive under a seeded fault campaign (docs/fleet.md, "Proof"): a recorder writes
 // under load while the campaign crashes PostgreSQL, cuts the shipper's connection, kills the
 // shipper and the recorder, slows the network, prunes (and unprunes at once, while the follower
-// ships), and ships copies of the archive (some with their uuids in upper case, as an older or a
-// foreign tool writes them), each drawn by the seed.
+// ships), ships copies of the archive (some with their uuids in upper case, as an older or a
+// foreign tool writes them), changes the fleet's password to one holding every character a
+// connection string gives a meaning to, and steps the recorder's clock, each drawn by the seed.
 // At the end PostgreSQL holds exactly the archive's rows minus the pruned sessions and the
-// quarantined exchanges, nothing twice, and pull gives the rest back byte for byte.
+// quarantined exchanges, nothing twice, pull gives the rest back byte for byte, and no password
+// appears in anything agentvcr printed.
 //
 // AGENTVCR_CAMPAIGN_SEED replays a seed; AGENTVCR_CAMPAIGN_FAULTS sets how many faults one run
 // draws (30 here; scripts/fleet-campaign runs long ones).
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -20,6 +24,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <SQLiteCpp/Database.h>
@@ -74,6 +79,69 @@ std::string justAfter(std::int64_t ns) {
   return out.str();
 }
 
+/// Every character a postgresql:// URI or a keyword/value connection string gives a meaning to.
+constexpr std::string_view kConnectionSpecials = ":/?#[]@!$&'()*+,;=% \\\"";
+
+/// A password drawn by the seed: each of kConnectionSpecials once, in the seed's order, among
+/// twelve letters and digits.
+std::string drawPassword(std::mt19937_64& random) {
+  constexpr std::string_view plain =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string password(kConnectionSpecials);
+  std::shuffle(password.begin(), password.end(), random);
+  for (int i = 0; i < 12; ++i) {
+    password.insert(
+        password.begin() + static_cast<std::ptrdiff_t>(random() % (password.size() + 1)),
+        plain[random() % plain.size()]);
+  }
+  return password;
+}
+
+/// `text` with every byte but the unreserved ones percent-encoded, as a URI carries it.
+std::string percentEncoded(std::string_view text) {
+  std::ostringstream out;
+  out << std::uppercase << std::hex << std::setfill('0');
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out << static_cast<char>(c);
+    } else {
+      out << '%' << std::setw(2) << static_cast<int>(c);
+    }
+  }
+  return out.str();
+}
+
+/// `text` as a quoted value of a keyword/value connection string.
+std::string quotedValue(std::string_view text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    if (c == '\\' || c == '\'') {
+      quoted += '\\';
+    }
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
+/// A connection to `database` as user agentvcr over TCP, written in one of the ways a user gives
+/// a password (in a URI's user info, as its query parameter, as a keyword among others separated
+/// by spaces or by lines), drawn by the seed.
+std::string connectionWithPassword(std::mt19937_64& random, const std::string& password,
+                                   std::uint16_t port, const std::string& database) {
+  const std::string at = "127.0.0.1:" + std::to_string(port) + "/" + database;
+  const char* const separator = random() % 2 == 0 ? " " : "\n";
+  switch (random() % 3) {
+    case 0:
+      return "postgresql://agentvcr:" + percentEncoded(password) + "@" + at;
+    case 1:
+      return "postgresql://agentvcr@" + at + "?password=" + percentEncoded(password);
+    default:
+      return std::string("host=127.0.0.1") + separator + "port=" + std::to_string(port) +
+             separator + "dbname=" + database + separator + "user=agentvcr" + separator +
+             "password=" + quotedValue(password);
+  }
+}
+
 /// The faults a campaign draws, each as likely as the others. A new kind is one more enumerator
 /// here and in kFaults, and its case in FleetCampaignTest::fault(); seeds drawn before it replay
 /// other faults after it.
@@ -87,6 +155,8 @@ enum class Fault {
   NetworkSlowed,
   CopyShipped,
   UpperCaseCopyShipped,
+  PasswordChanged,
+  RecorderClockStepped,
 };
 
 constexpr Fault kFaults[] = {
@@ -99,6 +169,8 @@ constexpr Fault kFaults[] = {
     Fault::NetworkSlowed,
     Fault::CopyShipped,
     Fault::UpperCaseCopyShipped,
+    Fault::PasswordChanged,
+    Fault::RecorderClockStepped,
 };
 
 /// What a fault-free read of one exchange gives: its raw columns and its bodies.
@@ -143,9 +215,10 @@ class FleetCampaignTest : public ::testing::Test {
         .exec("ALTER TABLE exchanges ADD CONSTRAINT no_poison CHECK (target NOT LIKE '%poison%')");
     db_ = dir_.file("campaign.sqlite");
     // The following shipper reaches PostgreSQL over TCP through a relay the campaign can slow.
-    relay_ = std::make_unique<DelayingRelay>(
-        static_cast<std::uint16_t>(std::stoi(readLine(cluster_dir_ + "/port"))));
-    shipper_uri_ = "postgresql://agentvcr:" + readLine(cluster_dir_ + "/password") +
+    pg_port_ = static_cast<std::uint16_t>(std::stoi(readLine(cluster_dir_ + "/port")));
+    relay_ = std::make_unique<DelayingRelay>(pg_port_);
+    passwords_.push_back(readLine(cluster_dir_ + "/password"));
+    shipper_uri_ = "postgresql://agentvcr:" + passwords_.back() +
                    "@127.0.0.1:" + std::to_string(relay_->port()) + "/" + fleet_db_->name();
   }
 
@@ -164,13 +237,15 @@ class FleetCampaignTest : public ::testing::Test {
             .c_str());
   }
 
-  void startRecorder() {
+  /// `variables`: NAME=VALUE entries for its environment (a stepped clock).
+  void startRecorder(std::vector<std::string> variables = {}) {
     const std::string run = std::to_string(++starts_);
     const std::string ready = dir_.file("ready-" + run);
     recorder_ = std::make_unique<AgentvcrProcess>(
         std::vector<std::string>{"record", "--upstream", agent_.url(), "--db", db_, "--listen",
                                  "127.0.0.1:0", "--ready-file", ready, "--no-probe"},
-        std::string(), dir_.file("recorder-" + run + ".log"));
+        dir_.file("recorder-" + run + ".out"), dir_.file("recorder-" + run + ".log"), false,
+        std::move(variables));
     ASSERT_TRUE(waitUntil([&] { return !readLine(ready).empty(); }, 60s));
     const std::string url = readLine(ready);
     recorder_port_ = static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
@@ -276,12 +351,44 @@ class FleetCampaignTest : public ::testing::Test {
     return copy;
   }
 
-  /// A one-shot `agentvcr ship` of `copy`.
-  void shipCopy(const std::string& copy) {
-    const Finished shipped =
-        runAgentvcr({"ship", "--db", copy, "--to", fleet_db_->uri()}, dir_.path().string(), kDrain);
+  /// A one-shot `agentvcr ship` of `copy`, straight to PostgreSQL over TCP with the password of
+  /// the moment, written as the seed draws.
+  void shipCopy(const std::string& copy, std::mt19937_64& random) {
+    const Finished shipped = runAgentvcr(
+        {"ship", "--db", copy, "--to",
+         connectionWithPassword(random, passwords_.back(), pg_port_, fleet_db_->name())},
+        dir_.path().string(), kDrain);
+    printed_ += shipped.out + shipped.err;
     EXPECT_TRUE(shipped.status == 0 || shipped.status == 3 || shipped.status == 4)
         << shipped.status << shipped.err;
+  }
+
+  /// Every password of the fleet that appears in what agentvcr printed (the outputs of the
+  /// one-shot ships, every output file of the recorders and the shippers): pg_cluster's whole,
+  /// each drawn one whole or in part (any 8 of its characters in a row, as written or
+  /// percent-encoded; pg_cluster's shares "agentvcr" with everything printed).
+  std::vector<std::string> passwordsPrinted() {
+    std::string all = printed_;
+    for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+      const std::string extension = entry.path().extension().string();
+      if (extension == ".out" || extension == ".log") {
+        all += readWhole(entry.path().string());
+      }
+    }
+    std::vector<std::string> found;
+    for (const std::string& password : passwords_) {
+      const std::size_t window = &password == passwords_.data() ? password.size() : 8;
+      for (const std::string& written : {password, percentEncoded(password)}) {
+        for (std::size_t at = 0; at + window <= written.size(); ++at) {
+          if (all.find(written.substr(at, window)) != std::string::npos) {
+            found.push_back(written.substr(at, window) + " of password " +
+                            std::to_string(&password - passwords_.data()));
+            break;
+          }
+        }
+      }
+    }
+    return found;
   }
 
   /// Draws and applies one fault; says which, for the failure message.
@@ -348,15 +455,47 @@ class FleetCampaignTest : public ::testing::Test {
         return "the network to PostgreSQL delays " + std::to_string(delay.count()) + " ms";
       }
       case Fault::CopyShipped:
-        shipCopy(copyOfArchive());
+        shipCopy(copyOfArchive(), random);
         return "a copy of the archive shipped";
       case Fault::UpperCaseCopyShipped: {
         // A copy an older or a foreign tool wrote: the same sessions, their uuids in upper case.
         const std::string copy = copyOfArchive();
         SQLite::Database(copy, SQLite::OPEN_READWRITE)
             .exec("UPDATE sessions SET uuid = upper(uuid)");
-        shipCopy(copy);
+        shipCopy(copy, random);
         return "a copy with its uuids in upper case shipped";
+      }
+      case Fault::PasswordChanged: {
+        // An operator rotates the fleet's password to one holding every character that means
+        // something in a connection string, and restarts the follower with it; whatever the
+        // follower printed meanwhile, on its way out and from then on never shows it.
+        passwords_.push_back(drawPassword(random));
+        std::string literal;
+        for (const char c : passwords_.back()) {
+          literal += c == '\'' ? std::string("''") : std::string(1, c);
+        }
+        fleet::PgConnection(fleet_db_->uri())
+            .exec("ALTER ROLE agentvcr PASSWORD '" + literal + "'");
+        const int status = shipper_->stop(SIGTERM);
+        EXPECT_TRUE(status == 0 || status == 3) << status;
+        shipper_uri_ =
+            connectionWithPassword(random, passwords_.back(), relay_->port(), fleet_db_->name());
+        startShipper();
+        return "the password changed, the follower restarted with it (" +
+               std::string(shipper_uri_.starts_with("postgresql://") ? "a URI" : "keywords") + ")";
+      }
+      case Fault::RecorderClockStepped: {
+        // The recorder restarts on a clock an NTP correction steps, back or ahead by up to two
+        // minutes, soon after it starts; the next restart brings the true time back.
+        const auto after = std::chrono::milliseconds(random() % 500);
+        const auto by =
+            std::chrono::milliseconds(static_cast<std::int64_t>(random() % 240'001) - 120'000);
+        recorder_port_ = 0;
+        recorder_->stop(SIGKILL);
+        startRecorder({"AGENTVCR_TEST_CLOCK_STEPS=" + std::to_string(after.count()) + ":" +
+                       std::to_string(by.count())});
+        return "the recorder restarted on a clock stepped by " + std::to_string(by.count()) +
+               " ms after " + std::to_string(after.count()) + " ms";
       }
     }
     throw std::logic_error("a fault without its case");
@@ -377,8 +516,11 @@ class FleetCampaignTest : public ::testing::Test {
     }
     return FakeReply::http(200, outputs.dump());
   }};
+  std::uint16_t pg_port_ = 0;
   std::unique_ptr<DelayingRelay> relay_;
+  std::vector<std::string> passwords_;  ///< the fleet's, the first from pg_cluster, in order
   std::string shipper_uri_;
+  std::string printed_;  ///< what the one-shot ships printed
   bool slow_ = false;
   std::unique_ptr<AgentvcrProcess> recorder_;
   std::unique_ptr<AgentvcrProcess> shipper_;
@@ -538,6 +680,8 @@ TEST_F(FleetCampaignTest, PostgresHoldsExactlyTheArchiveMinusPrunedAndQuarantine
   for (const auto& [uuid, exchanges] : kept) {
     EXPECT_TRUE(back[uuid] == exchanges) << "session " << uuid << " pulled back otherwise";
   }
+
+  EXPECT_THAT(passwordsPrinted(), ::testing::IsEmpty()) << "no password in any output";
 }
 
 }  // namespace
