@@ -20,7 +20,7 @@ class StepFinder {
       : path_(std::move(path)), busy_timeout_(busy_timeout) {}
 
   std::optional<std::int64_t> find(const StepKey& key) {
-    const auto& steps = load(key.session_uuid);
+    const auto& steps = load(detail::lowerCaseUuid(key.session_uuid));
     const auto found = steps.find({key.seq, key.position});
     return found == steps.end() ? std::nullopt : std::optional(found->second);
   }
@@ -28,6 +28,7 @@ class StepFinder {
  private:
   using Steps = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
 
+  /// The steps of the session `uuid` (in lower case) names, however the archive spells it.
   const Steps& load(const std::string& uuid) {
     auto known = sessions_.find(uuid);
     if (known != sessions_.end()) {
@@ -36,7 +37,7 @@ class StepFinder {
     Steps& steps = sessions_[uuid];
     const ArchiveReader reader(path_, busy_timeout_);
     for (const SessionRow& session : reader.sessions()) {
-      if (session.uuid != uuid) {
+      if (detail::lowerCaseUuid(session.uuid) != uuid) {
         continue;
       }
       for (const ExchangeRow& exchange : reader.exchanges(session.id, 0, ArchiveReader::kNoLimit)) {

@@ -1,6 +1,7 @@
 #include "session_copy.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,12 @@ SessionInfo sessionInfoOf(const SessionRow& row, bool as_new) {
   return info;
 }
 
+std::string lowerCaseUuid(std::string uuid) {
+  std::transform(uuid.begin(), uuid.end(), uuid.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return uuid;
+}
+
 HeldSessions::HeldSessions(const std::string& db_path, std::chrono::milliseconds busy_timeout) {
   if (!std::filesystem::exists(db_path)) {
     return;
@@ -93,16 +100,16 @@ HeldSessions::HeldSessions(const std::string& db_path, std::chrono::milliseconds
   SQLite::Database db = openDatabase(db_path, SQLite::OPEN_READONLY, busy_timeout);
   SQLite::Statement q(db, "SELECT uuid FROM sessions");
   while (q.executeStep()) {
-    uuids_.insert(column(q, "uuid").getString());
+    uuids_.insert(lowerCaseUuid(column(q, "uuid").getString()));
   }
 }
 
 bool HeldSessions::holds(const std::string& uuid) const {
-  return !uuid.empty() && uuids_.count(uuid) != 0;
+  return !uuid.empty() && uuids_.count(lowerCaseUuid(uuid)) != 0;
 }
 
 void HeldSessions::add(const std::string& uuid) {
-  uuids_.insert(uuid);
+  uuids_.insert(lowerCaseUuid(uuid));
 }
 
 }  // namespace agentvcr::store::detail

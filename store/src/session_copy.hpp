@@ -29,8 +29,12 @@ void submitWaiting(Recorder& recorder, protocol::Exchange& exchange);
 /// identity: its uuid, node and version, or with `as_new` a fresh uuid derived from its own.
 SessionInfo sessionInfoOf(const SessionRow& row, bool as_new);
 
+/// `uuid` in lower case: its spelling is not part of it (a fleet archive gives every uuid in
+/// lower case, an import keeps the capitals it was given), so copies compare uuids in this one.
+std::string lowerCaseUuid(std::string uuid);
+
 /// The uuids of the sessions an archive holds, so that a copy adds a session once however
-/// often it meets it (import and merge are idempotent).
+/// often it meets it (import and merge are idempotent), however each spells them.
 class HeldSessions {
  public:
   /// Reads the archive at `db_path`, migrating it first; none when there is no file yet.
