@@ -83,6 +83,9 @@ CopyResult copySessions(SessionSource& source, const std::string& out_path,
     }
     source.exchanges(session, [&](const ExchangeRow& row, const std::vector<std::int64_t>& times) {
       protocol::Exchange exchange = detail::exchangeFromRow(row, times);
+      // Links and misses name steps by seq: the copy keeps each one, gaps included (a fleet
+      // archive's session lacks what it quarantined).
+      exchange.recorded_seq = row.seq;
       detail::submitWaiting(recorder, exchange);
       ++result.exchanges;
     });

@@ -23,6 +23,7 @@
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
@@ -178,6 +179,62 @@ TEST_F(FleetTrustTest, ARefusedRowIsQuarantinedAndEverythingElseShips) {
   EXPECT_EQ(retried.status, 0) << retried.err;
   EXPECT_EQ(fleetCounts(*fleet_db_), expected);
   EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+}
+
+/// Every step link of the archive at `path` by what it links: "seq/position -> uuid/seq/position".
+std::vector<std::string> linkKeys(const std::string& path) {
+  return sqliteColumn(path, R"sql(
+    SELECT e.seq || '/' || s.position || ' -> ' || rx.uuid || '/' || re.seq || '/' || rs.position
+    FROM step_links k
+    JOIN steps s ON s.id = k.step_id JOIN exchanges e ON e.id = s.exchange_id
+    JOIN steps rs ON rs.id = k.recorded_step_id JOIN exchanges re ON re.id = rs.exchange_id
+    JOIN sessions rx ON rx.id = re.session_id
+    ORDER BY 1)sql");
+}
+
+TEST_F(FleetTrustTest, PullKeepsEachExchangesSeqSoLinksStillFindTheirSteps) {
+  const std::string db = twoSessions();
+  const std::string recorded = sqliteColumn(db, "SELECT uuid FROM sessions ORDER BY id").at(0);
+  // The second session as an evaluation of the first: each of its steps linked to the step at
+  // the same seq and position.
+  std::vector<store::StepLink> links;
+  {
+    SQLite::Database sqlite(db, SQLite::OPEN_READONLY);
+    SQLite::Statement pairs(sqlite, R"sql(
+      SELECT s2.id, s1.id FROM steps s2
+      JOIN exchanges e2 ON e2.id = s2.exchange_id
+      JOIN exchanges e1 ON e1.seq = e2.seq AND e1.session_id = (SELECT min(id) FROM sessions)
+      JOIN steps s1 ON s1.exchange_id = e1.id AND s1.position = s2.position
+      WHERE e2.session_id = (SELECT max(id) FROM sessions))sql");
+    while (pairs.executeStep()) {
+      links.push_back({pairs.getColumn(0).getInt64(), pairs.getColumn(1).getInt64()});
+    }
+  }
+  ASSERT_GT(links.size(), 4u);
+  store::writeStepLinks(db, links);
+  // An exchange of the recorded session that this fleet archive refuses: quarantined, a gap in
+  // its seqs.
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE exchanges ADD CONSTRAINT no_teapots CHECK (status IS DISTINCT FROM 418)");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec(
+          "UPDATE exchanges SET status = 418 WHERE session_id = (SELECT min(id) FROM sessions) "
+          "AND seq = 2");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri()).quarantined, 1u);
+
+  const std::string pulled = pull();
+  const std::string seqs =
+      "SELECT e.seq FROM exchanges e JOIN sessions s ON s.id = e.session_id WHERE s.uuid = '" +
+      recorded + "' AND e.status IS NOT 418 ORDER BY e.seq";
+  EXPECT_EQ(sqliteColumn(pulled, seqs), sqliteColumn(db, seqs)) << "the gap is kept";
+  // Every link whose steps the fleet holds finds them again, none one exchange off.
+  std::vector<std::string> expected;
+  for (const std::string& key : linkKeys(db)) {
+    if (key.find(" -> " + recorded + "/2/") == std::string::npos) {
+      expected.push_back(key);
+    }
+  }
+  EXPECT_EQ(linkKeys(pulled), expected);
 }
 
 TEST_F(FleetTrustTest, ASessionWhoseUuidIsNotAUuidStopsNoOtherSession) {

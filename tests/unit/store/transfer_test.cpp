@@ -328,5 +328,19 @@ TEST(TransferTest, AUuidInCapitalsIsTheSessionItSpells) {
   EXPECT_EQ(queryInt(capitals, "SELECT count(*) FROM sessions"), 1);
 }
 
+TEST(TransferTest, AMergeKeepsEachExchangesSeqGapsIncluded) {
+  TempDir dir;
+  const std::string first = dir.file("first.sqlite");
+  const std::string merged = dir.file("merged.sqlite");
+  recordSample(first, "gaps");
+  // What a session pulled from a fleet archive that quarantined an exchange looks like.
+  SQLite::Database(first, SQLite::OPEN_READWRITE)
+      .exec("UPDATE exchanges SET seq = seq + 10 WHERE seq >= 2");
+  mergeArchive(merged, first, testMergeOptions());
+  const std::string seqs =
+      "SELECT group_concat(seq, ',') FROM (SELECT seq FROM exchanges ORDER BY seq)";
+  EXPECT_EQ(queryText(merged, seqs), queryText(first, seqs));
+}
+
 }  // namespace
 }  // namespace agentvcr::store
