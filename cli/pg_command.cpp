@@ -44,7 +44,8 @@ int runPgPrune(const PgPruneCommand& command, std::ostream& out) {
 
 int runPgUnprune(const PgUnpruneCommand& command, std::ostream& out) {
   fleet::PgConnection conn(command.uri);
-  const std::vector<std::string> unpruned = fleet::unpruneFleet(conn, command.sessions);
+  const std::vector<std::string> unpruned =
+      fleet::unpruneFleet(conn, command.sessions, command.all_matching);
   for (const std::string& uuid : unpruned) {
     out << conn.redactedUri() << ": unpruned " << uuid
         << ": the next `agentvcr ship` of an archive that holds it ships it again\n";
@@ -82,8 +83,10 @@ CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
   unprune->add_option("--db", unprune_command->uri, "Fleet archive (postgresql://...)")->required();
   unprune
       ->add_option("--session", unprune_command->sessions,
-                   "A pruned session's uuid, or its first characters (repeatable)")
+                   "A pruned session's uuid, or its first 8 characters or more (repeatable)")
       ->required();
+  unprune->add_flag("--all-matching", unprune_command->all_matching,
+                    "Unprune every session a --session prefix matches, not only a single one");
   runWhenParsed<PgUnpruneCommand>(unprune, invocation, "pg unprune", unprune_command, {},
                                   runPgUnprune);
   return pg;

@@ -61,6 +61,15 @@ class FleetTrustTest : public FleetShipTest {
     return both;
   }
 
+  /// twoSessions(), started in August 2026, with uuids `stem` followed by 1 and 2.
+  std::string twoSessionsNamed(const std::string& stem) {
+    const std::string both = twoSessions();
+    SQLite::Database(both, SQLite::OPEN_READWRITE)
+        .exec("UPDATE sessions SET started_ns = 1788000000000000000, uuid = '" + stem +
+              "' || (id - (SELECT min(id) FROM sessions) + 1)");
+    return both;
+  }
+
   std::string pull() {
     const std::string pulled = dir_.file("pulled-" + std::to_string(++pulls_) + ".sqlite");
     fleet::PullOptions options;
@@ -281,6 +290,73 @@ TEST_F(FleetTrustTest, APrunedSessionNeverComesBackUntilUnprunedOnPurpose) {
       << "nothing left to unprune";
   ship(db, fleet_db_->uri());
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+}
+
+TEST_F(FleetTrustTest, UnpruneTakesAUuidOrEightHexDigitsAndNothingThatMatchesAll) {
+  const std::string db = twoSessionsNamed("a1b2c3d4-0000-4000-8000-00000000000");
+  const std::string first = "a1b2c3d4-0000-4000-8000-000000000001";
+  auto pruneAll = [&] {
+    ship(db, fleet_db_->uri());
+    std::ostringstream out;
+    ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2026-10-01", false}, out), 0) << out.str();
+    ASSERT_EQ(fleet_db_->rows("pruned_sessions"), 2);
+  };
+  auto unprune = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"pg", "unprune", "--db", fleet_db_->uri()});
+    return runAgentvcr(args, dir_.path().string(), 30s);
+  };
+  pruneAll();
+
+  // What would have matched every tombstone, and what is too short to name one session.
+  for (const std::string bad : {"", "%", "_", "a1b2c3d", "a1b2c3d%", "a1b2c3d_", "%0000001",
+                                "a1b2c3d4 ", "a1b2c3d4-0000-4000-8000-0000000000012"}) {
+    const Finished run = unprune({"--session", bad});
+    EXPECT_NE(run.status, 0) << "'" << bad << "'";
+    EXPECT_THAT(run.err, HasSubstr("8 hexadecimal digits")) << "'" << bad << "'";
+    EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 2) << "'" << bad << "'";
+  }
+
+  // A prefix of two sessions names neither: refused, with both named.
+  const Finished ambiguous = unprune({"--session", "A1B2C3D4"});
+  EXPECT_NE(ambiguous.status, 0);
+  EXPECT_THAT(ambiguous.err,
+              AllOf(HasSubstr(first), HasSubstr("a1b2c3d4-0000-4000-8000-000000000002"),
+                    HasSubstr("--all-matching")));
+  EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 2);
+
+  // A whole uuid in capitals names its session; a longer prefix the one left.
+  const Finished exact = unprune({"--session", "A1B2C3D4-0000-4000-8000-000000000001"});
+  EXPECT_EQ(exact.status, 0) << exact.err;
+  EXPECT_THAT(exact.out, HasSubstr("unpruned " + first));
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM pruned_sessions WHERE uuid = '" + first + "'"),
+            0);
+  const Finished rest = unprune({"--session", "a1b2c3d4-0000"});
+  EXPECT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 0);
+
+  // Asked for, every session of the prefix.
+  pruneAll();
+  const Finished all = unprune({"--session", "a1b2c3d4", "--all-matching"});
+  EXPECT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 0);
+}
+
+TEST_F(FleetTrustTest, PullTakesAUuidOrEightHexDigitsInEitherCase) {
+  const std::string db = twoSessionsNamed("b1b2c3d4-0000-4000-8000-00000000000");
+  ship(db, fleet_db_->uri());
+  auto pulled = [&](const std::string& session) {
+    const std::string path = dir_.file("pulled-" + std::to_string(++pulls_) + ".sqlite");
+    fleet::PullOptions options;
+    options.uri = fleet_db_->uri();
+    options.db_path = path;
+    options.sessions = {session};
+    return fleet::pull(options).session_ids.size();
+  };
+  EXPECT_EQ(pulled("B1B2C3D4-0000-4000-8000-000000000001"), 1u);
+  EXPECT_EQ(pulled("b1b2c3d4"), 2u);
+  for (const std::string bad : {"", "%", "_", "b1b2c3d", "b1b2c3d_"}) {
+    EXPECT_THROW(pulled(bad), std::runtime_error) << "'" << bad << "'";
+  }
 }
 
 TEST_F(FleetTrustTest, PruneTouchesOnlyAgentvcrsOwnTables) {
