@@ -88,8 +88,10 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
   }
   conn.exec("DELETE FROM sessions WHERE uuid IN (SELECT uuid FROM agentvcr_pruned)");
   conn.exec("DELETE FROM ship_positions WHERE session_uuid IN (SELECT uuid FROM agentvcr_pruned)");
+  // The quarantine keeps a session's uuid as its archive spells it, capitals included.
   conn.exec(
-      "DELETE FROM quarantine WHERE session_uuid IN (SELECT uuid::text FROM agentvcr_pruned)");
+      "DELETE FROM quarantine WHERE lower(session_uuid) IN (SELECT uuid::text FROM "
+      "agentvcr_pruned)");
   result.blobs = deleted(conn, kBlobGarbage);
   result.dictionaries = deleted(conn, kDictionaryGarbage);
   return result;

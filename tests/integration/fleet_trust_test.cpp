@@ -341,6 +341,25 @@ TEST_F(FleetTrustTest, UnpruneTakesAUuidOrEightHexDigitsAndNothingThatMatchesAll
   EXPECT_EQ(fleet_db_->rows("pruned_sessions"), 0);
 }
 
+TEST_F(FleetTrustTest, PruneTakesTheQuarantineOfAUuidSpelledInCapitals) {
+  const std::string db = recordArchive("capitals");
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec(
+          "UPDATE sessions SET started_ns = 1788000000000000000, uuid = upper(uuid);"
+          "UPDATE exchanges SET status = 418 WHERE seq = 2");
+  fleet::PgConnection(fleet_db_->uri())
+      .exec("ALTER TABLE exchanges ADD CONSTRAINT no_teapots CHECK (status IS DISTINCT FROM 418)");
+  EXPECT_EQ(shipAllowingQuarantine(db, fleet_db_->uri()).quarantined, 1u);
+  ASSERT_EQ(fleet_db_->count("SELECT count(*) FROM quarantine WHERE session_uuid = upper("
+                             "session_uuid)"),
+            1)
+      << "the quarantine spells the uuid as its archive does";
+  std::ostringstream out;
+  ASSERT_EQ(cli::runPgPrune({fleet_db_->uri(), "2026-10-01", false}, out), 0) << out.str();
+  EXPECT_EQ(fleet_db_->rows("sessions"), 0);
+  EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+}
+
 TEST_F(FleetTrustTest, PullTakesAUuidOrEightHexDigitsInEitherCase) {
   const std::string db = twoSessionsNamed("b1b2c3d4-0000-4000-8000-00000000000");
   ship(db, fleet_db_->uri());
