@@ -4,7 +4,9 @@
 // file the shipper cannot write, and a stop() at the moment a batch fails.
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -26,6 +28,7 @@
 #include "agentvcr/store/step_links.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
+#include "copy_text.hpp"
 #include "fleet_fixture.hpp"
 #include "wait.hpp"
 
@@ -145,6 +148,118 @@ TEST_F(FleetTrustTest, EveryByteAnAgentCanSendShipsAndPullsBackIdentical) {
     ASSERT_TRUE(a && b);
     EXPECT_EQ(a->request_body, b->request_body) << "exchange " << i;
     EXPECT_EQ(a->response_body, b->response_body) << "exchange " << i;
+  }
+}
+
+TEST_F(FleetTrustTest, NumbersNoJsonbHoldsAreKeptExactlyNotQuarantined) {
+  const std::string db = recordArchive("numbers");
+  const std::string zero = R"({"n":0e-20000})";  // a zero with 20000 digits after the point
+  const std::string huge = R"({"m":1e200000})";
+  {
+    SQLite::Database sqlite(db, SQLite::OPEN_READWRITE);
+    SQLite::Statement steps(sqlite,
+                            "UPDATE steps SET env_feedback = ? WHERE id = "
+                            "(SELECT min(id) FROM steps WHERE env_feedback IS NOT NULL)");
+    steps.bind(1, zero);
+    steps.exec();
+    SQLite::Statement blobs(sqlite,
+                            "UPDATE blobs SET text = ?, codec = NULL WHERE hash = "
+                            "(SELECT memory_hash FROM steps WHERE memory_hash IS NOT NULL "
+                            "ORDER BY id LIMIT 1)");
+    blobs.bind(1, huge);
+    ASSERT_EQ(blobs.exec(), 1);
+  }
+  const fleet::ShipStats stats = ship(db, fleet_db_->uri());
+  EXPECT_EQ(stats.quarantined, 0u);
+  EXPECT_EQ(fleet_db_->rows("quarantine"), 0);
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM steps WHERE env_feedback IS NULL AND "
+                             "decode(escaped->>'env_feedback', 'hex') = '\\x" +
+                             protocol::hexEncode(zero) + "'::bytea"),
+            1);
+  fleet::PgConnection conn(fleet_db_->uri());
+  EXPECT_EQ(conn.exec("SELECT count(*) FROM blobs WHERE text = $1 AND doc IS NULL AND "
+                      "escaped IS NULL",
+                      {huge})
+                .integer(0, 0),
+            1)
+      << "a blob keeps its text as it is; only its jsonb copy cannot be";
+}
+
+/// A JSON number drawn by `random`, near the edges of what numeric holds: digits before and after
+/// the point, exponents, zeros.
+std::string drawnNumber(std::mt19937_64& random) {
+  auto between = [&](std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(random);
+  };
+  auto near = [&](std::int64_t edge) { return edge + between(-3, 3); };
+  auto digits = [&](std::int64_t n, bool zeros) {
+    std::string out;
+    for (std::int64_t i = 0; i < n; ++i) {
+      out += zeros && between(0, 3) > 0 ? '0' : static_cast<char>('0' + between(0, 9));
+    }
+    return out;
+  };
+  std::string number = between(0, 4) == 0 ? "-" : "";
+  const std::int64_t size = between(0, 9);
+  if (between(0, 2) == 0) {
+    number += "0";
+  } else {
+    number += static_cast<char>('1' + between(0, 8));
+    number += digits(size == 0 ? near(131072) : between(0, 12), false);
+  }
+  if (between(0, 1) == 0) {
+    number += "." + digits(size == 1 ? near(16383) : between(1, 12), between(0, 1) == 0);
+  }
+  if (between(0, 3) > 0) {
+    number += between(0, 1) == 0 ? "e" : "E";
+    number += std::vector<std::string>{"", "+", "-"}[between(0, 2)];
+    number += between(0, 5) == 0 ? "000" : "";
+    const std::int64_t edges[] = {between(0, 20),    near(16383),      near(131072),
+                                  near(131072 + 12), near(1073741823), 99999999999};
+    number += std::to_string(edges[between(0, 5)]);
+  }
+  return number;
+}
+
+TEST_F(FleetTrustTest, ASeededGeneratorOfNumbersAgreesWithJsonb) {
+  // AGENTVCR_NUMBER_SEED=N replays one failing seed.
+  const char* only = std::getenv("AGENTVCR_NUMBER_SEED");
+  const std::uint64_t first = only != nullptr ? std::stoull(only) : 1;
+  const std::uint64_t last = only != nullptr ? first : 3000;
+  std::vector<std::uint64_t> seeds;
+  std::vector<std::string> numbers;
+  for (std::uint64_t seed = first; seed <= last; ++seed) {
+    std::mt19937_64 random(seed);
+    seeds.push_back(seed);
+    numbers.push_back(drawnNumber(random));
+  }
+  std::string array = "{";
+  for (const std::string& number : numbers) {
+    array += (array.size() > 1 ? ",\"[" : "\"[") + number + "]\"";
+  }
+  array += "}";
+  // PostgreSQL is the ground truth: what its jsonb takes as it is.
+  fleet::PgConnection conn(fleet_db_->uri());
+  const fleet::PgResult held = conn.exec(
+      "SELECT agentvcr_jsonb_or_null(j) IS NOT NULL FROM unnest($1::text[]) "
+      "WITH ORDINALITY AS t(j, i) ORDER BY i",
+      {array});
+  ASSERT_EQ(held.rows(), static_cast<int>(numbers.size()));
+  int failures = 0;
+  for (std::size_t i = 0; i < numbers.size() && failures < 10; ++i) {
+    const bool jsonb = held.text(static_cast<int>(i), 0) == "t";
+    const bool ours = fleet::detail::storableJson("[" + numbers[i] + "]").has_value();
+    if (jsonb != ours) {
+      ++failures;
+      ADD_FAILURE() << "seed " << seeds[i] << " (AGENTVCR_NUMBER_SEED=" << seeds[i]
+                    << " replays it): " << numbers[i].substr(0, 60)
+                    << (numbers[i].size() > 60
+                            ? "... (" + std::to_string(numbers[i].size()) + " characters)"
+                            : "")
+                    << ": jsonb " << (jsonb ? "holds" : "refuses") << " it, storableJson "
+                    << (ours ? "keeps" : "escapes") << " it";
+    }
   }
 }
 

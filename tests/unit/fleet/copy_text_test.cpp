@@ -89,7 +89,13 @@ TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
   EXPECT_EQ(storableJson(R"([1, -2.5e3, 0.0001, 1e-5])"), R"([1, -2.5e3, 0.0001, 1e-5])");
   EXPECT_EQ(storableJson("[1e200000]"), std::nullopt) << "beyond numeric";
   EXPECT_EQ(storableJson("[1e-20000]"), std::nullopt) << "too many digits after the point";
-  EXPECT_EQ(storableJson("[0e999999]"), "[0e999999]") << "zero fits at any exponent";
+  EXPECT_EQ(storableJson("[0e999999]"), "[0e999999]") << "zero fits at a large exponent";
+  EXPECT_EQ(storableJson("[0e-20000]"), std::nullopt) << "but its digits after the point count";
+  EXPECT_FALSE(storableJson("[0." + std::string(16384, '0') + "]")) << "16384 digits after it";
+  EXPECT_TRUE(storableJson("[0." + std::string(16383, '0') + "]")) << "16383 fit";
+  EXPECT_EQ(storableJson("[0e1073741823]"), std::nullopt) << "an exponent numeric does not read";
+  EXPECT_EQ(storableJson("[0.001e131074]"), "[0.001e131074]") << "131072 digits before the point";
+  EXPECT_EQ(storableJson("[0.001e131075]"), std::nullopt);
 
   const std::string nul_json = R"({"obs":"a\u0000b"})";
   store::FeedTable steps{
@@ -101,6 +107,18 @@ TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
   EXPECT_EQ(copyText(huge),
             "0\t\\N\t{\"env_feedback\":\"" + protocol::hexEncode("[1e200000]") + "\"}\n")
       << "no jsonb holds it: NULL there, the exact text in escaped";
+}
+
+TEST(CopyText, ABlobNoJsonbHoldsKeepsItsTextExactlyWithoutADoc) {
+  store::FeedTable blobs{"blobs", {"hash", "text"}, {{std::int64_t{1}, std::string("[1e200000]")}}};
+  EXPECT_EQ(copyText(blobs, {.field = {}, .json_again = true}), "1\t[1e200000]\t\\N\t\\N\n")
+      << "its text column is text: it holds the JSON as it is, and nothing needs escaping";
+  store::FeedTable odd{
+      "blobs", {"hash", "text"}, {{std::int64_t{2}, std::string("[0e-20000,\"\xFF\"]")}}};
+  EXPECT_EQ(copyText(odd, {.field = {}, .json_again = true}),
+            "2\t[0e-20000,\"\xEF\xBF\xBD\"]\t{\"text\":\"" +
+                protocol::hexEncode("[0e-20000,\"\xFF\"]") + "\"}\t\\N\n")
+      << "what text refuses is escaped as in any text column";
 }
 
 TEST(CopyText, ABlobCopiedStraightInCarriesItsTextAgainAsItsDoc) {
