@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/a2a.hpp"
 #include "connection_string.hpp"
 
 namespace agentvcr::fleet {
@@ -26,24 +26,6 @@ struct Secrets {
   /// ("..."), which is how libpq names every value it complains about.
   std::vector<std::string> quoted;
 };
-
-/// `text` with %XX sequences decoded where they are well formed.
-std::string percentDecoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = protocol::hexDigitValue(text[i + 1]);
-      const int low = protocol::hexDigitValue(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-        continue;
-      }
-    }
-    out += text[i];
-  }
-  return out;
-}
 
 /// True for what libpq's integer options accept whole (strtol, white space around it).
 bool isInteger(std::string_view text) {
@@ -140,7 +122,7 @@ Secrets secretsOf(std::string_view text) {
   for (const Span& span : secrets.hidden) {
     const std::string_view written = text.substr(span.first, span.second - span.first);
     secrets.anywhere.emplace_back(written);
-    secrets.anywhere.push_back(percentDecoded(written));
+    secrets.anywhere.push_back(protocol::a2a::percentDecoded(written));
     // Every part libpq made of the hidden text, which its messages may quote: the password
     // itself, or the port and the database a password with a '/' became.
     for (const ConnectionToken& t : tokens) {
