@@ -57,7 +57,8 @@ void writeReadyFile(const std::string& path, const std::string& text) {
 
 int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) {
   if (!invocation.usage_error.empty()) {
-    err << "agentvcr " << invocation.command << ": " << invocation.usage_error << "\n";
+    err << "agentvcr " << invocation.command << ": "
+        << fleet::withoutPasswords(invocation.usage_error, invocation.arguments) << "\n";
     return kExitUsage;
   }
   if (!invocation.run) {
@@ -67,7 +68,7 @@ int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) 
     return invocation.run(out);
   } catch (const std::exception& error) {
     // A connection string can reach any message (a file name that was one): never its password.
-    err << "agentvcr: " << fleet::withoutPasswords(error.what()) << "\n";
+    err << "agentvcr: " << fleet::withoutPasswords(error.what(), invocation.arguments) << "\n";
     return kExitFailure;
   }
 }

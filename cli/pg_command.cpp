@@ -2,6 +2,7 @@
 
 #include "agentvcr/cli/pg_command.hpp"
 
+#include <iostream>
 #include <ostream>
 #include <string>
 
@@ -9,11 +10,23 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/prune.hpp"
+#include "agentvcr/fleet/uri_secrets.hpp"
 
 namespace agentvcr::cli {
+namespace {
+
+/// Connects to the fleet archive `uri` names, warning first when it carries a password.
+fleet::PgConnection connectWarning(const std::string& uri) {
+  if (fleet::carriesPassword(uri)) {
+    std::cerr << "agentvcr pg: warning: " << fleet::passwordWarning() << std::endl;
+  }
+  return fleet::PgConnection(uri);
+}
+
+}  // namespace
 
 int runPgMigrate(const PgMigrateCommand& command, std::ostream& out) {
-  fleet::PgConnection conn(command.uri);
+  fleet::PgConnection conn = connectWarning(command.uri);
   const int before = fleet::migrateFleet(conn);
   if (before == fleet::kFleetSchemaVersion) {
     out << conn.redactedUri() << ": already at fleet schema version " << fleet::kFleetSchemaVersion
@@ -26,7 +39,7 @@ int runPgMigrate(const PgMigrateCommand& command, std::ostream& out) {
 }
 
 int runPgPrune(const PgPruneCommand& command, std::ostream& out) {
-  fleet::PgConnection conn(command.uri);
+  fleet::PgConnection conn = connectWarning(command.uri);
   const fleet::PruneResult pruned = fleet::pruneFleet(conn, command.before, command.dry_run);
   out << conn.redactedUri() << (command.dry_run ? ": would prune " : ": pruned ") << pruned.sessions
       << " session(s) started before " << command.before << ", " << pruned.exchanges
@@ -43,8 +56,9 @@ int runPgPrune(const PgPruneCommand& command, std::ostream& out) {
 }
 
 int runPgUnprune(const PgUnpruneCommand& command, std::ostream& out) {
-  fleet::PgConnection conn(command.uri);
-  const std::vector<std::string> unpruned = fleet::unpruneFleet(conn, command.sessions);
+  fleet::PgConnection conn = connectWarning(command.uri);
+  const std::vector<std::string> unpruned =
+      fleet::unpruneFleet(conn, command.sessions, command.all_matching);
   for (const std::string& uuid : unpruned) {
     out << conn.redactedUri() << ": unpruned " << uuid
         << ": the next `agentvcr ship` of an archive that holds it ships it again\n";
@@ -82,8 +96,10 @@ CLI::App* registerPg(CLI::App& app, Invocation& invocation) {
   unprune->add_option("--db", unprune_command->uri, "Fleet archive (postgresql://...)")->required();
   unprune
       ->add_option("--session", unprune_command->sessions,
-                   "A pruned session's uuid, or its first characters (repeatable)")
+                   "A pruned session's uuid, or its first 8 characters or more (repeatable)")
       ->required();
+  unprune->add_flag("--all-matching", unprune_command->all_matching,
+                    "Unprune every session a --session prefix matches, not only a single one");
   runWhenParsed<PgUnpruneCommand>(unprune, invocation, "pg unprune", unprune_command, {},
                                   runPgUnprune);
   return pg;

@@ -14,9 +14,10 @@ namespace {
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 // jsonb keeps numbers as numeric, which holds at most this many digits before the decimal point
-// and after it.
+// and after it, and reads no exponent from INT_MAX / 2 on.
 constexpr std::int64_t kNumericIntegerDigits = 131072;
 constexpr std::int64_t kNumericFractionDigits = 16383;
+constexpr std::int64_t kNumericExponentBound = 1073741823;
 
 /// The COPY text escape of `c`, or nullptr when it goes as it is.
 const char* copyEscape(char c) {
@@ -92,26 +93,38 @@ bool isLowSurrogate(int v) {
   return v >= 0xDC00 && v <= 0xDFFF;
 }
 
-/// Skips the JSON number at `i` and says whether numeric can hold it.
+/// Skips the JSON number at `i` and says whether numeric can hold it, by the rules of
+/// PostgreSQL's numeric input (numeric.c, set_var_from_str and make_result): an exponent that
+/// reaches INT_MAX / 2 is refused outright; the digits kept after the point (those written
+/// there, less the exponent) may number kNumericFractionDigits, a zero's too; and the first
+/// significant digit may stand at most kNumericIntegerDigits places before the point.
 bool numberFits(std::string_view json, std::size_t& i) {
   if (json[i] == '-') {
     ++i;
   }
-  std::int64_t integer_digits = 0;  // significant digits before the point
-  bool leading = true;
-  for (; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
-    leading = leading && json[i] == '0';
-    integer_digits += leading ? 0 : 1;
+  auto isDigit = [&](std::size_t at) {
+    return at < json.size() && json[at] >= '0' && json[at] <= '9';
+  };
+  // Where the first significant digit stands: 0 is the units, 1 the tens, -1 the tenths.
+  std::optional<std::int64_t> leading;
+  std::int64_t integer_digits = 0;
+  for (; isDigit(i); ++i) {
+    ++integer_digits;
+    if (!leading && json[i] != '0') {
+      leading = 0;
+      integer_digits = 1;
+    }
+  }
+  if (leading) {
+    leading = integer_digits - 1;
   }
   std::int64_t fraction_digits = 0;
-  std::int64_t leading_fraction_zeros = 0;
   if (i < json.size() && json[i] == '.') {
-    for (++i; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
+    for (++i; isDigit(i); ++i) {
       ++fraction_digits;
-      leading_fraction_zeros +=
-          (integer_digits == 0 && json[i] == '0' && leading_fraction_zeros == fraction_digits - 1)
-              ? 1
-              : 0;
+      if (!leading && json[i] != '0') {
+        leading = -fraction_digits;
+      }
     }
   }
   std::int64_t exponent = 0;
@@ -122,19 +135,17 @@ bool numberFits(std::string_view json, std::size_t& i) {
       negative = json[i] == '-';
       ++i;
     }
-    for (; i < json.size() && json[i] >= '0' && json[i] <= '9'; ++i) {
-      exponent = std::min<std::int64_t>(exponent * 10 + (json[i] - '0'), 1'000'000'000);
+    for (; isDigit(i); ++i) {
+      // Past the bound the value no longer matters: numeric refuses it.
+      exponent = std::min<std::int64_t>(exponent * 10 + (json[i] - '0'), kNumericExponentBound);
     }
     exponent = negative ? -exponent : exponent;
   }
-  const bool zero = integer_digits == 0 && fraction_digits == leading_fraction_zeros;
-  if (zero) {
-    return true;
+  if (exponent >= kNumericExponentBound || exponent <= -kNumericExponentBound ||
+      fraction_digits - exponent > kNumericFractionDigits) {
+    return false;
   }
-  // Digits before the point once the exponent moves it, and digits after it.
-  const std::int64_t before = integer_digits + exponent;
-  const std::int64_t after = fraction_digits - exponent;
-  return before <= kNumericIntegerDigits && after <= kNumericFractionDigits;
+  return !leading || *leading + exponent < kNumericIntegerDigits;
 }
 
 /// A quick look that clears nearly every JSON text without storableJson()'s rewrite: only text
@@ -154,6 +165,12 @@ bool jsonMayNeedRewrite(std::string_view json) {
     }
   }
   return false;
+}
+
+/// True when the fleet archive keeps `table`.`column` itself as jsonb; a blob's `text` is text,
+/// which its `doc` holds again as jsonb.
+bool isJsonbColumn(std::string_view table, std::string_view column) {
+  return isJsonColumn(table, column) && table != "blobs";
 }
 
 }  // namespace
@@ -288,16 +305,24 @@ void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t 
       appendCopyField(out, values[i]);
       continue;
     }
-    bool exact = true;  // false: `escaped` keeps the value's bytes
+    bool exact = true;    // false: `escaped` keeps the value's bytes
+    bool has_doc = true;  // false: no jsonb holds the JSON, and a blob's `doc` stays NULL
     const std::size_t field_start = out.size();
     const bool json_column = isJsonColumn(table.table, table.columns[i]);
     if (json_column && jsonMayNeedRewrite(*text)) {
       const std::optional<std::string> json = storableJson(*text);
-      exact = json == *text;
-      if (!json) {
+      has_doc = json.has_value();
+      if (json) {
+        exact = *json == *text;
+        appendEscaped(out, *json);
+      } else if (isJsonbColumn(table.table, table.columns[i])) {
+        exact = false;
         out += "\\N";  // no jsonb holds it; `escaped` does
       } else {
-        appendEscaped(out, *json);
+        // A blob's text column is text: it holds the JSON as any text column does.
+        const std::string stored = storableText(*text);
+        exact = stored == *text;
+        appendEscaped(out, stored);
       }
     } else if (!isStorableText(*text)) {
       exact = false;
@@ -305,7 +330,7 @@ void appendCopyRow(std::string& out, const store::FeedTable& table, std::size_t 
     } else {
       appendEscaped(out, *text);
     }
-    if (json_column && tail.json_again) {
+    if (json_column && tail.json_again && has_doc) {
       json_field.assign(out, field_start);
     }
     if (!exact) {

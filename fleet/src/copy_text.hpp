@@ -43,8 +43,9 @@ std::string copyText(const store::FeedTable& table, const CopyTail& tail = {});
 /// UTF-8 sequence replaced by U+FFFD. Equal to `text` when it is storable.
 std::string storableText(std::string_view text);
 
-/// JSON text PostgreSQL's jsonb accepts, or nullopt when no rewrite gives one (a number beyond
-/// jsonb's range): storableText(), with each string escape jsonb refuses (NUL, a surrogate
+/// JSON text PostgreSQL's jsonb accepts, or nullopt when no rewrite gives one (a number its
+/// numeric cannot hold, zeros included: too many digits before or after the point, an exponent
+/// out of its reach): storableText(), with each string escape jsonb refuses (NUL, a surrogate
 /// without its pair) as the escape of U+FFFD.
 std::optional<std::string> storableJson(std::string_view json);
 

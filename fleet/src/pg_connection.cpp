@@ -142,7 +142,7 @@ void PgConnection::fail(std::string_view what, pg_result* result) {
   }
   const bool lost = PQstatus(conn_) != CONNECTION_OK;
   throw PgError("[fleet.sql] " + std::string(what) + " on " + redacted_ + ": " + trimmed, sqlstate,
-                lost);
+                lost, "[fleet.sql] " + std::string(what) + ": " + trimmed);
 }
 
 PgResult PgConnection::check(pg_result* result, std::string_view what) {

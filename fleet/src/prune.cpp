@@ -1,6 +1,12 @@
 #include "agentvcr/fleet/prune.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
 #include "agentvcr/fleet/fleet_schema.hpp"
+#include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::fleet {
 namespace {
@@ -99,17 +105,47 @@ PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_r
                           dry_run ? PgConnection::Finish::Rollback : PgConnection::Finish::Commit);
 }
 
-std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& uuids) {
-  requireFleetSchema(conn);
-  std::vector<std::string> unpruned;
-  for (const std::string& uuid : uuids) {
-    PgResult r = conn.exec(
-        "DELETE FROM pruned_sessions WHERE uuid::text LIKE $1 || '%' RETURNING uuid::text", {uuid});
-    for (int i = 0; i < r.rows(); ++i) {
-      unpruned.emplace_back(r.text(i, 0));
+std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& sessions,
+                                      bool all_matching) {
+  std::vector<std::pair<std::string, std::string>> named;  // as given, and as a prefix
+  for (const std::string& session : sessions) {
+    std::optional<std::string> prefix = store::uuidPrefix(session);
+    if (!prefix) {
+      throw std::runtime_error("[fleet.unprune] --session '" + session +
+                               "' names no session: give its uuid, or its first 8 hexadecimal "
+                               "digits or more");
     }
+    named.emplace_back(session, std::move(*prefix));
   }
-  return unpruned;
+  requireFleetSchema(conn);
+  return conn.transaction([&] {
+    std::vector<std::string> unpruned;
+    for (const auto& [session, prefix] : named) {
+      const auto [lowest, highest] = store::uuidBounds(prefix);
+      PgResult r = conn.exec(
+          "SELECT uuid::text FROM pruned_sessions WHERE uuid BETWEEN $1::uuid AND $2::uuid "
+          "ORDER BY uuid",
+          {lowest, highest});
+      if (r.rows() > 1 && !all_matching) {
+        std::string matches;
+        for (int i = 0; i < r.rows(); ++i) {
+          matches += std::string(i > 0 ? ", " : "") + std::string(r.text(i, 0));
+        }
+        throw std::runtime_error("[fleet.unprune] --session " + session + " matches " +
+                                 std::to_string(r.rows()) + " pruned sessions (" + matches +
+                                 "): name one, or give --all-matching to unprune them all; "
+                                 "nothing was unpruned");
+      }
+      for (int i = 0; i < r.rows(); ++i) {
+        const std::string uuid(r.text(i, 0));
+        if (std::find(unpruned.begin(), unpruned.end(), uuid) == unpruned.end()) {
+          conn.exec("DELETE FROM pruned_sessions WHERE uuid = $1::uuid", {uuid});
+          unpruned.push_back(uuid);
+        }
+      }
+    }
+    return unpruned;
+  });
 }
 
 }  // namespace agentvcr::fleet

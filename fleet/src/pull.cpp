@@ -7,6 +7,7 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "escaped_values.hpp"
 #include "session_rows.hpp"
 
@@ -34,24 +35,35 @@ class FleetSource : public store::SessionSource {
     std::string sql =
         std::string("SELECT ") + detail::kSessionColumns + " FROM sessions WHERE true";
     std::vector<std::optional<std::string>> params;
-    auto anyOf = [&](const char* column, const std::vector<std::string>& values, bool prefix) {
-      if (values.empty()) {
-        return;
-      }
+    auto placeholder = [&](std::string value) {
+      params.emplace_back(std::move(value));
+      return "$" + std::to_string(params.size());
+    };
+    if (!options_.sessions.empty()) {
       sql += " AND (false";
-      for (const std::string& v : values) {
-        params.push_back(prefix ? v + "%" : v);
-        sql += std::string(" OR ") + column + (prefix ? " LIKE $" : " = $") +
-               std::to_string(params.size());
+      for (const std::string& session : options_.sessions) {
+        const std::optional<std::string> prefix = store::uuidPrefix(session);
+        if (!prefix) {
+          throw std::runtime_error("[fleet.pull] --session '" + session +
+                                   "' names no session: give its uuid, or its first 8 "
+                                   "hexadecimal digits or more");
+        }
+        const auto [lowest, highest] = store::uuidBounds(*prefix);
+        sql += " OR uuid BETWEEN " + placeholder(lowest) + "::uuid AND " + placeholder(highest) +
+               "::uuid";
       }
       sql += ")";
-    };
-    anyOf("uuid::text", options_.sessions, true);
-    anyOf("node", options_.nodes, false);
+    }
+    if (!options_.nodes.empty()) {
+      sql += " AND (false";
+      for (const std::string& node : options_.nodes) {
+        sql += " OR node = " + placeholder(node);
+      }
+      sql += ")";
+    }
     if (options_.since) {
-      params.push_back(*options_.since);
       // Compared as numeric: a time past 2262 does not fit nanoseconds in a bigint.
-      sql += " AND started_ns >= extract(epoch FROM $" + std::to_string(params.size()) +
+      sql += " AND started_ns >= extract(epoch FROM " + placeholder(*options_.since) +
              "::timestamptz) * 1e9";
     }
     sql += " ORDER BY started_ns, uuid";

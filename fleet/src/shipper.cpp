@@ -328,7 +328,7 @@ struct Shipper::Impl {
         "sqlstate = EXCLUDED.sqlstate, error = EXCLUDED.error, quarantined_at = now()",
         {detail::storableText(uuid), kind, std::to_string(number.value_or(kWholeSession)),
          why.sqlstate().empty() ? std::nullopt : std::optional(why.sqlstate()),
-         detail::storableText(why.what())});
+         detail::storableText(why.reason())});
     {
       std::lock_guard lock(mutex);
       ++stats.quarantined;

@@ -1,120 +1,160 @@
 #include "agentvcr/fleet/uri_secrets.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
-#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/a2a.hpp"
+#include "connection_string.hpp"
 
 namespace agentvcr::fleet {
 namespace {
 
+using detail::ConnectionReading;
+using detail::ConnectionToken;
+
 constexpr std::string_view kMask = "***";
 
-/// `text` with %XX sequences decoded, as libpq decodes a URI's parts.
-std::string percentDecoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = protocol::hexDigitValue(text[i + 1]);
-      const int low = protocol::hexDigitValue(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-        continue;
-      }
+/// [begin, end) of a connection string.
+using Span = std::pair<std::size_t, std::size_t>;
+
+/// What of a connection string must never be shown.
+struct Secrets {
+  std::vector<Span> hidden;           ///< replaced by *** where the string itself is shown
+  std::vector<std::string> anywhere;  ///< masked wherever a message holds them
+  /// Too short to mask everywhere without garbling a message: masked where it quotes them
+  /// ("..."), which is how libpq names every value it complains about.
+  std::vector<std::string> quoted;
+};
+
+/// True for what libpq's integer options accept whole (strtol, white space around it).
+bool isInteger(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size() && detail::isConnectionSpace(text[i])) {
+    ++i;
+  }
+  i += i < text.size() && (text[i] == '+' || text[i] == '-') ? 1 : 0;
+  const std::size_t digits = i;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    ++i;
+  }
+  const bool any = i > digits;
+  while (i < text.size() && detail::isConnectionSpace(text[i])) {
+    ++i;
+  }
+  return any && i == text.size();
+}
+
+bool isSecretValue(const ConnectionToken& t) {
+  return t.kind == ConnectionToken::Kind::Value && detail::isSecretKeyword(t.keyword);
+}
+
+/// True when libpq reads a URI so that a password written in it may have reached other parts: a
+/// port that is no number, a host or a database that holds an '@', a URI it refuses. Each is
+/// what a '/', an '@' or a '?' in an unencoded password makes of it
+/// (postgresql://u:pa/ss@db reads as host "u", port "pa", database "ss@db").
+bool readsOddly(const ConnectionReading& reading) {
+  if (reading.refused()) {
+    return true;
+  }
+  return std::any_of(reading.tokens.begin(), reading.tokens.end(), [](const ConnectionToken& t) {
+    return t.kind == ConnectionToken::Kind::Value &&
+           ((t.keyword == "port" && !t.text.empty() && !isInteger(t.text)) ||
+            ((t.keyword == "host" || t.keyword == "dbname") &&
+             t.text.find('@') != std::string::npos));
+  });
+}
+
+/// Sorted, overlapping spans joined.
+std::vector<Span> joined(std::vector<Span> spans) {
+  std::sort(spans.begin(), spans.end());
+  std::vector<Span> out;
+  for (const Span& s : spans) {
+    if (!out.empty() && s.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, s.second);
+    } else {
+      out.push_back(s);
     }
-    out += text[i];
   }
   return out;
 }
 
-/// Where a URI's user info ends: the last '@' before its query. libpq itself takes the first '@'
-/// before a '/', which lies inside this span when there is one: masking up to the last hides
-/// every reading of a malformed URI.
-std::size_t userInfoEnd(std::string_view uri, std::size_t authority) {
-  const std::size_t query = std::min(uri.find_first_of("?#", authority), uri.size());
-  const std::size_t at = uri.substr(0, query).rfind('@');
-  return at != std::string_view::npos && at >= authority ? at : std::string_view::npos;
-}
-
-/// The start and length of each value of `key` in a key=value list (`password=x`,
-/// `password = 'x y'`) or in a URI's query (`&password=x`), `stops` ending an unquoted value.
-std::vector<std::pair<std::size_t, std::size_t>> valuesOf(std::string_view text,
-                                                          std::string_view key,
-                                                          std::string_view stops) {
-  std::vector<std::pair<std::size_t, std::size_t>> values;
-  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
-    if (at > 0 && std::string_view(" \t?&").find(text[at - 1]) == std::string_view::npos) {
-      continue;  // the end of a longer key (old_password=)
-    }
-    std::size_t value = at + key.size();
-    while (value < text.size() && (text[value] == ' ' || text[value] == '\t')) {
-      ++value;
-    }
-    if (value >= text.size() || text[value] != '=') {
+Secrets secretsOf(std::string_view text) {
+  const ConnectionReading reading = detail::readConnectionString(text);
+  const std::vector<ConnectionToken>& tokens = reading.tokens;
+  std::vector<Span> hidden;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (!isSecretValue(tokens[i]) || tokens[i].begin == tokens[i].end) {
       continue;
     }
-    ++value;
-    while (value < text.size() && (text[value] == ' ' || text[value] == '\t')) {
-      ++value;
-    }
-    std::size_t end = value;
-    if (end < text.size() && text[end] == '\'') {  // quoted, with \' and \\ escapes
-      for (++end; end < text.size() && text[end] != '\''; ++end) {
-        end += text[end] == '\\' ? 1 : 0;
+    Span span{tokens[i].begin, tokens[i].end};
+    // Where libpq gives up on the words right after a password (password=my secret, or
+    // ?password=a&b with its '&' unencoded), they are most likely the rest of it.
+    std::size_t j = i + 1;
+    while (j < tokens.size() && tokens[j].refused &&
+           tokens[j].kind == ConnectionToken::Kind::Keyword) {
+      span.second = tokens[j++].end;
+      if (j < tokens.size() && tokens[j].kind == ConnectionToken::Kind::Value) {
+        span.second = tokens[j++].end;
       }
-      end = std::min(end + 1, text.size());
-    } else {
-      end = std::min(text.find_first_of(stops, value), text.size());
     }
-    values.emplace_back(value, end - value);
+    if (j == i + 1 && !reading.uri && text[span.first] == '\'') {
+      // A quoted value keeps its quotes ('***'): a keyword right after them stays a keyword.
+      span = {span.first + 1, std::max(span.first + 1, span.second - (tokens[i].refused ? 0 : 1))};
+    }
+    if (span.second > span.first) {  // '' is no password
+      hidden.push_back(span);
+    }
   }
-  return values;
+  if (reading.uri && readsOddly(reading)) {
+    // A password libpq did not read as written: hide all that may be one, from the first ':'
+    // of what would be the user info to the last '@'.
+    const std::size_t authority = text.find("://") + 3;
+    const std::size_t colon = text.find(':', authority);
+    const std::size_t first_at = text.find('@', authority);
+    const std::size_t last_at = text.rfind('@');
+    if (colon < first_at && first_at != std::string_view::npos && colon + 1 < last_at) {
+      hidden.emplace_back(colon + 1, last_at);
+    }
+  }
+  Secrets secrets;
+  secrets.hidden = joined(std::move(hidden));
+  for (const Span& span : secrets.hidden) {
+    const std::string_view written = text.substr(span.first, span.second - span.first);
+    secrets.anywhere.emplace_back(written);
+    secrets.anywhere.push_back(protocol::a2a::percentDecoded(written));
+    // Every part libpq made of the hidden text, which its messages may quote: the password
+    // itself, or the port and the database a password with a '/' became.
+    for (const ConnectionToken& t : tokens) {
+      if (t.begin >= span.second || t.end <= span.first || t.begin == t.end) {
+        continue;
+      }
+      const std::string_view raw = text.substr(t.begin, t.end - t.begin);
+      for (const std::string_view part : {std::string_view(t.text), raw}) {
+        if (isSecretValue(t) || part.size() >= 4) {
+          secrets.anywhere.emplace_back(part);
+        } else {
+          secrets.quoted.emplace_back(part);
+        }
+      }
+    }
+  }
+  for (std::vector<std::string>* texts : {&secrets.anywhere, &secrets.quoted}) {
+    texts->erase(std::remove(texts->begin(), texts->end(), std::string()), texts->end());
+    // Longest first: a secret that contains another is masked whole.
+    std::sort(texts->begin(), texts->end(),
+              [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  }
+  return secrets;
 }
 
-/// The password `uri` carries, in every form a message might quote it: as written, quoted,
-/// unquoted and percent-decoded. Empty when it carries none.
-std::vector<std::string> passwordsOf(std::string_view uri) {
-  std::vector<std::string> found;
-  auto add = [&](std::string_view value) {
-    if (!value.empty()) {
-      found.emplace_back(value);
-      found.push_back(percentDecoded(value));
-      if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
-        std::string unquoted;
-        for (std::size_t i = 1; i + 1 < value.size(); ++i) {
-          i += value[i] == '\\' && i + 2 < value.size() ? 1 : 0;
-          unquoted += value[i];
-        }
-        found.push_back(unquoted);
-      }
-    }
-  };
-  if (isPostgresUri(uri)) {
-    const std::size_t authority = uri.find("://") + 3;
-    const std::size_t at = userInfoEnd(uri, authority);
-    if (at != std::string_view::npos) {
-      const std::size_t colon = uri.find(':', authority);
-      if (colon != std::string_view::npos && colon < at) {
-        add(uri.substr(colon + 1, at - colon - 1));
-      }
-    }
-    const std::size_t query = uri.find('?');
-    if (query != std::string_view::npos) {
-      for (const auto& [start, length] : valuesOf(uri.substr(query), "password", "&#")) {
-        add(uri.substr(query + start, length));
-      }
-    }
-  } else {
-    for (const auto& [start, length] : valuesOf(uri, "password", " \t\n")) {
-      add(uri.substr(start, length));
-    }
+/// `text` with each of `spans` (sorted, apart) replaced by the mask.
+std::string masked(std::string_view text, const std::vector<Span>& spans) {
+  std::string out(text);
+  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
+    out.replace(span->first, span->second - span->first, kMask);
   }
-  found.erase(std::remove(found.begin(), found.end(), std::string()), found.end());
-  // Longest first: a password that contains another's text is masked whole.
-  std::sort(found.begin(), found.end(),
-            [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  return found;
+  return out;
 }
 
 void replaceAll(std::string& text, std::string_view what, std::string_view with) {
@@ -127,6 +167,11 @@ void replaceAll(std::string& text, std::string_view what, std::string_view with)
   }
 }
 
+/// True for the characters of a keyword (sslpassword).
+bool isKeywordCharacter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 }  // namespace
 
 bool isPostgresUri(std::string_view text) {
@@ -134,34 +179,22 @@ bool isPostgresUri(std::string_view text) {
 }
 
 std::string redactedUri(std::string_view uri) {
-  std::string text(uri);
-  // From the end, so that the positions found stay valid while values are replaced.
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
-  if (isPostgresUri(uri)) {
-    const std::size_t authority = uri.find("://") + 3;
-    const std::size_t at = userInfoEnd(uri, authority);
-    const std::size_t colon = uri.find(':', authority);
-    if (at != std::string_view::npos && colon != std::string_view::npos && colon < at) {
-      spans.emplace_back(colon + 1, at - colon - 1);
+  // Masked again until nothing changes: a mask can make a string that libpq reads otherwise
+  // (a malformed URI's refused parameter becomes a password), and what it reads then must not
+  // be a password either.
+  std::string shown = masked(uri, secretsOf(uri).hidden);
+  for (int pass = 0; pass < 4; ++pass) {
+    std::string again = masked(shown, secretsOf(shown).hidden);
+    if (again == shown) {
+      break;
     }
-    const std::size_t query = uri.find('?');
-    if (query != std::string_view::npos) {
-      for (const auto& [start, length] : valuesOf(uri.substr(query), "password", "&#")) {
-        spans.emplace_back(query + start, length);
-      }
-    }
-  } else {
-    spans = valuesOf(uri, "password", " \t\n");
+    shown = std::move(again);
   }
-  std::sort(spans.begin(), spans.end());
-  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
-    text.replace(span->first, span->second, kMask);
-  }
-  return text;
+  return shown;
 }
 
 bool carriesPassword(std::string_view uri) {
-  return !passwordsOf(uri).empty();
+  return !secretsOf(uri).hidden.empty();
 }
 
 std::string passwordWarning() {
@@ -171,10 +204,14 @@ std::string passwordWarning() {
 }
 
 std::string scrubbed(std::string_view message, std::string_view uri) {
+  const Secrets secrets = secretsOf(uri);
   std::string text(message);
   replaceAll(text, uri, redactedUri(uri));
-  for (const std::string& password : passwordsOf(uri)) {
-    replaceAll(text, password, kMask);
+  for (const std::string& secret : secrets.anywhere) {
+    replaceAll(text, secret, kMask);
+  }
+  for (const std::string& fragment : secrets.quoted) {
+    replaceAll(text, "\"" + fragment + "\"", "\"***\"");
   }
   return text;
 }
@@ -186,16 +223,50 @@ std::string withoutPasswords(std::string_view message) {
     for (std::size_t at = text.find(scheme); at != std::string::npos;
          at = text.find(scheme, at + 1)) {
       const std::size_t end = std::min(text.find_first_of(" \t\n\"'`", at), text.size());
-      const std::string redacted = redactedUri(std::string_view(text).substr(at, end - at));
-      text.replace(at, end - at, redacted);
+      text.replace(at, end - at, redactedUri(std::string_view(text).substr(at, end - at)));
     }
   }
-  // And every password=value of a key=value list.
-  const auto spans = valuesOf(text, "password", " \t\n\"");
-  for (auto span = spans.rbegin(); span != spans.rend(); ++span) {
-    text.replace(span->first, span->second, kMask);
+  // And the value of each secret keyword of a keyword=value list, read as libpq reads it; in a
+  // message a double quote ends it too.
+  std::vector<Span> values;
+  for (std::size_t equals = text.find('='); equals != std::string::npos;
+       equals = text.find('=', equals + 1)) {
+    std::size_t keyword_end = equals;
+    while (keyword_end > 0 && detail::isConnectionSpace(text[keyword_end - 1])) {
+      --keyword_end;
+    }
+    std::size_t keyword = keyword_end;
+    while (keyword > 0 && isKeywordCharacter(text[keyword - 1])) {
+      --keyword;
+    }
+    if (!detail::isSecretKeyword(std::string_view(text).substr(keyword, keyword_end - keyword))) {
+      continue;
+    }
+    std::size_t value = equals + 1;
+    while (value < text.size() && detail::isConnectionSpace(text[value])) {
+      ++value;
+    }
+    bool unclosed = false;
+    const std::size_t end = detail::readKeywordValue(text, value, "\"", &unclosed).second;
+    const bool quoted = value < text.size() && text[value] == '\'';
+    // As redactedUri() does: a quoted value keeps its quotes.
+    const std::size_t begin = quoted ? value + 1 : value;
+    const std::size_t inner_end = quoted && !unclosed ? end - 1 : end;
+    if (inner_end > begin) {
+      values.emplace_back(begin, inner_end);
+    }
   }
-  return text;
+  return masked(text, joined(std::move(values)));
+}
+
+std::string withoutPasswords(std::string_view message, const std::vector<std::string>& arguments) {
+  std::string text(message);
+  for (const std::string& argument : arguments) {
+    if (carriesPassword(argument)) {
+      text = scrubbed(text, argument);
+    }
+  }
+  return withoutPasswords(text);
 }
 
 }  // namespace agentvcr::fleet

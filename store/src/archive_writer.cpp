@@ -224,9 +224,15 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     }
     const std::optional<std::string>& request_frame = request.frame;
     const std::optional<std::string>& response_frame = response.frame;
+    // A copy keeps its recorded numbers, gaps included, in the order it hands them over.
+    const std::int64_t seq = ex.recorded_seq.value_or(next_seq_);
+    if (seq < next_seq_) {
+      throw std::runtime_error("its seq " + std::to_string(seq) + " comes after seq " +
+                               std::to_string(next_seq_ - 1));
+    }
     ReusedStatement& e = st_->exchange;
     bindInt(e, ":session_id", session_id_);
-    bindInt(e, ":seq", next_seq_);
+    bindInt(e, ":seq", seq);
     bindText(e, ":client_address", ex.client_address);
     bindText(e, ":method", ex.method);
     bindText(e, ":target", ex.target);
@@ -265,7 +271,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     out.last_exchange_id = db_.getLastInsertRowid();
     ++out.written;
     out.complete += complete ? 1 : 0;
-    ++next_seq_;
+    next_seq_ = seq + 1;
     failed_exchanges += failedExchange(ex) ? 1 : 0;
     if (!complete) {
       out.to_index.push_back(

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/step_links.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "decode.hpp"
@@ -20,7 +21,7 @@ class StepFinder {
       : path_(std::move(path)), busy_timeout_(busy_timeout) {}
 
   std::optional<std::int64_t> find(const StepKey& key) {
-    const auto& steps = load(key.session_uuid);
+    const auto& steps = load(canonicalUuid(key.session_uuid));
     const auto found = steps.find({key.seq, key.position});
     return found == steps.end() ? std::nullopt : std::optional(found->second);
   }
@@ -28,6 +29,7 @@ class StepFinder {
  private:
   using Steps = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
 
+  /// The steps of the session `uuid` (in lower case) names, however the archive spells it.
   const Steps& load(const std::string& uuid) {
     auto known = sessions_.find(uuid);
     if (known != sessions_.end()) {
@@ -36,7 +38,7 @@ class StepFinder {
     Steps& steps = sessions_[uuid];
     const ArchiveReader reader(path_, busy_timeout_);
     for (const SessionRow& session : reader.sessions()) {
-      if (session.uuid != uuid) {
+      if (canonicalUuid(session.uuid) != uuid) {
         continue;
       }
       for (const ExchangeRow& exchange : reader.exchanges(session.id, 0, ArchiveReader::kNoLimit)) {
@@ -82,6 +84,9 @@ CopyResult copySessions(SessionSource& source, const std::string& out_path,
     }
     source.exchanges(session, [&](const ExchangeRow& row, const std::vector<std::int64_t>& times) {
       protocol::Exchange exchange = detail::exchangeFromRow(row, times);
+      // Links and misses name steps by seq: the copy keeps each one, gaps included (a fleet
+      // archive's session lacks what it quarantined).
+      exchange.recorded_seq = row.seq;
       detail::submitWaiting(recorder, exchange);
       ++result.exchanges;
     });

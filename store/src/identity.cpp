@@ -57,4 +57,37 @@ std::string shortUuid(std::string_view uuid) {
   return std::string(uuid.substr(0, 8));
 }
 
+namespace {
+
+constexpr std::string_view kUuidShape = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+}  // namespace
+
+std::optional<std::string> uuidPrefix(std::string_view text) {
+  if (text.size() < shortUuid(kUuidShape).size() || text.size() > kUuidShape.size()) {
+    return std::nullopt;
+  }
+  std::string prefix;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
+    const bool fits =
+        kUuidShape[i] == '-' ? c == '-' : (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (!fits) {
+      return std::nullopt;
+    }
+    prefix += c;
+  }
+  return prefix;
+}
+
+std::pair<std::string, std::string> uuidBounds(std::string_view prefix) {
+  std::string lowest(prefix);
+  std::string highest(prefix);
+  for (std::size_t i = prefix.size(); i < kUuidShape.size(); ++i) {
+    lowest += kUuidShape[i] == '-' ? '-' : '0';
+    highest += kUuidShape[i] == '-' ? '-' : 'f';
+  }
+  return {lowest, highest};
+}
+
 }  // namespace agentvcr::store

@@ -1,6 +1,5 @@
 #include "session_copy.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -99,11 +98,11 @@ HeldSessions::HeldSessions(const std::string& db_path, std::chrono::milliseconds
 }
 
 bool HeldSessions::holds(const std::string& uuid) const {
-  return !uuid.empty() && uuids_.count(uuid) != 0;
+  return !uuid.empty() && uuids_.count(canonicalUuid(uuid)) != 0;
 }
 
 void HeldSessions::add(const std::string& uuid) {
-  uuids_.insert(uuid);
+  uuids_.insert(canonicalUuid(uuid));
 }
 
 }  // namespace agentvcr::store::detail

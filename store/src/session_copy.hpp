@@ -30,14 +30,14 @@ void submitWaiting(Recorder& recorder, protocol::Exchange& exchange);
 SessionInfo sessionInfoOf(const SessionRow& row, bool as_new);
 
 /// The uuids of the sessions an archive holds, so that a copy adds a session once however
-/// often it meets it (import and merge are idempotent).
+/// often it meets it (import and merge are idempotent), however each spells them.
 class HeldSessions {
  public:
   /// Reads the archive at `db_path`, migrating it first; none when there is no file yet.
   /// Throws std::runtime_error "[store.*]" like migrateArchive().
   HeldSessions(const std::string& db_path, std::chrono::milliseconds busy_timeout);
 
-  /// `uuid` as canonicalUuid() spells it, as ArchiveReader and the fleet archive give it.
+  /// `uuid` in any spelling: held ones are compared as canonicalUuid() spells them.
   bool holds(const std::string& uuid) const;
 
   /// Counts `uuid` as held from now on: the copy has just written it.

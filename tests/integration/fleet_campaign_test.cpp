@@ -669,23 +669,19 @@ TEST_F(FleetCampaignTest, PostgresHoldsExactlyTheArchiveMinusPrunedAndQuarantine
   pull.uri = fleet_db_->uri();
   pull.db_path = pulled;
   fleet::pull(pull);
-  // The pulled archive numbers each session's exchanges anew, without the gaps the quarantine
-  // left: compared session by session, in order.
-  std::map<std::string, std::vector<ExchangeTruth>> kept;
+  // Each under its recorded seq, the quarantine's gaps kept, so step links still find it.
+  std::map<std::pair<std::string, std::int64_t>, ExchangeTruth> kept;
   for (const auto& [key, truth] : local) {
     if (expected_seqs[key.first].contains(key.second)) {
-      kept[key.first].push_back(truth);
+      kept.emplace(key, truth);
     }
   }
-  std::map<std::string, std::vector<ExchangeTruth>> back;
-  if (std::filesystem::exists(pulled)) {
-    for (const auto& [key, truth] : exchangesOf(pulled)) {
-      back[key.first].push_back(truth);
-    }
-  }
+  const auto back = std::filesystem::exists(pulled) ? exchangesOf(pulled) : decltype(kept){};
   EXPECT_EQ(back.size(), kept.size());
-  for (const auto& [uuid, exchanges] : kept) {
-    EXPECT_TRUE(back[uuid] == exchanges) << "session " << uuid << " pulled back otherwise";
+  for (const auto& [key, truth] : kept) {
+    const auto found = back.find(key);
+    EXPECT_TRUE(found != back.end() && found->second == truth)
+        << "session " << key.first << " seq " << key.second << " pulled back otherwise";
   }
 
   EXPECT_THAT(passwordsPrinted(), ::testing::IsEmpty()) << "no password in any output";

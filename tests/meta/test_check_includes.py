@@ -53,6 +53,7 @@ def test_a_violation_is_reported(path, include, why):
     ("cli/signals.cpp", "<boost/asio/signal_set.hpp>"),
     ("tests/unit/proxy/relay_test.cpp", '"agentvcr/proxy/connection.hpp"'),
     ("tests/integration/x.cpp", "<CLI/CLI.hpp>"),
+    ("tests/unit/fleet/x.cpp", "<libpq-fe.h>"),
     ("bench/make_archive.cpp", '"agentvcr/store/recorder.hpp"'),
     ("proxy/src/relay.cpp", '"relay_core.hpp"'),
 ])

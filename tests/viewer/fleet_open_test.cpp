@@ -1,7 +1,8 @@
 // File → Open fleet archive… against a real PostgreSQL 15 (ctest's `postgres` fixture): the
 // demo shipped into a fleet archive, listed, pulled into the local cache with progress, reused
 // the next time without the server, and browsed, exported and diffed in a window of its own.
-// A dead server and a wrong URI give an error in the dialog, never a hang or a crash.
+// A dead server and a wrong URI give an error in the dialog, never a hang or a crash, nor the
+// password.
 
 #include <filesystem>
 
@@ -204,6 +205,23 @@ class FleetOpenTest : public QObject {
     QVERIFY(!dialog.status()->text().isEmpty());
     QVERIFY(!dialog.status()->text().contains("s3cret"));  // the password never shows
     QVERIFY(dialog.sessionsModel() == nullptr);
+  }
+
+  void aPasswordWithAQuestionMarkNeverShowsInTheDialog() {
+    // Over TCP, where the test cluster asks for a password: a wrong one, as libpq reads it.
+    viewer::FleetDialog dialog(cache_dir_);
+    QSignalSpy failed(&dialog, &viewer::FleetDialog::failed);
+    dialog.setUri(QString::fromStdString("postgresql://agentvcr:Qz8?Wx4#Lk2@127.0.0.1:" +
+                                         avt::readLine(avt::clusterDir() + "/port") + "/postgres"));
+    dialog.list();
+    for (const char* piece : {"Qz8", "Wx4", "Lk2"}) {
+      QVERIFY2(!dialog.status()->text().contains(piece), qPrintable(dialog.status()->text()));
+    }
+    QVERIFY(failed.wait(20000));
+    QVERIFY(dialog.status()->text().contains("password authentication failed"));
+    for (const char* piece : {"Qz8", "Wx4", "Lk2"}) {
+      QVERIFY2(!dialog.status()->text().contains(piece), qPrintable(dialog.status()->text()));
+    }
   }
 };
 

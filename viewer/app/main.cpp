@@ -21,6 +21,7 @@
 #include <QTreeView>
 
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/uri_secrets.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "models/conversations_model.hpp"
 #include "models/search_model.hpp"
@@ -146,9 +147,11 @@ int main(int argc, char** argv) {
   try {
     window = std::make_unique<MainWindow>(path);
   } catch (const std::exception& error) {
-    std::cerr << "agentvcr-viewer: " << error.what() << "\n";
+    // A connection string given as the archive reaches the message: never its password.
+    const std::string message = agentvcr::fleet::withoutPasswords(error.what());
+    std::cerr << "agentvcr-viewer: " << message << "\n";
     if (!options.isSet("screenshot") && !options.isSet("benchmark")) {
-      QMessageBox::critical(nullptr, "agentvcr-viewer", QString::fromStdString(error.what()));
+      QMessageBox::critical(nullptr, "agentvcr-viewer", QString::fromStdString(message));
     }
     return 1;
   }

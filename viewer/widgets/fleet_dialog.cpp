@@ -15,6 +15,7 @@
 
 #include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
+#include "agentvcr/fleet/uri_secrets.hpp"
 #include "models/fleet_cache.hpp"
 #include "models/sessions_model.hpp"
 
@@ -43,7 +44,8 @@ void runInBackground(QObject* owner, Work work, Done done) {
     try {
       outcome.value = work();
     } catch (const std::exception& error) {
-      outcome.error = QString::fromStdString(error.what());
+      // The last guard before the window shows it: no connection string's password.
+      outcome.error = QString::fromStdString(fleet::withoutPasswords(error.what()));
     }
     return outcome;
   }));

@@ -644,6 +644,19 @@ TEST_F(CommandLineTest, MigrateRunsOnTheGivenArchive) {
   EXPECT_EQ(err_.str().rfind("agentvcr: ", 0), 0u) << err_.str();
 }
 
+TEST_F(CommandLineTest, AnErrorQuotingAnArgumentLosesEveryPartOfItsPassword) {
+  registerMigrate(app_, invocation_);
+  // A keyword list given where a file was expected, its password's second word unquoted: libpq
+  // would stop at that word, so all of it may be the password.
+  const std::vector<std::string> args = {"migrate", "--db", "host=db password=Qz8 Wx4Lk2"};
+  parseRunnable(args);
+  invocation_.arguments = args;
+  EXPECT_EQ(execute(invocation_, out_, err_), kExitFailure);
+  EXPECT_NE(err_.str().find("host=db password=***"), std::string::npos) << err_.str();
+  EXPECT_EQ(err_.str().find("Qz8"), std::string::npos) << err_.str();
+  EXPECT_EQ(err_.str().find("Wx4Lk2"), std::string::npos) << err_.str();
+}
+
 TEST_F(CommandLineTest, MigrateDefaultsToTheDefaultArchive) {
   auto migrate = registerMigrate(app_, invocation_);
   parseRunnable({"migrate"});

@@ -1,13 +1,10 @@
-// How rows travel to PostgreSQL (fleet/src/copy_text.hpp), how escaped values come back
-// (escaped_values.hpp) and how connection strings appear in messages (uri_secrets.hpp): pure
-// functions, no server.
+// How rows travel to PostgreSQL (fleet/src/copy_text.hpp) and how escaped values come back
+// (escaped_values.hpp): pure functions, no server.
 
 #include "copy_text.hpp"
 
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "agentvcr/fleet/uri_secrets.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "escaped_values.hpp"
 
@@ -19,8 +16,6 @@ using detail::copyText;
 using detail::EscapedValues;
 using detail::storableJson;
 using detail::storableText;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
 std::string field(const store::FeedValue& value) {
   std::string out;
@@ -89,7 +84,13 @@ TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
   EXPECT_EQ(storableJson(R"([1, -2.5e3, 0.0001, 1e-5])"), R"([1, -2.5e3, 0.0001, 1e-5])");
   EXPECT_EQ(storableJson("[1e200000]"), std::nullopt) << "beyond numeric";
   EXPECT_EQ(storableJson("[1e-20000]"), std::nullopt) << "too many digits after the point";
-  EXPECT_EQ(storableJson("[0e999999]"), "[0e999999]") << "zero fits at any exponent";
+  EXPECT_EQ(storableJson("[0e999999]"), "[0e999999]") << "zero fits at a large exponent";
+  EXPECT_EQ(storableJson("[0e-20000]"), std::nullopt) << "but its digits after the point count";
+  EXPECT_FALSE(storableJson("[0." + std::string(16384, '0') + "]")) << "16384 digits after it";
+  EXPECT_TRUE(storableJson("[0." + std::string(16383, '0') + "]")) << "16383 fit";
+  EXPECT_EQ(storableJson("[0e1073741823]"), std::nullopt) << "an exponent numeric does not read";
+  EXPECT_EQ(storableJson("[0.001e131074]"), "[0.001e131074]") << "131072 digits before the point";
+  EXPECT_EQ(storableJson("[0.001e131075]"), std::nullopt);
 
   const std::string nul_json = R"({"obs":"a\u0000b"})";
   store::FeedTable steps{
@@ -101,6 +102,18 @@ TEST(CopyText, JsonbGetsEscapesItAcceptsAndTheExactTextIsKept) {
   EXPECT_EQ(copyText(huge),
             "0\t\\N\t{\"env_feedback\":\"" + protocol::hexEncode("[1e200000]") + "\"}\n")
       << "no jsonb holds it: NULL there, the exact text in escaped";
+}
+
+TEST(CopyText, ABlobNoJsonbHoldsKeepsItsTextExactlyWithoutADoc) {
+  store::FeedTable blobs{"blobs", {"hash", "text"}, {{std::int64_t{1}, std::string("[1e200000]")}}};
+  EXPECT_EQ(copyText(blobs, {.field = {}, .json_again = true}), "1\t[1e200000]\t\\N\t\\N\n")
+      << "its text column is text: it holds the JSON as it is, and nothing needs escaping";
+  store::FeedTable odd{
+      "blobs", {"hash", "text"}, {{std::int64_t{2}, std::string("[0e-20000,\"\xFF\"]")}}};
+  EXPECT_EQ(copyText(odd, {.field = {}, .json_again = true}),
+            "2\t[0e-20000,\"\xEF\xBF\xBD\"]\t{\"text\":\"" +
+                protocol::hexEncode("[0e-20000,\"\xFF\"]") + "\"}\t\\N\n")
+      << "what text refuses is escaped as in any text column";
 }
 
 TEST(CopyText, ABlobCopiedStraightInCarriesItsTextAgainAsItsDoc) {
@@ -117,68 +130,6 @@ TEST(CopyText, ABlobCopiedStraightInCarriesItsTextAgainAsItsDoc) {
                 "\"}\t{\"a\":\"\\\\ufffd\"}\n"
                 "3\t\\N\t\\N\t\\N\n")
       << "the doc is the stored text, escapes and all; a missing text is a missing doc";
-}
-
-TEST(RedactedUri, PasswordsNeverShow) {
-  EXPECT_EQ(redactedUri("postgresql://ship:s3cret@db.example:5432/fleet?sslmode=verify-full"),
-            "postgresql://ship:***@db.example:5432/fleet?sslmode=verify-full");
-  EXPECT_EQ(redactedUri("postgres://ship:p%40ss@db/fleet"), "postgres://ship:***@db/fleet");
-  EXPECT_EQ(redactedUri("postgresql://ship@db/fleet?password=s3cret&sslmode=require"),
-            "postgresql://ship@db/fleet?password=***&sslmode=require");
-  EXPECT_EQ(redactedUri("host=db user=ship password=s3cret dbname=fleet"),
-            "host=db user=ship password=*** dbname=fleet");
-  EXPECT_EQ(redactedUri("host=db password='s3 cret' dbname=fleet"),
-            "host=db password=*** dbname=fleet");
-  EXPECT_EQ(redactedUri("postgresql://ship@db/fleet"), "postgresql://ship@db/fleet");
-  EXPECT_EQ(redactedUri("service=fleet"), "service=fleet");
-}
-
-TEST(RedactedUri, MalformedUrisOfEveryShapeKeepThePasswordOut) {
-  for (const std::string uri : {
-           "postgresql://alice:PW@[::1/agentvcr",           // an IPv6 bracket never closed
-           "postgresql://alice:PW@db:notaport/agentvcr",    // a bad port
-           "postgresql://alice:PW@db/agentvcr?bogus=1",     // a bad parameter
-           "postgresql://alice:PW@db/agentvcr?sslmode=no",  // a bad value
-           "postgresql://alice:P@W@db/agentvcr",            // an '@' in the password
-           "postgresql://alice:PW@",                        // no host at all
-           "postgresql://:PW@db",                           // no user
-           "postgresql://alice:PW%2Fx@db/agentvcr",         // percent-encoded
-           "postgresql://db/agentvcr?password=PW&sslmode=x",
-           "host=db password=PW dbname=x bogus=1",
-           "host=db password = 'PW' dbname=x",
-           "host=db password=PW",
-       }) {
-    EXPECT_THAT(redactedUri(uri), Not(HasSubstr("PW"))) << uri;
-    EXPECT_TRUE(carriesPassword(uri)) << uri;
-    // libpq quotes the URI it could not parse.
-    const std::string libpq = "invalid connection option \"bogus\" in \"" + uri + "\"";
-    EXPECT_THAT(scrubbed(libpq, uri), Not(HasSubstr("PW"))) << uri;
-  }
-  EXPECT_THAT(scrubbed("missing \"]\" in \"postgresql://alice:s%2Fx@[::1/a\" (s/x)",
-                       "postgresql://alice:s%2Fx@[::1/a"),
-              Not(HasSubstr("s/x")))
-      << "the decoded password too";
-  EXPECT_FALSE(carriesPassword("postgresql://alice@db/agentvcr"));
-  EXPECT_FALSE(carriesPassword("service=fleet"));
-  EXPECT_EQ(scrubbed("could not connect", "postgresql://db/x"), "could not connect");
-  for (const char* safer : {"PGPASSFILE", ".pgpass", "service", "PGPASSWORD"}) {
-    EXPECT_THAT(passwordWarning(), HasSubstr(safer));
-  }
-}
-
-TEST(RedactedUri, AnyMessageLosesThePasswordsItQuotes) {
-  EXPECT_EQ(withoutPasswords("[store.open] cannot open host=db password=s3cret dbname=x: no"),
-            "[store.open] cannot open host=db password=*** dbname=x: no");
-  EXPECT_EQ(withoutPasswords("failed on \"postgresql://a:s3cret@[::1/x\" and postgres://b:t@h/y"),
-            "failed on \"postgresql://a:***@[::1/x\" and postgres://b:***@h/y");
-  EXPECT_EQ(withoutPasswords("nothing secret here"), "nothing secret here");
-}
-
-TEST(RedactedUri, KnowsAPostgresUriFromAFile) {
-  EXPECT_TRUE(isPostgresUri("postgresql://db/fleet"));
-  EXPECT_TRUE(isPostgresUri("postgres://db/fleet"));
-  EXPECT_FALSE(isPostgresUri("agentvcr.sqlite"));
-  EXPECT_FALSE(isPostgresUri("/tmp/postgresql://x"));
 }
 
 }  // namespace

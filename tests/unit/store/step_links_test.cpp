@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/store/archive_reader.hpp"
@@ -32,10 +33,9 @@ std::vector<std::int64_t> stepIdsOfSession(const ArchiveReader& reader, std::int
   return ids;
 }
 
-/// Records the sample twice and links the second session's steps to the first's, as an
-/// evaluation of it would; returns {recorded session, evaluation session}.
-std::pair<std::int64_t, std::int64_t> recordEvaluatedSample(const std::string& path) {
-  const std::int64_t recorded = recordSample(path, "recorded");
+/// Records the sample as a session that evaluates `recorded`: each of its steps linked to the
+/// recorded one's. Returns the evaluation session.
+std::int64_t recordEvaluationOf(const std::string& path, std::int64_t recorded) {
   const std::int64_t evaluated = recordSample(path, "eval");
   std::vector<StepLink> links;
   {
@@ -48,7 +48,14 @@ std::pair<std::int64_t, std::int64_t> recordEvaluatedSample(const std::string& p
     }
   }
   writeStepLinks(path, links);
-  return {recorded, evaluated};
+  return evaluated;
+}
+
+/// Records the sample twice and links the second session's steps to the first's, as an
+/// evaluation of it would; returns {recorded session, evaluation session}.
+std::pair<std::int64_t, std::int64_t> recordEvaluatedSample(const std::string& path) {
+  const std::int64_t recorded = recordSample(path, "recorded");
+  return {recorded, recordEvaluationOf(path, recorded)};
 }
 
 TEST(StepLinksTest, PairsAreFoundFromEitherConversation) {
@@ -105,6 +112,22 @@ TEST(StepLinksTest, MergeCarriesTheLinksToTheCopiedSteps) {
     EXPECT_EQ(merged.step(after[i].recorded_step_id)->replay_key,
               source.step(before[i].recorded_step_id)->replay_key);
   }
+}
+
+TEST(StepLinksTest, MergeFindsTheRecordedStepsHoweverTheirSessionsUuidIsSpelled) {
+  TempDir dir;
+  const std::string source = dir.file("source.sqlite");
+  const std::string merged = dir.file("merged.sqlite");
+  const std::int64_t recorded = recordSample(source, "recorded");
+  mergeArchive(merged, source, testMergeOptions());
+  // The recorded session, held in capitals (as an import may keep them), is the one its
+  // evaluation links to.
+  SQLite::Database(merged, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET uuid = upper(uuid)");
+  recordEvaluationOf(source, recorded);
+  const CopyResult copied = mergeArchive(merged, source, testMergeOptions());
+  EXPECT_EQ(copied.session_ids.size(), 1u) << "the recorded session is held already";
+  EXPECT_EQ(copied.step_links, 2u);
+  EXPECT_EQ(queryInt(merged, "SELECT count(*) FROM step_links"), 2);
 }
 
 }  // namespace

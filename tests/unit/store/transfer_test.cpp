@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -312,6 +313,33 @@ TEST(TransferTest, MergingTheSameArchiveTwiceGivesEachSessionOnce) {
   ASSERT_EQ(again.session_ids.size(), 2u);
   EXPECT_EQ(ArchiveReader(merged).session(again.session_ids[0])->derived_from, in[0].uuid);
   EXPECT_EQ(queryInt(merged, "SELECT count(DISTINCT uuid) FROM sessions"), 4);
+}
+
+TEST(TransferTest, AUuidInCapitalsIsTheSessionItSpells) {
+  TempDir dir;
+  const std::string first = dir.file("first.sqlite");
+  const std::string capitals = dir.file("capitals.sqlite");
+  recordSample(first, "one");
+  mergeArchive(capitals, first, testMergeOptions());
+  SQLite::Database(capitals, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET uuid = upper(uuid)");
+  const CopyResult again = mergeArchive(capitals, first, testMergeOptions());
+  EXPECT_TRUE(again.session_ids.empty());
+  EXPECT_EQ(again.already_held.size(), 1u);
+  EXPECT_EQ(queryInt(capitals, "SELECT count(*) FROM sessions"), 1);
+}
+
+TEST(TransferTest, AMergeKeepsEachExchangesSeqGapsIncluded) {
+  TempDir dir;
+  const std::string first = dir.file("first.sqlite");
+  const std::string merged = dir.file("merged.sqlite");
+  recordSample(first, "gaps");
+  // What a session pulled from a fleet archive that quarantined an exchange looks like.
+  SQLite::Database(first, SQLite::OPEN_READWRITE)
+      .exec("UPDATE exchanges SET seq = seq + 10 WHERE seq >= 2");
+  mergeArchive(merged, first, testMergeOptions());
+  const std::string seqs =
+      "SELECT group_concat(seq, ',') FROM (SELECT seq FROM exchanges ORDER BY seq)";
+  EXPECT_EQ(queryText(merged, seqs), queryText(first, seqs));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -32,6 +33,8 @@ struct Invocation {
   std::string command;      ///< "record", "mock a2a": names the command in messages
   std::string usage_error;  ///< set: execute() prints it and returns kExitUsage
   std::function<int(std::ostream&)> run;
+  /// The command line: the errors execute() prints are scrubbed of any password it carries.
+  std::vector<std::string> arguments;
 };
 
 /// A registered command: its subcommand, and the options parsing fills in.

@@ -24,11 +24,12 @@ struct PgPruneCommand {
 
 int runPgPrune(const PgPruneCommand& command, std::ostream& out);
 
-/// `agentvcr pg unprune --db URI --session UUID...`: the sessions' tombstones removed, so that the
-/// next shipper of an archive that holds them ships them again.
+/// `agentvcr pg unprune --db URI --session UUID... [--all-matching]`: the sessions' tombstones
+/// removed, so that the next shipper of an archive that holds them ships them again.
 struct PgUnpruneCommand {
   std::string uri;
-  std::vector<std::string> sessions;  ///< uuids, or their first characters
+  std::vector<std::string> sessions;  ///< uuids, or their first 8 characters or more
+  bool all_matching = false;          ///< a prefix may name several sessions
 };
 
 /// kExitFailure when no tombstone matched.

@@ -25,18 +25,26 @@ namespace agentvcr::fleet {
 /// archive by redactedUri().
 class PgError : public std::runtime_error {
  public:
-  PgError(const std::string& message, std::string sqlstate, bool connection_lost)
+  /// `reason`: the message without where it happened (no connection string), for what is
+  /// written into the fleet archive itself; empty means `message` names no place.
+  PgError(const std::string& message, std::string sqlstate, bool connection_lost,
+          std::string reason = {})
       : std::runtime_error(message),
         sqlstate_(std::move(sqlstate)),
-        connection_lost_(connection_lost) {}
+        connection_lost_(connection_lost),
+        reason_(reason.empty() ? message : std::move(reason)) {}
 
   const std::string& sqlstate() const { return sqlstate_; }
+
+  /// What went wrong, naming no server, database or user: what the quarantine keeps.
+  const std::string& reason() const { return reason_; }
 
   bool connectionLost() const { return connection_lost_; }
 
  private:
   std::string sqlstate_;
   bool connection_lost_;
+  std::string reason_;
 };
 
 /// What a failure means for the rows being written (docs/fleet.md, "When PostgreSQL refuses").

@@ -28,9 +28,13 @@ struct PruneResult {
 /// that is not a time.
 PruneResult pruneFleet(PgConnection& conn, const std::string& before, bool dry_run);
 
-/// `agentvcr pg unprune`: removes the tombstones of the sessions whose uuids start with one of
-/// `uuids`, so that the next shipper of an archive that holds them ships them again. Returns the
-/// uuids unpruned.
-std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& uuids);
+/// `agentvcr pg unprune`: removes the tombstones of the sessions `sessions` name, so that the next
+/// shipper of an archive that holds them ships them again. Each names sessions by uuid, whole or
+/// its first 8 characters or more, in either case (store::uuidPrefix()); one that names several
+/// is refused unless `all_matching`. Returns the uuids unpruned. Throws std::runtime_error
+/// "[fleet.unprune] ..." for a name that is no uuid or its start, or that names several, before
+/// anything is unpruned; PgError.
+std::vector<std::string> unpruneFleet(PgConnection& conn, const std::vector<std::string>& sessions,
+                                      bool all_matching);
 
 }  // namespace agentvcr::fleet

@@ -13,7 +13,8 @@ namespace agentvcr::fleet {
 struct PullOptions {
   std::string uri;      ///< the fleet archive
   std::string db_path;  ///< the SQLite archive to write (created if missing)
-  /// Sessions by uuid or the start of one (ls prints the first 8 characters); empty: any.
+  /// Sessions by uuid, or its first 8 characters or more (ls prints 8), in either case
+  /// (store::uuidPrefix()); empty: any. Anything else is refused.
   std::vector<std::string> sessions;
   std::vector<std::string> nodes;  ///< only sessions recorded on these nodes; empty: any
   /// Only sessions that started at or after this time, as PostgreSQL reads a timestamptz

@@ -77,6 +77,10 @@ struct Exchange {
   /// Empty, or how the answer the client got differs from `response_body`, the agent's own:
   /// the recorder pointed an agent card at itself (protocol::a2a::CardRewrite::note()).
   std::string card_rewrite;
+  /// For an exchange copied out of an archive (merge, pull): the number its session gave it,
+  /// which the copy keeps, gaps included, since step links and replay misses name exchanges by
+  /// it. Empty for an exchange just relayed: the archive numbers it.
+  std::optional<std::int64_t> recorded_seq;
 };
 
 }  // namespace agentvcr::protocol

@@ -4,8 +4,10 @@
 // once, the node that recorded it and the agentvcr version that did (docs/schema.md,
 // "Identity").
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace agentvcr::store {
 
@@ -31,5 +33,15 @@ std::string canonicalUuid(std::string_view uuid);
 
 /// The first eight hex digits of `uuid`, as `agentvcr ls` and the viewer show it.
 std::string shortUuid(std::string_view uuid);
+
+/// How a user names a session: its whole uuid, or its first 8 characters or more (`ls` shows 8),
+/// in either case. Returns them in lower case, as agentvcr writes uuids, or nullopt for anything
+/// else: empty, shorter than 8, longer than a uuid, a character no uuid has in its place (a
+/// wildcard, a space).
+std::optional<std::string> uuidPrefix(std::string_view text);
+
+/// The lowest and the highest uuid that start with `prefix` (as uuidPrefix() gives it): the
+/// sessions it names lie between them, which a uuid column's index finds without a pattern.
+std::pair<std::string, std::string> uuidBounds(std::string_view prefix);
 
 }  // namespace agentvcr::store
