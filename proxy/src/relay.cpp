@@ -23,7 +23,7 @@ class RelayHandler final : public ConnectionHandler {
                std::shared_ptr<asio::ssl::context> tls_context, store::Recorder& recorder,
                RelayCounters& counters)
       : pool_(io, options, std::move(tls_context)),
-        core_(io, options, pool_, recordInto(recorder), protocol::nowNs, counters) {}
+        core_(io, options, pool_, recordInto(recorder), recorder.clock(), counters) {}
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
     beast::error_code ec;

@@ -126,7 +126,7 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     bindText(insert, ":mode", session.mode);
     bindText(insert, ":upstream", session.upstream);
     bindText(insert, ":listen", session.listen);
-    bindInt(insert, ":started_ns", session.started_ns.value_or(protocol::nowNs()));
+    bindInt(insert, ":started_ns", session.started_ns.value_or(options.clock()));
     bindText(insert, ":uuid", uuid);
     bindText(insert, ":node", node);
     bindOptText(insert, ":recorder_version", session.recorder_version);
@@ -333,7 +333,7 @@ void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
 void ArchiveWriter::endSession() noexcept {
   try {
     SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = :ended_ns WHERE id = :id");
-    bindInt(s, ":ended_ns", ended_ns_.value_or(protocol::nowNs()));
+    bindInt(s, ":ended_ns", ended_ns_.value_or(options_.clock()));
     bindInt(s, ":id", session_id_);
     s.exec();
   } catch (const std::exception& e) {
