@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <ostream>
 #include <thread>
 
+#include "agentvcr/cli/clock_steps.hpp"
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/otlp_options.hpp"
@@ -81,6 +83,11 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   StopSignals stop_signals;
   MetricsServing metrics(command.metrics_listen);
   proxy::RecordingProxyConfig config = command.config;
+  if (const char* steps = std::getenv(kClockStepsVariable)) {
+    config.recorder.clock = steppedClock(parseClockSteps(steps));
+    out << "agentvcr record: the recorded clock steps as " << kClockStepsVariable << " says ("
+        << steps << "), for tests" << std::endl;
+  }
   if (const auto& traffic = metrics.traffic()) {
     config.relay.metrics = traffic;
     config.recorder.on_a2a_call = [traffic](const protocol::a2a::Call& call) {
