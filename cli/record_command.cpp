@@ -131,9 +131,9 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  int signal = stop_signals.wait();
-  out << "agentvcr record: signal " << signal << ", draining" << std::endl;
-  recording.stop();
+  drainAfterSignal(
+      stop_signals, stop_signals.wait(), out, "record", command.config.server.drain_timeout,
+      [&] { recording.stop(); }, [&] { recording.cutNow(); });
   if (shipping) {
     shipping->finish(command.ship_drain);
     const fleet::ShipStats stats = shipping->follower().stats();
@@ -218,6 +218,7 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
   record->add_option("--session", config.session.name, "Session name");
   addNodeOption(record, config.session.node);
   record->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
+  addDrainTimeoutOption(record, config.server);
   record
       ->add_option("--max-body", config.relay.max_request_body,
                    "Largest request body in bytes (413 above)")

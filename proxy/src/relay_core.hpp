@@ -9,10 +9,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -135,6 +137,10 @@ beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::fl
 struct RelayedExchange : protocol::Exchange {
   bool committed = false;
   bool cut_mid_body = false;  ///< chaos' truncate: the client gets half of the agent's answer
+  /// The server cut it (Connection::cut): the drain ran out, or a second signal came.
+  bool cut_by_shutdown = false;
+  /// When it began by the steady clock: how long it ran, whatever the recorded clock did.
+  std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
   /// Where the answer carries an agent card to point at the relay, and the relay's URL.
   protocol::a2a::CardCarrier card = protocol::a2a::CardCarrier::None;
   std::string card_url;
@@ -270,6 +276,13 @@ class RelayCore {
     }
     if (body_ec) {
       exchange.request_body = std::move(parser.get().body());
+      if (client.cut) {
+        cutByShutdown(exchange, ExchangeOutcome::ClientAborted,
+                      "agentvcr stopped before the client had sent its whole request");
+        exchange.ended_ns = clock_();
+        co_await record(std::move(exchange));
+        co_return false;
+      }
       co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
       co_return false;
     }
@@ -519,6 +532,10 @@ class RelayCore {
   asio::awaitable<bool> forward(Client& client, Request& request, unsigned client_version,
                                 bool client_keep_alive, RelayedExchange& exchange) {
     for (int attempt = 0;; ++attempt) {
+      if (client.cut) {
+        // Cut before it reached the agent (during chaos' latency, say): it never will.
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       exchange.upstream_sent_ns = 0;  // a stale connection's write does not count
       bool reused = false;
       ConnectFailure failure;
@@ -530,6 +547,9 @@ class RelayCore {
         upstream = co_await pool_.connect(failure);
       }
       if (!upstream) {
+        if (client.cut) {
+          co_return co_await answerCut(client, exchange, client_version);
+        }
         if (failure.timed_out) {
           const LocalAnswer answer{.status = http::status::gateway_timeout,
                                    .outcome = ExchangeOutcome::UpstreamTimeout,
@@ -563,6 +583,9 @@ class RelayCore {
         ec = read_ec;
       }
       if (ec) {
+        if (client.cut) {
+          co_return co_await answerCut(client, exchange, client_version);
+        }
         if (reused && attempt == 0 && isStaleConnectionError(ec)) {
           continue;
         }
@@ -608,6 +631,9 @@ class RelayCore {
       ec = read_ec;
     }
     if (ec) {
+      if (client.cut) {
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
     }
@@ -636,6 +662,9 @@ class RelayCore {
       ec = read_ec;
     }
     if (ec) {
+      if (client.cut) {
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
     }
@@ -679,8 +708,7 @@ class RelayCore {
       pool_.release(std::move(upstream));
     }
     if (write_ec) {
-      exchange.outcome = ExchangeOutcome::ClientAborted;
-      exchange.error = "[proxy.client.gone] " + write_ec.message();
+      clientFailed(client, exchange, write_ec);
       co_return false;
     }
     co_return true;
@@ -717,8 +745,13 @@ class RelayCore {
         // read_some, not read: hand each piece to the client as soon as it arrives (SSE
         // events must not wait for the buffer to fill), and time each wait on its own.
         auto [ec, got] = co_await readPiece(*upstream, parser, chunk, event_stream, exchange);
+        // The client already has the status line: all we can do is cut its connection.
+        if (client.cut) {
+          cutByShutdown(exchange, ExchangeOutcome::UpstreamTimeout,
+                        "agentvcr stopped before the agent had sent its whole answer");
+          co_return false;
+        }
         if (ec) {
-          // The client already has the status line: all we can do is cut its connection.
           exchange.outcome = ec == beast::error::timeout ? ExchangeOutcome::UpstreamTimeout
                                                          : ExchangeOutcome::UpstreamError;
           exchange.error = "[proxy.upstream.broken_body] " + ec.message();
@@ -738,8 +771,7 @@ class RelayCore {
       expiresAfter(client.stream, options_->client_io_timeout);
       auto [write_ec, written] = co_await http::async_write(client.stream, serializer, kUseTuple);
       if (write_ec && write_ec != http::error::need_buffer) {
-        exchange.outcome = ExchangeOutcome::ClientAborted;
-        exchange.error = "[proxy.client.gone] " + write_ec.message();
+        clientFailed(client, exchange, write_ec);
         co_return false;
       }
       if (exchange.cut_mid_body && !exchange.response_body.empty() && !serializer.is_done()) {
@@ -831,6 +863,52 @@ class RelayCore {
     co_return co_await answerLocally(client, exchange, answer);
   }
 
+  /// The server cut the exchange before the agent had answered (Connection::cut): the client
+  /// gets a 503 that says so, and the connection closes. The agent may have run the request:
+  /// the record keeps it.
+  asio::awaitable<bool> answerCut(Client& client, RelayedExchange& exchange, unsigned version) {
+    const LocalAnswer answer{.status = http::status::service_unavailable,
+                             .outcome = ExchangeOutcome::UpstreamTimeout,
+                             .id = "proxy.shutdown",
+                             .message = "agentvcr stopped before the agent had answered",
+                             .version = version,
+                             .keep_alive = false};
+    exchange.cut_by_shutdown = true;
+    co_return co_await answerLocally(client, exchange, answer);
+  }
+
+  /// Notes that the server cut the exchange where the client cannot be told any more.
+  static void cutByShutdown(RelayedExchange& exchange, ExchangeOutcome outcome,
+                            std::string_view what) {
+    exchange.cut_by_shutdown = true;
+    exchange.outcome = outcome;
+    exchange.error = "[proxy.shutdown] " + std::string(what);
+  }
+
+  /// Writing the answer to the client failed: it went away, or the server cut it meanwhile.
+  static void clientFailed(const Client& client, RelayedExchange& exchange,
+                           const beast::error_code& ec) {
+    if (client.cut) {
+      cutByShutdown(exchange, ExchangeOutcome::ClientAborted,
+                    "agentvcr stopped before the client had read the whole answer");
+      return;
+    }
+    exchange.outcome = ExchangeOutcome::ClientAborted;
+    exchange.error = "[proxy.client.gone] " + ec.message();
+  }
+
+  /// Names a cut exchange on stderr: whoever stopped agentvcr learns which call it cut, and
+  /// finds it in the archive with its error.
+  static void logCut(const RelayedExchange& exchange) {
+    const auto ran = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - exchange.began);
+    std::ostringstream line;
+    line << exchange.error << ": " << exchange.method << " " << exchange.target << " from "
+         << exchange.client_address << ", cut after " << std::fixed << std::setprecision(1)
+         << static_cast<double>(ran.count()) / 1000.0 << " s\n";
+    std::cerr << line.str();
+  }
+
   /// Answers the client without the upstream and notes why in the exchange. Callers name the
   /// answer before the co_await: GCC 12 destroys a braced temporary in a co_await expression
   /// twice.
@@ -879,6 +957,9 @@ class RelayCore {
   /// queue is full this connection waits (without blocking the worker) before it reads its
   /// next request: back-pressure, never a silent drop.
   asio::awaitable<void> record(RelayedExchange exchange) {
+    if (exchange.cut_by_shutdown) {
+      logCut(exchange);
+    }
     if (options_->metrics) {
       options_->metrics->observeRelayed(exchange);
     }
