@@ -131,8 +131,12 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     bindText(insert, ":node", node);
     bindOptText(insert, ":recorder_version", session.recorder_version);
     bindOptText(insert, ":derived_from", session.derived_from);
+    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
+    // Claimed before the row is committed: whoever reads the session sees its recorder's lock.
+    session_lock_ = std::make_unique<SessionLock>(path, session_id_);
+    tx.commit();
     ended_ns_ = session.ended_ns;
     st_ = std::make_unique<Statements>(db_);
     packer_ = std::make_unique<DictionaryPacker>(db_);

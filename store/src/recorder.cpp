@@ -21,7 +21,6 @@
 #include "archive_writer.hpp"
 #include "decode_ahead.hpp"
 #include "index_handoff.hpp"
-#include "session_lock.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
@@ -91,8 +90,6 @@ class Recorder::Impl {
     checkpointer_ = std::make_unique<detail::WalCheckpointer>(path, *db_, options_.busy_timeout);
     writer_ = std::make_unique<detail::ArchiveWriter>(*db_, path, session, options_);
     session_id_ = writer_->sessionId();
-    // Held while the session may still change: `agentvcr reindex` refuses it meanwhile.
-    session_lock_ = std::make_unique<detail::SessionLock>(path, session_id_);
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
     handoff_ = std::make_unique<detail::IndexHandoff>(options_.index_memory_capacity,
                                                       options_.index_memory_byte_limit,
@@ -191,10 +188,10 @@ class Recorder::Impl {
     decode_ahead_.reset();
     handoff_.reset();
     indexer_.reset();
+    // Lets the session's lock go: its end is committed, and `agentvcr reindex` may take it.
     writer_.reset();
     checkpointer_.reset();
-    db_.reset();            // checkpoints the WAL when it is the last connection
-    session_lock_.reset();  // the session is final: `agentvcr reindex` may take it
+    db_.reset();  // checkpoints the WAL when it is the last connection
   }
 
   RecorderStats stats() const {
@@ -629,7 +626,6 @@ class Recorder::Impl {
 
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
-  std::unique_ptr<detail::SessionLock> session_lock_;  // released by close(), after the writes
   // Declared before the threads' state they serve; close() resets them in reverse order.
   std::unique_ptr<SQLite::Database> db_;
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
