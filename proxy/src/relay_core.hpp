@@ -291,7 +291,7 @@ class RelayCore {
     Request request = parser.release();
     noteCard(request, exchange);
     const protocol::ChaosDecision chaos = decideChaos(request);
-    const bool scope_named_well = takeScope(request);
+    const std::optional<std::string> scope_refused = takeScope(request);
     stripHopByHop(request.base());
     request.set(http::field::host, options_->upstream.authority());
     if (!options_->upstream.base_path.empty()) {
@@ -307,15 +307,14 @@ class RelayCore {
       exchange.request_body = request.body();  // the record is written before forward returns
     }
     bool keep_open = false;
-    if (scope_named_well) {
+    if (!scope_refused) {
       keep_open =
           co_await answer(client, request, chaos, client_version, client_keep_alive, exchange);
     } else {
       const LocalAnswer refusal{.status = http::status::bad_request,
                                 .outcome = ExchangeOutcome::RequestRejected,
                                 .id = "proxy.request.bad_scope",
-                                .message = std::string(protocol::kScopeHeader) + ": " +
-                                           std::string(protocol::kScopeNameRule),
+                                .message = *scope_refused,
                                 .version = client_version,
                                 .keep_alive = client_keep_alive};
       keep_open = co_await answerLocally(client, exchange, refusal);
@@ -423,22 +422,28 @@ class RelayCore {
       forced = header->value();
     }
     protocol::ChaosDecision decision =
-        chaos_->decide({request.method_string(), request.target(), request.body(), forced});
+        chaos_->decide({request.method_string(), request.target(), request.body(), forced,
+                        request.count(protocol::kChaosHeader) > 1});
     request.erase(protocol::kChaosHeader);
     return decision;
   }
 
-  /// Whether `request`'s replay scope, if it names one, is well named. The scope is kept in the
-  /// recorded request headers, for replay (docs/replay.md, "Scopes"), and removed here: it is
-  /// the caller's word to agentvcr, never the agent's.
-  static bool takeScope(Request& request) {
+  /// Why `request`'s replay scope is refused, if it is: named badly, or named twice. The scope is
+  /// kept in the recorded request headers, for replay (docs/replay.md, "Scopes"), and removed
+  /// here, every copy of it: it is the caller's word to agentvcr, never the agent's.
+  static std::optional<std::string> takeScope(Request& request) {
     const auto header = request.find(protocol::kScopeHeader);
     if (header == request.end()) {
-      return true;
+      return std::nullopt;
     }
-    const bool named_well = protocol::isScopeName(header->value());
+    std::optional<std::string> refused;
+    if (request.count(protocol::kScopeHeader) > 1) {
+      refused = std::string(protocol::kOneScopeRule);
+    } else if (!protocol::isScopeName(header->value())) {
+      refused = std::string(protocol::kScopeHeader) + ": " + std::string(protocol::kScopeNameRule);
+    }
     request.erase(protocol::kScopeHeader);
-    return named_well;
+    return refused;
   }
 
   /// Notes whether the answer to `request` will carry an agent card to point at the relay and,

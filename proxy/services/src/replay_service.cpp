@@ -142,7 +142,9 @@ protocol::HttpReply ReplayService::answer(const protocol::HttpRequest& request) 
           protocol::findHeader(request.headers, protocol::kChaosHeader)) {
     forced = header->value;
   }
-  const protocol::ChaosCall call{request.method, request.target, request.body, forced};
+  const protocol::ChaosCall call{
+      request.method, request.target, request.body, forced,
+      protocol::headerCount(request.headers, protocol::kChaosHeader) > 1};
   const protocol::ChaosDecision chaos = config_.chaos->decide(call);
   if (chaos.refusal) {
     return *chaos.refusal;
