@@ -167,6 +167,16 @@ void addNodeOption(CLI::App* subcommand, std::string& node) {
                          "Node the recorded session names as its origin (default: host name)");
 }
 
+void addDrainTimeoutOption(CLI::App* subcommand, proxy::ServerOptions& server) {
+  subcommand
+      ->add_option_function<int>(
+          "--drain-timeout",
+          [&server](int seconds) { server.drain_timeout = std::chrono::seconds(seconds); },
+          "Once signalled, seconds to let exchanges in progress finish before cutting them "
+          "(default 10; a second signal cuts at once)")
+      ->check(CLI::Range(0, 86400));
+}
+
 void addChaosSpecOption(CLI::App* subcommand, std::string& spec_text) {
   const CLI::Validator spec(
       [](const std::string& text) {

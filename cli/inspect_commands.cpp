@@ -31,9 +31,10 @@ std::string utcTime(std::int64_t ns) {
   return text.str();
 }
 
+/// How long from `from_ns` to `to_ns`; "-" when the end never came or was never measured.
 std::string duration(std::int64_t from_ns, std::optional<std::int64_t> to_ns) {
   if (!to_ns) {
-    return "running";
+    return "-";
   }
   std::ostringstream text;
   const double seconds = static_cast<double>(*to_ns - from_ns) / 1e9;
@@ -319,13 +320,15 @@ void printSessions(const std::vector<store::SessionRow>& sessions, std::ostream&
   for (const auto& session : sessions) {
     const std::string agent =
         session.agent_id ? *session.agent_id + " " + session.agent_version.value_or("") : "-";
-    rows.push_back(
-        {session.id != 0 ? std::to_string(session.id) : "-", store::shortUuid(session.uuid),
-         oneLine(session.node, 13), oneLine(session.name, 15), session.mode,
-         oneLine(session.upstream, 29), oneLine(agent, 33), utcTime(session.started_ns),
-         duration(session.started_ns, session.ended_ns), std::to_string(session.exchange_count),
-         std::to_string(session.step_count), std::to_string(session.conversation_count),
-         std::to_string(session.failed_exchange_count + session.error_candidate_count)});
+    rows.push_back({session.id != 0 ? std::to_string(session.id) : "-",
+                    store::shortUuid(session.uuid), oneLine(session.node, 13),
+                    oneLine(session.name, 15), session.mode, oneLine(session.upstream, 29),
+                    oneLine(agent, 33), utcTime(session.started_ns),
+                    session.ended_ns ? duration(session.started_ns, session.ended_ns)
+                                     : store::sessionStateName(session.state),
+                    std::to_string(session.exchange_count), std::to_string(session.step_count),
+                    std::to_string(session.conversation_count),
+                    std::to_string(session.failed_exchange_count + session.error_candidate_count)});
   }
   printTable({"ID", "UUID", "NODE", "NAME", "MODE", "UPSTREAM", "AGENT", "STARTED (UTC)",
               "DURATION", "EXCH", "STEPS", "CONV", "FAILED"},

@@ -62,8 +62,9 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  stop_signals.wait();
-  service.stop();
+  drainAfterSignal(
+      stop_signals, stop_signals.wait(), out, "mock a2a", command.server.drain_timeout,
+      [&] { service.stop(); }, [&] { service.cutNow(); });
   return kExitOk;
 }
 
@@ -180,6 +181,7 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
   a2a->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   a2a->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addDrainTimeoutOption(a2a, command->server);
   addMetricsListenOption(a2a, command->metrics_listen);
   a2a->add_option("--public-url", command->config.public_url,
                   "The card's url (default: the listening address and endpoint path)");

@@ -24,8 +24,9 @@ int runMockMagma(const MockMagmaCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  stop_signals.wait();
-  server.stop();
+  drainAfterSignal(
+      stop_signals, stop_signals.wait(), out, "mock magma", command.server.drain_timeout,
+      [&] { server.stop(); }, [&] { server.cutNow(); });
   return kExitOk;
 }
 
@@ -36,6 +37,7 @@ Registration<MockMagmaCommand> registerMockMagma(CLI::App& mock, Invocation& inv
   magma->add_option("--script", command->script_path, "Script file (JSON)")->required();
   magma->add_option("--listen", *listen, "Address to listen on")->capture_default_str();
   magma->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addDrainTimeoutOption(magma, command->server);
   addMetricsListenOption(magma, command->metrics_listen);
   runWhenParsed<MockMagmaCommand>(
       magma, invocation, "mock magma", command,

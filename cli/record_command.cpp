@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include <ostream>
 #include <thread>
 
+#include "agentvcr/cli/clock_steps.hpp"
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/metrics_serving.hpp"
 #include "agentvcr/cli/otlp_options.hpp"
@@ -81,6 +83,11 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   StopSignals stop_signals;
   MetricsServing metrics(command.metrics_listen);
   proxy::RecordingProxyConfig config = command.config;
+  if (const char* steps = std::getenv(kClockStepsVariable)) {
+    config.recorder.clock = steppedClock(parseClockSteps(steps));
+    out << "agentvcr record: the recorded clock steps as " << kClockStepsVariable << " says ("
+        << steps << "), for tests" << std::endl;
+  }
   if (const auto& traffic = metrics.traffic()) {
     config.relay.metrics = traffic;
     config.recorder.on_a2a_call = [traffic](const protocol::a2a::Call& call) {
@@ -124,9 +131,9 @@ int runRecord(const RecordCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  int signal = stop_signals.wait();
-  out << "agentvcr record: signal " << signal << ", draining" << std::endl;
-  recording.stop();
+  drainAfterSignal(
+      stop_signals, stop_signals.wait(), out, "record", command.config.server.drain_timeout,
+      [&] { recording.stop(); }, [&] { recording.cutNow(); });
   if (shipping) {
     shipping->finish(command.ship_drain);
     const fleet::ShipStats stats = shipping->follower().stats();
@@ -211,6 +218,7 @@ Registration<RecordCommand> registerRecord(CLI::App& app, Invocation& invocation
   record->add_option("--session", config.session.name, "Session name");
   addNodeOption(record, config.session.node);
   record->add_option("--threads", config.server.threads, "Worker threads")->capture_default_str();
+  addDrainTimeoutOption(record, config.server);
   record
       ->add_option("--max-body", config.relay.max_request_body,
                    "Largest request body in bytes (413 above)")

@@ -36,8 +36,9 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
-  stop_signals.wait();
-  service.stop();
+  drainAfterSignal(
+      stop_signals, stop_signals.wait(), out, "replay", command.config.server.drain_timeout,
+      [&] { service.stop(); }, [&] { service.cutNow(); });
   const replay::ReplayStats stats = replayer.stats();
   out << "agentvcr replay: " << stats.requests << " requests, " << stats.hits << " hits, "
       << stats.misses << " misses, " << stats.forwarded << " forwarded" << std::endl;
@@ -142,6 +143,7 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
   replay->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   replay->add_option("--ready-file", command->ready_file, "Write the URL here once ready");
+  addDrainTimeoutOption(replay, command->config.server);
   addMetricsListenOption(replay, command->metrics_listen);
   replay->add_option("--miss-log", args->miss_log,
                      "Also append each miss to this file, one JSON object per line");

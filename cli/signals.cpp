@@ -1,6 +1,9 @@
 #include "agentvcr/cli/signals.hpp"
 
 #include <csignal>
+#include <exception>
+#include <ostream>
+#include <thread>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -42,6 +45,40 @@ int StopSignals::wait() {
 
 void StopSignals::interrupt() {
   impl_->interrupt();
+}
+
+void StopSignals::whileStopping(const std::function<void()>& stop,
+                                const std::function<void(int)>& hurry) {
+  std::thread second([&] {
+    if (const int signal = wait(); signal != 0) {
+      hurry(signal);
+    }
+  });
+  std::exception_ptr failed;
+  try {
+    stop();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  interrupt();
+  second.join();
+  if (failed) {
+    std::rethrow_exception(failed);
+  }
+}
+
+void drainAfterSignal(StopSignals& signals, int signal, std::ostream& out, std::string_view command,
+                      std::chrono::milliseconds drain, const std::function<void()>& stop,
+                      const std::function<void()>& cut_now) {
+  out << "agentvcr " << command << ": signal " << signal << ", draining for up to "
+      << std::chrono::duration_cast<std::chrono::seconds>(drain).count()
+      << " s (another signal stops at once)" << std::endl;
+  // `out` is written from the second thread only while this one waits in `stop`.
+  signals.whileStopping(stop, [&](int again) {
+    out << "agentvcr " << command << ": signal " << again
+        << " again, stopping now: exchanges still in progress are cut" << std::endl;
+    cut_now();
+  });
 }
 
 }  // namespace agentvcr::cli

@@ -1,5 +1,10 @@
 #include "agentvcr/net/http_client.hpp"
 
+#include <atomic>
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include "agentvcr/net/asio.hpp"
@@ -34,13 +39,30 @@ class HttpClient::Impl {
   }
 
   ClientResponse send(http::request<http::string_body> request) {
+    if (aborted_) {
+      throw ClientError(abortedText());
+    }
+    // The future takes the exchange's result; the slot, abort()'s cancellation.
     auto future =
         tls_context_
-            ? asio::co_spawn(io_, exchange(tls_stream_, std::move(request)), asio::use_future)
-            : asio::co_spawn(io_, exchange(plain_stream_, std::move(request)), asio::use_future);
+            ? asio::co_spawn(io_, exchange(tls_stream_, std::move(request)), abortableFuture())
+            : asio::co_spawn(io_, exchange(plain_stream_, std::move(request)), abortableFuture());
     io_.restart();
     io_.run();
-    return future.get();
+    try {
+      return future.get();
+    } catch (...) {
+      if (aborted_) {
+        throw ClientError(abortedText());  // however the cut operation reported it
+      }
+      throw;
+    }
+  }
+
+  /// From any thread: the signal is emitted on the thread that runs the exchange.
+  void abort() {
+    aborted_ = true;
+    asio::post(io_, [this] { abort_signal_.emit(asio::cancellation_type::terminal); });
   }
 
   /// The Host header's value.
@@ -50,6 +72,12 @@ class HttpClient::Impl {
 
  private:
   std::string authority() const { return url_.host + ":" + std::to_string(url_.port); }
+
+  asio::cancellation_slot_binder<asio::use_future_t<>, asio::cancellation_slot> abortableFuture() {
+    return asio::bind_cancellation_slot(abort_signal_.slot(), asio::use_future);
+  }
+
+  std::string abortedText() const { return "the exchange with " + authority() + " was aborted"; }
 
   template <class Stream>
   asio::awaitable<ClientResponse> exchange(std::unique_ptr<Stream>& stream,
@@ -81,7 +109,7 @@ class HttpClient::Impl {
       if (ec) {
         stream.reset();
         buffer_.clear();
-        if (!fresh && attempt == 0 && ec != beast::error::timeout) {
+        if (!fresh && attempt == 0 && ec != beast::error::timeout && !aborted_) {
           continue;
         }
         throw ClientError(std::string(request.method_string()) + " " +
@@ -139,6 +167,8 @@ class HttpClient::Impl {
   std::unique_ptr<beast::tcp_stream> plain_stream_;
   std::unique_ptr<TlsStream> tls_stream_;
   beast::flat_buffer buffer_;
+  std::atomic<bool> aborted_{false};
+  asio::cancellation_signal abort_signal_;  ///< touched on the thread that runs io_ only
 };
 
 HttpClient::HttpClient(std::string host, std::uint16_t port, std::chrono::milliseconds timeout)
@@ -171,6 +201,10 @@ ClientResponse HttpClient::send(const std::string& method, const std::string& ta
 
 ClientResponse HttpClient::postJson(const std::string& target, const std::string& body) {
   return send("POST", target, body, {{"Content-Type", "application/json"}});
+}
+
+void HttpClient::abort() {
+  impl_->abort();
 }
 
 }  // namespace agentvcr::net

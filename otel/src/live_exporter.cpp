@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "agentvcr/otel/span_tree.hpp"
-#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/store/feed_follower.hpp"
 #include "export_positions.hpp"
 
@@ -27,10 +26,13 @@ struct SessionState {
   Attributes resource;
 };
 
-/// A conversation whose root span is not sent yet.
+/// A conversation whose root span is not sent yet, and when it was last seen to grow: its idle
+/// time is the steady clock's, since the times recorded in it are the wall clock's, which may
+/// have stepped since.
 struct OpenConversation {
   std::string session_uuid;
   ConversationRoot root;
+  Clock::time_point grew = Clock::now();
 };
 
 }  // namespace
@@ -122,7 +124,7 @@ struct LiveExporter::Impl {
       // (before a restart) is not sent twice.
       for (ConversationRoot& root : spans.roots) {
         if (!sent.sent(session.uuid).roots.contains(root.number)) {
-          open[{session.uuid, root.number}] = {session.uuid, std::move(root)};
+          open[{session.uuid, root.number}] = {session.uuid, std::move(root), Clock::now()};
         }
       }
       if (batch.end != position) {
@@ -146,12 +148,11 @@ struct LiveExporter::Impl {
 
   /// Sends the roots of conversations idle for long enough, of ended sessions, or all of them.
   void closeConversations(bool all) {
-    const std::int64_t now = protocol::nowNs();
-    const std::int64_t idle_ns = std::chrono::nanoseconds(options.idle).count();
+    const Clock::time_point now = Clock::now();
     std::map<std::string, std::vector<std::pair<std::int64_t, Span>>> due;
     for (const auto& [key, conversation] : open) {
       const SessionState& state = sessions[conversation.session_uuid];
-      if (all || state.ended || now - conversation.root.last_ns >= idle_ns) {
+      if (all || state.ended || now - conversation.grew >= options.idle) {
         due[conversation.session_uuid].emplace_back(key.second, conversation.root.span);
       }
     }

@@ -247,6 +247,10 @@ ChaosDecision Chaos::decide(const ChaosCall& call) {
                                           " is honoured only when agentvcr runs with --chaos or "
                                           "--chaos-header");
     }
+    if (call.forced_twice) {
+      return refusal("chaos.repeated",
+                     std::string(kChaosHeader) + ": one fault per request, in one header");
+    }
     const std::optional<FaultKind> kind = faultFromName(trimBlanks(*call.forced));
     if (!kind) {
       return refusal("chaos.unknown_kind",

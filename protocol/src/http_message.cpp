@@ -55,6 +55,11 @@ std::string_view headerValue(const Headers& headers, std::string_view name) {
   return field ? std::string_view(field->value) : std::string_view();
 }
 
+std::size_t headerCount(const Headers& headers, std::string_view name) {
+  return static_cast<std::size_t>(std::ranges::count_if(
+      headers, [&](const HeaderField& field) { return equalsIgnoreCase(field.name, name); }));
+}
+
 std::string errorBody(std::string_view id, std::string_view message) {
   nlohmann::ordered_json body = {{"detail", message}, {"agentvcr_error", id}};
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

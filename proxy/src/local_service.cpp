@@ -2,6 +2,8 @@
 
 #include <span>
 
+#include <boost/asio/this_coro.hpp>
+
 #include "http_message.hpp"
 
 namespace agentvcr::proxy {
@@ -13,6 +15,8 @@ class LocalServiceHandler final : public ConnectionHandler {
       : handler_(std::move(handler)), options_(options) {}
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
+    // A cut (Connection::cut) ends a held or paced answer: the connection then closes.
+    co_await asio::this_coro::throw_if_cancelled(false);
     beast::flat_buffer buffer;
     buffer.reserve(kRequestBufferBytes);
     while (!connection->stopping) {
@@ -41,7 +45,7 @@ class LocalServiceHandler final : public ConnectionHandler {
         co_await timer.async_wait(kUseTuple);
       }
       bool written_whole = false;
-      if (answer.delivery == protocol::Delivery::CloseBeforeAnswer) {
+      if (answer.delivery == protocol::Delivery::CloseBeforeAnswer || connection->cut) {
         written_whole = false;
       } else if (answer.stream.empty()) {
         written_whole = co_await writeWhole(*connection, answer, request.version(), keep_alive);
@@ -93,6 +97,9 @@ class LocalServiceHandler final : public ConnectionHandler {
       if (piece.delay.count() > 0) {
         timer.expires_after(piece.delay);
         co_await timer.async_wait(kUseTuple);
+      }
+      if (connection.cut) {
+        co_return false;
       }
       if (piece.bytes.empty()) {
         continue;  // an empty chunk would end the body

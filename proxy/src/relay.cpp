@@ -3,6 +3,8 @@
 #include <memory>
 #include <string>
 
+#include <boost/asio/this_coro.hpp>
+
 #include "agentvcr/store/recorder.hpp"
 #include "relay_core.hpp"
 #include "upstream_pool.hpp"
@@ -23,9 +25,12 @@ class RelayHandler final : public ConnectionHandler {
                std::shared_ptr<asio::ssl::context> tls_context, store::Recorder& recorder,
                RelayCounters& counters)
       : pool_(io, options, std::move(tls_context)),
-        core_(io, options, pool_, recordInto(recorder), protocol::nowNs, counters) {}
+        core_(io, options, pool_, recordInto(recorder), recorder.clock(), counters) {}
 
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
+    // A cut (Connection::cut) ends the operation in progress; what follows it, the answer to
+    // the client and the record, must still run.
+    co_await asio::this_coro::throw_if_cancelled(false);
     beast::error_code ec;
     std::string client_address = endpointText(connection->stream.socket().remote_endpoint(ec));
     beast::flat_buffer buffer;

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -135,6 +137,10 @@ beast::error_code parseBuffered(http::parser<isRequest, Body>& parser, beast::fl
 struct RelayedExchange : protocol::Exchange {
   bool committed = false;
   bool cut_mid_body = false;  ///< chaos' truncate: the client gets half of the agent's answer
+  /// The server cut it (Connection::cut): the drain ran out, or a second signal came.
+  bool cut_by_shutdown = false;
+  /// When it began by the steady clock: how long it ran, whatever the recorded clock did.
+  std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
   /// Where the answer carries an agent card to point at the relay, and the relay's URL.
   protocol::a2a::CardCarrier card = protocol::a2a::CardCarrier::None;
   std::string card_url;
@@ -270,6 +276,13 @@ class RelayCore {
     }
     if (body_ec) {
       exchange.request_body = std::move(parser.get().body());
+      if (client.cut) {
+        cutByShutdown(exchange, ExchangeOutcome::ClientAborted,
+                      "agentvcr stopped before the client had sent its whole request");
+        exchange.ended_ns = clock_();
+        co_await record(std::move(exchange));
+        co_return false;
+      }
       co_await rejectIncompleteBody(client, body_ec, client_version, std::move(exchange));
       co_return false;
     }
@@ -278,7 +291,7 @@ class RelayCore {
     Request request = parser.release();
     noteCard(request, exchange);
     const protocol::ChaosDecision chaos = decideChaos(request);
-    const bool scope_named_well = takeScope(request);
+    const std::optional<std::string> scope_refused = takeScope(request);
     stripHopByHop(request.base());
     request.set(http::field::host, options_->upstream.authority());
     if (!options_->upstream.base_path.empty()) {
@@ -294,15 +307,14 @@ class RelayCore {
       exchange.request_body = request.body();  // the record is written before forward returns
     }
     bool keep_open = false;
-    if (scope_named_well) {
+    if (!scope_refused) {
       keep_open =
           co_await answer(client, request, chaos, client_version, client_keep_alive, exchange);
     } else {
       const LocalAnswer refusal{.status = http::status::bad_request,
                                 .outcome = ExchangeOutcome::RequestRejected,
                                 .id = "proxy.request.bad_scope",
-                                .message = std::string(protocol::kScopeHeader) + ": " +
-                                           std::string(protocol::kScopeNameRule),
+                                .message = *scope_refused,
                                 .version = client_version,
                                 .keep_alive = client_keep_alive};
       keep_open = co_await answerLocally(client, exchange, refusal);
@@ -410,22 +422,28 @@ class RelayCore {
       forced = header->value();
     }
     protocol::ChaosDecision decision =
-        chaos_->decide({request.method_string(), request.target(), request.body(), forced});
+        chaos_->decide({request.method_string(), request.target(), request.body(), forced,
+                        request.count(protocol::kChaosHeader) > 1});
     request.erase(protocol::kChaosHeader);
     return decision;
   }
 
-  /// Whether `request`'s replay scope, if it names one, is well named. The scope is kept in the
-  /// recorded request headers, for replay (docs/replay.md, "Scopes"), and removed here: it is
-  /// the caller's word to agentvcr, never the agent's.
-  static bool takeScope(Request& request) {
+  /// Why `request`'s replay scope is refused, if it is: named badly, or named twice. The scope is
+  /// kept in the recorded request headers, for replay (docs/replay.md, "Scopes"), and removed
+  /// here, every copy of it: it is the caller's word to agentvcr, never the agent's.
+  static std::optional<std::string> takeScope(Request& request) {
     const auto header = request.find(protocol::kScopeHeader);
     if (header == request.end()) {
-      return true;
+      return std::nullopt;
     }
-    const bool named_well = protocol::isScopeName(header->value());
+    std::optional<std::string> refused;
+    if (request.count(protocol::kScopeHeader) > 1) {
+      refused = std::string(protocol::kOneScopeRule);
+    } else if (!protocol::isScopeName(header->value())) {
+      refused = std::string(protocol::kScopeHeader) + ": " + std::string(protocol::kScopeNameRule);
+    }
     request.erase(protocol::kScopeHeader);
-    return named_well;
+    return refused;
   }
 
   /// Notes whether the answer to `request` will carry an agent card to point at the relay and,
@@ -519,6 +537,10 @@ class RelayCore {
   asio::awaitable<bool> forward(Client& client, Request& request, unsigned client_version,
                                 bool client_keep_alive, RelayedExchange& exchange) {
     for (int attempt = 0;; ++attempt) {
+      if (client.cut) {
+        // Cut before it reached the agent (during chaos' latency, say): it never will.
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       exchange.upstream_sent_ns = 0;  // a stale connection's write does not count
       bool reused = false;
       ConnectFailure failure;
@@ -530,6 +552,9 @@ class RelayCore {
         upstream = co_await pool_.connect(failure);
       }
       if (!upstream) {
+        if (client.cut) {
+          co_return co_await answerCut(client, exchange, client_version);
+        }
         if (failure.timed_out) {
           const LocalAnswer answer{.status = http::status::gateway_timeout,
                                    .outcome = ExchangeOutcome::UpstreamTimeout,
@@ -563,6 +588,9 @@ class RelayCore {
         ec = read_ec;
       }
       if (ec) {
+        if (client.cut) {
+          co_return co_await answerCut(client, exchange, client_version);
+        }
         if (reused && attempt == 0 && isStaleConnectionError(ec)) {
           continue;
         }
@@ -608,6 +636,9 @@ class RelayCore {
       ec = read_ec;
     }
     if (ec) {
+      if (client.cut) {
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
     }
@@ -636,6 +667,9 @@ class RelayCore {
       ec = read_ec;
     }
     if (ec) {
+      if (client.cut) {
+        co_return co_await answerCut(client, exchange, client_version);
+      }
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
     }
@@ -679,8 +713,7 @@ class RelayCore {
       pool_.release(std::move(upstream));
     }
     if (write_ec) {
-      exchange.outcome = ExchangeOutcome::ClientAborted;
-      exchange.error = "[proxy.client.gone] " + write_ec.message();
+      clientFailed(client, exchange, write_ec);
       co_return false;
     }
     co_return true;
@@ -717,8 +750,13 @@ class RelayCore {
         // read_some, not read: hand each piece to the client as soon as it arrives (SSE
         // events must not wait for the buffer to fill), and time each wait on its own.
         auto [ec, got] = co_await readPiece(*upstream, parser, chunk, event_stream, exchange);
+        // The client already has the status line: all we can do is cut its connection.
+        if (client.cut) {
+          cutByShutdown(exchange, ExchangeOutcome::UpstreamTimeout,
+                        "agentvcr stopped before the agent had sent its whole answer");
+          co_return false;
+        }
         if (ec) {
-          // The client already has the status line: all we can do is cut its connection.
           exchange.outcome = ec == beast::error::timeout ? ExchangeOutcome::UpstreamTimeout
                                                          : ExchangeOutcome::UpstreamError;
           exchange.error = "[proxy.upstream.broken_body] " + ec.message();
@@ -738,8 +776,7 @@ class RelayCore {
       expiresAfter(client.stream, options_->client_io_timeout);
       auto [write_ec, written] = co_await http::async_write(client.stream, serializer, kUseTuple);
       if (write_ec && write_ec != http::error::need_buffer) {
-        exchange.outcome = ExchangeOutcome::ClientAborted;
-        exchange.error = "[proxy.client.gone] " + write_ec.message();
+        clientFailed(client, exchange, write_ec);
         co_return false;
       }
       if (exchange.cut_mid_body && !exchange.response_body.empty() && !serializer.is_done()) {
@@ -831,6 +868,52 @@ class RelayCore {
     co_return co_await answerLocally(client, exchange, answer);
   }
 
+  /// The server cut the exchange before the agent had answered (Connection::cut): the client
+  /// gets a 503 that says so, and the connection closes. The agent may have run the request:
+  /// the record keeps it.
+  asio::awaitable<bool> answerCut(Client& client, RelayedExchange& exchange, unsigned version) {
+    const LocalAnswer answer{.status = http::status::service_unavailable,
+                             .outcome = ExchangeOutcome::UpstreamTimeout,
+                             .id = "proxy.shutdown",
+                             .message = "agentvcr stopped before the agent had answered",
+                             .version = version,
+                             .keep_alive = false};
+    exchange.cut_by_shutdown = true;
+    co_return co_await answerLocally(client, exchange, answer);
+  }
+
+  /// Notes that the server cut the exchange where the client cannot be told any more.
+  static void cutByShutdown(RelayedExchange& exchange, ExchangeOutcome outcome,
+                            std::string_view what) {
+    exchange.cut_by_shutdown = true;
+    exchange.outcome = outcome;
+    exchange.error = "[proxy.shutdown] " + std::string(what);
+  }
+
+  /// Writing the answer to the client failed: it went away, or the server cut it meanwhile.
+  static void clientFailed(const Client& client, RelayedExchange& exchange,
+                           const beast::error_code& ec) {
+    if (client.cut) {
+      cutByShutdown(exchange, ExchangeOutcome::ClientAborted,
+                    "agentvcr stopped before the client had read the whole answer");
+      return;
+    }
+    exchange.outcome = ExchangeOutcome::ClientAborted;
+    exchange.error = "[proxy.client.gone] " + ec.message();
+  }
+
+  /// Names a cut exchange on stderr: whoever stopped agentvcr learns which call it cut, and
+  /// finds it in the archive with its error.
+  static void logCut(const RelayedExchange& exchange) {
+    const auto ran = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - exchange.began);
+    std::ostringstream line;
+    line << exchange.error << ": " << exchange.method << " " << exchange.target << " from "
+         << exchange.client_address << ", cut after " << std::fixed << std::setprecision(1)
+         << static_cast<double>(ran.count()) / 1000.0 << " s\n";
+    std::cerr << line.str();
+  }
+
   /// Answers the client without the upstream and notes why in the exchange. Callers name the
   /// answer before the co_await: GCC 12 destroys a braced temporary in a co_await expression
   /// twice.
@@ -879,6 +962,9 @@ class RelayCore {
   /// queue is full this connection waits (without blocking the worker) before it reads its
   /// next request: back-pressure, never a silent drop.
   asio::awaitable<void> record(RelayedExchange exchange) {
+    if (exchange.cut_by_shutdown) {
+      logCut(exchange);
+    }
     if (options_->metrics) {
       options_->metrics->observeRelayed(exchange);
     }

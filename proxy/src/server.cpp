@@ -6,9 +6,18 @@
 #include <thread>
 #include <vector>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+
 #include "agentvcr/proxy/connection.hpp"
 
 namespace agentvcr::proxy {
+namespace {
+
+/// How long cut exchanges have to end once cut: answering a client and handing a record over
+/// take milliseconds, unless the client stopped reading.
+constexpr std::chrono::milliseconds kCutGrace{2000};
+
+}  // namespace
 
 /// The server behind its interface: workers, the acceptor and the threads.
 class Server::Impl {
@@ -23,6 +32,8 @@ class Server::Impl {
   void start();
   void stop();
 
+  void cutNow() { cut_now_ = true; }
+
  private:
   class Worker;
 
@@ -34,6 +45,7 @@ class Server::Impl {
   net::HostPort endpoint_;
   std::vector<std::thread> threads_;
   std::atomic<std::size_t> open_connections_{0};
+  std::atomic<bool> cut_now_{false};  ///< cutNow(): the drain ends at once
   bool started_ = false;
   bool stopped_ = false;
   bool accepting_ = true;  ///< touched on the first worker's thread only
@@ -62,14 +74,19 @@ class Server::Impl::Worker {
     auto connection = std::make_shared<Connection>(std::move(socket));
     connection->stopping = stopping_;
     connections_.push_back(connection);
-    asio::co_spawn(io_, handler_->serve(std::move(connection)),
-                   [this](const std::exception_ptr& error) {
-                     if (error) {
-                       // Handlers must not throw; if one did, only its connection is lost.
-                       std::cerr << "[proxy.connection] handler failed\n";
-                     }
-                     --server_.open_connections_;
-                   });
+    // The completion handler keeps the connection, and so its cut signal, alive until the
+    // coroutine bound to the signal has ended.
+    asio::co_spawn(
+        io_, handler_->serve(connection),
+        asio::bind_cancellation_slot(connection->cut_signal.slot(),
+                                     [this, connection](const std::exception_ptr& error) {
+                                       if (error) {
+                                         // Handlers must not throw; if one did, only its connection
+                                         // is lost.
+                                         std::cerr << "[proxy.connection] handler failed\n";
+                                       }
+                                       --server_.open_connections_;
+                                     }));
   }
 
   /// Asks the worker to close idle connections; busy ones finish their exchange and return.
@@ -86,10 +103,28 @@ class Server::Impl::Worker {
     });
   }
 
-  /// Closes whatever is still open after the drain timeout.
+  /// Cuts the exchanges still in progress after the drain: their handlers end them at once
+  /// and record them as cut.
+  void cutBusy() {
+    asio::post(io_, [this] {
+      forEachConnection([](Connection& connection) {
+        if (connection.busy && !connection.cut) {
+          connection.cut = true;
+          connection.cut_signal.emit(asio::cancellation_type::terminal);
+        }
+      });
+    });
+  }
+
+  /// Closes whatever is still open once the cut exchanges had their moment. A cut exchange
+  /// still in progress is cut again: the first cut may have fallen between two of its
+  /// operations, and it must not go on waiting for its agent.
   void forceStop() {
     asio::post(io_, [this] {
       forEachConnection([](Connection& connection) {
+        if (connection.cut) {
+          connection.cut_signal.emit(asio::cancellation_type::terminal);
+        }
         beast::error_code ignored;
         connection.stream.socket().close(ignored);
       });
@@ -189,17 +224,26 @@ void Server::Impl::stop() {
   for (auto& worker : workers_) {
     worker->beginStop();
   }
-  auto wait_until_closed = [this](std::chrono::milliseconds limit) {
+  auto wait_until_closed = [this](std::chrono::milliseconds limit, bool until_cut_now) {
     auto deadline = std::chrono::steady_clock::now() + limit;
-    while (open_connections_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    while (open_connections_.load() > 0 && std::chrono::steady_clock::now() < deadline &&
+           !(until_cut_now && cut_now_.load())) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   };
-  wait_until_closed(options_.drain_timeout);
+  wait_until_closed(options_.drain_timeout, true);
+  if (options_.on_cut) {
+    options_.on_cut();
+  }
+  for (auto& worker : workers_) {
+    worker->cutBusy();
+  }
+  // A cut exchange answers its client, if it still can, and hands its record over.
+  wait_until_closed(kCutGrace, false);
   for (auto& worker : workers_) {
     worker->forceStop();
   }
-  wait_until_closed(std::chrono::milliseconds(1000));
+  wait_until_closed(std::chrono::milliseconds(1000), false);
   for (auto& worker : workers_) {
     worker->stopLoop();
   }
@@ -224,6 +268,10 @@ void Server::start() {
 
 void Server::stop() {
   impl_->stop();
+}
+
+void Server::cutNow() {
+  impl_->cutNow();
 }
 
 std::size_t Server::openConnections() const {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,19 +37,20 @@ constexpr std::string_view kRewindPath = "/_agentvcr/replay/rewind";
 /// Scopes live at once, each holding a cursor per input it asked: bounded, as callers name them.
 constexpr std::size_t kMaxScopes = 256;
 
-/// The value of `name` in the query of `target`, as written; empty when it is not there.
-std::optional<std::string_view> queryValue(std::string_view target, std::string_view name) {
+/// Every value of `name` in the query of `target`, as written, in order.
+std::vector<std::string_view> queryValues(std::string_view target, std::string_view name) {
+  std::vector<std::string_view> values;
   const std::size_t question = target.find('?');
   std::string_view query = question == std::string_view::npos ? "" : target.substr(question + 1);
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
     if (pair.starts_with(name) && pair.size() > name.size() && pair[name.size()] == '=') {
-      return pair.substr(name.size() + 1);
+      values.push_back(pair.substr(name.size() + 1));
     }
     query = amp == std::string_view::npos ? "" : query.substr(amp + 1);
   }
-  return std::nullopt;
+  return values;
 }
 
 bool isCoachingPath(const std::string& path) {
@@ -171,6 +173,13 @@ class Replayer::Impl {
     if (named == nullptr) {
       return count(request, route(request, forward, {}));
     }
+    if (protocol::headerCount(request.headers, protocol::kScopeHeader) > 1) {
+      // Which one is meant cannot be known, and the other would reach a live agent.
+      ReplayOutcome outcome;
+      outcome.reply =
+          detail::jsonReply(400, protocol::detailBody(std::string(protocol::kOneScopeRule)));
+      return outcome;
+    }
     if (const std::optional<std::string> refused = admitScope(named->value)) {
       ReplayOutcome outcome;
       outcome.reply = detail::jsonReply(400, protocol::detailBody(*refused));
@@ -251,12 +260,14 @@ class Replayer::Impl {
     if (path == kStatusPath && request.method == "GET") {
       outcome.reply = detail::jsonReply(200, statusBody());
     } else if (path == kRewindPath && request.method == "POST") {
-      const std::optional<std::string_view> only = queryValue(request.target, "scope");
-      if (only && !protocol::isScopeName(*only)) {
+      const std::vector<std::string_view> named = queryValues(request.target, "scope");
+      if (named.size() > 1) {
+        outcome.reply = detail::jsonReply(400, protocol::detailBody("a rewind names one scope"));
+      } else if (!named.empty() && !protocol::isScopeName(named.front())) {
         outcome.reply =
             detail::jsonReply(400, protocol::detailBody(std::string(protocol::kScopeNameRule)));
       } else {
-        rewind(only);
+        rewind(named.empty() ? std::nullopt : std::optional(named.front()));
         outcome.reply = detail::jsonReply(200, statusBody());
       }
     } else if (path == kRewindPath || path == "/health" || path == "/v1/info" ||

@@ -22,6 +22,7 @@
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "search.hpp"
+#include "session_lock.hpp"
 #include "sqlite_support.hpp"
 #include "step_link_reads.hpp"
 
@@ -378,8 +379,36 @@ ReplayMissRow readReplayMiss(const NamedColumns& c) {
 
 class ArchiveReader::Impl {
  public:
-  Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
-      : db(detail::openCurrentArchive(path, busy_timeout)) {}
+  Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
+      : path(archive_path), db(detail::openCurrentArchive(archive_path, busy_timeout)) {}
+
+  /// Sets `row.state`, asking the session's lock (session_lock.hpp) whether its recorder runs.
+  /// A recorder takes the lock before its session row is committed and lets it go after its
+  /// end is: a row read without an end whose lock is free is read again, since its recorder
+  /// may have closed in between, and only if it still has no end did its recorder die first.
+  void tellState(SessionRow& row) {
+    if (row.ended_ns) {
+      row.state = SessionState::Ended;
+      return;
+    }
+    const std::optional<bool> recorded = detail::sessionRecorded(path, row.id);
+    if (!recorded) {
+      row.state = SessionState::Unknown;
+      return;
+    }
+    if (*recorded) {
+      row.state = SessionState::Running;
+      return;
+    }
+    SQLite::Statement q(db, "SELECT ended_ns FROM sessions WHERE id = :id");
+    bindInt(q, ":id", row.id);
+    if (q.executeStep() && !q.getColumn(0).isNull()) {
+      row.ended_ns = q.getColumn(0).getInt64();
+      row.state = SessionState::Ended;
+      return;
+    }
+    row.state = SessionState::Interrupted;
+  }
 
   SQLite::Statement prepare(const std::string& sql) {
     try {
@@ -389,6 +418,7 @@ class ArchiveReader::Impl {
     }
   }
 
+  std::string path;
   SQLite::Database db;
   int version = kSchemaVersion;
   detail::DictionaryShelf bodies{db};
@@ -427,7 +457,11 @@ int ArchiveReader::schemaVersion() const {
 std::vector<SessionRow> ArchiveReader::sessions() const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " ORDER BY id");
-    return readAll<SessionRow>(q, readSession);
+    std::vector<SessionRow> sessions = readAll<SessionRow>(q, readSession);
+    for (SessionRow& session : sessions) {
+      impl_->tellState(session);
+    }
+    return sessions;
   });
 }
 
@@ -435,7 +469,11 @@ std::optional<SessionRow> ArchiveReader::session(std::int64_t id) const {
   return guarded([&] {
     SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " WHERE id = :id");
     bindInt(q, ":id", id);
-    return readOne<SessionRow>(q, readSession);
+    std::optional<SessionRow> session = readOne<SessionRow>(q, readSession);
+    if (session) {
+      impl_->tellState(*session);
+    }
+    return session;
   });
 }
 

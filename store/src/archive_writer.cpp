@@ -127,13 +127,17 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     bindText(insert, ":mode", session.mode);
     bindText(insert, ":upstream", session.upstream);
     bindText(insert, ":listen", session.listen);
-    bindInt(insert, ":started_ns", session.started_ns.value_or(protocol::nowNs()));
+    bindInt(insert, ":started_ns", session.started_ns.value_or(options.clock()));
     bindText(insert, ":uuid", uuid);
     bindText(insert, ":node", node);
     bindOptText(insert, ":recorder_version", session.recorder_version);
     bindOptText(insert, ":derived_from", session.derived_from);
+    SQLite::Transaction tx(db_, SQLite::TransactionBehavior::IMMEDIATE);
     insert.exec();
     session_id_ = db_.getLastInsertRowid();
+    // Claimed before the row is committed: whoever reads the session sees its recorder's lock.
+    session_lock_ = std::make_unique<SessionLock>(path, session_id_);
+    tx.commit();
     ended_ns_ = session.ended_ns;
     st_ = std::make_unique<Statements>(db_);
     packer_ = std::make_unique<DictionaryPacker>(db_);
@@ -340,7 +344,7 @@ void ArchiveWriter::writeReplayMiss(const ReplayMissRow& miss) {
 void ArchiveWriter::endSession() noexcept {
   try {
     SQLite::Statement s(db_, "UPDATE sessions SET ended_ns = :ended_ns WHERE id = :id");
-    bindInt(s, ":ended_ns", ended_ns_.value_or(protocol::nowNs()));
+    bindInt(s, ":ended_ns", ended_ns_.value_or(options_.clock()));
     bindInt(s, ":id", session_id_);
     s.exec();
   } catch (const std::exception& e) {

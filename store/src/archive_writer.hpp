@@ -18,6 +18,7 @@
 #include "agentvcr/store/recorder.hpp"
 #include "archive_indexer.hpp"
 #include "body_dictionaries.hpp"
+#include "session_lock.hpp"
 
 namespace agentvcr::store::detail {
 
@@ -58,7 +59,8 @@ SQLite::Database openWriterConnection(const std::string& path, const RecorderOpt
 /// Not thread-safe: whoever calls it holds the connection alone.
 class ArchiveWriter {
  public:
-  /// Inserts the session row. Throws std::runtime_error "[store.open]".
+  /// Inserts the session row and claims it (SessionLock) until destroyed. Throws
+  /// std::runtime_error "[store.open]", or "[store.lock]" when the claim cannot be taken.
   ArchiveWriter(SQLite::Database& db, const std::string& path, const SessionInfo& session,
                 const RecorderOptions& options);
   ~ArchiveWriter();
@@ -89,7 +91,8 @@ class ArchiveWriter {
   SQLite::Database& db_;
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
-  std::optional<std::int64_t> ended_ns_;  // SessionInfo::ended_ns: a copied session's end
+  std::optional<std::int64_t> ended_ns_;       // SessionInfo::ended_ns: a copied session's end
+  std::unique_ptr<SessionLock> session_lock_;  // the session is being recorded
   std::unique_ptr<Statements> st_;
   std::unique_ptr<DictionaryPacker> packer_;
   std::int64_t next_seq_ = 0;

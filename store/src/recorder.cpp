@@ -6,7 +6,6 @@
 #include <deque>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,19 +21,19 @@
 #include "archive_writer.hpp"
 #include "decode_ahead.hpp"
 #include "index_handoff.hpp"
-#include "session_lock.hpp"
 #include "wal_checkpointer.hpp"
 
 namespace agentvcr::store {
 
 using detail::QueueItem;
+using SteadyClock = std::chrono::steady_clock;
 
 namespace {
 
 /// How long after its request began an exchange may be numbered in a live capture, at the
 /// soonest: a request's start time is read just before it is marked in flight
 /// (Recorder::requestBegan), and one that began meanwhile must not be overtaken.
-constexpr std::int64_t kSettleNs = 10'000'000;
+constexpr std::chrono::milliseconds kSettle{10};
 
 /// Puts the batch's exchanges in the order their requests began, each in a slot an exchange
 /// held (RecorderOptions::live_order).
@@ -84,12 +83,13 @@ class Recorder::Impl {
       : options_(std::move(options)) {
     options_.max_batch = std::max<std::size_t>(options_.max_batch, 1);
     options_.queue_capacity = std::max<std::size_t>(options_.queue_capacity, 1);
+    if (!options_.clock) {
+      options_.clock = protocol::nowNs;
+    }
     db_ = std::make_unique<SQLite::Database>(detail::openWriterConnection(path, options_));
     checkpointer_ = std::make_unique<detail::WalCheckpointer>(path, *db_, options_.busy_timeout);
     writer_ = std::make_unique<detail::ArchiveWriter>(*db_, path, session, options_);
     session_id_ = writer_->sessionId();
-    // Held while the session may still change: `agentvcr reindex` refuses it meanwhile.
-    session_lock_ = std::make_unique<detail::SessionLock>(path, session_id_);
     indexer_ = std::make_unique<detail::ArchiveIndexer>(*db_, options_, session_id_);
     handoff_ = std::make_unique<detail::IndexHandoff>(options_.index_memory_capacity,
                                                       options_.index_memory_byte_limit,
@@ -110,16 +110,21 @@ class Recorder::Impl {
 
   bool liveOrder() const { return options_.live_order; }
 
-  void requestBegan(std::int64_t started_ns) {
+  const std::function<std::int64_t()>& clock() const { return options_.clock; }
+
+  /// Marks the request in flight and says when it began by the steady clock.
+  SteadyClock::time_point requestBegan(std::int64_t started_ns) {
+    const SteadyClock::time_point began = SteadyClock::now();
     std::lock_guard<std::mutex> lock(mutex_);
-    in_flight_.insert(started_ns);
+    in_flight_.insert({started_ns, began});
+    return began;
   }
 
-  void requestEnded(std::int64_t started_ns) noexcept {
+  void requestEnded(std::int64_t started_ns, SteadyClock::time_point began) noexcept {
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      const auto it = in_flight_.find(started_ns);
+      const auto it = in_flight_.find({started_ns, began});
       if (it == in_flight_.end()) {
         return;
       }
@@ -183,10 +188,10 @@ class Recorder::Impl {
     decode_ahead_.reset();
     handoff_.reset();
     indexer_.reset();
+    // Lets the session's lock go: its end is committed, and `agentvcr reindex` may take it.
     writer_.reset();
     checkpointer_.reset();
-    db_.reset();            // checkpoints the WAL when it is the last connection
-    session_lock_.reset();  // the session is final: `agentvcr reindex` may take it
+    db_.reset();  // checkpoints the WAL when it is the last connection
   }
 
   RecorderStats stats() const {
@@ -201,9 +206,9 @@ class Recorder::Impl {
     s.write_errors = write_errors_;
     s.batches = batches_;
     s.indexed = indexed_;
-    const auto now = std::chrono::steady_clock::now();
-    if (!queued_at_.empty()) {
-      s.capture_lag = now - queued_at_.front();
+    const auto now = SteadyClock::now();
+    if (!queue_.empty()) {
+      s.capture_lag = now - queue_.front().queued_at;
     }
     s.index_read_back = index_read_back_;
     s.unindexed = unindexed_;
@@ -214,17 +219,29 @@ class Recorder::Impl {
   }
 
  private:
-  /// Appends to the queue and notes when: every queue_ item has its queued_at_ entry, which the
-  /// capture thread pops with it. Holds mutex_.
+  /// Appends to the queue, noting when, and when an exchange's request began. Holds mutex_.
   void pushLocked(QueueItem item) {
-    queue_.push_back(std::move(item));
-    queued_at_.push_back(std::chrono::steady_clock::now());
+    const SteadyClock::time_point now = SteadyClock::now();
+    SteadyClock::time_point began = now;
+    if (const auto* exchange = std::get_if<protocol::Exchange>(&item)) {
+      began = beganLocked(exchange->started_ns, now);
+    }
+    queue_.push_back({std::move(item), now, began});
+  }
+
+  /// When the request that began at `started_ns` (the recorded clock) was marked in flight, by
+  /// the steady clock; `otherwise` without a mark (none was taken, or it is gone). Holds mutex_.
+  SteadyClock::time_point beganLocked(std::int64_t started_ns,
+                                      SteadyClock::time_point otherwise) const {
+    const auto mark = in_flight_.lower_bound({started_ns, SteadyClock::time_point::min()});
+    return mark != in_flight_.end() && mark->started_ns == started_ns ? mark->began : otherwise;
   }
 
   /// Moves `item` into the queue unless it is full or closing (then counts the refusal and
   /// leaves `item` intact). `is_exchange` counts it in `submitted`.
   template <class Item>
   bool tryEnqueue(Item& item, bool is_exchange, std::function<void()> on_committed) {
+    bool accepted = false;
     bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -236,24 +253,29 @@ class Recorder::Impl {
       if (queue_.size() >= options_.queue_capacity ||
           (!queue_.empty() && queued_bytes_ + bytes > options_.queue_byte_limit)) {
         ++refused_full_;
-        return false;
-      }
-      queued_bytes_ += bytes;
-      pushLocked(std::move(item));
-      ++accepted_;
-      submitted_ += is_exchange ? 1U : 0U;
-      // Wake the writer only when it may be waiting: on the first item, a full batch, or
-      // someone waiting for this commit (the writer then skips the batch window).
-      wake = queue_.size() == 1 || queue_.size() == options_.max_batch;
-      if (on_committed) {
-        commit_waiters_.emplace_back(accepted_, std::move(on_committed));
+        // The caller now waits for room (back-pressure), and so will every caller after it: the
+        // capture stops gathering and holding exchanges back, and takes the queue as it stands.
+        room_wanted_ = true;
         wake = true;
+      } else {
+        queued_bytes_ += bytes;
+        pushLocked(std::move(item));
+        ++accepted_;
+        submitted_ += is_exchange ? 1U : 0U;
+        accepted = true;
+        // Wake the writer only when it may be waiting: on the first item, a full batch, or
+        // someone waiting for this commit (the writer then skips the batch window).
+        wake = queue_.size() == 1 || queue_.size() == options_.max_batch;
+        if (on_committed) {
+          commit_waiters_.emplace_back(accepted_, std::move(on_committed));
+          wake = true;
+        }
       }
     }
     if (wake) {
       writer_cv_.notify_one();
     }
-    return true;
+    return accepted;
   }
 
   void runCapture() noexcept {
@@ -270,11 +292,12 @@ class Recorder::Impl {
         if (queue_.empty()) {
           break;  // closing and drained
         }
-        // Let a batch gather, unless it is already full or someone waits for it.
+        // Let a batch gather, unless it is already full, the queue has refused someone for
+        // want of room, or someone waits for it.
         auto someone_waits = [&] { return flush_waiters_ > 0 || !commit_waiters_.empty(); };
         auto gathering = [&] {
-          return queue_.size() < options_.max_batch && !closing_ && !someone_waits() &&
-                 options_.batch_window.count() > 0;
+          return queue_.size() < options_.max_batch && !room_wanted_ && !closing_ &&
+                 !someone_waits() && options_.batch_window.count() > 0;
         };
         if (gathering()) {
           writer_cv_.wait_for(lock, options_.batch_window, [&] { return !gathering(); });
@@ -285,12 +308,12 @@ class Recorder::Impl {
         if (batch.empty()) {
           const std::size_t n = std::min(queue_.size(), options_.max_batch);
           for (std::size_t i = 0; i < n; ++i) {
-            queued_bytes_ -= bodyBytes(queue_.front());
-            batch.push_back(std::move(queue_.front()));
+            queued_bytes_ -= bodyBytes(queue_.front().item);
+            batch.push_back(std::move(queue_.front().item));
             queue_.pop_front();
-            queued_at_.pop_front();
           }
         }
+        room_wanted_ = false;  // what was taken makes room
         behind = batch.size() + queue_.size() >= options_.max_batch / 2;
       }
       const std::size_t n = batch.size();
@@ -341,55 +364,53 @@ class Recorder::Impl {
   }
 
   /// A live capture's batch: every queued item but the exchanges whose requests began after
-  /// one still in flight (or less than kSettleNs ago). An exchange is handed over once
-  /// answered; a request that began earlier may still be waiting for its own answer, and
-  /// threading must meet every answer a step could have seen before the steps that began
-  /// after it. Waits while nothing is ready; leaves `batch` empty when gathering ends
-  /// meanwhile (a full queue, flush(), close(), a commit waiter), for the caller to take the
-  /// queue's head as it stands. Holds mutex_ through `lock`.
+  /// one still in flight (or less than kSettle ago). An exchange is handed over once answered;
+  /// a request that began earlier may still be waiting for its own answer, and threading must
+  /// meet every answer a step could have seen before the steps that began after it. Which
+  /// request began first is the recorded clock's word; how long anything waits, the steady
+  /// clock's, since the recorded clock may step. Waits while nothing is ready; leaves `batch`
+  /// empty when gathering ends meanwhile (a full queue, flush(), close(), a commit waiter), for
+  /// the caller to take the queue's head as it stands. Holds mutex_ through `lock`.
   template <class Gathering>
   void takeInStartOrder(std::unique_lock<std::mutex>& lock, std::vector<QueueItem>& batch,
                         const Gathering& gathering) {
-    const std::int64_t hold_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(options_.live_order_hold).count();
     for (;;) {
-      const std::int64_t now_ns = protocol::nowNs();
-      // Requests in flight for longer than the hold no longer hold anything back.
-      const auto oldest_held = in_flight_.lower_bound(now_ns - hold_ns);
-      std::int64_t horizon = now_ns - kSettleNs;
-      if (oldest_held != in_flight_.end()) {
-        horizon = std::min(horizon, *oldest_held);
+      const SteadyClock::time_point now = SteadyClock::now();
+      // The first begun of the requests in flight for less than the hold: what began after it
+      // waits for it. A request in flight for longer holds nothing back.
+      const InFlightMark* holding = nullptr;
+      for (const InFlightMark& request : in_flight_) {
+        if (now - request.began < options_.live_order_hold) {
+          holding = &request;
+          break;
+        }
       }
-      std::int64_t earliest_waiting = std::numeric_limits<std::int64_t>::max();
-      std::deque<QueueItem> waiting;
-      std::deque<std::chrono::steady_clock::time_point> waiting_since;
-      for (std::size_t i = 0; i < queue_.size(); ++i) {
-        const auto* exchange = std::get_if<protocol::Exchange>(&queue_[i]);
-        if (exchange != nullptr && exchange->started_ns > horizon) {
-          earliest_waiting = std::min(earliest_waiting, exchange->started_ns);
-          waiting.push_back(std::move(queue_[i]));
-          waiting_since.push_back(queued_at_[i]);
+      SteadyClock::time_point ready_at = SteadyClock::time_point::max();
+      std::deque<Queued> waiting;
+      for (Queued& queued : queue_) {
+        const auto* exchange = std::get_if<protocol::Exchange>(&queued.item);
+        SteadyClock::time_point free_at = queued.began + kSettle;
+        if (exchange != nullptr && holding != nullptr &&
+            exchange->started_ns > holding->started_ns) {
+          free_at = std::max(free_at, holding->began + options_.live_order_hold);
+        }
+        if (exchange != nullptr && free_at > now) {
+          ready_at = std::min(ready_at, free_at);
+          waiting.push_back(std::move(queued));
         } else {
-          queued_bytes_ -= bodyBytes(queue_[i]);
-          batch.push_back(std::move(queue_[i]));
+          queued_bytes_ -= bodyBytes(queued.item);
+          batch.push_back(std::move(queued.item));
         }
       }
       queue_.swap(waiting);
-      queued_at_.swap(waiting_since);
       if (!batch.empty() || queue_.empty()) {
         return;
       }
-      // Nothing is ready: wait until the earliest exchange has settled and the request holding
-      // it back has ended or passed the hold.
-      std::int64_t ready_at = earliest_waiting + kSettleNs;
-      if (oldest_held != in_flight_.end() && *oldest_held < earliest_waiting) {
-        ready_at = std::max(ready_at, *oldest_held + hold_ns);
-      }
+      // Nothing is ready: wait until the first exchange is, or the request holding it back
+      // ends.
       capture_holding_ = true;
       in_flight_ended_ = false;
-      writer_cv_.wait_for(lock,
-                          std::chrono::nanoseconds(std::max<std::int64_t>(ready_at - now_ns, 0)),
-                          [&] { return !gathering() || in_flight_ended_; });
+      writer_cv_.wait_until(lock, ready_at, [&] { return !gathering() || in_flight_ended_; });
       capture_holding_ = false;
       if (!gathering()) {
         return;
@@ -605,7 +626,6 @@ class Recorder::Impl {
 
   RecorderOptions options_;
   std::int64_t session_id_ = 0;
-  std::unique_ptr<detail::SessionLock> session_lock_;  // released by close(), after the writes
   // Declared before the threads' state they serve; close() resets them in reverse order.
   std::unique_ptr<SQLite::Database> db_;
   std::unique_ptr<detail::WalCheckpointer> checkpointer_;  // before the threads that commit
@@ -623,11 +643,31 @@ class Recorder::Impl {
   std::condition_variable writer_cv_;  // queue not empty, full batch, flush or close
   std::condition_variable done_cv_;    // a batch captured, or indexed
   std::condition_variable index_cv_;   // something captured, or the capture ended
-  std::deque<QueueItem> queue_;
-  std::deque<std::chrono::steady_clock::time_point> queued_at_;  // when each queue_ item came
-  std::multiset<std::int64_t> in_flight_;  // start times of requests begun, not yet submitted
-  bool capture_holding_ = false;           // a live capture waits for in_flight_ to move
-  bool in_flight_ended_ = false;           // a request left in_flight_ since it began waiting
+
+  /// An item waiting for the capture: when it came (capture_lag), and when its request began
+  /// by the steady clock (an exchange's, from its mark; else when it came).
+  struct Queued {
+    QueueItem item;
+    SteadyClock::time_point queued_at;
+    SteadyClock::time_point began;
+  };
+
+  /// A request begun and not yet submitted (Recorder::InFlight), by the recorded clock, which
+  /// orders requests, and by the steady clock, which times the hold.
+  struct InFlightMark {
+    std::int64_t started_ns = 0;
+    SteadyClock::time_point began;
+
+    bool operator<(const InFlightMark& other) const {
+      return started_ns != other.started_ns ? started_ns < other.started_ns : began < other.began;
+    }
+  };
+
+  std::deque<Queued> queue_;
+  std::multiset<InFlightMark> in_flight_;
+  bool capture_holding_ = false;  // a live capture waits for in_flight_ to move
+  bool in_flight_ended_ = false;  // a request left in_flight_ since it began waiting
+  bool room_wanted_ = false;      // the queue refused an item for want of room since last taken
 
   /// Committed batches with exchanges left to index, oldest first: the index lag.
   struct UnindexedBatch {
@@ -689,13 +729,16 @@ bool Recorder::tryRecordReplayMiss(ReplayMissRow miss) {
 }
 
 Recorder::InFlight::InFlight(InFlight&& other) noexcept
-    : impl_(std::exchange(other.impl_, nullptr)), started_ns_(other.started_ns_) {}
+    : impl_(std::exchange(other.impl_, nullptr)),
+      started_ns_(other.started_ns_),
+      began_(other.began_) {}
 
 Recorder::InFlight& Recorder::InFlight::operator=(InFlight&& other) noexcept {
   if (this != &other) {
     release();
     impl_ = std::exchange(other.impl_, nullptr);
     started_ns_ = other.started_ns_;
+    began_ = other.began_;
   }
   return *this;
 }
@@ -706,16 +749,19 @@ Recorder::InFlight::~InFlight() {
 
 void Recorder::InFlight::release() noexcept {
   if (impl_ != nullptr) {
-    std::exchange(impl_, nullptr)->requestEnded(started_ns_);
+    std::exchange(impl_, nullptr)->requestEnded(started_ns_, began_);
   }
+}
+
+const std::function<std::int64_t()>& Recorder::clock() const {
+  return impl_->clock();
 }
 
 Recorder::InFlight Recorder::requestBegan(std::int64_t started_ns) {
   if (!impl_->liveOrder()) {
     return {};  // nothing waits on it
   }
-  impl_->requestBegan(started_ns);
-  return InFlight(impl_.get(), started_ns);
+  return InFlight(impl_.get(), started_ns, impl_->requestBegan(started_ns));
 }
 
 void Recorder::flush() {

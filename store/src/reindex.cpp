@@ -299,7 +299,7 @@ std::vector<ReindexedSession> reindexSessions(const std::string& path,
   std::vector<ReindexedSession> done;
   for (std::int64_t id : ids) {
     // Held for the whole transaction: a recorder of this session cannot be running.
-    detail::SessionLock lock(path, id);
+    detail::SessionLock lock(path, id, detail::SessionLock::Kind::Rewriting);
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement exists(db, "SELECT count(*) AS n FROM sessions WHERE id = :id");
     exists.bind(":id", static_cast<std::int64_t>(id));

@@ -8,26 +8,35 @@
 #include <unistd.h>
 
 namespace agentvcr::store::detail {
+namespace {
+
+/// The lock request for the byte that stands for `session_id`.
+struct flock claimOn(std::int64_t session_id, short type) {
+  struct flock claim {};
+
+  claim.l_type = type;
+  claim.l_whence = SEEK_SET;
+  claim.l_start = static_cast<off_t>(session_id);
+  claim.l_len = 1;
+  return claim;
+}
+
+}  // namespace
 
 std::string sessionLockPath(const std::string& archive_path) {
   return archive_path + "-sessions";
 }
 
-SessionLock::SessionLock(const std::string& archive_path, std::int64_t session_id) {
+SessionLock::SessionLock(const std::string& archive_path, std::int64_t session_id, Kind kind) {
   const std::string path = sessionLockPath(archive_path);
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     throw std::runtime_error("[store.lock] cannot open " + path + ": " + std::strerror(errno));
   }
-
-  // Open-file-description locks: unlike classic POSIX locks they conflict between two opens in
-  // one process and are not dropped when some other descriptor of the file is closed.
-  struct flock claim {};
-
-  claim.l_type = F_WRLCK;
-  claim.l_whence = SEEK_SET;
-  claim.l_start = static_cast<off_t>(session_id);
-  claim.l_len = 1;
+  // A recorder's write lock conflicts with every other claim; a rewrite's read lock only with
+  // a recorder's, so that sessionRecorded(), which asks about write locks alone, never takes a
+  // reindex for a recorder.
+  struct flock claim = claimOn(session_id, kind == Kind::Recording ? F_WRLCK : F_RDLCK);
   if (::fcntl(fd_, F_OFD_SETLK, &claim) != 0) {
     const int err = errno;
     ::close(fd_);
@@ -44,6 +53,21 @@ SessionLock::~SessionLock() {
   if (fd_ >= 0) {
     ::close(fd_);
   }
+}
+
+std::optional<bool> sessionRecorded(const std::string& archive_path, std::int64_t session_id) {
+  const int fd = ::open(sessionLockPath(archive_path).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno == ENOENT ? std::optional<bool>(false) : std::nullopt;
+  }
+  // F_RDLCK: the question is whether a write lock, a recorder's, stands in the way of a read.
+  struct flock question = claimOn(session_id, F_RDLCK);
+  const bool asked = ::fcntl(fd, F_OFD_GETLK, &question) == 0;
+  ::close(fd);
+  if (!asked) {
+    return std::nullopt;
+  }
+  return question.l_type != F_UNLCK;
 }
 
 }  // namespace agentvcr::store::detail

@@ -4,8 +4,16 @@
 // lock on one byte of the archive's `-sessions` sidecar file, at the offset of its session id,
 // for as long as it is open; the kernel drops it when the recorder closes or its process dies,
 // so a crashed recorder never leaves a session looking open.
+//
+// Why a lock and not a pid file, a heartbeat or `sessions.ended_ns`: the kernel releases it
+// however the process ends (SIGKILL, the OOM killer, a crash), no reused pid can pass for the
+// recorder, and no clock is read. Why a sidecar and not the archive: SQLite takes and drops
+// POSIX locks on the archive itself, and a classic POSIX lock is dropped when any descriptor of
+// its file closes. Why open-file-description locks: unlike classic POSIX locks they conflict
+// between two opens in one process, so a reader in the recorder's own process sees its claim.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace agentvcr::store::detail {
@@ -13,12 +21,18 @@ namespace agentvcr::store::detail {
 /// The sidecar file whose bytes stand for the sessions of the archive at `archive_path`.
 std::string sessionLockPath(const std::string& archive_path);
 
-/// An exclusive claim on one session of an archive, released on destruction.
+/// A claim on one session of an archive, released on destruction.
 class SessionLock {
  public:
-  /// Takes the claim; throws std::runtime_error when another holder has it ("being recorded")
-  /// or the sidecar file cannot be opened.
-  SessionLock(const std::string& archive_path, std::int64_t session_id);
+  enum class Kind {
+    Recording,  ///< a recorder writing the session: exclusive, what sessionRecorded() sees
+    Rewriting,  ///< `agentvcr reindex`: excludes a recorder, not a reader asking about one
+  };
+
+  /// Takes the claim; throws std::runtime_error when a recorder holds the session ("being
+  /// recorded") or the sidecar file cannot be opened.
+  SessionLock(const std::string& archive_path, std::int64_t session_id,
+              Kind kind = Kind::Recording);
   ~SessionLock();
   SessionLock(const SessionLock&) = delete;
   SessionLock& operator=(const SessionLock&) = delete;
@@ -26,5 +40,10 @@ class SessionLock {
  private:
   int fd_ = -1;
 };
+
+/// Whether a recorder holds session `session_id` of the archive at `archive_path` right now;
+/// nullopt when that cannot be known (the sidecar exists but cannot be read). Without a sidecar
+/// no recorder ever claimed a session of the archive, so none holds one.
+std::optional<bool> sessionRecorded(const std::string& archive_path, std::int64_t session_id);
 
 }  // namespace agentvcr::store::detail

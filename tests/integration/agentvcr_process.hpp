@@ -4,6 +4,7 @@
 // signal: SIGKILL mid-way, SIGTERM to drain, a deadline that turns a hang into a failure.
 
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -126,6 +127,22 @@ class AgentvcrProcess {
 
   pid_t pid_ = -1;
 };
+
+/// The port of the URL a serving `agentvcr` wrote to its `--ready-file` (http://HOST:PORT), once
+/// the file has it; 0 if it never does within `limit`.
+inline std::uint16_t readyPort(const std::string& ready_file,
+                               std::chrono::milliseconds limit = std::chrono::minutes(1)) {
+  std::string url;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while ((url = readWhole(ready_file)).find('\n') == std::string::npos) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return 0;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  url.resize(url.find('\n'));
+  return static_cast<std::uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+}
 
 /// What a finished `agentvcr` printed, and how it ended.
 struct Finished {

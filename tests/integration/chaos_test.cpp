@@ -58,11 +58,17 @@ class ChaosTest : public ProxyTest {
   /// POSTs `body` to `port` byte for byte, forcing `fault` when given, and reads to the close.
   static RawAnswer post(std::uint16_t port, const std::string& target, const std::string& body,
                         const std::string& fault = {}) {
+    return postWith(port, target, body, fault.empty() ? "" : "X-Agentvcr-Chaos: " + fault + "\r\n");
+  }
+
+  /// post() with `header_lines` ("Name: value\r\n"…) as they are, repeated names included.
+  static RawAnswer postWith(std::uint16_t port, const std::string& target, const std::string& body,
+                            const std::string& header_lines) {
     RawClient raw(port);
     const auto start = std::chrono::steady_clock::now();
     raw.send("POST " + target + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
-             (fault.empty() ? "" : "X-Agentvcr-Chaos: " + fault + "\r\n") + "Content-Length: " +
-             std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+             header_lines + "Content-Length: " + std::to_string(body.size()) +
+             "\r\nConnection: close\r\n\r\n" + body);
     RawAnswer answer;
     answer.text = raw.readAll(10'000ms);
     answer.took = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -249,6 +255,22 @@ TEST_F(ChaosTest, TheHeaderIsRefusedWithoutChaosOrChaosHeader) {
   EXPECT_THAT(post("/v1/responses", magmaRequest("a")).text, HasSubstr("echo: a"));
 }
 
+/// Two X-Agentvcr-Chaos headers: the first asks for a fault that reaches the agent, so taking
+/// it alone would let the request through.
+constexpr const char* kTwoChaosHeaders = "X-Agentvcr-Chaos: latency\r\nX-Agentvcr-Chaos: error\r\n";
+
+TEST_F(ChaosTest, TwoChaosHeadersAreRefusedBeforeTheAgent) {
+  startChaos("latency_ms=1", true);
+  const RawAnswer answer =
+      postWith(proxyPort(), "/v1/responses", magmaRequest("a"), kTwoChaosHeaders);
+  EXPECT_THAT(answer.text, StartsWith("HTTP/1.1 400"));
+  EXPECT_THAT(answer.text, HasSubstr("chaos.repeated"));
+  EXPECT_THAT(agent_.requests(), IsEmpty());
+  const store::ExchangeRow recorded = onlyExchange();
+  EXPECT_EQ(recorded.outcome, "request_rejected");
+  EXPECT_FALSE(recorded.fault.has_value());
+}
+
 TEST_F(ChaosTest, TheSeedReproducesTheFaultSequence) {
   int run = 0;
   auto faultsOfARun = [&] {
@@ -345,6 +367,17 @@ TEST_F(ChaosReplayTest, AddsLatencyToTheRecordedAnswer) {
   const RawAnswer slow = ask("a", "latency");
   EXPECT_THAT(slow.text, HasSubstr("echo: a"));
   EXPECT_GE(slow.took, 300ms);
+}
+
+TEST_F(ChaosReplayTest, RefusesTwoChaosHeaders) {
+  startChaos("", false);
+  post("/v1/responses", magmaRequest("a"));
+  startReplay(std::make_shared<protocol::Chaos>(std::nullopt, true));
+  const RawAnswer answer =
+      postWith(replay_->endpoint().port, "/v1/responses", magmaRequest("a"), kTwoChaosHeaders);
+  EXPECT_THAT(answer.text, StartsWith("HTTP/1.1 400"));
+  EXPECT_THAT(answer.text, HasSubstr("chaos.repeated"));
+  EXPECT_EQ(replay_->replayer().stats().hits, 0u) << "the recorded answer was used";
 }
 
 TEST_F(ChaosReplayTest, RefusesTheHeaderWithoutChaos) {

@@ -16,6 +16,7 @@
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/cli/export_command.hpp"
 #include "agentvcr/otel/live_exporter.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/proxy/local_service.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -528,6 +529,24 @@ TEST_F(LiveOtlpTest, RootsWaitForIdleOrTheSessionsEnd) {
   finishExporter();
   EXPECT_THAT(treeProblems(collector.spans()), IsEmpty());
   EXPECT_EQ(exporter_->stats().roots, 2u);
+}
+
+TEST_F(LiveOtlpTest, AConversationGoesIdleByTheSteadyClockWhateverTheRecordedOneSays) {
+  // Recorded an hour ahead of the wall clock (a clock stepped back an hour since): the root
+  // follows a second after the conversation was last seen to grow, not an hour later.
+  auto agent = sayingAgent();
+  startProxy(agent.url(), [](proxy::RecordingProxyConfig& config) {
+    config.recorder.clock = [] {
+      return protocol::nowNs() + std::chrono::nanoseconds(std::chrono::hours(1)).count();
+    };
+  });
+  OtlpReceiver collector;
+  startExporter(collector.port(), std::chrono::seconds(1));
+  converse(1, 2);
+  EXPECT_TRUE(
+      waitUntil([&] { return collector.count("conversation ") == 1; }, std::chrono::seconds(20)))
+      << "the root waits for the recorded clock to catch up";
+  finishExporter();
 }
 
 TEST_F(LiveOtlpTest, FinishSendsTheOpenConversationsRoots) {

@@ -1,13 +1,18 @@
 // Misses are never silent: each policy, the near-miss report and its JSON paths, --ignore,
 // num_outputs beyond the recording, and what is stored in the archive.
 
+#include <chrono>
+#include <thread>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
+#include "fake_upstream.hpp"
 #include "replay_fixture.hpp"
 #include "timing_points.hpp"
+#include "wait.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -230,6 +235,44 @@ TEST_F(ReplayMissTest, ForwardToADeadAgentIsA502) {
   auto response = post(request);
   EXPECT_EQ(response.status, 502);
   EXPECT_THAT(response.body, HasSubstr("replay.forward"));
+}
+
+TEST_F(ReplayMissTest, AForwardThatOutlivesTheDrainIsCutAndRecorded) {
+  // A live agent that takes a minute: the stop waits for it no longer than the drain, and the
+  // exchange it forwarded is recorded as cut, like the record relay's.
+  FakeUpstream live([](const protocol::HttpRequest&) {
+    FakeReply reply = FakeReply::http(200, "[]");
+    reply.delay = std::chrono::seconds(60);
+    return reply;
+  });
+  startReplay([&](auto& config) {
+    config.replay.on_miss = replay::MissPolicy::Forward;
+    config.upstream = *net::parseUrl(live.url());
+    config.server.drain_timeout = std::chrono::milliseconds(500);
+  });
+  ordered_json request = calls_.front().request;
+  request["inputs"][0]["instruction"]["content"] = "Please press sw2";
+  std::thread caller([&] {
+    try {
+      post(request);
+    } catch (const std::exception&) {
+      // cut: what the caller gets is not the point here
+    }
+  });
+  ASSERT_TRUE(waitUntil([&] { return !live.requests().empty(); }));
+  const auto stopping = std::chrono::steady_clock::now();
+  replay_->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - stopping, std::chrono::seconds(10))
+      << "the stop waited for the live agent";
+  caller.join();
+
+  store::ArchiveReader reader(db_path_);
+  const auto session = reader.session(*replay_->recordingSessionId());
+  ASSERT_TRUE(session);
+  const auto exchanges = reader.exchanges(session->id, 0, 10);
+  ASSERT_EQ(exchanges.size(), 1u);
+  EXPECT_THAT(exchanges[0].error.value_or(""), ::testing::StartsWith("[proxy.shutdown]"));
+  EXPECT_EQ(exchanges[0].outcome, "upstream_timeout");
 }
 
 TEST_F(ReplayMissTest, IgnoredPartsAreLeftOutOfTheKey) {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "fake_upstream.hpp"
@@ -298,6 +299,74 @@ TEST_F(ReplayRoutesTest, AForwardedRequestGoesWithoutItsScope) {
   EXPECT_EQ(scopedSays(client, "suite-1", requestBody("r", {0}, "never recorded")).size(), 1u);
   ASSERT_EQ(live.requests().size(), 1u);
   EXPECT_EQ(protocol::findHeader(live.requests()[0].headers, "X-Agentvcr-Scope"), nullptr);
+}
+
+TEST_F(ReplayRoutesTest, TwoScopeHeadersAreRefusedAndNeverForwarded) {
+  recordFromFake(
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  FakeUpstream live(
+      [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
+  startReplay([&](services::ReplayServiceConfig& config) {
+    config.replay.on_miss = replay::MissPolicy::Forward;
+    config.upstream = *net::parseUrl(live.url());
+  });
+  auto client = replayClient();
+  // Two good names, and a good one before a bad one: neither gets past.
+  for (const char* second : {"suite-2", "no such"}) {
+    const auto reply = client.send("POST", "/v1/responses", requestBody("r", {0}, "never recorded"),
+                                   {{"X-Agentvcr-Scope", "suite-1"}, {"X-Agentvcr-Scope", second}});
+    EXPECT_EQ(reply.status, 400) << second;
+    EXPECT_THAT(reply.body, HasSubstr("one X-Agentvcr-Scope header")) << second;
+  }
+  EXPECT_TRUE(live.requests().empty()) << "a scope header reached the live agent";
+  const auto status = ordered_json::parse(client.get("/_agentvcr/replay").body);
+  EXPECT_TRUE(status["scopes"].empty()) << "a refused request took a scope";
+}
+
+TEST_F(ReplayRoutesTest, ARewindNamesOneScope) {
+  recordFromFake(
+      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+  startReplay();
+  auto client = replayClient();
+  ASSERT_EQ(scopedSays(client, "a", requestBody("r", {0})).size(), 1u);
+  ASSERT_EQ(scopedSays(client, "b", requestBody("r", {0})).size(), 1u);
+  const auto refused = client.send("POST", "/_agentvcr/replay/rewind?scope=a&scope=b");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_THAT(refused.body, HasSubstr("one scope"));
+  const auto status = ordered_json::parse(client.get("/_agentvcr/replay").body);
+  EXPECT_EQ(status["scopes"].size(), 2u) << "a refused rewind ended a scope";
+}
+
+TEST_F(ReplayRoutesTest, RecordRefusesTwoScopeHeadersBeforeTheAgent) {
+  FakeUpstream agent(
+      [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
+  {
+    auto recording = startRecording(agent.url(), db_path_, "fake");
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
+    for (const char* second : {"test-b", "no such"}) {
+      const auto refused =
+          client.send("POST", "/v1/responses", requestBody("two", {0}),
+                      {{"X-Agentvcr-Scope", "test-a"}, {"X-Agentvcr-Scope", second}});
+      EXPECT_EQ(refused.status, 400) << second;
+      EXPECT_THAT(refused.body, HasSubstr("proxy.request.bad_scope")) << second;
+      EXPECT_THAT(refused.body, HasSubstr("one X-Agentvcr-Scope header")) << second;
+    }
+    recording->settle();
+    recording->stop();
+  }
+  EXPECT_TRUE(agent.requests().empty()) << "a request with two scopes reached the agent";
+  store::ArchiveReader reader(db_path_);
+  const auto exchanges = reader.exchanges(reader.sessions().at(0).id, 0, 10);
+  ASSERT_EQ(exchanges.size(), 2u);
+  for (const store::ExchangeRow& row : exchanges) {
+    EXPECT_EQ(row.outcome, "request_rejected");
+    const auto recorded = reader.exchange(row.id);
+    std::size_t scopes = 0;
+    for (const protocol::HeaderField& field : recorded->request_headers) {
+      scopes += protocol::equalsIgnoreCase(field.name, "X-Agentvcr-Scope") ? 1 : 0;
+    }
+    EXPECT_EQ(scopes, 2u) << "the record keeps what the caller sent";
+  }
 }
 
 // Two tests recorded at once, each in its scope, interleaved with an unscoped caller: the agent

@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Database.h>
 
 #include "agentvcr/store/identity.hpp"
+#include "agentvcr/store/recorder.hpp"
 #include "mixed_archive.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/a2a_text.hpp"
@@ -385,6 +386,27 @@ class ModelsTest : public QObject {
     QCOMPARE(cell(sessions, 1, viewer::SessionsModel::Name), QString("second"));
     conversations.refresh();
     QCOMPARE(conversations.rowCount(), 7);  // session 1 did not grow
+  }
+
+  void aSessionShowsWhetherItsRecorderRuns() {
+    avt::TempDir temp;
+    const std::string db = temp.file("states.sqlite");
+    avt::recordDemoInto(db, "killed");
+    // What a killed recorder leaves: no end, and no process holding the session's lock.
+    SQLite::Database(db, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET ended_ns = NULL");
+    avt::recordDemoInto(db, "ended");
+    store::SessionInfo session;
+    session.name = "running";
+    session.mode = "record";
+    store::Recorder running(db, session);
+    viewer::SessionsModel sessions(std::make_shared<store::ArchiveReader>(db));
+    QCOMPARE(sessions.rowCount(), 3);
+    QCOMPARE(cell(sessions, 0, viewer::SessionsModel::Duration), QString("interrupted"));
+    QVERIFY(cell(sessions, 1, viewer::SessionsModel::Duration).endsWith("s"));
+    QCOMPARE(cell(sessions, 2, viewer::SessionsModel::Duration), QString("running"));
+    running.close();
+    sessions.refresh();
+    QVERIFY(cell(sessions, 2, viewer::SessionsModel::Duration).endsWith("s"));
   }
 
   void a2aConversationsShowNextToMagmaOnes() {

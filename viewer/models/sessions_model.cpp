@@ -67,7 +67,7 @@ QVariant SessionsModel::data(const QModelIndex& index, int role) const {
       return QString::fromStdString(timestampText(s.started_ns));
     case Duration:
       return s.ended_ns ? QString::fromStdString(durationText(*s.ended_ns - s.started_ns))
-                        : QStringLiteral("running");
+                        : QString::fromUtf8(store::sessionStateName(s.state));
     case Exchanges:
       return QVariant::fromValue<qlonglong>(s.exchange_count);
     case Steps:

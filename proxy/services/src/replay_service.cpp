@@ -1,6 +1,9 @@
 #include "agentvcr/services/replay_service.hpp"
 
+#include <chrono>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -53,6 +56,34 @@ std::string listenText(const proxy::ServerOptions& server) {
   return server.host + ":" + std::to_string(server.port);
 }
 
+/// A forward in progress, known to cutForwards() for as long as it lives; aborted at once when
+/// the forwards were cut already.
+class ForwardInProgress {
+ public:
+  ForwardInProgress(std::mutex& mutex, std::set<net::HttpClient*>& forwards, const bool& cut,
+                    net::HttpClient& client)
+      : mutex_(mutex), forwards_(forwards), client_(client) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forwards_.insert(&client_);
+    if (cut) {
+      client_.abort();
+    }
+  }
+
+  ~ForwardInProgress() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    forwards_.erase(&client_);
+  }
+
+  ForwardInProgress(const ForwardInProgress&) = delete;
+  ForwardInProgress& operator=(const ForwardInProgress&) = delete;
+
+ private:
+  std::mutex& mutex_;
+  std::set<net::HttpClient*>& forwards_;
+  net::HttpClient& client_;
+};
+
 }  // namespace
 
 ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(config)) {
@@ -64,6 +95,7 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
   if (!config_.chaos) {
     config_.chaos = std::make_shared<protocol::Chaos>(std::nullopt, false);
   }
+  config_.server.on_cut = [this] { cutForwards(); };
   proxy::LocalServiceOptions service;
   service.metrics = config_.metrics;
   server_ = std::make_unique<proxy::Server>(
@@ -110,7 +142,9 @@ protocol::HttpReply ReplayService::answer(const protocol::HttpRequest& request) 
           protocol::findHeader(request.headers, protocol::kChaosHeader)) {
     forced = header->value;
   }
-  const protocol::ChaosCall call{request.method, request.target, request.body, forced};
+  const protocol::ChaosCall call{
+      request.method, request.target, request.body, forced,
+      protocol::headerCount(request.headers, protocol::kChaosHeader) > 1};
   const protocol::ChaosDecision chaos = config_.chaos->decide(call);
   if (chaos.refusal) {
     return *chaos.refusal;
@@ -223,8 +257,10 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
   exchange.request_ended_ns = exchange.started_ns;
 
   replay::ForwardReply reply;
+  const auto began = std::chrono::steady_clock::now();
   try {
     net::HttpClient client(upstream.host, upstream.port, config_.forward_timeout);
+    const ForwardInProgress in_progress(forwards_mutex_, forwards_, forwards_cut_, client);
     net::ClientResponse response =
         client.send(request.method, upstream.base_path + request.target, request.body, headers);
     reply.status = response.status;
@@ -238,6 +274,16 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
     reply.error = std::string("[replay.forward] ") + upstream.toString() + ": " + error.what();
     exchange.outcome = protocol::ExchangeOutcome::UpstreamError;
     exchange.error = reply.error;
+    if (forwardsCut()) {
+      // The agent did run the request: the record keeps it, cut, and a line names it.
+      exchange.outcome = protocol::ExchangeOutcome::UpstreamTimeout;
+      exchange.error = "[proxy.shutdown] replay stopped before the live agent had answered";
+      const auto ran = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - began);
+      std::cerr << exchange.error + ": " + request.method + " " + request.target +
+                       " forwarded to " + upstream.toString() + ", cut after " +
+                       std::to_string(ran.count()) + " ms\n";
+    }
   }
   exchange.ended_ns = protocol::nowNs();
   exchange.status = reply.status;
@@ -247,6 +293,19 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return reply;
+}
+
+void ReplayService::cutForwards() {
+  std::lock_guard<std::mutex> lock(forwards_mutex_);
+  forwards_cut_ = true;
+  for (net::HttpClient* client : forwards_) {
+    client->abort();
+  }
+}
+
+bool ReplayService::forwardsCut() {
+  std::lock_guard<std::mutex> lock(forwards_mutex_);
+  return forwards_cut_;
 }
 
 }  // namespace agentvcr::services

@@ -29,6 +29,7 @@ constexpr std::size_t kNeverFail = std::numeric_limits<std::size_t>::max();
 struct TestClient {
   test::stream stream;
   bool busy = false;
+  bool cut = false;
 };
 
 /// Hands out the one upstream connection it was given; asked again, it is refused.

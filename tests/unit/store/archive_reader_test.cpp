@@ -1,12 +1,14 @@
 #include "agentvcr/store/archive_reader.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "agentvcr/store/recorder.hpp"
+#include "session_lock.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -275,6 +277,45 @@ TEST_F(ArchiveReaderTest, ReadersMoveAndWorkAfterTheRecorderClosed) {
   ArchiveReader moved(std::move(first));
   EXPECT_EQ(moved.sessions().size(), 1u);
   EXPECT_EQ(moved.counts().exchanges, 1);
+}
+
+TEST_F(ArchiveReaderTest, ASessionIsRunningWhileItsRecorderIsOpenThenEnded) {
+  Recorder recorder(path_, testSession(), testOptions());
+  ArchiveReader reader(path_);  // a description of its own: it sees the recorder's lock
+  ASSERT_EQ(reader.sessions().size(), 1u);
+  EXPECT_EQ(reader.sessions()[0].state, SessionState::Running);
+  recorder.close();
+  EXPECT_EQ(reader.session(recorder.sessionId())->state, SessionState::Ended);
+}
+
+TEST_F(ArchiveReaderTest, ASessionWithoutAnEndWhoseLockIsFreeIsInterrupted) {
+  std::int64_t id = 0;
+  {
+    Recorder recorder(path_, testSession(), testOptions());
+    id = recorder.sessionId();
+  }
+  // What a killed recorder leaves: no end, and no process holding the session's lock.
+  SQLite::Database(path_, SQLite::OPEN_READWRITE).exec("UPDATE sessions SET ended_ns = NULL");
+  ArchiveReader reader(path_);
+  EXPECT_EQ(reader.session(id)->state, SessionState::Interrupted);
+  EXPECT_FALSE(reader.session(id)->ended_ns.has_value());
+  // A recorder of the next session leaves the interrupted one as it is.
+  Recorder next(path_, testSession("next"), testOptions());
+  const std::vector<SessionRow> sessions = reader.sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_EQ(sessions[0].state, SessionState::Interrupted);
+  EXPECT_EQ(sessions[1].state, SessionState::Running);
+}
+
+TEST_F(ArchiveReaderTest, ARecorderWhoseSessionCannotBeClaimedLeavesNoSession) {
+  // Another holder of the byte the first session stands for (a recorder elsewhere that the
+  // archive's sessions no longer show): the session row must not outlive the failed claim, or
+  // it would read as interrupted at once.
+  { Recorder first(path_, testSession(), testOptions()); }
+  SQLite::Database(path_, SQLite::OPEN_READWRITE).exec("DELETE FROM sessions");
+  detail::SessionLock holder(path_, 1);
+  EXPECT_THROW(Recorder(path_, testSession(), testOptions()), std::runtime_error);
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM sessions"), 0);
 }
 
 }  // namespace

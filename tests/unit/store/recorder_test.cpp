@@ -230,6 +230,129 @@ TEST_F(RecorderTest, FlushAndCloseDoNotWaitForRequestsInFlight) {
   EXPECT_EQ(ArchiveReader(path_).exchanges(recorder.sessionId(), 0, 10).size(), 2u);
 }
 
+TEST_F(RecorderTest, AQueueFullOfHeldExchangesEndsTheHold) {
+  // A slow request began first; the answers that began after it wait for it, until they fill
+  // the queue by bytes. Then every connection with an answer to hand over waits for room: the
+  // hold ends there, as it ends at a full batch, and not live_order_hold later.
+  RecorderOptions options = liveOrder(std::chrono::minutes{10});
+  options.queue_byte_limit = 1'000'000;
+  Recorder recorder(path_, testSession("full"), options);
+  const protocol::Exchange slow = begunNow("/slow");
+  Recorder::InFlight slow_in_flight = recorder.requestBegan(slow.started_ns);
+
+  // 100 KB answers: ten fill the queue, the eleventh finds no room.
+  int accepted = 0;
+  protocol::Exchange next;
+  Recorder::InFlight next_in_flight;  // the relay keeps it until its exchange is queued
+  for (int i = 0; i < 20; ++i) {
+    next = begunNow("/answer/" + std::to_string(i));
+    next.response_body = std::string(100'000, 'r');
+    next_in_flight = recorder.requestBegan(next.started_ns);
+    if (!recorder.trySubmit(next)) {
+      break;
+    }
+    ++accepted;
+  }
+  ASSERT_EQ(accepted, 10);
+  ASSERT_EQ(recorder.stats().refused_full, 1u);
+
+  // The refused connection retries as the relay does; the queue makes room long before the
+  // hold (ten minutes) would have let the held answers go.
+  const auto refused_at = std::chrono::steady_clock::now();
+  while (!recorder.trySubmit(next)) {
+    ASSERT_LT(std::chrono::steady_clock::now() - refused_at, std::chrono::seconds(10))
+        << "the queue stayed full while the slow request was in flight";
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  next_in_flight = {};
+  EXPECT_TRUE(writtenReaches(recorder, 10));
+  EXPECT_EQ(recorder.stats().in_flight, 1u);  // the slow request still is
+
+  protocol::Exchange slow_answer = slow;
+  submit(recorder, slow_answer);
+  slow_in_flight = {};
+  recorder.flush();
+  EXPECT_EQ(recorder.stats().written, 12u);  // nothing lost
+}
+
+/// A wall clock that a test steps, as NTP or an operator would: protocol::nowNs() plus an
+/// offset.
+class SteppedClock {
+ public:
+  explicit SteppedClock(std::chrono::nanoseconds offset) : offset_ns_(offset.count()) {}
+
+  std::int64_t now() const { return protocol::nowNs() + offset_ns_.load(); }
+
+  void step(std::chrono::nanoseconds by) { offset_ns_ += by.count(); }
+
+  std::function<std::int64_t()> function() {
+    return [this] { return now(); };
+  }
+
+ private:
+  std::atomic<std::int64_t> offset_ns_;
+};
+
+TEST_F(RecorderTest, ABackwardClockStepDoesNotHoldAnAnsweredExchangeBack) {
+  // The request began; then the wall clock stepped back a minute, and the answer came. By the
+  // recorded clock the request now begins in the future: no deadline may wait for that.
+  SteppedClock wall(std::chrono::minutes{1});
+  RecorderOptions options = liveOrder(std::chrono::minutes{10});
+  options.clock = wall.function();
+  Recorder recorder(path_, testSession("backward"), options);
+  protocol::Exchange answered = httpExchange("POST", "/answered");
+  answered.started_ns = wall.now();
+  Recorder::InFlight mark = recorder.requestBegan(answered.started_ns);
+  wall.step(-std::chrono::minutes{1});
+  submit(recorder, answered);
+  mark = {};
+  EXPECT_TRUE(writtenReaches(recorder, 1)) << "held for the length of the clock step";
+}
+
+TEST_F(RecorderTest, AForwardClockStepDoesNotEndTheHoldEarly) {
+  // A slow request began; the wall clock stepped a minute forward; a quick request began and
+  // was answered before the slow one. The slow one has been in flight for well under the hold,
+  // whatever the recorded clock says: it still comes first.
+  SteppedClock wall(-std::chrono::minutes{1});
+  RecorderOptions options = liveOrder(std::chrono::seconds{30});
+  options.clock = wall.function();
+  Recorder recorder(path_, testSession("forward"), options);
+  protocol::Exchange slow = httpExchange("POST", "/slow");
+  slow.started_ns = wall.now();
+  Recorder::InFlight slow_in_flight = recorder.requestBegan(slow.started_ns);
+  wall.step(std::chrono::minutes{1});
+  protocol::Exchange quick = httpExchange("POST", "/quick");
+  quick.started_ns = wall.now();
+  Recorder::InFlight quick_in_flight = recorder.requestBegan(quick.started_ns);
+  submit(recorder, quick);
+  quick_in_flight = {};
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(recorder.stats().written, 0u) << "captured while an earlier request was in flight";
+  submit(recorder, slow);
+  slow_in_flight = {};
+  recorder.flush();
+
+  std::vector<ExchangeRow> rows = ArchiveReader(path_).exchanges(recorder.sessionId(), 0, 10);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].target, "/slow");
+  EXPECT_EQ(rows[1].target, "/quick");
+}
+
+TEST_F(RecorderTest, TheSessionIsStampedByTheRecordedClock) {
+  SteppedClock wall(-std::chrono::hours{24});
+  RecorderOptions options = testOptions();
+  options.clock = wall.function();
+  const std::int64_t before = wall.now();
+  Recorder recorder(path_, testSession("stamped"), options);
+  recorder.close();
+  const std::int64_t after = wall.now();
+  const std::optional<SessionRow> session = ArchiveReader(path_).session(recorder.sessionId());
+  ASSERT_TRUE(session);
+  EXPECT_GE(session->started_ns, before);
+  ASSERT_TRUE(session->ended_ns);
+  EXPECT_LE(*session->ended_ns, after);
+}
+
 TEST_F(RecorderTest, FlushMakesExchangesVisibleToAConcurrentReader) {
   Recorder recorder(path_, testSession("visible"), testOptions());
   ArchiveReader reader(path_);  // opened while the recorder runs

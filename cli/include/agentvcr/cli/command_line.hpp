@@ -12,6 +12,7 @@
 #include "agentvcr/cli/command.hpp"
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/chaos.hpp"
+#include "agentvcr/proxy/server.hpp"
 #include "agentvcr/store/transfer.hpp"
 
 /// The `agentvcr` command line: each command registers its subcommand, options and help on a
@@ -54,6 +55,10 @@ void runWhenParsed(CLI::App* subcommand, Invocation& invocation, std::string nam
 /// `--node NAME`: where the sessions a command records say they were recorded (default: the
 /// host name).
 void addNodeOption(CLI::App* subcommand, std::string& node);
+
+/// `--drain-timeout SECONDS`: how long a serving command, once signalled, lets the exchanges in
+/// progress finish before it cuts them (default: `server`'s, 10 s).
+void addDrainTimeoutOption(CLI::App* subcommand, proxy::ServerOptions& server);
 
 /// `--chaos SPEC` and `--chaos-header`, as record and replay take them (docs/record.md, "Chaos").
 struct ChaosArguments {

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <chrono>
+#include <functional>
+#include <iosfwd>
 #include <memory>
+#include <string_view>
 
 namespace agentvcr::cli {
 
@@ -22,9 +26,21 @@ class StopSignals {
   /// ended on its own. Safe from any thread.
   void interrupt();
 
+  /// Runs `stop` (a drain, after the first signal) on this thread. A signal that comes meanwhile
+  /// calls `hurry` with its number, from another thread: what makes `stop` return at once. A
+  /// second Ctrl-C must not wait out the drain.
+  void whileStopping(const std::function<void()>& stop, const std::function<void(int)>& hurry);
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// How a serving command stops once `signal` came: it says so on `out` as `command`, runs
+/// `stop` (which drains for up to `drain`), and calls `cut_now` at once if another signal comes
+/// meanwhile, saying so too (the exchanges then cut name themselves on stderr).
+void drainAfterSignal(StopSignals& signals, int signal, std::ostream& out, std::string_view command,
+                      std::chrono::milliseconds drain, const std::function<void()>& stop,
+                      const std::function<void()>& cut_now);
 
 }  // namespace agentvcr::cli

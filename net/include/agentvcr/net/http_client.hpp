@@ -43,7 +43,7 @@ struct ClientTls {
 /// server closed it), plain or over TLS. For the demo driver, start-up probes, exporters and
 /// tests; never on the proxy's data path.
 ///
-/// Thread-safety: one thread at a time.
+/// Thread-safety: one thread at a time, but abort(), which any thread may call.
 class HttpClient {
  public:
   /// Plain HTTP to host:port.
@@ -64,6 +64,11 @@ class HttpClient {
   ClientResponse get(const std::string& target) { return send("GET", target); }
 
   ClientResponse postJson(const std::string& target, const std::string& body);
+
+  /// Ends the send() in progress on another thread at once, and refuses every later one: they
+  /// throw ClientError. For a server that stops and cannot wait for the answer (a replay's
+  /// forward to a live agent that takes minutes).
+  void abort();
 
  private:
   class Impl;

@@ -77,6 +77,9 @@ struct ChaosCall {
   std::string_view body;
   /// The value of kChaosHeader, when the request carries it.
   std::optional<std::string_view> forced;
+  /// The request carries kChaosHeader more than once: it is refused, since which fault is
+  /// meant cannot be known.
+  bool forced_twice = false;
 };
 
 /// Whether `kind` can be put on `call`: the protocol kinds only on their protocol's calls

@@ -75,6 +75,9 @@ const HeaderField* findHeader(const Headers& headers, std::string_view name);
 /// The value of the first header named `name`, or "" when there is none.
 std::string_view headerValue(const Headers& headers, std::string_view name);
 
+/// How many headers are named `name` (case-insensitive).
+std::size_t headerCount(const Headers& headers, std::string_view name);
+
 /// agentvcr's own error body, for answers it gives by itself instead of an agent:
 /// {"detail": message, "agentvcr_error": id}. `id` is stable ("proxy.upstream.refused",
 /// "replay.archive") so scripts can match it.

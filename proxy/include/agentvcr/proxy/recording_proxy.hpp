@@ -35,8 +35,12 @@ class RecordingProxy {
   std::int64_t sessionId() const { return recorder_->sessionId(); }
 
   void start();
-  /// Stops accepting, lets exchanges in flight finish, drains the recorder. Idempotent.
+  /// Stops accepting, lets exchanges in flight finish (Server::stop(): those that outlive the
+  /// drain are cut and recorded as cut), drains the recorder. Idempotent.
   void stop();
+
+  /// Ends stop()'s drain at once (Server::cutNow()). Safe from any thread.
+  void cutNow() { server_->cutNow(); }
 
   /// Waits (up to `timeout`) until every exchange whose request has arrived is queued, then
   /// until the queue is committed: afterwards a reader sees everything any client was

@@ -25,15 +25,20 @@ struct ServerOptions {
   std::string host = "127.0.0.1";  ///< servers bind to loopback unless told otherwise
   std::uint16_t port = 0;          ///< 0: any free port (read it back with endpoint())
   unsigned threads = 1;            ///< workers, each with its own io_context and acceptor
-  /// How long stop() lets exchanges in progress finish before closing them.
+  /// How long stop() lets exchanges in progress finish before it cuts them (Connection::cut).
   std::chrono::milliseconds drain_timeout{10000};
+  /// Called by stop(), on the thread that stops, as it cuts what the drain left: work a handler
+  /// waits for outside its worker's io_context (a replay's forward, which blocks the worker)
+  /// never sees a cut, and is to be ended here.
+  std::function<void()> on_cut;
 };
 
 /// An HTTP/1.1 server made of independent workers: each worker thread runs its own io_context,
 /// and one acceptor hands new connections to the workers in turn, so a connection lives on
 /// one thread from accept to close and no strand or lock is on the path.
 ///
-/// Thread-safety: start(), stop() and wait() are called from one controlling thread.
+/// Thread-safety: start() and stop() are called from one controlling thread; cutNow() and
+/// openConnections() from any thread.
 class Server {
  public:
   /// Binds the listening socket at once (throws boost::system::system_error if the address is
@@ -47,9 +52,15 @@ class Server {
   const net::HostPort& endpoint() const;
 
   void start();
-  /// Stops accepting, closes idle connections, lets busy ones finish (up to drain_timeout),
-  /// then joins the workers. Idempotent.
+  /// Stops accepting, closes idle connections, lets busy ones finish (up to drain_timeout, or
+  /// until cutNow()), cuts those still busy (Connection::cut: a handler that records, records
+  /// the exchange as cut) and gives them a moment to say so, then closes what is left and
+  /// joins the workers. Idempotent.
   void stop();
+
+  /// Ends stop()'s drain at once, or the next one: the exchanges still in progress are cut.
+  /// For a second SIGINT or SIGTERM, which must not wait out the drain.
+  void cutNow();
 
   /// Connections open right now, over all workers.
   std::size_t openConnections() const;

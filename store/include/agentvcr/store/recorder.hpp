@@ -9,6 +9,7 @@
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/exchange.hpp"
+#include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/store/background_thread.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/rows.hpp"
@@ -35,16 +36,23 @@ struct RecorderOptions {
   /// A live capture: exchanges are numbered in the order their requests began, not the order
   /// they were answered. An exchange waits in the queue while a request that began before it
   /// is still in flight (requestBegan()), or began less than 10 ms ago, for at most
-  /// `live_order_hold` after its own request began. Threading follows the numbering, and a
-  /// step must meet every answer it could have seen before the steps that began after it
-  /// (docs/schema.md, "Capture first, index behind"). Off, exchanges are numbered as handed
-  /// over, for callers that hand them over in an order of their own.
+  /// `live_order_hold` after that request began. Threading follows the numbering, and a step
+  /// must meet every answer it could have seen before the steps that began after it
+  /// (docs/schema.md, "Capture first, index behind"). Order is the recorded clock's (`clock`),
+  /// these waits the steady clock's. Off, exchanges are numbered as handed over, for callers
+  /// that hand them over in an order of their own.
   bool live_order = false;
   /// How long a live capture holds an exchange back for a request that began before it and is
   /// still in flight (a slow agent call, a long stream): past it, that request no longer holds
   /// anything back. Held exchanges stay in the queue and count against its limits; a full
-  /// batch, flush(), close() or a waiting `on_committed` takes them at once.
+  /// batch, a queue that refused an exchange for want of room, flush(), close() or a waiting
+  /// `on_committed` takes them at once.
   std::chrono::milliseconds live_order_hold{2000};
+  /// The recorded clock, nanoseconds since the Unix epoch: the session's start and end, and
+  /// (through Recorder::clock()) the relay's timestamps and so the live order. A wall clock may
+  /// step (NTP, an operator): nothing the recorder waits for is timed by it, only by the steady
+  /// clock. Tests step it; `agentvcr record` takes steps from AGENTVCR_TEST_CLOCK_STEPS.
+  std::function<std::int64_t()> clock = protocol::nowNs;
   Durability durability = Durability::Normal;
   /// How long any connection waits on a locked database before failing.
   std::chrono::milliseconds busy_timeout{5000};
@@ -175,9 +183,12 @@ class Recorder {
   /// its insert fails, one "[store.write]" line is logged and the rest of the batch commits.
   bool tryRecordReplayMiss(ReplayMissRow miss);
 
-  /// Marks a request as in flight, begun at `started_ns` (protocol::nowNs()), until the mark
-  /// is destroyed: with RecorderOptions::live_order, exchanges whose requests began later wait
-  /// for it. Destroy it only after its exchange was submitted (or given up), never before.
+  /// The recorded clock (RecorderOptions::clock): what the relay stamps exchanges with.
+  const std::function<std::int64_t()>& clock() const;
+
+  /// Marks a request as in flight, begun at `started_ns` (clock()), until the mark is
+  /// destroyed: with RecorderOptions::live_order, exchanges whose requests began later wait for
+  /// it. Destroy it only after its exchange was submitted (or given up), never before.
   class InFlight {
    public:
     InFlight() = default;
@@ -190,12 +201,14 @@ class Recorder {
    private:
     friend class Recorder;
 
-    InFlight(Impl* impl, std::int64_t started_ns) : impl_(impl), started_ns_(started_ns) {}
+    InFlight(Impl* impl, std::int64_t started_ns, std::chrono::steady_clock::time_point began)
+        : impl_(impl), started_ns_(started_ns), began_(began) {}
 
     void release() noexcept;
 
     Impl* impl_ = nullptr;
-    std::int64_t started_ns_ = 0;
+    std::int64_t started_ns_ = 0;                  ///< the recorded clock's: the order
+    std::chrono::steady_clock::time_point began_;  ///< the steady clock's: the deadlines
   };
 
   /// Call as the request's start time is taken, from any thread; the mark must not outlive

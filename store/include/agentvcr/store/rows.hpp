@@ -12,6 +12,29 @@
 /// CLI, the viewer and replay copy these freely between threads.
 namespace agentvcr::store {
 
+/// Whether a session's recorder still writes it (docs/schema.md, "sessions").
+enum class SessionState {
+  Ended,        ///< closed: `ended_ns` is set
+  Running,      ///< not ended, and its recorder holds the session's lock
+  Interrupted,  ///< not ended, and no process holds its lock: the recorder died before its end
+  Unknown,      ///< not ended, and no lock can be seen from here (a fleet archive's session)
+};
+
+/// "ended", "running", "interrupted" or "open" (Unknown: not ended, nothing more known).
+constexpr const char* sessionStateName(SessionState state) {
+  switch (state) {
+    case SessionState::Ended:
+      return "ended";
+    case SessionState::Running:
+      return "running";
+    case SessionState::Interrupted:
+      return "interrupted";
+    case SessionState::Unknown:
+      break;
+  }
+  return "open";
+}
+
 /// One recording run (`sessions`), with counters the writer keeps up to date per batch.
 struct SessionRow {
   std::int64_t id = 0;
@@ -24,7 +47,9 @@ struct SessionRow {
   std::string upstream;
   std::string listen;
   std::int64_t started_ns = 0;
-  std::optional<std::int64_t> ended_ns;      ///< empty while the recorder runs (or if it crashed)
+  std::optional<std::int64_t> ended_ns;  ///< empty while the recorder runs (or if it crashed)
+  /// Told by the reader: ArchiveReader asks the session's lock, a fleet archive cannot.
+  SessionState state = SessionState::Unknown;
   std::optional<std::string> agent_health;   ///< raw /health body
   std::optional<std::string> agent_info;     ///< raw /v1/info body
   std::optional<std::string> agent_id;       ///< from a valid /v1/info

@@ -1,5 +1,9 @@
 #include "agentvcr/sim/a2a/clock.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -9,6 +13,23 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::kStart;
+
+TEST(SystemClockTest, AStepOfTheWallClockMovesNoWindowOrExpiry) {
+  // Quota windows and task expiry are measured on this clock: a wall clock stepped back a
+  // minute (NTP, an operator) must not hold a window open a minute longer, nor one stepped
+  // forward expire a task early.
+  std::atomic<std::int64_t> step_ns{0};
+  const SystemClock clock([&] { return kStart + std::chrono::nanoseconds(step_ns.load()); });
+  const TimePoint first = clock.now();
+  EXPECT_GE(first, kStart) << "the wall clock's time, at start";
+  EXPECT_LT(first - kStart, 5s);
+  step_ns = -std::chrono::nanoseconds(1min).count();
+  const TimePoint after_back = clock.now();
+  EXPECT_GE(after_back, first);
+  EXPECT_LT(after_back - first, 5s);
+  step_ns = std::chrono::nanoseconds(1h).count();
+  EXPECT_LT(clock.now() - first, 5s);
+}
 
 TEST(IsoTimestamp, WritesUtcWithMilliseconds) {
   EXPECT_EQ(isoTimestamp(kStart), "2025-01-01T00:00:00.000Z");

@@ -33,6 +33,9 @@ class A2aMockService {
 
   void stop() { server_->stop(); }
 
+  /// Ends stop()'s drain at once (proxy::Server::cutNow()). Safe from any thread.
+  void cutNow() { server_->cutNow(); }
+
   const net::HostPort& endpoint() const { return server_->endpoint(); }
 
   /// "http://host:port" of the bound address.

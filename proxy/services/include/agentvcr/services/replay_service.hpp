@@ -6,9 +6,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "agentvcr/metrics/traffic_metrics.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/chaos.hpp"
 #include "agentvcr/proxy/server.hpp"
@@ -56,6 +58,10 @@ class ReplayService {
   void start();
   /// Stops serving and commits what misses and forwards recorded. Idempotent.
   void stop();
+
+  /// Ends stop()'s drain at once (proxy::Server::cutNow()). Safe from any thread.
+  void cutNow() { server_->cutNow(); }
+
   /// Blocks until the misses and forwarded exchanges so far are committed.
   void flush();
   /// The session misses and forwards are recorded in, once the first one happened.
@@ -70,8 +76,15 @@ class ReplayService {
   replay::ForwardReply forward(const protocol::HttpRequest& request);
   void noteMisses(const replay::ReplayOutcome& outcome);
   store::Recorder& recorder();
+  /// Ends the forwards in progress and every later one: the stop's drain is over (the server's
+  /// on_cut), and a forward blocks its worker where no cut reaches it.
+  void cutForwards();
+  bool forwardsCut();
 
   ReplayServiceConfig config_;
+  std::mutex forwards_mutex_;
+  std::set<net::HttpClient*> forwards_;  ///< waiting on the live agent right now
+  bool forwards_cut_ = false;
   std::unique_ptr<replay::Replayer> replayer_;
   replay::Forwarder forwarder_;
   std::mutex recorder_mutex_;

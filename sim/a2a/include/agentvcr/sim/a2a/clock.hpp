@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,10 +20,23 @@ class Clock {
   virtual TimePoint now() const = 0;
 };
 
-/// Wall-clock time, for the command line.
+/// The wall clock's time at start, moved on by the steady clock: the command line's clock.
+/// Quota windows and task expiry are measured on it, and a step of the wall clock (NTP, an
+/// operator) must move neither; the timestamps it gives drift from the wall clock by that step.
 class SystemClock final : public Clock {
  public:
-  TimePoint now() const override { return std::chrono::system_clock::now(); }
+  /// `wall`: where the time at start is read (a test steps its own).
+  explicit SystemClock(const std::function<TimePoint()>& wall = std::chrono::system_clock::now)
+      : start_(wall()), started_(std::chrono::steady_clock::now()) {}
+
+  TimePoint now() const override {
+    return start_ + std::chrono::duration_cast<TimePoint::duration>(
+                        std::chrono::steady_clock::now() - started_);
+  }
+
+ private:
+  TimePoint start_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 /// A clock that moves only when told, so tests advance it instead of sleeping.
