@@ -1,11 +1,13 @@
 // Recognising A2A JSON-RPC, its replay key and id re-stamping (a2a-protocol.md §4, §5, §7).
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
+#include "json_value_spans.hpp"
 
 namespace agentvcr::protocol::a2a {
 namespace {
@@ -26,12 +28,6 @@ Json idOf(const Json& object) {
     }
   }
   return nullptr;
-}
-
-void setId(OrderedJson& response, const Json& live_id) {
-  if (response.is_object() && response.contains("id")) {
-    response["id"] = OrderedJson::parse(live_id.dump());
-  }
 }
 
 }  // namespace
@@ -201,42 +197,87 @@ std::uint64_t callKey(std::string_view http_method, std::string_view target,
   return canonicalHash(keyed);
 }
 
-std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
-                                      const Json& live_request) {
-  auto parsed = parseOrderedJson(response);
-  if (!parsed) {
+std::optional<std::vector<RecordedId>> recordedIdsOf(std::string_view response,
+                                                     const Json& recorded_request) {
+  const auto parsed = parseJson(response);
+  if (!parsed.value) {
     return std::nullopt;
   }
-  if (parsed->is_array()) {
-    // Batch answers may come in any order: map each recorded id to the live id at its position.
-    if (!recorded_request.is_array() || !live_request.is_array()) {
-      return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const Json& answer = *parsed.value;
+  std::vector<detail::JsonPath> paths;
+  std::vector<RecordedId> ids;
+  if (!answer.is_array()) {
+    if (findMember(answer, "id") != nullptr) {
+      paths.push_back({"id"});
+      ids.emplace_back();
     }
-    for (OrderedJson& element : *parsed) {
-      if (!element.is_object() || !element.contains("id")) {
+  } else if (recorded_request.is_array()) {
+    for (std::size_t i = 0; i < answer.size(); ++i) {
+      const Json* recorded_id = findMember(answer[i], "id");
+      if (recorded_id == nullptr) {
         continue;
       }
-      const Json recorded_id = Json::parse(element["id"].dump());
-      for (std::size_t i = 0; i < recorded_request.size() && i < live_request.size(); ++i) {
-        if (idOf(recorded_request[i]) == recorded_id) {
-          setId(element, idOf(live_request[i]));
+      for (std::size_t call = 0; call < recorded_request.size(); ++call) {
+        if (idOf(recorded_request[call]) == *recorded_id) {
+          paths.push_back({std::to_string(i), "id"});
+          ids.push_back(RecordedId{0, 0, call});
           break;
         }
       }
     }
-  } else {
-    setId(*parsed, idOf(live_request));
   }
-  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const auto spans = detail::valueSpansAt(response, paths);
+  std::vector<RecordedId> found;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (spans[i]) {
+      found.push_back(RecordedId{spans[i]->begin, spans[i]->end, ids[i].position});
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const RecordedId& a, const RecordedId& b) { return a.begin < b.begin; });
+  return found;
+}
+
+std::string liveIdText(std::optional<std::size_t> position, std::string_view recorded_text,
+                       const Json& live_request) {
+  if (!position) {
+    return dumpCompact(idOf(live_request));
+  }
+  if (live_request.is_array() && *position < live_request.size()) {
+    return dumpCompact(idOf(live_request[*position]));
+  }
+  return std::string(recorded_text);  // the live request has no call there: left as recorded
+}
+
+std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
+                                      const Json& live_request) {
+  const auto ids = recordedIdsOf(response, recorded_request);
+  if (!ids) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(response.size());
+  std::size_t from = 0;
+  for (const RecordedId& id : *ids) {
+    out.append(response.substr(from, id.begin - from));
+    out += liveIdText(id.position, response.substr(id.begin, id.end - id.begin), live_request);
+    from = id.end;
+  }
+  out.append(response.substr(from));
+  return out;
 }
 
 std::string restampEventData(std::string_view data, const Json& live_id) {
-  auto parsed = parseOrderedJson(data);
-  if (!parsed || !parsed->is_object()) {
+  const auto parsed = parseJson(data);
+  if (!parsed.value || !parsed.value->is_object()) {
     return std::string(data);
   }
-  setId(*parsed, live_id);
-  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const auto span = detail::valueSpansAt(data, {{"id"}}).front();
+  if (!span) {
+    return std::string(data);
+  }
+  return std::string(data.substr(0, span->begin)) + dumpCompact(live_id) +
+         std::string(data.substr(span->end));
 }
 
 }  // namespace agentvcr::protocol::a2a

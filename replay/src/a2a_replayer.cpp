@@ -348,11 +348,11 @@ std::shared_ptr<const StampedA2aAnswer> A2aReplayer::stampedAnswer(const Recorde
             paced(std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns)),
                   options_.stream_pace);
         previous_ns = std::max(previous_ns, event.at_ns);
-        auto data = recorded.rest ? std::nullopt : protocol::parseOrderedJson(event.data);
-        if (data && data->is_object()) {
-          // Restamped data is compact JSON: one data line.
+        const bool restamped =
+            !recorded.rest && protocol::parseJson(event.data).value.value_or(Json()).is_object();
+        if (restamped) {
           stamped.before = eventFields(event) + "data: ";
-          stamped.data.emplace(*data, recorded.request);
+          stamped.data = StampedRpcResponse::of(event.data, recorded.request, "data: ");
           stamped.after = "\n\n";
         } else {
           stamped.before = eventText(event, event.data);
@@ -360,8 +360,8 @@ std::shared_ptr<const StampedA2aAnswer> A2aReplayer::stampedAnswer(const Recorde
         answer->events.push_back(std::move(stamped));
       }
     } else if (!stream && !recorded.rest) {
-      if (auto parsed = protocol::parseOrderedJson(response->body)) {
-        answer->body.emplace(*parsed, recorded.request);
+      answer->body = StampedRpcResponse::of(response->body, recorded.request);
+      if (answer->body) {
         answer->reply.body.clear();
         answer->reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
       }

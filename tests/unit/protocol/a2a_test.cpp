@@ -215,6 +215,33 @@ TEST(A2aRestamp, RestampsEventData) {
   EXPECT_EQ(restampEventData("not json", Json(3)), "not json");
 }
 
+TEST(A2aRestamp, EveryByteButTheIdsIsTheAgents) {
+  const Json recorded = Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"m"})");
+  const Json live = Json::parse(R"({"jsonrpc":"2.0","id":"live","method":"m"})");
+  // Whitespace, number spellings and escapes a serialiser would write otherwise.
+  const std::string result =
+      "{\"version\": 1.10, \"serial\": 12345678901234567890123,\n"
+      "   \"ratio\": 1E+2, \"name\": \"caf\\u00e9 \\/ \\ud83d\\ude00\"}";
+  EXPECT_EQ(
+      *restampIds("{\n  \"jsonrpc\": \"2.0\",\n  \"id\" : 1,\n  \"result\": " + result + "\n}\n",
+                  recorded, live),
+      "{\n  \"jsonrpc\": \"2.0\",\n  \"id\" : \"live\",\n  \"result\": " + result + "\n}\n");
+  const Json recorded_batch = Json::parse(R"([{"id":1},{"id":2}])");
+  const Json live_batch = Json::parse(R"([{"id":"a"},{"id":"b"}])");
+  EXPECT_EQ(
+      *restampIds("[ {\"id\": 2, \"result\": " + result + "},\n  {\"id\":1.0, \"result\":0.50} ]",
+                  recorded_batch, live_batch),
+      "[ {\"id\": \"b\", \"result\": " + result + "},\n  {\"id\":\"a\", \"result\":0.50} ]");
+  EXPECT_EQ(restampEventData("{\"id\": 1, \"result\": " + result + "}", Json(7)),
+            "{\"id\": 7, \"result\": " + result + "}");
+  EXPECT_EQ(restampEventData("{\"result\": 1.10}", Json(7)), "{\"result\": 1.10}");
+  // The id the parser reads, however its name is spelled, wherever it comes last.
+  EXPECT_EQ(*restampIds(R"({"\u0069d":1,"result":1.10})", recorded, live),
+            R"({"\u0069d":"live","result":1.10})");
+  EXPECT_EQ(*restampIds(R"({"id":1,"result":1.10,"id":2})", recorded, live),
+            R"({"id":1,"result":1.10,"id":"live"})");
+}
+
 TEST(A2aTaskStates, BothDialectsNormaliseToTheSameName) {
   for (const std::string v03 : {"submitted", "working", "input-required", "auth-required",
                                 "completed", "failed", "canceled", "rejected"}) {

@@ -174,15 +174,37 @@ struct KeyOptions {
 std::uint64_t callKey(std::string_view http_method, std::string_view target,
                       const Json& request_object, const KeyOptions& options = {});
 
-/// `response` (a JSON-RPC response object or a batch of them) with each `id` replaced by
-/// the live request's id of the same type: for a batch, the recorded request ids map to the
-/// live ones by position. Member order and values are kept; the text is compact.
-/// Returns nullopt when `response` is not JSON.
+/// One `id` of a recorded JSON-RPC answer that re-stamping replaces: where its value lies in
+/// the answer's text, and which live call's id takes its place.
+struct RecordedId {
+  std::size_t begin = 0;  ///< the value's bytes [begin, end) in the answer's text
+  std::size_t end = 0;
+  /// The position in the live batch of the call whose id replaces it; none: the live request's
+  /// own id.
+  std::optional<std::size_t> position;
+};
+
+/// The ids re-stamping replaces in `response` (a JSON-RPC response object or a batch of them),
+/// in text order: the object's `id`; in a batch, the `id` of each answer whose id a call of the
+/// `recorded_request` batch had, the first such call giving the position (a batch's answers
+/// come in any order). Nullopt when `response` is not JSON.
+std::optional<std::vector<RecordedId>> recordedIdsOf(std::string_view response,
+                                                     const Json& recorded_request);
+
+/// The text that replaces a recorded id (`recorded_text`) for `live_request`: the id of the
+/// live call at `position` (or of the live request itself), compact, in its JSON type; the
+/// recorded id when the live request has no call there.
+std::string liveIdText(std::optional<std::size_t> position, std::string_view recorded_text,
+                       const Json& live_request);
+
+/// `response` (a JSON-RPC response object or a batch of them) with each id recordedIdsOf()
+/// finds replaced by its liveIdText(). Every other byte is the agent's (whitespace, member
+/// order, number spellings, escapes). Returns nullopt when `response` is not JSON.
 std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
                                       const Json& live_request);
 
-/// One event's data re-stamped with `live_id` (the whole JSON-RPC `id`), or the data
-/// unchanged when it is not a JSON object.
+/// One event's data with its `id` replaced by `live_id` (the whole JSON-RPC `id`), every other
+/// byte kept; the data unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
 /// Where the answer to a request carries an agent card: its whole body (`GET` of a card path,
