@@ -194,14 +194,11 @@ bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
 
 std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Json& body) const {
   a2a::KeyOptions key_options{options_.a2a_ignore_message_id};
-  if (!a2a::isJsonRpc(body)) {
-    // A call of the HTTP+JSON binding: keyed as the JSON-RPC call it stands for, query
-    // included (the path alone would mix `GET /tasks?pageSize=1` and `?pageSize=2`).
-    if (auto route = a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
-                                      /*a2a_hint=*/true)) {
-      return a2a::callKey(request.method, request.target,
-                          a2a::restCallObject(*route, request.target, body), key_options);
-    }
+  if (auto route = restRouteOf(request, body)) {
+    // Keyed as the JSON-RPC call it stands for, query included (the path alone would mix
+    // `GET /tasks?pageSize=1` and `?pageSize=2`).
+    return a2a::callKey(request.method, request.target,
+                        a2a::restCallObject(*route, request.target, body), key_options);
   }
   if (body.is_array() && !body.empty()) {
     std::string keys = "batch";
@@ -260,6 +257,15 @@ ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const F
 
 bool A2aReplayer::isRestCall(const protocol::HttpRequest& request) {
   return a2a::restRouteOfRequest(request.method, request.target, request.headers).has_value();
+}
+
+std::optional<a2a::RestRoute> A2aReplayer::restRouteOf(const protocol::HttpRequest& request,
+                                                       const Json& body) {
+  if (a2a::isJsonRpc(body)) {
+    return std::nullopt;
+  }
+  return a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
+                          /*a2a_hint=*/true);
 }
 
 ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
@@ -482,7 +488,7 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
                                           live.body,
                                           {}};
     }
-  } else if (isRestCall(request)) {
+  } else if (restRouteOf(request, body)) {
     // The binding's own error shape, a google.rpc.Status, so that the caller's client reads it.
     const bool error = options_.on_miss == MissPolicy::Error;
     protocol::OrderedJson status;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/exchange_cache.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
@@ -88,6 +89,12 @@ class A2aReplayer {
     std::int64_t exchange_id = 0;
     std::size_t position = 0;
   };
+
+  /// The HTTP+JSON route of a request this replayer serves whose body is no JSON-RPC: the route
+  /// its path names, the generic GETs included, as serves() found the request to be A2A. Keys
+  /// and misses both ask it, so that a call keyed as the binding's misses in the binding's shape.
+  static std::optional<protocol::a2a::RestRoute> restRouteOf(const protocol::HttpRequest& request,
+                                                             const protocol::Json& body);
 
   std::uint64_t keyOf(const protocol::HttpRequest& request, const protocol::Json& body) const;
   ReplayOutcome answerCard(const protocol::HttpRequest& request);
