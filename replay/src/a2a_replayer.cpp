@@ -74,6 +74,12 @@ std::string eventText(const store::StreamEventRow& event, const std::string& dat
   return text + "\n";
 }
 
+/// A GET of an agent card path, or a HEAD, which is answered with the GET's header.
+bool asksForAgentCard(const protocol::HttpRequest& request) {
+  return (request.method == "GET" || request.method == "HEAD") &&
+         a2a::isAgentCardPath(request.target);
+}
+
 protocol::HttpReply jsonRpcError(int http_status, const Json& id, int code,
                                  const std::string& message, protocol::OrderedJson data) {
   protocol::OrderedJson body;
@@ -178,7 +184,7 @@ std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
 }
 
 bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
-  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
+  if (asksForAgentCard(request)) {
     return true;
   }
   if (paths_.count(std::string(protocol::pathOfTarget(request.target))) != 0 ||
@@ -213,9 +219,14 @@ std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Jso
 
 ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward,
                                    std::string_view scope) {
-  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
-    return answerCard(request);
-  }
+  ReplayOutcome outcome =
+      asksForAgentCard(request) ? answerCard(request) : answerCall(request, forward, scope);
+  pointCardsHere(request, outcome.reply);
+  return outcome;
+}
+
+ReplayOutcome A2aReplayer::answerCall(const protocol::HttpRequest& request,
+                                      const Forwarder* forward, std::string_view scope) {
   std::string masked;  // the memo's key for this request, once the scan found its ids
   auto memoized = memo_ ? remembered(request, masked) : std::nullopt;
   Json body;  // the request, or only its ids when the memo knew it
@@ -282,20 +293,35 @@ ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
     throw std::runtime_error("[replay.archive] recorded agent card vanished");
   }
   outcome.reply = recordedReply(*response);
-  // The recorded card points at the recorded agent (or proxy): point it at this replay, at the
-  // address the caller used, so the caller's next calls come here too.
-  const std::string host(protocol::headerValue(request.headers, "Host"));
-  if (!host.empty()) {
-    const std::string here = "http://" + host;
-    auto rewrite =
-        a2a::rebaseCard(response->body, a2a::CardCarrier::Body, {.from = "", .to = here});
-    if (rewrite.result == a2a::CardRewriteResult::Rewritten) {
-      outcome.reply.body = std::move(rewrite.body);
-      outcome.reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
-    }
-  }
   outcome.hits = 1;
   return outcome;
+}
+
+void A2aReplayer::pointCardsHere(const protocol::HttpRequest& request, protocol::HttpReply& reply) {
+  const a2a::CardCarrier carrier = a2a::cardCarrierOf(request.method, request.target, request.body);
+  if (!carrier || reply.status / 100 != 2 || !reply.stream.empty()) {
+    return;
+  }
+  const std::string_view host = protocol::headerValue(request.headers, "Host");
+  if (host.empty()) {
+    // The local service names the address a connection reached when its request names none:
+    // only a caller in the same process gets here, and the card would send it to the agent.
+    reply = agentvcrError(400, "replay.a2a.no_host",
+                          "agentvcr replay: a request for an agent card must name in Host the "
+                          "address it reached, where the card sends the caller next");
+    return;
+  }
+  auto rewrite =
+      a2a::rebaseCard(reply.body, carrier, {.from = "", .to = "http://" + std::string(host)});
+  if (rewrite.result != a2a::CardRewriteResult::Rewritten) {
+    return;
+  }
+  reply.body = std::move(rewrite.body);
+  for (protocol::HeaderField& header : reply.headers) {
+    if (protocol::equalsIgnoreCase(header.name, "ETag")) {
+      header.value = a2a::rewrittenCardTag(reply.body);  // the agent's names the agent's bytes
+    }
+  }
 }
 
 protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,

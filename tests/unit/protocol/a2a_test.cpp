@@ -307,7 +307,7 @@ TEST(A2aRest, EveryRouteOfTheBindingNamesItsCall) {
 }
 
 std::string everyUrlTo(std::string_view card, std::string_view to) {
-  auto rewrite = rebaseCard(card, CardCarrier::Body, {.from = "", .to = to});
+  auto rewrite = rebaseCard(card, CardCarrier{CardCarrier::Kind::Body}, {.from = "", .to = to});
   return rewrite.result == CardRewriteResult::Rewritten ? rewrite.body : "unchanged";
 }
 
@@ -330,7 +330,7 @@ TEST(A2aCard, AnEmptyFromPointsEveryHttpInterfaceAtTheNewBaseKeepingPaths) {
                        "http://b:1"),
             "unchanged");
   EXPECT_EQ(rebaseCard(R"({"url":"http://a/rpc","signatures":[{"signature":"s"}]})",
-                       CardCarrier::Body, {.from = "", .to = "http://b:1"})
+                       CardCarrier{CardCarrier::Kind::Body}, {.from = "", .to = "http://b:1"})
                 .result,
             CardRewriteResult::Signed);
 }
@@ -350,7 +350,7 @@ TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
       R"({"url":"http://agent/base?q=1","transport":"JSONRPC"}],)"
       R"("supportedInterfaces":[{"url":"http://agent/base/v1","protocolBinding":"HTTP+JSON"},)"
       R"({"url":"http://agent/base/g","protocolBinding":"GRPC"}]})";
-  const auto rewrite = rebaseCard(card, CardCarrier::Body,
+  const auto rewrite = rebaseCard(card, CardCarrier{CardCarrier::Kind::Body},
                                   {.from = "http://agent/base/", .to = "http://127.0.0.1:8/"});
   ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
   const Json out = Json::parse(rewrite.body);
@@ -373,12 +373,13 @@ TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
 }
 
 TEST(A2aCard, ASignedCardIsLeftAsItIs) {
-  const auto rewrite =
-      rebaseCard(R"({"url":"http://agent/rpc","signatures":[{"protected":"x","signature":"y"}]})",
-                 CardCarrier::Body, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  const auto rewrite = rebaseCard(
+      R"({"url":"http://agent/rpc","signatures":[{"protected":"x","signature":"y"}]})",
+      CardCarrier{CardCarrier::Kind::Body}, {.from = "http://agent", .to = "http://127.0.0.1:8"});
   EXPECT_EQ(rewrite.result, CardRewriteResult::Signed);
   EXPECT_EQ(rewrite.note(), R"({"left":"signed"})");
-  EXPECT_EQ(rebaseCard(R"({"url":"http://agent/rpc","signatures":[]})", CardCarrier::Body,
+  EXPECT_EQ(rebaseCard(R"({"url":"http://agent/rpc","signatures":[]})",
+                       CardCarrier{CardCarrier::Kind::Body},
                        {.from = "http://agent", .to = "http://127.0.0.1:8"})
                 .result,
             CardRewriteResult::Rewritten);
@@ -387,35 +388,65 @@ TEST(A2aCard, ASignedCardIsLeftAsItIs) {
 TEST(A2aCard, TheExtendedCardOfAJsonRpcAnswerIsItsResult) {
   const auto rewrite =
       rebaseCard(R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://agent/rpc","name":"x"}})",
-                 CardCarrier::JsonRpcResult, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+                 CardCarrier{CardCarrier::Kind::JsonRpcResult},
+                 {.from = "http://agent", .to = "http://127.0.0.1:8"});
   ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
   EXPECT_EQ(rewrite.body,
             R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://127.0.0.1:8/rpc","name":"x"}})");
-  EXPECT_EQ(rebaseCard(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32007}})",
-                       CardCarrier::JsonRpcResult, {.from = "", .to = "http://b"})
-                .result,
-            CardRewriteResult::Unchanged);
+  EXPECT_EQ(
+      rebaseCard(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32007}})",
+                 CardCarrier{CardCarrier::Kind::JsonRpcResult}, {.from = "", .to = "http://b"})
+          .result,
+      CardRewriteResult::Unchanged);
 }
 
 TEST(A2aCard, TheRequestsWhoseAnswerCarriesACard) {
-  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent-card.json?x", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent.json", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/api/v1/rest/extendedAgentCard", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/v1/card", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("POST", "/.well-known/agent-card.json", ""), CardCarrier::None);
+  const auto kindOf = [](std::string_view method, std::string_view target, std::string_view body) {
+    return cardCarrierOf(method, target, body).kind;
+  };
+  using Kind = CardCarrier::Kind;
+  EXPECT_EQ(kindOf("GET", "/.well-known/agent-card.json?x", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/.well-known/agent.json", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/api/v1/rest/extendedAgentCard", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/v1/card", ""), Kind::Body);
+  EXPECT_EQ(kindOf("HEAD", "/.well-known/agent-card.json", ""), Kind::Body);
+  EXPECT_EQ(kindOf("POST", "/.well-known/agent-card.json", ""), Kind::None);
+  EXPECT_EQ(kindOf("POST", "/", R"({"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"})"),
+            Kind::JsonRpcResult);
+  EXPECT_EQ(kindOf("POST", "/",
+                   R"({"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"})"),
+            Kind::JsonRpcResult);
   EXPECT_EQ(
-      cardCarrierOf("POST", "/", R"({"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"})"),
-      CardCarrier::JsonRpcResult);
-  EXPECT_EQ(
-      cardCarrierOf("POST", "/",
-                    R"({"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"})"),
-      CardCarrier::JsonRpcResult);
-  EXPECT_EQ(
-      cardCarrierOf(
+      kindOf(
           "POST", "/",
           R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"text":"GetExtendedAgentCard"}})"),
-      CardCarrier::None);
-  EXPECT_EQ(cardCarrierOf("GET", "/v1/responses", ""), CardCarrier::None);
+      Kind::None);
+  EXPECT_EQ(kindOf("GET", "/v1/responses", ""), Kind::None);
+  EXPECT_TRUE(cardCarrierOf("GET", "/.well-known/agent.json", "").batch_card_ids.empty());
+}
+
+TEST(A2aCard, ABatchCarriesTheCardsOfItsExtendedCardCallsThatHaveAnId) {
+  const CardCarrier batch = cardCarrierOf(
+      "POST", "/",
+      R"([{"jsonrpc":"2.0","id":1,"method":"GetTask"},)"
+      R"({"jsonrpc":"2.0","id":"c","method":"GetExtendedAgentCard"},)"
+      R"({"jsonrpc":"2.0","method":"GetExtendedAgentCard"},)"
+      R"({"jsonrpc":"2.0","id":null,"method":"agent/getAuthenticatedExtendedCard"}])");
+  EXPECT_EQ(batch.kind, CardCarrier::Kind::JsonRpcResult);
+  EXPECT_EQ(Json(batch.batch_card_ids), Json::parse(R"(["c",null])"));
+  EXPECT_FALSE(cardCarrierOf("POST", "/", R"([{"jsonrpc":"2.0","method":"GetExtendedAgentCard"}])"))
+      << "a notification is answered by nothing";
+
+  // Answers come in any order; an error answers with no card, and another call's `url` stays.
+  const auto rewrite = rebaseCard(
+      R"([{"id":1,"result":{"url":"http://agent/rpc"}},)"
+      R"( {"id":null,"error":{"code":-32007}}, {"id":"c","result":{"url":"http://agent/rpc"}}])",
+      batch, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
+  EXPECT_EQ(
+      rewrite.body,
+      R"([{"id":1,"result":{"url":"http://agent/rpc"}},)"
+      R"( {"id":null,"error":{"code":-32007}}, {"id":"c","result":{"url":"http://127.0.0.1:8/rpc"}}])");
 }
 
 }  // namespace

@@ -207,10 +207,26 @@ std::optional<std::string> restampIds(std::string_view response, const Json& rec
 /// byte kept; the data unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
-/// Where the answer to a request carries an agent card: its whole body (`GET` of a card path,
-/// of v1.0's `/extendedAgentCard` or v0.3's `/v1/card`), the `result` of a JSON-RPC answer
-/// (`GetExtendedAgentCard`, `agent/getAuthenticatedExtendedCard`), or nowhere.
-enum class CardCarrier { None, Body, JsonRpcResult };
+/// Where the answer to a request carries agent cards: the one definition of "this exchange
+/// carries a card" that the recorder and replay share, so that every card one points at
+/// agentvcr, the other does too.
+struct CardCarrier {
+  enum class Kind {
+    None,
+    /// The whole body: a GET (or HEAD) of a card path, of v1.0's `…/extendedAgentCard` or of
+    /// v0.3's `/v1/card`.
+    Body,
+    /// The `result` of the JSON-RPC answer to `GetExtendedAgentCard` or
+    /// `agent/getAuthenticatedExtendedCard`, alone or in a batch.
+    JsonRpcResult,
+  };
+  Kind kind = Kind::None;
+  /// A batch: the ids of its extended-card calls, whose answers (matched by id, as a batch's
+  /// answers come in any order) carry the cards. Empty for a single call.
+  std::vector<Json> batch_card_ids{};
+
+  explicit operator bool() const { return kind != Kind::None; }
+};
 
 CardCarrier cardCarrierOf(std::string_view http_method, std::string_view target,
                           std::string_view body);
@@ -236,17 +252,24 @@ enum class CardRewriteResult {
 
 struct CardRewrite {
   CardRewriteResult result = CardRewriteResult::Unchanged;
-  std::string body;  ///< Rewritten: the whole answer, compact JSON, member order kept
-  std::vector<RebasedUrl> urls;
+  /// Rewritten: the whole answer, the agent's bytes with each moved URL's string written anew
+  /// (whitespace, member order, number spellings and escapes stay the agent's).
+  std::string body;
+  std::vector<RebasedUrl> urls;  ///< in the order they come in the answer
 
   /// What the archive keeps of it: `{"urls":[{"from":…,"to":…}]}` or `{"left":"signed"}`.
   std::string note() const;
 };
 
-/// `answer` with the card it carries (`carrier`) pointed elsewhere: the URLs of its JSON-RPC and
-/// HTTP+JSON interfaces (`url`, `additionalInterfaces[]`, `supportedInterfaces[]`) moved as
+/// The entity tag of a rewritten card's bytes (their XXH3, quoted), for an answer whose agent
+/// tagged its own bytes: the client gets a tag of what it got.
+std::string rewrittenCardTag(std::string_view body);
+
+/// `answer` with the cards it carries (`carrier`) pointed elsewhere: the URLs of their JSON-RPC
+/// and HTTP+JSON interfaces (`url`, `additionalInterfaces[]`, `supportedInterfaces[]`) moved as
 /// `rebase` says. gRPC interfaces and every other URL (provider, icon, documentation, OAuth)
-/// are never touched.
-CardRewrite rebaseCard(std::string_view answer, CardCarrier carrier, const CardRebase& rebase);
+/// are never touched, and a signed card is left as signed.
+CardRewrite rebaseCard(std::string_view answer, const CardCarrier& carrier,
+                       const CardRebase& rebase);
 
 }  // namespace agentvcr::protocol::a2a
