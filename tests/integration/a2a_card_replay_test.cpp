@@ -20,6 +20,7 @@ namespace {
 using protocol::Json;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 constexpr const char* kWellKnownCard = "/.well-known/agent-card.json";
@@ -158,6 +159,18 @@ TEST_F(A2aCardReplayTest, WithoutHostOnAWildcardListenerTheCardNamesTheAddressTh
   RawClient raw(replayPort());
   raw.send(std::string("GET ") + kWellKnownCard + " HTTP/1.0\r\n\r\n");
   EXPECT_EQ(bodyOfRawAnswer(raw.readAll()), cardHere());
+}
+
+TEST_F(A2aCardReplayTest, ACardAskedInProcessWithoutHostIsRefusedNotServedPointingAtTheAgent) {
+  recordCards();
+  startReplay();
+  // Only a caller in the same process can name no Host: the local service names the address a
+  // connection reached. The card would have nowhere to send it but the recorded agent.
+  const replay::ReplayOutcome outcome =
+      replay_->replayer().handle(protocol::HttpRequest{"GET", kWellKnownCard, {}, ""});
+  EXPECT_EQ(outcome.reply.status, 400);
+  EXPECT_THAT(outcome.reply.body, HasSubstr("replay.a2a.no_host"));
+  EXPECT_THAT(outcome.reply.body, Not(HasSubstr(agent_url_)));
 }
 
 }  // namespace
