@@ -280,4 +280,60 @@ std::string restampEventData(std::string_view data, const Json& live_id) {
          std::string(data.substr(span->end));
 }
 
+std::optional<std::string> recordedTaskAnswer(std::string_view recorded_answer,
+                                              std::size_t position, const Json& live_id,
+                                              std::optional<std::size_t> history_length) {
+  const auto parsed = parseJson(recorded_answer);
+  if (!parsed.value) {
+    return std::nullopt;
+  }
+  detail::JsonPath task_path;
+  const Json* answer = &*parsed.value;
+  if (answer->is_array() && position < answer->size()) {
+    answer = &(*answer)[position];
+    task_path.push_back(std::to_string(position));
+  }
+  const Json& task = memberOrNull(*answer, "result");
+  if (!task.is_object()) {
+    return std::nullopt;
+  }
+  task_path.emplace_back("result");
+  // The task, then (when messages are cut) its history and the messages kept, in order.
+  std::vector<detail::JsonPath> paths = {task_path};
+  const Json& history = memberOrNull(task, "history");
+  if (history_length && history.is_array() && history.size() > *history_length) {
+    detail::JsonPath history_path = task_path;
+    history_path.emplace_back("history");
+    paths.push_back(history_path);
+    for (std::size_t i = history.size() - *history_length; i < history.size(); ++i) {
+      paths.push_back(history_path);
+      paths.back().push_back(std::to_string(i));
+    }
+  }
+  const auto spans = detail::valueSpansAt(recorded_answer, paths);
+  if (std::any_of(spans.begin(), spans.end(), [](const auto& span) { return !span; })) {
+    return std::nullopt;
+  }
+  const auto text = [&](std::size_t begin, std::size_t end) {
+    return recorded_answer.substr(begin, end - begin);
+  };
+  std::string out = R"({"jsonrpc":"2.0","id":)" + dumpCompact(live_id) + R"(,"result":)";
+  if (spans.size() == 1) {
+    out += text(spans[0]->begin, spans[0]->end);
+  } else {
+    out += text(spans[0]->begin, spans[1]->begin);
+    out += '[';
+    for (std::size_t i = 2; i < spans.size(); ++i) {
+      if (i > 2) {
+        out += ',';
+      }
+      out += text(spans[i]->begin, spans[i]->end);
+    }
+    out += ']';
+    out += text(spans[1]->end, spans[0]->end);
+  }
+  out += '}';
+  return out;
+}
+
 }  // namespace agentvcr::protocol::a2a

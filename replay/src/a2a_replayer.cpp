@@ -444,32 +444,21 @@ std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live
   auto response = readers_.with([&](const store::ArchiveReader& reader) {
     return reader.recordedResponse(known->second.exchange_id);
   });
-  auto parsed = response ? protocol::parseOrderedJson(response->body) : std::nullopt;
-  if (!parsed) {
+  if (!response) {
     return std::nullopt;
   }
-  protocol::OrderedJson answer = parsed->is_array() && known->second.position < parsed->size()
-                                     ? (*parsed)[known->second.position]
-                                     : *parsed;
-  if (!answer.is_object() || !answer.contains("result") || !answer["result"].is_object()) {
-    return std::nullopt;
-  }
-  protocol::OrderedJson task = answer["result"];
+  std::optional<std::size_t> history_length;
   if (auto length = params.find("historyLength");
-      length != params.end() && length->is_number_integer() && task.contains("history") &&
-      task["history"].is_array()) {
-    const auto keep =
+      length != params.end() && length->is_number_integer()) {
+    history_length =
         static_cast<std::size_t>(std::max<std::int64_t>(0, length->get<std::int64_t>()));
-    auto& history = task["history"];
-    if (history.size() > keep) {
-      history.erase(history.begin(), history.end() - static_cast<std::ptrdiff_t>(keep));
-    }
   }
-  protocol::OrderedJson body;
-  body["jsonrpc"] = "2.0";
-  body["id"] = protocol::OrderedJson::parse(idOf(live_request).dump());
-  body["result"] = std::move(task);
-  return jsonReply(200, body.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
+  auto answer = a2a::recordedTaskAnswer(response->body, known->second.position, idOf(live_request),
+                                        history_length);
+  if (!answer) {
+    return std::nullopt;
+  }
+  return jsonReply(200, std::move(*answer));
 }
 
 ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json& body,

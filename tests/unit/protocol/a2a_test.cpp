@@ -242,6 +242,28 @@ TEST(A2aRestamp, EveryByteButTheIdsIsTheAgents) {
             R"({"id":1,"result":1.10,"id":"live"})");
 }
 
+TEST(A2aRestamp, ARecordedTaskAnswersATasksGetInTheAgentsBytes) {
+  const std::string task =
+      "{\"id\": \"t\", \"n\": 1.10,\n \"history\": [ {\"m\": 1}, {\"m\": 2.0} ,{\"m\": 3E1} ]}";
+  const std::string answer = "{\"jsonrpc\": \"2.0\", \"id\": 4, \"result\": " + task + "}";
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json("live"), std::nullopt),
+            R"({"jsonrpc":"2.0","id":"live","result":)" + task + "}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 2),
+            R"({"jsonrpc":"2.0","id":5,"result":{"id": "t", "n": 1.10,)"
+            "\n \"history\": [{\"m\": 2.0},{\"m\": 3E1}]}}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 0),
+            R"({"jsonrpc":"2.0","id":5,"result":{"id": "t", "n": 1.10,)"
+            "\n \"history\": []}}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 9),
+            R"({"jsonrpc":"2.0","id":5,"result":)" + task + "}");
+  // In a batch, the answer at the call's position; an error or no JSON holds no task.
+  const std::string batch = "[{\"id\": 1, \"error\": {}}, {\"id\": 2, \"result\": " + task + "}]";
+  EXPECT_EQ(*recordedTaskAnswer(batch, 1, Json(nullptr), std::nullopt),
+            R"({"jsonrpc":"2.0","id":null,"result":)" + task + "}");
+  EXPECT_FALSE(recordedTaskAnswer(batch, 0, Json(1), std::nullopt));
+  EXPECT_FALSE(recordedTaskAnswer("<html>", 0, Json(1), std::nullopt));
+}
+
 TEST(A2aTaskStates, BothDialectsNormaliseToTheSameName) {
   for (const std::string v03 : {"submitted", "working", "input-required", "auth-required",
                                 "completed", "failed", "canceled", "rejected"}) {

@@ -207,6 +207,14 @@ std::optional<std::string> restampIds(std::string_view response, const Json& rec
 /// byte kept; the data unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
+/// The answer to a `tasks/get` for `live_id` made of a task a recorded answer returned: its
+/// `result` (in a batch, the `result` of the answer at `position`), with `history` cut to its
+/// last `history_length` messages when given. The task's bytes are the agent's but for the
+/// messages cut. Nullopt when no task object lies there.
+std::optional<std::string> recordedTaskAnswer(std::string_view recorded_answer,
+                                              std::size_t position, const Json& live_id,
+                                              std::optional<std::size_t> history_length);
+
 /// Where the answer to a request carries agent cards: the one definition of "this exchange
 /// carries a card" that the recorder and replay share, so that every card one points at
 /// agentvcr, the other does too.
