@@ -1,16 +1,27 @@
 // Pointing an agent card at another address (a2a-protocol.md §4.4, §7 "Card URL rewriting"):
-// what the recorder does to the cards it relays and replay to the cards it serves.
+// what the recorder does to the cards it relays and replay to the cards it serves. The card's
+// text is the agent's: only the URL strings that move are written anew.
 
 #include <algorithm>
 #include <cctype>
 
 #include "agentvcr/protocol/a2a.hpp"
+#include "agentvcr/protocol/canonical.hpp"
+#include "json_value_spans.hpp"
 
 namespace agentvcr::protocol::a2a {
 namespace {
 
+using detail::JsonPath;
+
 constexpr std::string_view kV10ExtendedCardMethod = "GetExtendedAgentCard";
 constexpr std::string_view kV03ExtendedCardMethod = "agent/getAuthenticatedExtendedCard";
+
+bool isExtendedCardCall(const Json& call) {
+  const Json& method = memberOrNull(call, "method");
+  return method.is_string() &&
+         (method == kV10ExtendedCardMethod || method == kV03ExtendedCardMethod);
+}
 
 /// The bindings an HTTP/1.1 proxy or replay can stand in front of. gRPC is neither.
 bool isHttpBinding(std::string_view name) {
@@ -73,105 +84,177 @@ std::optional<std::string> rebased(std::string_view url, const CardRebase& rebas
   return std::string(to) + std::string(rest.substr(prefix.size()));
 }
 
-/// Rebases `object.url` when `binding` names an HTTP binding; notes what moved.
-void rebaseInterface(OrderedJson& object, std::string_view binding, const CardRebase& rebase,
-                     std::vector<RebasedUrl>& moved) {
-  if (!object.is_object() || !isHttpBinding(binding)) {
+std::string_view stringMember(const Json& object, const char* name, std::string_view fallback) {
+  const Json& member = memberOrNull(object, name);
+  return member.is_string() ? member.get_ref<const std::string&>() : fallback;
+}
+
+/// One interface URL to write anew: where it is in the answer, and its new value.
+struct UrlMove {
+  JsonPath path;
+  RebasedUrl url;
+};
+
+/// Notes the move of `object.url` when `binding` names an HTTP binding and the URL is under
+/// `rebase.from`; `path` leads to `object`.
+void noteInterface(const Json& object, std::string_view binding, const JsonPath& path,
+                   const CardRebase& rebase, std::vector<UrlMove>& moves) {
+  const Json& url = memberOrNull(object, "url");
+  if (!isHttpBinding(binding) || !url.is_string()) {
     return;
   }
-  auto url = object.find("url");
-  if (url == object.end() || !url->is_string()) {
-    return;
-  }
-  const std::string before = url->get<std::string>();
+  const std::string& before = url.get_ref<const std::string&>();
   if (auto after = rebased(before, rebase); after && *after != before) {
-    *url = *after;
-    moved.push_back({before, std::move(*after)});
+    JsonPath url_path = path;
+    url_path.emplace_back("url");
+    moves.push_back({std::move(url_path), {before, std::move(*after)}});
   }
 }
 
-std::string_view stringMember(const OrderedJson& object, const char* name,
-                              std::string_view fallback) {
-  auto found = object.find(name);
-  return found != object.end() && found->is_string() ? found->get_ref<const std::string&>()
-                                                     : fallback;
-}
-
-/// Rebases the interface URLs of `card`: `url` (v0.2, v0.3; JSON-RPC unless
+/// The interface URLs of `card` (at `path`) to move: `url` (v0.2, v0.3; JSON-RPC unless
 /// `preferredTransport` says otherwise), `additionalInterfaces[]` (v0.3, by `transport`) and
 /// `supportedInterfaces[]` (v1.0, by `protocolBinding`). Nothing else holds an endpoint: the
 /// provider's, icon, documentation and OAuth URLs are never touched.
-void rebaseInterfaces(OrderedJson& card, const CardRebase& rebase, std::vector<RebasedUrl>& moved) {
-  rebaseInterface(card, stringMember(card, "preferredTransport", "JSONRPC"), rebase, moved);
+void noteInterfaces(const Json& card, const JsonPath& path, const CardRebase& rebase,
+                    std::vector<UrlMove>& moves) {
+  noteInterface(card, stringMember(card, "preferredTransport", "JSONRPC"), path, rebase, moves);
   for (const auto& [list, binding_member] : {std::pair{"additionalInterfaces", "transport"},
                                              std::pair{"supportedInterfaces", "protocolBinding"}}) {
-    auto found = card.find(list);
-    if (found == card.end() || !found->is_array()) {
+    const Json& entries = memberOrNull(card, list);
+    if (!entries.is_array()) {
       continue;
     }
-    for (OrderedJson& entry : *found) {
-      if (entry.is_object()) {
-        rebaseInterface(entry, stringMember(entry, binding_member, ""), rebase, moved);
-      }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      JsonPath entry_path = path;
+      entry_path.emplace_back(list);
+      entry_path.push_back(std::to_string(i));
+      noteInterface(entries[i], stringMember(entries[i], binding_member, ""), entry_path, rebase,
+                    moves);
     }
   }
 }
 
-bool isSigned(const OrderedJson& card) {
-  auto signatures = card.find("signatures");
-  return signatures != card.end() && signatures->is_array() && !signatures->empty();
+bool isSigned(const Json& card) {
+  const Json& signatures = memberOrNull(card, "signatures");
+  return signatures.is_array() && !signatures.empty();
+}
+
+/// The cards `answer` carries, as `carrier` says, each with its path.
+std::vector<std::pair<JsonPath, const Json*>> cardsIn(const Json& answer,
+                                                      const CardCarrier& carrier) {
+  std::vector<std::pair<JsonPath, const Json*>> cards;
+  const auto addResultOf = [&](const Json& response, JsonPath path) {
+    const Json& result = memberOrNull(response, "result");
+    if (result.is_object()) {  // an error answer carries no card
+      path.emplace_back("result");
+      cards.emplace_back(std::move(path), &result);
+    }
+  };
+  if (carrier.kind == CardCarrier::Kind::Body) {
+    if (answer.is_object()) {
+      cards.emplace_back(JsonPath{}, &answer);
+    }
+  } else if (carrier.kind == CardCarrier::Kind::JsonRpcResult) {
+    if (carrier.batch_card_ids.empty()) {
+      addResultOf(answer, {});
+    } else if (answer.is_array()) {
+      // A batch's answers come in any order: each is its call's by id.
+      for (std::size_t i = 0; i < answer.size(); ++i) {
+        const Json* id = findMember(answer[i], "id");
+        if (id && std::find(carrier.batch_card_ids.begin(), carrier.batch_card_ids.end(), *id) !=
+                      carrier.batch_card_ids.end()) {
+          addResultOf(answer[i], {std::to_string(i)});
+        }
+      }
+    }
+  }
+  return cards;
 }
 
 }  // namespace
 
 CardCarrier cardCarrierOf(std::string_view http_method, std::string_view target,
                           std::string_view body) {
-  if (http_method == "GET") {
+  CardCarrier carrier;
+  if (http_method == "GET" || http_method == "HEAD") {
     const std::string_view path = pathOfTarget(target);
-    const bool card_path =
-        isAgentCardPath(target) || path.ends_with("/extendedAgentCard") || path == "/v1/card";
-    return card_path ? CardCarrier::Body : CardCarrier::None;
+    if (isAgentCardPath(target) || path.ends_with("/extendedAgentCard") || path == "/v1/card") {
+      carrier.kind = CardCarrier::Kind::Body;
+    }
+    return carrier;
   }
   // A cheap look first: every other POST of a busy recorder goes through here.
   if (http_method != "POST" ||
       (body.find(kV10ExtendedCardMethod) == std::string_view::npos &&
        body.find("getAuthenticatedExtendedCard") == std::string_view::npos)) {
-    return CardCarrier::None;
+    return carrier;
   }
-  const auto request = parseOrderedJson(body);
-  if (!request || !request->is_object()) {
-    return CardCarrier::None;
+  const auto request = parseJson(body);
+  if (!request.value) {
+    return carrier;
   }
-  const std::string_view method = stringMember(*request, "method", "");
-  return method == kV10ExtendedCardMethod || method == kV03ExtendedCardMethod
-             ? CardCarrier::JsonRpcResult
-             : CardCarrier::None;
+  if (request.value->is_array()) {
+    for (const Json& call : *request.value) {
+      // A call without an id is a notification: nothing answers it.
+      if (const Json* id = findMember(call, "id"); id && isExtendedCardCall(call)) {
+        carrier.batch_card_ids.push_back(*id);
+      }
+    }
+    if (!carrier.batch_card_ids.empty()) {
+      carrier.kind = CardCarrier::Kind::JsonRpcResult;
+    }
+  } else if (isExtendedCardCall(*request.value)) {
+    carrier.kind = CardCarrier::Kind::JsonRpcResult;
+  }
+  return carrier;
 }
 
-CardRewrite rebaseCard(std::string_view answer, CardCarrier carrier, const CardRebase& rebase) {
+CardRewrite rebaseCard(std::string_view answer, const CardCarrier& carrier,
+                       const CardRebase& rebase) {
   CardRewrite out;
-  auto parsed = carrier == CardCarrier::None ? std::nullopt : parseOrderedJson(answer);
-  if (!parsed || !parsed->is_object()) {
+  const auto parsed = carrier ? parseJson(answer) : JsonParseResult{};
+  if (!parsed.value) {
     return out;
   }
-  OrderedJson* card = &*parsed;
-  if (carrier == CardCarrier::JsonRpcResult) {
-    auto result = parsed->find("result");
-    if (result == parsed->end() || !result->is_object()) {
-      return out;  // an error answer carries no card
+  std::vector<UrlMove> moves;
+  bool signed_card = false;
+  for (const auto& [path, card] : cardsIn(*parsed.value, carrier)) {
+    if (isSigned(*card)) {
+      signed_card = true;  // left as signed, or its signature would break
+    } else {
+      noteInterfaces(*card, path, rebase, moves);
     }
-    card = &*result;
   }
-  if (isSigned(*card)) {
-    out.result = CardRewriteResult::Signed;
+  if (moves.empty()) {
+    out.result = signed_card ? CardRewriteResult::Signed : CardRewriteResult::Unchanged;
     return out;
   }
-  rebaseInterfaces(*card, rebase, out.urls);
-  if (out.urls.empty()) {
+  // Each moved URL's string is written anew in the agent's text; every other byte stays.
+  std::vector<JsonPath> paths;
+  for (const UrlMove& move : moves) {
+    paths.push_back(move.path);
+  }
+  const auto spans = detail::valueSpansAt(answer, paths);
+  std::vector<std::pair<detail::TextSpan, const UrlMove*>> writes;
+  for (std::size_t i = 0; i < moves.size(); ++i) {
+    if (spans[i]) {
+      writes.emplace_back(*spans[i], &moves[i]);
+    }
+  }
+  if (writes.empty()) {
     return out;
   }
+  std::sort(writes.begin(), writes.end(),
+            [](const auto& a, const auto& b) { return a.first.begin < b.first.begin; });
+  std::size_t from = 0;
+  for (const auto& [span, move] : writes) {
+    out.body.append(answer.substr(from, span.begin - from));
+    appendJsonString(out.body, move->url.to);
+    out.urls.push_back(move->url);
+    from = span.end;
+  }
+  out.body.append(answer.substr(from));
   out.result = CardRewriteResult::Rewritten;
-  out.body = parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
   return out;
 }
 
@@ -186,6 +269,10 @@ std::string CardRewrite::note() const {
     note["urls"].push_back({{"from", url.from}, {"to", url.to}});
   }
   return note.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+}
+
+std::string rewrittenCardTag(std::string_view body) {
+  return "\"" + hashHex(stableHash(body)) + "\"";
 }
 
 }  // namespace agentvcr::protocol::a2a

@@ -1,11 +1,13 @@
 // Recognising A2A JSON-RPC, its replay key and id re-stamping (a2a-protocol.md §4, §5, §7).
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
 #include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
+#include "json_value_spans.hpp"
 
 namespace agentvcr::protocol::a2a {
 namespace {
@@ -26,12 +28,6 @@ Json idOf(const Json& object) {
     }
   }
   return nullptr;
-}
-
-void setId(OrderedJson& response, const Json& live_id) {
-  if (response.is_object() && response.contains("id")) {
-    response["id"] = OrderedJson::parse(live_id.dump());
-  }
 }
 
 }  // namespace
@@ -201,42 +197,143 @@ std::uint64_t callKey(std::string_view http_method, std::string_view target,
   return canonicalHash(keyed);
 }
 
-std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
-                                      const Json& live_request) {
-  auto parsed = parseOrderedJson(response);
-  if (!parsed) {
+std::optional<std::vector<RecordedId>> recordedIdsOf(std::string_view response,
+                                                     const Json& recorded_request) {
+  const auto parsed = parseJson(response);
+  if (!parsed.value) {
     return std::nullopt;
   }
-  if (parsed->is_array()) {
-    // Batch answers may come in any order: map each recorded id to the live id at its position.
-    if (!recorded_request.is_array() || !live_request.is_array()) {
-      return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const Json& answer = *parsed.value;
+  std::vector<detail::JsonPath> paths;
+  std::vector<RecordedId> ids;
+  if (!answer.is_array()) {
+    if (findMember(answer, "id") != nullptr) {
+      paths.push_back({"id"});
+      ids.emplace_back();
     }
-    for (OrderedJson& element : *parsed) {
-      if (!element.is_object() || !element.contains("id")) {
+  } else if (recorded_request.is_array()) {
+    for (std::size_t i = 0; i < answer.size(); ++i) {
+      const Json* recorded_id = findMember(answer[i], "id");
+      if (recorded_id == nullptr) {
         continue;
       }
-      const Json recorded_id = Json::parse(element["id"].dump());
-      for (std::size_t i = 0; i < recorded_request.size() && i < live_request.size(); ++i) {
-        if (idOf(recorded_request[i]) == recorded_id) {
-          setId(element, idOf(live_request[i]));
+      for (std::size_t call = 0; call < recorded_request.size(); ++call) {
+        if (idOf(recorded_request[call]) == *recorded_id) {
+          paths.push_back({std::to_string(i), "id"});
+          ids.push_back(RecordedId{0, 0, call});
           break;
         }
       }
     }
-  } else {
-    setId(*parsed, idOf(live_request));
   }
-  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const auto spans = detail::valueSpansAt(response, paths);
+  std::vector<RecordedId> found;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (spans[i]) {
+      found.push_back(RecordedId{spans[i]->begin, spans[i]->end, ids[i].position});
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const RecordedId& a, const RecordedId& b) { return a.begin < b.begin; });
+  return found;
+}
+
+std::string liveIdText(std::optional<std::size_t> position, std::string_view recorded_text,
+                       const Json& live_request) {
+  if (!position) {
+    return dumpCompact(idOf(live_request));
+  }
+  if (live_request.is_array() && *position < live_request.size()) {
+    return dumpCompact(idOf(live_request[*position]));
+  }
+  return std::string(recorded_text);  // the live request has no call there: left as recorded
+}
+
+std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
+                                      const Json& live_request) {
+  const auto ids = recordedIdsOf(response, recorded_request);
+  if (!ids) {
+    return std::nullopt;
+  }
+  std::string out;
+  out.reserve(response.size());
+  std::size_t from = 0;
+  for (const RecordedId& id : *ids) {
+    out.append(response.substr(from, id.begin - from));
+    out += liveIdText(id.position, response.substr(id.begin, id.end - id.begin), live_request);
+    from = id.end;
+  }
+  out.append(response.substr(from));
+  return out;
 }
 
 std::string restampEventData(std::string_view data, const Json& live_id) {
-  auto parsed = parseOrderedJson(data);
-  if (!parsed || !parsed->is_object()) {
+  const auto parsed = parseJson(data);
+  if (!parsed.value || !parsed.value->is_object()) {
     return std::string(data);
   }
-  setId(*parsed, live_id);
-  return parsed->dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
+  const auto span = detail::valueSpansAt(data, {{"id"}}).front();
+  if (!span) {
+    return std::string(data);
+  }
+  return std::string(data.substr(0, span->begin)) + dumpCompact(live_id) +
+         std::string(data.substr(span->end));
+}
+
+std::optional<std::string> recordedTaskAnswer(std::string_view recorded_answer,
+                                              std::size_t position, const Json& live_id,
+                                              std::optional<std::size_t> history_length) {
+  const auto parsed = parseJson(recorded_answer);
+  if (!parsed.value) {
+    return std::nullopt;
+  }
+  detail::JsonPath task_path;
+  const Json* answer = &*parsed.value;
+  if (answer->is_array() && position < answer->size()) {
+    answer = &(*answer)[position];
+    task_path.push_back(std::to_string(position));
+  }
+  const Json& task = memberOrNull(*answer, "result");
+  if (!task.is_object()) {
+    return std::nullopt;
+  }
+  task_path.emplace_back("result");
+  // The task, then (when messages are cut) its history and the messages kept, in order.
+  std::vector<detail::JsonPath> paths = {task_path};
+  const Json& history = memberOrNull(task, "history");
+  if (history_length && history.is_array() && history.size() > *history_length) {
+    detail::JsonPath history_path = task_path;
+    history_path.emplace_back("history");
+    paths.push_back(history_path);
+    for (std::size_t i = history.size() - *history_length; i < history.size(); ++i) {
+      paths.push_back(history_path);
+      paths.back().push_back(std::to_string(i));
+    }
+  }
+  const auto spans = detail::valueSpansAt(recorded_answer, paths);
+  if (std::any_of(spans.begin(), spans.end(), [](const auto& span) { return !span; })) {
+    return std::nullopt;
+  }
+  const auto text = [&](std::size_t begin, std::size_t end) {
+    return recorded_answer.substr(begin, end - begin);
+  };
+  std::string out = R"({"jsonrpc":"2.0","id":)" + dumpCompact(live_id) + R"(,"result":)";
+  if (spans.size() == 1) {
+    out += text(spans[0]->begin, spans[0]->end);
+  } else {
+    out += text(spans[0]->begin, spans[1]->begin);
+    out += '[';
+    for (std::size_t i = 2; i < spans.size(); ++i) {
+      if (i > 2) {
+        out += ',';
+      }
+      out += text(spans[i]->begin, spans[i]->end);
+    }
+    out += ']';
+    out += text(spans[1]->end, spans[0]->end);
+  }
+  out += '}';
+  return out;
 }
 
 }  // namespace agentvcr::protocol::a2a

@@ -17,6 +17,11 @@ class LocalServiceHandler final : public ConnectionHandler {
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection) override {
     // A cut (Connection::cut) ends a held or paced answer: the connection then closes.
     co_await asio::this_coro::throw_if_cancelled(false);
+    beast::error_code ec;
+    const tcp::endpoint reached = connection->stream.socket().local_endpoint(ec);
+    const std::string reached_authority =
+        ec ? std::string()
+           : net::HostPort{reached.address().to_string(), reached.port()}.toString();
     beast::flat_buffer buffer;
     buffer.reserve(kRequestBufferBytes);
     while (!connection->stopping) {
@@ -24,18 +29,21 @@ class LocalServiceHandler final : public ConnectionHandler {
       parser.header_limit(options_.max_header_bytes);
       parser.body_limit(options_.max_request_body);
       connection->stream.expires_after(options_.idle_timeout);
-      auto [ec, read] = co_await http::async_read(connection->stream, buffer, parser, kUseTuple);
-      if (ec) {
-        co_await answerUnreadable(*connection, ec);
+      auto [read_ec, read] =
+          co_await http::async_read(connection->stream, buffer, parser, kUseTuple);
+      if (read_ec) {
+        co_await answerUnreadable(*connection, read_ec);
         break;
       }
       connection->busy = true;
       const auto arrived = std::chrono::steady_clock::now();
       auto request = parser.release();
       const bool keep_alive = request.keep_alive();
-      const protocol::HttpRequest asked{std::string(request.method_string()),
-                                        std::string(request.target()),
-                                        net::toHeaders(request.base()), std::move(request.body())};
+      const bool head = request.method() == http::verb::head;
+      protocol::HttpRequest asked{std::string(request.method_string()),
+                                  std::string(request.target()), net::toHeaders(request.base()),
+                                  std::move(request.body())};
+      nameHostReached(asked.headers, reached_authority);
       protocol::HttpReply answer = (*handler_)(asked);
       if (options_.metrics) {
         options_.metrics->observeServed(asked, answer);
@@ -47,6 +55,8 @@ class LocalServiceHandler final : public ConnectionHandler {
       bool written_whole = false;
       if (answer.delivery == protocol::Delivery::CloseBeforeAnswer || connection->cut) {
         written_whole = false;
+      } else if (head) {
+        written_whole = co_await writeHead(*connection, answer, request.version(), keep_alive);
       } else if (answer.stream.empty()) {
         written_whole = co_await writeWhole(*connection, answer, request.version(), keep_alive);
       } else {
@@ -57,11 +67,44 @@ class LocalServiceHandler final : public ConnectionHandler {
         break;
       }
     }
-    beast::error_code ignored;
-    connection->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    connection->stream.socket().shutdown(tcp::socket::shutdown_send, ec);
   }
 
  private:
+  /// A request that names no Host (HTTP/1.0 may not) was addressed to where its connection
+  /// reached the server (RFC 9112 §3.3): the handler gets that address as its Host, as a handler
+  /// writing a URL of the server's (an agent card) needs one. A wildcard listener's own address
+  /// (0.0.0.0) would be none.
+  static void nameHostReached(protocol::Headers& headers, const std::string& reached_authority) {
+    if (reached_authority.empty()) {
+      return;
+    }
+    for (protocol::HeaderField& header : headers) {
+      if (protocol::equalsIgnoreCase(header.name, "Host")) {
+        if (header.value.empty()) {
+          header.value = reached_authority;
+        }
+        return;
+      }
+    }
+    headers.push_back({"Host", reached_authority});
+  }
+
+  /// The answer to a HEAD: the header the GET's answer would have, its Content-Length (or, for
+  /// a stream, its chunked coding) included, and no body.
+  static asio::awaitable<bool> writeHead(Connection& connection, protocol::HttpReply& answer,
+                                         unsigned version, bool keep_alive) {
+    const bool streamed = !answer.stream.empty();
+    auto response = wholeResponse(std::move(answer), version, keep_alive);
+    if (streamed && version >= 11) {
+      response.chunked(true);
+    }
+    const std::string header = wireHeader(response.base());
+    auto [ec, written] =
+        co_await asio::async_write(connection.stream, asio::buffer(header), kUseTuple);
+    co_return !ec;
+  }
+
   static asio::awaitable<bool> writeWhole(Connection& connection, protocol::HttpReply& answer,
                                           unsigned version, bool keep_alive) {
     const protocol::Delivery delivery = answer.delivery;

@@ -33,10 +33,13 @@ class RelayHandler final : public ConnectionHandler {
     co_await asio::this_coro::throw_if_cancelled(false);
     beast::error_code ec;
     std::string client_address = endpointText(connection->stream.socket().remote_endpoint(ec));
+    const tcp::endpoint reached = connection->stream.socket().local_endpoint(ec);
+    const std::string reached_url = ec ? std::string() : "http://" + endpointText(reached);
     beast::flat_buffer buffer;
     buffer.reserve(kRequestBufferBytes);
     while (!connection->stopping) {
-      bool keep_alive = co_await core_.exchangeOne(*connection, buffer, client_address);
+      bool keep_alive =
+          co_await core_.exchangeOne(*connection, buffer, client_address, reached_url);
       connection->busy = false;
       if (!keep_alive) {
         break;

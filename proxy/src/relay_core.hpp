@@ -141,8 +141,9 @@ struct RelayedExchange : protocol::Exchange {
   bool cut_by_shutdown = false;
   /// When it began by the steady clock: how long it ran, whatever the recorded clock did.
   std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
-  /// Where the answer carries an agent card to point at the relay, and the relay's URL.
-  protocol::a2a::CardCarrier card = protocol::a2a::CardCarrier::None;
+  /// Where the answer carries agent cards to point at the relay, and the relay's URL (empty:
+  /// unknown, the cards go out as the agent wrote them).
+  protocol::a2a::CardCarrier card;
   std::string card_url;
 };
 
@@ -217,8 +218,12 @@ class RelayCore {
                                : std::make_shared<protocol::Chaos>(std::nullopt, false)) {}
 
   /// Reads one request, relays it, records it. Returns whether the connection stays open.
+  /// `reached_url` is `http://` and the address the client's connection reached, where the
+  /// cards it gets name the relay when neither --public-url nor the request's Host does (empty:
+  /// unknown).
   asio::awaitable<bool> exchangeOne(Client& client, beast::flat_buffer& buffer,
-                                    const std::string& client_address) {
+                                    const std::string& client_address,
+                                    const std::string& reached_url) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(options_->max_header_bytes);
     parser.body_limit(options_->max_request_body);
@@ -289,8 +294,8 @@ class RelayCore {
     exchange.request_ended_ns = clock_();
 
     Request request = parser.release();
-    noteCard(request, exchange);
     const protocol::ChaosDecision chaos = decideChaos(request);
+    noteCard(request, exchange, reached_url);
     const std::optional<std::string> scope_refused = takeScope(request);
     stripHopByHop(request.base());
     request.set(http::field::host, options_->upstream.authority());
@@ -446,24 +451,38 @@ class RelayCore {
     return refused;
   }
 
-  /// Notes whether the answer to `request` will carry an agent card to point at the relay and,
-  /// if so, asks the agent for the card whole and plain: no coding the relay would have to undo,
-  /// and no 304, as the client's copy will not be the agent's.
-  void noteCard(Request& request, RelayedExchange& exchange) const {
+  /// Notes whether the answer to `request` will carry agent cards to point at the relay and,
+  /// if so, asks the agent for them whole and plain: no coding the relay would have to undo, no
+  /// 304, as the client's copy will not be the agent's, and a GET in place of a HEAD, as the
+  /// agent's HEAD would announce the length and tag of its own card, not of the one the client
+  /// gets.
+  void noteCard(Request& request, RelayedExchange& exchange, const std::string& reached_url) const {
     if (!options_->rewrite_cards) {
       return;
     }
     exchange.card =
         protocol::a2a::cardCarrierOf(request.method_string(), request.target(), request.body());
-    if (exchange.card == protocol::a2a::CardCarrier::None) {
+    if (!exchange.card) {
       return;
     }
-    exchange.card_url = !options_->public_url.empty()
-                            ? options_->public_url
-                            : "http://" + std::string(request[http::field::host]);
+    exchange.card_url = cardUrl(request, reached_url);
     request.set(http::field::accept_encoding, "identity");
     request.erase(http::field::if_none_match);
     request.erase(http::field::if_modified_since);
+    if (request.method() == http::verb::head) {
+      request.method(http::verb::get);
+    }
+  }
+
+  /// Where the client of `request` reaches the relay: --public-url, else the Host the request
+  /// named, else the address its connection reached. An HTTP/1.0 client may name no Host, and a
+  /// wildcard listener's own address (0.0.0.0) is no place to call.
+  std::string cardUrl(const Request& request, const std::string& reached_url) const {
+    if (!options_->public_url.empty()) {
+      return options_->public_url;
+    }
+    const auto host = request[http::field::host];
+    return host.empty() ? reached_url : "http://" + std::string(host);
   }
 
   /// Points the agent card `response` carries at the relay: the client gets the card rewritten
@@ -471,7 +490,13 @@ class RelayCore {
   /// agent's own bytes, for the archive; empty when the card goes out as the agent wrote it.
   std::string pointCardHere(http::response<http::string_body>& response,
                             RelayedExchange& exchange) const {
-    if (exchange.card == protocol::a2a::CardCarrier::None || response.result_int() / 100 != 2) {
+    if (!exchange.card || response.result_int() / 100 != 2) {
+      return {};
+    }
+    if (exchange.card_url.empty()) {
+      warnCardLeftAsWritten(
+          "an agent card was asked for without a Host on a connection whose "
+          "address is unknown");
       return {};
     }
     const auto coding = response[http::field::content_encoding];
@@ -494,11 +519,27 @@ class RelayCore {
     exchange.card_rewrite = rewrite.note();
     std::string agent_body = std::exchange(response.body(), std::move(rewrite.body));
     if (response.find(http::field::etag) != response.end()) {
-      response.set(http::field::etag,
-                   "\"" + protocol::hashHex(protocol::stableHash(response.body())) + "\"");
+      response.set(http::field::etag, protocol::a2a::rewrittenCardTag(response.body()));
     }
-    response.prepare_payload();
     return agent_body;
+  }
+
+  /// Frames a card's answer, read whole, for the client: the length of what the client gets
+  /// (the agent may have sent it in chunks, and the card may have been rewritten), and no body
+  /// for a HEAD, whose card the agent was asked for with a GET. The archive keeps a HEAD as a
+  /// HEAD: the agent's header, no body.
+  static void frameCardAnswer(http::response<http::string_body>& response, bool head,
+                              std::string& agent_body) {
+    const bool bodiless = response.result_int() / 100 == 1 ||
+                          response.result() == http::status::no_content ||
+                          response.result() == http::status::not_modified;
+    if (!bodiless) {
+      response.prepare_payload();
+    }
+    if (head) {
+      response.body().clear();
+      agent_body.clear();
+    }
   }
 
   /// Answers the client: relays `request` upstream, or gives the fault chaos decided on.
@@ -644,8 +685,7 @@ class RelayCore {
     }
     const auto length = header_parser.content_length();
     // A card is read whole, whatever its length, to be rewritten.
-    const bool small = exchange.card != protocol::a2a::CardCarrier::None ||
-                       (length && *length <= options_->buffered_response_limit);
+    const bool small = exchange.card || (length && *length <= options_->buffered_response_limit);
     const bool buffered = header_parser.is_done() || (small && !isEventStream(header_parser.get()));
     if (buffered) {
       co_return co_await relayBuffered(client, std::move(upstream), std::move(header_parser),
@@ -683,6 +723,9 @@ class RelayCore {
     response.keep_alive(client_keep_alive);
     // The agent's own bytes, for the archive, when the client gets a card pointed at us.
     std::string agent_body = pointCardHere(response, exchange);
+    if (exchange.card) {
+      frameCardAnswer(response, exchange.method == "HEAD", agent_body);
+    }
     const auto take_agent_body = [&] {
       exchange.response_body =
           agent_body.empty() ? std::move(response.body()) : std::move(agent_body);

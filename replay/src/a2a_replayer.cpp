@@ -74,6 +74,12 @@ std::string eventText(const store::StreamEventRow& event, const std::string& dat
   return text + "\n";
 }
 
+/// A GET of an agent card path, or a HEAD, which is answered with the GET's header.
+bool asksForAgentCard(const protocol::HttpRequest& request) {
+  return (request.method == "GET" || request.method == "HEAD") &&
+         a2a::isAgentCardPath(request.target);
+}
+
 protocol::HttpReply jsonRpcError(int http_status, const Json& id, int code,
                                  const std::string& message, protocol::OrderedJson data) {
   protocol::OrderedJson body;
@@ -178,7 +184,7 @@ std::optional<std::pair<std::uint64_t, Json>> A2aReplayer::remembered(
 }
 
 bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
-  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
+  if (asksForAgentCard(request)) {
     return true;
   }
   if (paths_.count(std::string(protocol::pathOfTarget(request.target))) != 0 ||
@@ -194,14 +200,11 @@ bool A2aReplayer::serves(const protocol::HttpRequest& request) const {
 
 std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Json& body) const {
   a2a::KeyOptions key_options{options_.a2a_ignore_message_id};
-  if (!a2a::isJsonRpc(body)) {
-    // A call of the HTTP+JSON binding: keyed as the JSON-RPC call it stands for, query
-    // included (the path alone would mix `GET /tasks?pageSize=1` and `?pageSize=2`).
-    if (auto route = a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
-                                      /*a2a_hint=*/true)) {
-      return a2a::callKey(request.method, request.target,
-                          a2a::restCallObject(*route, request.target, body), key_options);
-    }
+  if (auto route = restRouteOf(request, body)) {
+    // Keyed as the JSON-RPC call it stands for, query included (the path alone would mix
+    // `GET /tasks?pageSize=1` and `?pageSize=2`).
+    return a2a::callKey(request.method, request.target,
+                        a2a::restCallObject(*route, request.target, body), key_options);
   }
   if (body.is_array() && !body.empty()) {
     std::string keys = "batch";
@@ -216,9 +219,14 @@ std::uint64_t A2aReplayer::keyOf(const protocol::HttpRequest& request, const Jso
 
 ReplayOutcome A2aReplayer::respond(const protocol::HttpRequest& request, const Forwarder* forward,
                                    std::string_view scope) {
-  if (request.method == "GET" && a2a::isAgentCardPath(request.target)) {
-    return answerCard(request);
-  }
+  ReplayOutcome outcome =
+      asksForAgentCard(request) ? answerCard(request) : answerCall(request, forward, scope);
+  pointCardsHere(request, outcome.reply);
+  return outcome;
+}
+
+ReplayOutcome A2aReplayer::answerCall(const protocol::HttpRequest& request,
+                                      const Forwarder* forward, std::string_view scope) {
   std::string masked;  // the memo's key for this request, once the scan found its ids
   auto memoized = memo_ ? remembered(request, masked) : std::nullopt;
   Json body;  // the request, or only its ids when the memo knew it
@@ -262,6 +270,15 @@ bool A2aReplayer::isRestCall(const protocol::HttpRequest& request) {
   return a2a::restRouteOfRequest(request.method, request.target, request.headers).has_value();
 }
 
+std::optional<a2a::RestRoute> A2aReplayer::restRouteOf(const protocol::HttpRequest& request,
+                                                       const Json& body) {
+  if (a2a::isJsonRpc(body)) {
+    return std::nullopt;
+  }
+  return a2a::restRouteIn(request.method, protocol::pathOfTarget(request.target),
+                          /*a2a_hint=*/true);
+}
+
 ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
   ReplayOutcome outcome;
   auto card = cards_.find(std::string(protocol::pathOfTarget(request.target)));
@@ -276,20 +293,35 @@ ReplayOutcome A2aReplayer::answerCard(const protocol::HttpRequest& request) {
     throw std::runtime_error("[replay.archive] recorded agent card vanished");
   }
   outcome.reply = recordedReply(*response);
-  // The recorded card points at the recorded agent (or proxy): point it at this replay, at the
-  // address the caller used, so the caller's next calls come here too.
-  const std::string host(protocol::headerValue(request.headers, "Host"));
-  if (!host.empty()) {
-    const std::string here = "http://" + host;
-    auto rewrite =
-        a2a::rebaseCard(response->body, a2a::CardCarrier::Body, {.from = "", .to = here});
-    if (rewrite.result == a2a::CardRewriteResult::Rewritten) {
-      outcome.reply.body = std::move(rewrite.body);
-      outcome.reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
-    }
-  }
   outcome.hits = 1;
   return outcome;
+}
+
+void A2aReplayer::pointCardsHere(const protocol::HttpRequest& request, protocol::HttpReply& reply) {
+  const a2a::CardCarrier carrier = a2a::cardCarrierOf(request.method, request.target, request.body);
+  if (!carrier || reply.status / 100 != 2 || !reply.stream.empty()) {
+    return;
+  }
+  const std::string_view host = protocol::headerValue(request.headers, "Host");
+  if (host.empty()) {
+    // The local service names the address a connection reached when its request names none:
+    // only a caller in the same process gets here, and the card would send it to the agent.
+    reply = agentvcrError(400, "replay.a2a.no_host",
+                          "agentvcr replay: a request for an agent card must name in Host the "
+                          "address it reached, where the card sends the caller next");
+    return;
+  }
+  auto rewrite =
+      a2a::rebaseCard(reply.body, carrier, {.from = "", .to = "http://" + std::string(host)});
+  if (rewrite.result != a2a::CardRewriteResult::Rewritten) {
+    return;
+  }
+  reply.body = std::move(rewrite.body);
+  for (protocol::HeaderField& header : reply.headers) {
+    if (protocol::equalsIgnoreCase(header.name, "ETag")) {
+      header.value = a2a::rewrittenCardTag(reply.body);  // the agent's names the agent's bytes
+    }
+  }
 }
 
 protocol::HttpReply A2aReplayer::recordedAnswer(const Recorded& recorded,
@@ -348,11 +380,11 @@ std::shared_ptr<const StampedA2aAnswer> A2aReplayer::stampedAnswer(const Recorde
             paced(std::chrono::nanoseconds(std::max<std::int64_t>(0, event.at_ns - previous_ns)),
                   options_.stream_pace);
         previous_ns = std::max(previous_ns, event.at_ns);
-        auto data = recorded.rest ? std::nullopt : protocol::parseOrderedJson(event.data);
-        if (data && data->is_object()) {
-          // Restamped data is compact JSON: one data line.
+        const bool restamped =
+            !recorded.rest && protocol::parseJson(event.data).value.value_or(Json()).is_object();
+        if (restamped) {
           stamped.before = eventFields(event) + "data: ";
-          stamped.data.emplace(*data, recorded.request);
+          stamped.data = StampedRpcResponse::of(event.data, recorded.request, "data: ");
           stamped.after = "\n\n";
         } else {
           stamped.before = eventText(event, event.data);
@@ -360,8 +392,8 @@ std::shared_ptr<const StampedA2aAnswer> A2aReplayer::stampedAnswer(const Recorde
         answer->events.push_back(std::move(stamped));
       }
     } else if (!stream && !recorded.rest) {
-      if (auto parsed = protocol::parseOrderedJson(response->body)) {
-        answer->body.emplace(*parsed, recorded.request);
+      answer->body = StampedRpcResponse::of(response->body, recorded.request);
+      if (answer->body) {
         answer->reply.body.clear();
         answer->reply.headers = replayableHeaders(response->headers, /*body_rewritten=*/true);
       }
@@ -412,32 +444,21 @@ std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live
   auto response = readers_.with([&](const store::ArchiveReader& reader) {
     return reader.recordedResponse(known->second.exchange_id);
   });
-  auto parsed = response ? protocol::parseOrderedJson(response->body) : std::nullopt;
-  if (!parsed) {
+  if (!response) {
     return std::nullopt;
   }
-  protocol::OrderedJson answer = parsed->is_array() && known->second.position < parsed->size()
-                                     ? (*parsed)[known->second.position]
-                                     : *parsed;
-  if (!answer.is_object() || !answer.contains("result") || !answer["result"].is_object()) {
-    return std::nullopt;
-  }
-  protocol::OrderedJson task = answer["result"];
+  std::optional<std::size_t> history_length;
   if (auto length = params.find("historyLength");
-      length != params.end() && length->is_number_integer() && task.contains("history") &&
-      task["history"].is_array()) {
-    const auto keep =
+      length != params.end() && length->is_number_integer()) {
+    history_length =
         static_cast<std::size_t>(std::max<std::int64_t>(0, length->get<std::int64_t>()));
-    auto& history = task["history"];
-    if (history.size() > keep) {
-      history.erase(history.begin(), history.end() - static_cast<std::ptrdiff_t>(keep));
-    }
   }
-  protocol::OrderedJson body;
-  body["jsonrpc"] = "2.0";
-  body["id"] = protocol::OrderedJson::parse(idOf(live_request).dump());
-  body["result"] = std::move(task);
-  return jsonReply(200, body.dump(-1, ' ', false, protocol::Json::error_handler_t::replace));
+  auto answer = a2a::recordedTaskAnswer(response->body, known->second.position, idOf(live_request),
+                                        history_length);
+  if (!answer) {
+    return std::nullopt;
+  }
+  return jsonReply(200, std::move(*answer));
 }
 
 ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json& body,
@@ -482,7 +503,7 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
                                           live.body,
                                           {}};
     }
-  } else if (isRestCall(request)) {
+  } else if (restRouteOf(request, body)) {
     // The binding's own error shape, a google.rpc.Status, so that the caller's client reads it.
     const bool error = options_.on_miss == MissPolicy::Error;
     protocol::OrderedJson status;

@@ -2,7 +2,8 @@
 
 // Replay of recorded A2A JSON-RPC exchanges (docs/replay.md, "A2A"): keyed on the HTTP method,
 // path, JSON-RPC method and params without the id; answered with the live id re-stamped; event
-// streams served event by event; agent cards pointed at the replay itself.
+// streams served event by event; every agent card `record` points at itself (the card GETs, the
+// extended card's answers) pointed at the replay itself.
 
 #include <cstdint>
 #include <map>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "agentvcr/protocol/a2a.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/exchange_cache.hpp"
 #include "agentvcr/replay/recorded_outputs.hpp"
@@ -89,8 +91,21 @@ class A2aReplayer {
     std::size_t position = 0;
   };
 
+  /// The HTTP+JSON route of a request this replayer serves whose body is no JSON-RPC: the route
+  /// its path names, the generic GETs included, as serves() found the request to be A2A. Keys
+  /// and misses both ask it, so that a call keyed as the binding's misses in the binding's shape.
+  static std::optional<protocol::a2a::RestRoute> restRouteOf(const protocol::HttpRequest& request,
+                                                             const protocol::Json& body);
+
   std::uint64_t keyOf(const protocol::HttpRequest& request, const protocol::Json& body) const;
+  /// Every request but a card GET: a recorded call, a known task, or a miss.
+  ReplayOutcome answerCall(const protocol::HttpRequest& request, const Forwarder* forward,
+                           std::string_view scope);
   ReplayOutcome answerCard(const protocol::HttpRequest& request);
+  /// Points the agent cards `reply` carries at this replay, as `record` points them at itself
+  /// (the same a2a::cardCarrierOf()): at the address the caller used (its Host), path kept,
+  /// with an entity tag of the bytes served.
+  static void pointCardsHere(const protocol::HttpRequest& request, protocol::HttpReply& reply);
   protocol::HttpReply recordedAnswer(const Recorded& recorded, const protocol::Json& live_request);
   /// recordedAnswer()'s reply, made ready once: read and parsed the first time only.
   std::shared_ptr<const StampedA2aAnswer> stampedAnswer(const Recorded& recorded);

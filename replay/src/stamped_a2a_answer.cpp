@@ -1,89 +1,48 @@
 #include "agentvcr/replay/stamped_a2a_answer.hpp"
 
+#include "agentvcr/protocol/a2a.hpp"
+
 namespace agentvcr::replay {
-namespace {
 
-using protocol::Json;
-using protocol::OrderedJson;
-
-/// How a2a::restampIds() writes JSON: compact, invalid UTF-8 replaced.
-template <class AnyJson>
-std::string restampedText(const AnyJson& value) {
-  return value.dump(-1, ' ', false, AnyJson::error_handler_t::replace);
+std::optional<StampedRpcResponse> StampedRpcResponse::of(std::string_view response,
+                                                         const protocol::Json& recorded_request,
+                                                         std::string_view continuation) {
+  const auto ids = protocol::a2a::recordedIdsOf(response, recorded_request);
+  if (!ids) {
+    return std::nullopt;
+  }
+  StampedRpcResponse stamped;
+  std::size_t from = 0;
+  for (const protocol::a2a::RecordedId& id : *ids) {
+    stamped.writeText(response.substr(from, id.begin - from), continuation);
+    stamped.text_.hole(stamped.ids_.size());
+    stamped.ids_.push_back(
+        Id{id.position, std::string(response.substr(id.begin, id.end - id.begin))});
+    from = id.end;
+  }
+  stamped.writeText(response.substr(from), continuation);
+  return stamped;
 }
 
-/// The `id` of a request object, null when it has none (as a2a::restampIds() reads it).
-const Json& callIdOf(const Json& request) {
-  return protocol::memberOrNull(request, "id");
-}
-
-}  // namespace
-
-StampedRpcResponse::StampedRpcResponse(const OrderedJson& response, const Json& recorded_request) {
-  if (!response.is_array()) {
-    writeObject(response, Id{});
+void StampedRpcResponse::writeText(std::string_view text, std::string_view continuation) {
+  if (continuation.empty()) {
+    text_.write(text);
     return;
   }
-  // A batch's answers may come in any order: each recorded id names the live id at the
-  // position of the first recorded call that had it. Without a recorded batch nothing is
-  // restamped.
-  text_.write("[");
-  bool first = true;
-  for (const OrderedJson& element : response) {
-    if (!first) {
-      text_.write(",");
-    }
-    first = false;
-    std::optional<Id> id;
-    if (recorded_request.is_array() && element.is_object() && element.contains("id")) {
-      const Json recorded_id = Json::parse(element["id"].dump());
-      for (std::size_t i = 0; i < recorded_request.size(); ++i) {
-        if (callIdOf(recorded_request[i]) == recorded_id) {
-          id = Id{i, restampedText(element["id"])};
-          break;
-        }
-      }
-    }
-    writeObject(element, std::move(id));
+  for (std::size_t line_end = text.find('\n'); line_end != std::string_view::npos;
+       line_end = text.find('\n')) {
+    text_.write(text.substr(0, line_end + 1));
+    text_.write(continuation);
+    text.remove_prefix(line_end + 1);
   }
-  text_.write("]");
+  text_.write(text);
 }
 
-void StampedRpcResponse::writeObject(const OrderedJson& object, std::optional<Id> id) {
-  if (!id || !object.is_object() || !object.contains("id")) {
-    text_.write(restampedText(object));
-    return;
-  }
-  text_.write("{");
-  bool first = true;
-  for (const auto& [name, value] : object.items()) {
-    if (!first) {
-      text_.write(",");
-    }
-    first = false;
-    text_.write(restampedText(OrderedJson(name)));
-    text_.write(":");
-    if (name == "id") {
-      text_.hole(ids_.size());
-    } else {
-      text_.write(restampedText(value));
-    }
-  }
-  text_.write("}");
-  ids_.push_back(std::move(*id));
-}
-
-void StampedRpcResponse::appendTo(std::string& out, const Json& live_request) const {
+void StampedRpcResponse::appendTo(std::string& out, const protocol::Json& live_request) const {
   std::vector<std::string> values;
   values.reserve(ids_.size());
   for (const Id& id : ids_) {
-    if (!id.position) {
-      values.push_back(restampedText(callIdOf(live_request)));
-    } else if (live_request.is_array() && *id.position < live_request.size()) {
-      values.push_back(restampedText(callIdOf(live_request[*id.position])));
-    } else {
-      values.push_back(id.recorded);  // the live request has no call there: left as recorded
-    }
+    values.push_back(protocol::a2a::liveIdText(id.position, id.recorded, live_request));
   }
   text_.appendTo(out, [&](std::size_t slot) -> std::string_view { return values[slot]; });
 }
@@ -96,7 +55,7 @@ std::size_t StampedRpcResponse::bytes() const {
   return total;
 }
 
-protocol::HttpReply StampedA2aAnswer::replyTo(const Json& live_request) const {
+protocol::HttpReply StampedA2aAnswer::replyTo(const protocol::Json& live_request) const {
   protocol::HttpReply stamped = reply;
   if (body) {
     body->appendTo(stamped.body, live_request);

@@ -34,8 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       protocol::a2a::restampEventData(event.data, *request.value);
     }
   }
-  for (const auto carrier :
-       {protocol::a2a::CardCarrier::Body, protocol::a2a::CardCarrier::JsonRpcResult}) {
+  // The fuzzed request may also say where its answer carries cards (a batch's ids among them).
+  using Carrier = protocol::a2a::CardCarrier;
+  for (const Carrier& carrier :
+       {Carrier{Carrier::Kind::Body}, Carrier{Carrier::Kind::JsonRpcResult},
+        protocol::a2a::cardCarrierOf("POST", "/", request_text)}) {
     protocol::a2a::rebaseCard(response_text, carrier, {.from = "", .to = "http://127.0.0.1:8"});
     const auto rewrite = protocol::a2a::rebaseCard(
         response_text, carrier, {.from = "http://agent:9/a", .to = "http://127.0.0.1:8"});
@@ -44,7 +47,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                   "a rewritten card is JSON");
     rewrite.note();
   }
-  protocol::a2a::cardCarrierOf("POST", "/", request_text);
 
   // The binding reads paths, queries and bodies of any shape: a route or none, never a crash.
   const std::size_t line_end = request_text.find('\n');

@@ -148,6 +148,20 @@ inline std::string rawPost(const std::string& target, const std::string& body,
          body;
 }
 
+/// An agent card as a person or a template engine writes it: indented, with numbers and escapes
+/// that a JSON serialiser would spell differently (`1.10`, a 23-digit integer, `1E+2`, `\u00e9`,
+/// `\/`). Its JSON-RPC and HTTP+JSON interfaces are at `interfaces`, a gRPC one and its
+/// documentation at `agent`: what a rewrite moves, and what it leaves.
+inline std::string handWrittenCard(const std::string& interfaces, const std::string& agent) {
+  return "{\n  \"name\" : \"caf\\u00e9 \\/ agent\",\n  \"version\": 1.10,\n"
+         "  \"serial\": 12345678901234567890123,\n  \"ratio\": 1E+2,\n"
+         "  \"url\": \"" +
+         interfaces + "/a2a\",\n  \"preferredTransport\": \"JSONRPC\",\n" +
+         "  \"additionalInterfaces\": [\n    {\"transport\": \"HTTP+JSON\", \"url\": \"" +
+         interfaces + "/rest\"},\n    {\"transport\": \"GRPC\", \"url\": \"" + agent +
+         "/grpc\"}\n  ],\n" + "  \"documentationUrl\": \"" + agent + "/docs\"\n}\n";
+}
+
 /// When each marker showed up in a streamed response read from `client`, in ms since `start`.
 inline std::vector<double> arrivalTimes(RawClient& client, const std::vector<std::string>& markers,
                                         std::chrono::steady_clock::time_point start) {

@@ -177,6 +177,40 @@ TEST_F(A2aRecordReplayTest, ReplayAnswersWithTheLiveIdsAndTheRecordedResults) {
   EXPECT_TRUE(miss_lines_.empty());
 }
 
+TEST_F(A2aRecordReplayTest, ATasksGetAnsweredFromARecordedTaskKeepsTheAgentsBytes) {
+  // A task as an agent may write it: spaced, `1.10`, a 23-digit integer, an escape.
+  const std::string task =
+      "{\"id\": \"task-7\", \"contextId\": \"c\", \"kind\": \"task\",\n"
+      " \"status\": {\"state\": \"completed\"},\n"
+      " \"metadata\": {\"score\": 1.10, \"serial\": 12345678901234567890123, \"name\": "
+      "\"caf\\u00e9\"},\n \"history\": [";
+  const std::string user = "{\"role\": \"user\", \"n\": 1.0}";
+  const std::string agent_message = "{\"role\": \"agent\", \"n\": 2.50}";
+  FakeUpstream agent([&](const protocol::HttpRequest& request) {
+    const Json call = protocol::parseJson(request.body).value.value_or(Json());
+    return FakeReply::http(200, R"({"jsonrpc":"2.0","id":)" + call.value("id", Json()).dump() +
+                                    R"(,"result":)" + task + user + ", " + agent_message + "]}}");
+  });
+  {
+    proxy::RecordingProxyConfig config;
+    config.relay.upstream = *net::parseUrl(agent.url());
+    config.db_path = db_path_;
+    config.probe_identity = false;
+    proxy::RecordingProxy recording(config);
+    recording.start();
+    post(recording.endpoint().port, sendBody(1, "m-1", "Hi"));
+    recording.settle();
+    recording.stop();
+  }
+  auto replay = startReplay(replay::kFastPace);
+  // Never asked as such: answered from the task the send returned, its history cut to one.
+  const auto answer = net::HttpClient("127.0.0.1", replay->endpoint().port)
+                          .postJson(kEndpoint, R"({"jsonrpc":"2.0","id":8,"method":"tasks/get",)"
+                                               R"("params":{"id":"task-7","historyLength":1}})");
+  EXPECT_EQ(answer.body, R"({"jsonrpc":"2.0","id":8,"result":)" + task + agent_message + "]}}");
+  EXPECT_TRUE(miss_lines_.empty());
+}
+
 TEST_F(A2aRecordReplayTest, ReplayPointsTheCardAtItself) {
   recordConversation();
   auto replay = startReplay(replay::kFastPace);

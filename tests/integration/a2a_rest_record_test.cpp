@@ -143,5 +143,36 @@ TEST_F(A2aRestRecordTest, RestCallsAreDecodedLikeJsonRpcOnes) {
   EXPECT_EQ(status["details"][0]["reason"], "REPLAY_MISS");
 }
 
+TEST_F(A2aRestRecordTest, AGetThatMissesWithoutAnA2aVersionGetsTheBindingsNotFound) {
+  std::string task_id;
+  {
+    auto recording = startRecording(mock_->baseUrl(), db_path_, "rest");
+    net::HttpClient client("127.0.0.1", recording->endpoint().port);
+    converse(client, task_id);
+    recording->settle();
+    recording->stop();
+  }
+  mock_->stop();
+  startReplay();
+  auto client = replayClient();
+  // Paths where calls of the binding were recorded, asked for what was not, by a client that
+  // names no A2A-Version (a v0.3 client, or one that leaves the default).
+  for (const std::string& target : {std::string("/api/v1/rest/tasks?pageSize=3"),
+                                    "/api/v1/rest/tasks/" + task_id + "?historyLength=7"}) {
+    const auto missed = client.get(target);
+    EXPECT_EQ(missed.status, 404) << target << ": " << missed.body;
+    const auto parsed = protocol::parseJson(missed.body);
+    ASSERT_TRUE(parsed.value) << missed.body;
+    const protocol::Json& status = protocol::memberOrNull(*parsed.value, "error");
+    EXPECT_EQ(protocol::memberOrNull(status, "status"), "NOT_FOUND") << missed.body;
+    EXPECT_EQ(status.value("details", protocol::Json::array()).dump(),
+              protocol::Json::array({{{"@type", "type.googleapis.com/google.rpc.ErrorInfo"},
+                                      {"reason", "REPLAY_MISS"},
+                                      {"domain", "agentvcr"},
+                                      {"metadata", {{"agentvcr_error", "replay.miss"}}}}})
+                  .dump());
+  }
+}
+
 }  // namespace
 }  // namespace agentvcr::testing

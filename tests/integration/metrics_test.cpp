@@ -16,6 +16,7 @@
 #include "echo_agent.hpp"
 #include "prometheus_text.hpp"
 #include "proxy_fixture.hpp"
+#include "raw_client.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -160,6 +161,16 @@ TEST_F(RecordMetricsTest, TheListenerServesMetricsOnlyAndTheRelayedPortGrowsNoPa
   EXPECT_EQ(client().get("/metrics").status, 200);
   ASSERT_EQ(agent_.requests().size(), 1u);
   EXPECT_EQ(agent_.requests().front().target, "/metrics");
+}
+
+TEST_F(RecordMetricsTest, AHeadOfMetricsIsAnsweredWithTheHeaderAlone) {
+  startCounting();
+  RawClient raw(metricsPort());
+  raw.send("HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string answer = raw.readAll();
+  EXPECT_THAT(answer, ::testing::StartsWith("HTTP/1.1 200 "));
+  EXPECT_THAT(answer, HasSubstr("\r\nContent-Length: "));
+  EXPECT_THAT(answer, ::testing::EndsWith("\r\n\r\n")) << "a HEAD's answer has no body";
 }
 
 TEST_F(RecordMetricsTest, AScrapeDuringTrafficNeverSeesACountGoBack) {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "a2a_fixture.hpp"
 #include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/json_text.hpp"
@@ -15,7 +16,9 @@
 namespace agentvcr::testing {
 namespace {
 
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 /// The card of an agent at `base`: a JSON-RPC and an HTTP+JSON interface there, a gRPC one, and
 /// URLs of other kinds on the same origin, which stay.
@@ -32,13 +35,26 @@ std::string agentSaw(const protocol::HttpRequest& request, std::string_view name
   return field ? field->value : "<absent>";
 }
 
+/// The body of a raw HTTP answer: what follows the blank line after its header.
+std::string rawAnswerBody(const std::string& answer) {
+  const std::size_t end = answer.find("\r\n\r\n");
+  return end == std::string::npos ? std::string() : answer.substr(end + 4);
+}
+
 class RecordCardTest : public ProxyTest {
  protected:
-  /// A fake agent under `/agent` that serves `card_` at its well-known path, with an ETag.
+  /// A fake agent under `/agent` that serves `card_` at its well-known path, with an ETag; a
+  /// HEAD there gets the GET's header alone.
   void startAgent() {
     agent_ = std::make_unique<FakeUpstream>([this](const protocol::HttpRequest& request) {
       if (request.target == "/agent/.well-known/agent-card.json") {
-        return FakeReply::http(200, card_, "application/json", "ETag: \"agent-tag\"\r\n");
+        FakeReply reply =
+            FakeReply::http(200, card_, "application/json", "ETag: \"agent-tag\"\r\n");
+        if (request.method == "HEAD") {
+          std::string& bytes = reply.segments[0].bytes;
+          bytes.resize(bytes.size() - card_.size());
+        }
+        return reply;
       }
       return FakeReply::http(404, "{}");
     });
@@ -158,6 +174,97 @@ TEST_F(RecordCardTest, AnExtendedCardIsRewrittenInAJsonRpcResultAndWhenSentInChu
   EXPECT_EQ(exchanges[1].response_body, cardOfAgentAt(agent_base));
   EXPECT_TRUE(exchanges[0].card_rewrite);
   EXPECT_TRUE(exchanges[1].card_rewrite);
+}
+
+TEST_F(RecordCardTest, ACardLeftAsTheAgentWroteItArrivesWholeThoughSentInChunks) {
+  const std::string signed_card =
+      cardOfAgentAt("http://agent", R"(,"signatures":[{"protected":"e30","signature":"c2ln"}])");
+  FakeUpstream agent([&](const protocol::HttpRequest&) {
+    return FakeReply::chunked(200, {signed_card.substr(0, 10), signed_card.substr(10)});
+  });
+  startProxy(agent.url());
+  RawClient raw(proxyPort());
+  raw.send("GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\n\r\n");
+  // The connection stays open: only the answer's framing says where the card ends.
+  const std::string answer = raw.readUntil(signed_card, std::chrono::seconds(5));
+  EXPECT_THAT(answer, HasSubstr("Content-Length: " + std::to_string(signed_card.size()) + "\r\n"));
+  EXPECT_EQ(rawAnswerBody(answer), signed_card);
+}
+
+TEST_F(RecordCardTest, TheClientGetsTheAgentsOwnBytesWithOnlyTheInterfaceUrlsChanged) {
+  startAgent();
+  card_ = handWrittenCard(agentBase(), agentBase());
+  startProxy(agentBase());
+  const std::string here = "http://127.0.0.1:" + std::to_string(proxyPort());
+  const auto answer = askForCard();
+  EXPECT_EQ(answer.body, handWrittenCard(here, agentBase()))
+      << "whitespace, number spellings and escapes are the agent's";
+  EXPECT_EQ(answer.header("Content-Length"), std::to_string(answer.body.size()));
+  EXPECT_EQ(recordedExchanges()[0].response_body, card_);
+}
+
+TEST_F(RecordCardTest, AHeadOfACardAnnouncesTheLengthAndTagOfTheCardAGetReceives) {
+  startAgent();
+  card_ = cardOfAgentAt(agentBase());
+  startProxy(agentBase());
+  const auto get = askForCard();
+  ASSERT_EQ(get.status, 200);
+  RawClient raw(proxyPort());
+  raw.send("HEAD /.well-known/agent-card.json HTTP/1.1\r\nHost: 127.0.0.1:" +
+           std::to_string(proxyPort()) + "\r\nConnection: close\r\n\r\n");
+  const std::string head = raw.readAll();
+  EXPECT_THAT(head, StartsWith("HTTP/1.1 200 "));
+  EXPECT_THAT(head, HasSubstr("Content-Length: " + get.header("Content-Length") + "\r\n"));
+  EXPECT_THAT(head, HasSubstr("ETag: " + get.header("ETag") + "\r\n"));
+  EXPECT_THAT(head, EndsWith("\r\n\r\n")) << "a HEAD's answer has no body";
+
+  const auto exchanges = recordedExchanges();
+  ASSERT_EQ(exchanges.size(), 2u);
+  EXPECT_EQ(exchanges[1].method, "HEAD");
+  EXPECT_EQ(exchanges[1].response_body, "") << "kept as a HEAD: the agent's header, no body";
+  EXPECT_EQ(protocol::headerValue(exchanges[1].response_headers, "ETag"), "\"agent-tag\"");
+  ASSERT_TRUE(exchanges[1].card_rewrite);
+  EXPECT_EQ(*exchanges[1].card_rewrite, *exchanges[0].card_rewrite);
+}
+
+TEST_F(RecordCardTest, TheCardAnsweringABatchedExtendedCardCallIsRewrittenAndNothingElse) {
+  // The card's answer comes first, the batch's other call's second: answers are matched by id.
+  // The other answer holds a `url` on the agent too, which is no card's and stays.
+  const auto batchAnswer = [](const std::string& card_base, const std::string& agent_base) {
+    return R"([{"jsonrpc":"2.0","id":"card","result":)" + cardOfAgentAt(card_base) + "},\n " +
+           R"({"jsonrpc":"2.0","id":1,"result":{"url":")" + agent_base + R"(/a2a"}}])";
+  };
+  std::string agent_base;
+  FakeUpstream agent([&](const protocol::HttpRequest&) {
+    return FakeReply::http(200, batchAnswer(agent_base, agent_base));
+  });
+  agent_base = agent.url();
+  startProxy(agent.url());
+  const std::string here = "http://127.0.0.1:" + std::to_string(proxyPort());
+  const auto answer = client().postJson(
+      "/a2a", R"([{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}},)"
+              R"({"jsonrpc":"2.0","id":"card","method":"GetExtendedAgentCard"}])");
+  // cardOfAgentAt() puts its provider and icon on the card's base: those stay the agent's.
+  std::string expected = batchAnswer(here, agent_base);
+  for (const std::string kept : {"/about", "/icon.png", "/grpc"}) {
+    const std::string moved = here + kept;
+    expected.replace(expected.find(moved), moved.size(), agent_base + kept);
+  }
+  EXPECT_EQ(answer.body, expected);
+  ASSERT_TRUE(recordedExchanges()[0].card_rewrite);
+}
+
+TEST_F(RecordCardTest, WithoutHostOnAWildcardListenerTheCardNamesTheAddressTheClientReached) {
+  startAgent();
+  card_ = cardOfAgentAt(agentBase());
+  startProxy(agentBase(),
+             [](proxy::RecordingProxyConfig& config) { config.server.host = "0.0.0.0"; });
+  RawClient raw(proxyPort());
+  // HTTP/1.0 names no Host; the relay's own listening address is 0.0.0.0, no place to call.
+  raw.send("GET /.well-known/agent-card.json HTTP/1.0\r\n\r\n");
+  const auto card = protocol::parseJson(rawAnswerBody(raw.readAll()));
+  ASSERT_TRUE(card.value);
+  EXPECT_EQ((*card.value)["url"], "http://127.0.0.1:" + std::to_string(proxyPort()) + "/a2a");
 }
 
 }  // namespace

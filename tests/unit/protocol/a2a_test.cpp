@@ -215,6 +215,55 @@ TEST(A2aRestamp, RestampsEventData) {
   EXPECT_EQ(restampEventData("not json", Json(3)), "not json");
 }
 
+TEST(A2aRestamp, EveryByteButTheIdsIsTheAgents) {
+  const Json recorded = Json::parse(R"({"jsonrpc":"2.0","id":1,"method":"m"})");
+  const Json live = Json::parse(R"({"jsonrpc":"2.0","id":"live","method":"m"})");
+  // Whitespace, number spellings and escapes a serialiser would write otherwise.
+  const std::string result =
+      "{\"version\": 1.10, \"serial\": 12345678901234567890123,\n"
+      "   \"ratio\": 1E+2, \"name\": \"caf\\u00e9 \\/ \\ud83d\\ude00\"}";
+  EXPECT_EQ(
+      *restampIds("{\n  \"jsonrpc\": \"2.0\",\n  \"id\" : 1,\n  \"result\": " + result + "\n}\n",
+                  recorded, live),
+      "{\n  \"jsonrpc\": \"2.0\",\n  \"id\" : \"live\",\n  \"result\": " + result + "\n}\n");
+  const Json recorded_batch = Json::parse(R"([{"id":1},{"id":2}])");
+  const Json live_batch = Json::parse(R"([{"id":"a"},{"id":"b"}])");
+  EXPECT_EQ(
+      *restampIds("[ {\"id\": 2, \"result\": " + result + "},\n  {\"id\":1.0, \"result\":0.50} ]",
+                  recorded_batch, live_batch),
+      "[ {\"id\": \"b\", \"result\": " + result + "},\n  {\"id\":\"a\", \"result\":0.50} ]");
+  EXPECT_EQ(restampEventData("{\"id\": 1, \"result\": " + result + "}", Json(7)),
+            "{\"id\": 7, \"result\": " + result + "}");
+  EXPECT_EQ(restampEventData("{\"result\": 1.10}", Json(7)), "{\"result\": 1.10}");
+  // The id the parser reads, however its name is spelled, wherever it comes last.
+  EXPECT_EQ(*restampIds(R"({"\u0069d":1,"result":1.10})", recorded, live),
+            R"({"\u0069d":"live","result":1.10})");
+  EXPECT_EQ(*restampIds(R"({"id":1,"result":1.10,"id":2})", recorded, live),
+            R"({"id":1,"result":1.10,"id":"live"})");
+}
+
+TEST(A2aRestamp, ARecordedTaskAnswersATasksGetInTheAgentsBytes) {
+  const std::string task =
+      "{\"id\": \"t\", \"n\": 1.10,\n \"history\": [ {\"m\": 1}, {\"m\": 2.0} ,{\"m\": 3E1} ]}";
+  const std::string answer = "{\"jsonrpc\": \"2.0\", \"id\": 4, \"result\": " + task + "}";
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json("live"), std::nullopt),
+            R"({"jsonrpc":"2.0","id":"live","result":)" + task + "}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 2),
+            R"({"jsonrpc":"2.0","id":5,"result":{"id": "t", "n": 1.10,)"
+            "\n \"history\": [{\"m\": 2.0},{\"m\": 3E1}]}}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 0),
+            R"({"jsonrpc":"2.0","id":5,"result":{"id": "t", "n": 1.10,)"
+            "\n \"history\": []}}");
+  EXPECT_EQ(*recordedTaskAnswer(answer, 0, Json(5), 9),
+            R"({"jsonrpc":"2.0","id":5,"result":)" + task + "}");
+  // In a batch, the answer at the call's position; an error or no JSON holds no task.
+  const std::string batch = "[{\"id\": 1, \"error\": {}}, {\"id\": 2, \"result\": " + task + "}]";
+  EXPECT_EQ(*recordedTaskAnswer(batch, 1, Json(nullptr), std::nullopt),
+            R"({"jsonrpc":"2.0","id":null,"result":)" + task + "}");
+  EXPECT_FALSE(recordedTaskAnswer(batch, 0, Json(1), std::nullopt));
+  EXPECT_FALSE(recordedTaskAnswer("<html>", 0, Json(1), std::nullopt));
+}
+
 TEST(A2aTaskStates, BothDialectsNormaliseToTheSameName) {
   for (const std::string v03 : {"submitted", "working", "input-required", "auth-required",
                                 "completed", "failed", "canceled", "rejected"}) {
@@ -280,7 +329,7 @@ TEST(A2aRest, EveryRouteOfTheBindingNamesItsCall) {
 }
 
 std::string everyUrlTo(std::string_view card, std::string_view to) {
-  auto rewrite = rebaseCard(card, CardCarrier::Body, {.from = "", .to = to});
+  auto rewrite = rebaseCard(card, CardCarrier{CardCarrier::Kind::Body}, {.from = "", .to = to});
   return rewrite.result == CardRewriteResult::Rewritten ? rewrite.body : "unchanged";
 }
 
@@ -303,7 +352,7 @@ TEST(A2aCard, AnEmptyFromPointsEveryHttpInterfaceAtTheNewBaseKeepingPaths) {
                        "http://b:1"),
             "unchanged");
   EXPECT_EQ(rebaseCard(R"({"url":"http://a/rpc","signatures":[{"signature":"s"}]})",
-                       CardCarrier::Body, {.from = "", .to = "http://b:1"})
+                       CardCarrier{CardCarrier::Kind::Body}, {.from = "", .to = "http://b:1"})
                 .result,
             CardRewriteResult::Signed);
 }
@@ -323,7 +372,7 @@ TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
       R"({"url":"http://agent/base?q=1","transport":"JSONRPC"}],)"
       R"("supportedInterfaces":[{"url":"http://agent/base/v1","protocolBinding":"HTTP+JSON"},)"
       R"({"url":"http://agent/base/g","protocolBinding":"GRPC"}]})";
-  const auto rewrite = rebaseCard(card, CardCarrier::Body,
+  const auto rewrite = rebaseCard(card, CardCarrier{CardCarrier::Kind::Body},
                                   {.from = "http://agent/base/", .to = "http://127.0.0.1:8/"});
   ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
   const Json out = Json::parse(rewrite.body);
@@ -346,12 +395,13 @@ TEST(A2aCard, OnlyHttpInterfacesUnderTheAgentsBaseMove) {
 }
 
 TEST(A2aCard, ASignedCardIsLeftAsItIs) {
-  const auto rewrite =
-      rebaseCard(R"({"url":"http://agent/rpc","signatures":[{"protected":"x","signature":"y"}]})",
-                 CardCarrier::Body, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  const auto rewrite = rebaseCard(
+      R"({"url":"http://agent/rpc","signatures":[{"protected":"x","signature":"y"}]})",
+      CardCarrier{CardCarrier::Kind::Body}, {.from = "http://agent", .to = "http://127.0.0.1:8"});
   EXPECT_EQ(rewrite.result, CardRewriteResult::Signed);
   EXPECT_EQ(rewrite.note(), R"({"left":"signed"})");
-  EXPECT_EQ(rebaseCard(R"({"url":"http://agent/rpc","signatures":[]})", CardCarrier::Body,
+  EXPECT_EQ(rebaseCard(R"({"url":"http://agent/rpc","signatures":[]})",
+                       CardCarrier{CardCarrier::Kind::Body},
                        {.from = "http://agent", .to = "http://127.0.0.1:8"})
                 .result,
             CardRewriteResult::Rewritten);
@@ -360,35 +410,65 @@ TEST(A2aCard, ASignedCardIsLeftAsItIs) {
 TEST(A2aCard, TheExtendedCardOfAJsonRpcAnswerIsItsResult) {
   const auto rewrite =
       rebaseCard(R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://agent/rpc","name":"x"}})",
-                 CardCarrier::JsonRpcResult, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+                 CardCarrier{CardCarrier::Kind::JsonRpcResult},
+                 {.from = "http://agent", .to = "http://127.0.0.1:8"});
   ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
   EXPECT_EQ(rewrite.body,
             R"({"jsonrpc":"2.0","id":7,"result":{"url":"http://127.0.0.1:8/rpc","name":"x"}})");
-  EXPECT_EQ(rebaseCard(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32007}})",
-                       CardCarrier::JsonRpcResult, {.from = "", .to = "http://b"})
-                .result,
-            CardRewriteResult::Unchanged);
+  EXPECT_EQ(
+      rebaseCard(R"({"jsonrpc":"2.0","id":7,"error":{"code":-32007}})",
+                 CardCarrier{CardCarrier::Kind::JsonRpcResult}, {.from = "", .to = "http://b"})
+          .result,
+      CardRewriteResult::Unchanged);
 }
 
 TEST(A2aCard, TheRequestsWhoseAnswerCarriesACard) {
-  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent-card.json?x", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/.well-known/agent.json", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/api/v1/rest/extendedAgentCard", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("GET", "/v1/card", ""), CardCarrier::Body);
-  EXPECT_EQ(cardCarrierOf("POST", "/.well-known/agent-card.json", ""), CardCarrier::None);
+  const auto kindOf = [](std::string_view method, std::string_view target, std::string_view body) {
+    return cardCarrierOf(method, target, body).kind;
+  };
+  using Kind = CardCarrier::Kind;
+  EXPECT_EQ(kindOf("GET", "/.well-known/agent-card.json?x", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/.well-known/agent.json", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/api/v1/rest/extendedAgentCard", ""), Kind::Body);
+  EXPECT_EQ(kindOf("GET", "/v1/card", ""), Kind::Body);
+  EXPECT_EQ(kindOf("HEAD", "/.well-known/agent-card.json", ""), Kind::Body);
+  EXPECT_EQ(kindOf("POST", "/.well-known/agent-card.json", ""), Kind::None);
+  EXPECT_EQ(kindOf("POST", "/", R"({"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"})"),
+            Kind::JsonRpcResult);
+  EXPECT_EQ(kindOf("POST", "/",
+                   R"({"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"})"),
+            Kind::JsonRpcResult);
   EXPECT_EQ(
-      cardCarrierOf("POST", "/", R"({"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"})"),
-      CardCarrier::JsonRpcResult);
-  EXPECT_EQ(
-      cardCarrierOf("POST", "/",
-                    R"({"jsonrpc":"2.0","id":1,"method":"agent/getAuthenticatedExtendedCard"})"),
-      CardCarrier::JsonRpcResult);
-  EXPECT_EQ(
-      cardCarrierOf(
+      kindOf(
           "POST", "/",
           R"({"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"text":"GetExtendedAgentCard"}})"),
-      CardCarrier::None);
-  EXPECT_EQ(cardCarrierOf("GET", "/v1/responses", ""), CardCarrier::None);
+      Kind::None);
+  EXPECT_EQ(kindOf("GET", "/v1/responses", ""), Kind::None);
+  EXPECT_TRUE(cardCarrierOf("GET", "/.well-known/agent.json", "").batch_card_ids.empty());
+}
+
+TEST(A2aCard, ABatchCarriesTheCardsOfItsExtendedCardCallsThatHaveAnId) {
+  const CardCarrier batch = cardCarrierOf(
+      "POST", "/",
+      R"([{"jsonrpc":"2.0","id":1,"method":"GetTask"},)"
+      R"({"jsonrpc":"2.0","id":"c","method":"GetExtendedAgentCard"},)"
+      R"({"jsonrpc":"2.0","method":"GetExtendedAgentCard"},)"
+      R"({"jsonrpc":"2.0","id":null,"method":"agent/getAuthenticatedExtendedCard"}])");
+  EXPECT_EQ(batch.kind, CardCarrier::Kind::JsonRpcResult);
+  EXPECT_EQ(Json(batch.batch_card_ids), Json::parse(R"(["c",null])"));
+  EXPECT_FALSE(cardCarrierOf("POST", "/", R"([{"jsonrpc":"2.0","method":"GetExtendedAgentCard"}])"))
+      << "a notification is answered by nothing";
+
+  // Answers come in any order; an error answers with no card, and another call's `url` stays.
+  const auto rewrite = rebaseCard(
+      R"([{"id":1,"result":{"url":"http://agent/rpc"}},)"
+      R"( {"id":null,"error":{"code":-32007}}, {"id":"c","result":{"url":"http://agent/rpc"}}])",
+      batch, {.from = "http://agent", .to = "http://127.0.0.1:8"});
+  ASSERT_EQ(rewrite.result, CardRewriteResult::Rewritten);
+  EXPECT_EQ(
+      rewrite.body,
+      R"([{"id":1,"result":{"url":"http://agent/rpc"}},)"
+      R"( {"id":null,"error":{"code":-32007}}, {"id":"c","result":{"url":"http://127.0.0.1:8/rpc"}}])");
 }
 
 }  // namespace

@@ -146,7 +146,8 @@ Result run(const Script& script, RelayClock clock = tickingClock()) {
   asio::co_spawn(
       io,
       [&]() -> asio::awaitable<void> {
-        result.keep_open = co_await core.exchangeOne(client, buffer, "127.0.0.1:5000");
+        result.keep_open =
+            co_await core.exchangeOne(client, buffer, "127.0.0.1:5000", "http://127.0.0.1:8080");
         result.finished = true;
       },
       asio::detached);

@@ -1,6 +1,6 @@
 // StampedRpcResponse writes a recorded JSON-RPC answer with the live call's ids, byte for byte
-// as a2a::restampIds() does by parsing it; and given only the ids the memo reads of a request
-// (protocol::jsonRpcIdsOnly()), as given the whole request.
+// as a2a::restampIds() does, every other byte the agent's; and given only the ids the memo reads
+// of a request (protocol::jsonRpcIdsOnly()), as given the whole request.
 
 #include "agentvcr/replay/stamped_a2a_answer.hpp"
 
@@ -59,9 +59,8 @@ const std::vector<RpcRestampCase> kRpcRestampCases = {
 
 std::string stampedRpcText(const RpcRestampCase& test, const Json& live) {
   std::string out;
-  StampedRpcResponse(*protocol::parseOrderedJson(test.response),
-                     *protocol::parseJson(test.recorded_request).value)
-      .appendTo(out, live);
+  StampedRpcResponse::of(test.response, *protocol::parseJson(test.recorded_request).value)
+      ->appendTo(out, live);
   return out;
 }
 
@@ -94,14 +93,24 @@ TEST(StampedRpcResponse, NeedsOnlyTheIdsTheMemoReadsOfTheLiveRequest) {
 
 TEST(StampedRpcResponse, AnsweredTwiceWritesEachCallersIds) {
   const RpcRestampCase test = kRpcRestampCases.front();
-  const StampedRpcResponse response(*protocol::parseOrderedJson(test.response),
-                                    *protocol::parseJson(test.recorded_request).value);
+  const StampedRpcResponse response =
+      *StampedRpcResponse::of(test.response, *protocol::parseJson(test.recorded_request).value);
   std::string first;
   std::string second;
   response.appendTo(first, Json{{"id", 1}});
   response.appendTo(second, Json{{"id", "two"}});
   EXPECT_EQ(first, R"({"jsonrpc":"2.0","id":1,"result":{"id":"task-1","kind":"task"}})");
   EXPECT_EQ(second, R"({"jsonrpc":"2.0","id":"two","result":{"id":"task-1","kind":"task"}})");
+}
+
+TEST(StampedRpcResponse, KeepsTheAgentsBytesAndContinuesEachLineOfAnEventsData) {
+  const std::string data = "{\"jsonrpc\": \"2.0\",\n \"id\": 1,\n \"result\": {\"n\": 1.10}}";
+  std::string out;
+  StampedRpcResponse::of(data, Json::parse(R"({"id":1})"), "data: ")
+      ->appendTo(out, Json{{"id", "live"}});
+  EXPECT_EQ(out,
+            "{\"jsonrpc\": \"2.0\",\ndata:  \"id\": \"live\",\ndata:  \"result\": {\"n\": 1.10}}");
+  EXPECT_FALSE(StampedRpcResponse::of("<html>", Json()));
 }
 
 }  // namespace

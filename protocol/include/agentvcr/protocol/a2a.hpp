@@ -174,21 +174,67 @@ struct KeyOptions {
 std::uint64_t callKey(std::string_view http_method, std::string_view target,
                       const Json& request_object, const KeyOptions& options = {});
 
-/// `response` (a JSON-RPC response object or a batch of them) with each `id` replaced by
-/// the live request's id of the same type: for a batch, the recorded request ids map to the
-/// live ones by position. Member order and values are kept; the text is compact.
-/// Returns nullopt when `response` is not JSON.
+/// One `id` of a recorded JSON-RPC answer that re-stamping replaces: where its value lies in
+/// the answer's text, and which live call's id takes its place.
+struct RecordedId {
+  std::size_t begin = 0;  ///< the value's bytes [begin, end) in the answer's text
+  std::size_t end = 0;
+  /// The position in the live batch of the call whose id replaces it; none: the live request's
+  /// own id.
+  std::optional<std::size_t> position;
+};
+
+/// The ids re-stamping replaces in `response` (a JSON-RPC response object or a batch of them),
+/// in text order: the object's `id`; in a batch, the `id` of each answer whose id a call of the
+/// `recorded_request` batch had, the first such call giving the position (a batch's answers
+/// come in any order). Nullopt when `response` is not JSON.
+std::optional<std::vector<RecordedId>> recordedIdsOf(std::string_view response,
+                                                     const Json& recorded_request);
+
+/// The text that replaces a recorded id (`recorded_text`) for `live_request`: the id of the
+/// live call at `position` (or of the live request itself), compact, in its JSON type; the
+/// recorded id when the live request has no call there.
+std::string liveIdText(std::optional<std::size_t> position, std::string_view recorded_text,
+                       const Json& live_request);
+
+/// `response` (a JSON-RPC response object or a batch of them) with each id recordedIdsOf()
+/// finds replaced by its liveIdText(). Every other byte is the agent's (whitespace, member
+/// order, number spellings, escapes). Returns nullopt when `response` is not JSON.
 std::optional<std::string> restampIds(std::string_view response, const Json& recorded_request,
                                       const Json& live_request);
 
-/// One event's data re-stamped with `live_id` (the whole JSON-RPC `id`), or the data
-/// unchanged when it is not a JSON object.
+/// One event's data with its `id` replaced by `live_id` (the whole JSON-RPC `id`), every other
+/// byte kept; the data unchanged when it is not a JSON object.
 std::string restampEventData(std::string_view data, const Json& live_id);
 
-/// Where the answer to a request carries an agent card: its whole body (`GET` of a card path,
-/// of v1.0's `/extendedAgentCard` or v0.3's `/v1/card`), the `result` of a JSON-RPC answer
-/// (`GetExtendedAgentCard`, `agent/getAuthenticatedExtendedCard`), or nowhere.
-enum class CardCarrier { None, Body, JsonRpcResult };
+/// The answer to a `tasks/get` for `live_id` made of a task a recorded answer returned: its
+/// `result` (in a batch, the `result` of the answer at `position`), with `history` cut to its
+/// last `history_length` messages when given. The task's bytes are the agent's but for the
+/// messages cut. Nullopt when no task object lies there.
+std::optional<std::string> recordedTaskAnswer(std::string_view recorded_answer,
+                                              std::size_t position, const Json& live_id,
+                                              std::optional<std::size_t> history_length);
+
+/// Where the answer to a request carries agent cards: the one definition of "this exchange
+/// carries a card" that the recorder and replay share, so that every card one points at
+/// agentvcr, the other does too.
+struct CardCarrier {
+  enum class Kind {
+    None,
+    /// The whole body: a GET (or HEAD) of a card path, of v1.0's `…/extendedAgentCard` or of
+    /// v0.3's `/v1/card`.
+    Body,
+    /// The `result` of the JSON-RPC answer to `GetExtendedAgentCard` or
+    /// `agent/getAuthenticatedExtendedCard`, alone or in a batch.
+    JsonRpcResult,
+  };
+  Kind kind = Kind::None;
+  /// A batch: the ids of its extended-card calls, whose answers (matched by id, as a batch's
+  /// answers come in any order) carry the cards. Empty for a single call.
+  std::vector<Json> batch_card_ids{};
+
+  explicit operator bool() const { return kind != Kind::None; }
+};
 
 CardCarrier cardCarrierOf(std::string_view http_method, std::string_view target,
                           std::string_view body);
@@ -214,17 +260,24 @@ enum class CardRewriteResult {
 
 struct CardRewrite {
   CardRewriteResult result = CardRewriteResult::Unchanged;
-  std::string body;  ///< Rewritten: the whole answer, compact JSON, member order kept
-  std::vector<RebasedUrl> urls;
+  /// Rewritten: the whole answer, the agent's bytes with each moved URL's string written anew
+  /// (whitespace, member order, number spellings and escapes stay the agent's).
+  std::string body;
+  std::vector<RebasedUrl> urls;  ///< in the order they come in the answer
 
   /// What the archive keeps of it: `{"urls":[{"from":…,"to":…}]}` or `{"left":"signed"}`.
   std::string note() const;
 };
 
-/// `answer` with the card it carries (`carrier`) pointed elsewhere: the URLs of its JSON-RPC and
-/// HTTP+JSON interfaces (`url`, `additionalInterfaces[]`, `supportedInterfaces[]`) moved as
+/// The entity tag of a rewritten card's bytes (their XXH3, quoted), for an answer whose agent
+/// tagged its own bytes: the client gets a tag of what it got.
+std::string rewrittenCardTag(std::string_view body);
+
+/// `answer` with the cards it carries (`carrier`) pointed elsewhere: the URLs of their JSON-RPC
+/// and HTTP+JSON interfaces (`url`, `additionalInterfaces[]`, `supportedInterfaces[]`) moved as
 /// `rebase` says. gRPC interfaces and every other URL (provider, icon, documentation, OAuth)
-/// are never touched.
-CardRewrite rebaseCard(std::string_view answer, CardCarrier carrier, const CardRebase& rebase);
+/// are never touched, and a signed card is left as signed.
+CardRewrite rebaseCard(std::string_view answer, const CardCarrier& carrier,
+                       const CardRebase& rebase);
 
 }  // namespace agentvcr::protocol::a2a

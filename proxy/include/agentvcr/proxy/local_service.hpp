@@ -24,6 +24,8 @@ struct LocalServiceOptions {
 };
 
 /// Serves `handler` over HTTP/1.1 keep-alive: the HTTP face of the mock agent (and of replay).
+/// A request that names no Host reaches the handler with the address its connection reached as
+/// its Host; a HEAD is answered with the header of the handler's answer alone.
 HandlerFactory makeLocalServiceFactory(LocalHandler handler, LocalServiceOptions options = {});
 
 }  // namespace agentvcr::proxy

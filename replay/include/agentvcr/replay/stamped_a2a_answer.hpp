@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentvcr/protocol/http_message.hpp"
@@ -16,12 +17,16 @@
 
 namespace agentvcr::replay {
 
-/// A JSON-RPC response, or a batch of them, written out compact with a hole at each `id`
+/// A JSON-RPC response, or a batch of them, as the agent wrote it with a hole at each `id`
 /// a2a::restampIds() replaces: filled with the live ids, the bytes restampIds() gives.
 class StampedRpcResponse {
  public:
-  /// `response` as recorded, answering `recorded_request` (parsed; null when it did not parse).
-  StampedRpcResponse(const protocol::OrderedJson& response, const protocol::Json& recorded_request);
+  /// `response` as recorded, answering `recorded_request` (parsed; null when it did not parse);
+  /// nullopt when `response` is not JSON. `continuation` follows each line break of the text:
+  /// `data: ` in an event stream, where each line of an event's data needs one.
+  static std::optional<StampedRpcResponse> of(std::string_view response,
+                                              const protocol::Json& recorded_request,
+                                              std::string_view continuation = {});
 
   /// Appends the response with the ids of `live_request`: the request, or only its ids as
   /// protocol::jsonRpcIdsOnly() reads them (all that restamping reads).
@@ -34,11 +39,13 @@ class StampedRpcResponse {
   /// own id), or the recorded id when the live request has none there.
   struct Id {
     std::optional<std::size_t> position;
-    std::string recorded;  ///< as the recorded answer wrote it, compact
+    std::string recorded;  ///< as the recorded answer wrote it
   };
 
-  /// Writes `object`, a hole for its `id` member, when `id` is given.
-  void writeObject(const protocol::OrderedJson& object, std::optional<Id> id);
+  StampedRpcResponse() = default;
+
+  /// Writes `text`, `continuation` after each of its line breaks.
+  void writeText(std::string_view text, std::string_view continuation);
 
   HoledText text_;
   std::vector<Id> ids_;  ///< by slot
