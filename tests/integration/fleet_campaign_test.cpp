@@ -577,7 +577,10 @@ TEST_F(FleetCampaignTest, PostgresHoldsExactlyTheArchiveMinusPrunedAndQuarantine
   stopping = std::chrono::steady_clock::now();
   const int shipper_status = shipper_->stop(SIGTERM);
   std::cout << "  shipper stopped in " << msSince(stopping) << " ms" << std::endl;
-  EXPECT_TRUE(shipper_status == 0 || shipper_status == 3) << shipper_status;
+  // A follower the last fault restarted may meet SIGTERM before it has set its handlers, and die
+  // of it (seed 3222027051): what it owed is the last ship's, which the ground truth checks.
+  EXPECT_TRUE(shipper_status == 0 || shipper_status == 3 || shipper_status == -SIGTERM)
+      << shipper_status;
   // The last ship takes everything the follower had not reached. Exit status 3 (it quarantined
   // something) outranks 4 (exchanges left unindexed): the summary says whether any were left.
   const Finished last =
