@@ -13,6 +13,7 @@
 
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
+#include "password_pieces.hpp"
 #include "wait.hpp"
 
 namespace agentvcr::testing {
@@ -62,16 +63,8 @@ class FleetCredentialsTest : public FleetShipTest {
 
 /// Expects `text` to hold no run of three letters or digits of `password`.
 void expectNoPartOf(const std::string& text, const std::string& password, const std::string& what) {
-  std::string piece;
-  for (const char c : password + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
-      piece += c;
-      continue;
-    }
-    if (piece.size() >= 3) {
-      EXPECT_THAT(text, Not(HasSubstr(piece))) << what;
-    }
-    piece.clear();
+  for (const std::string& piece : passwordPieces(password)) {
+    EXPECT_THAT(text, Not(HasSubstr(piece))) << what;
   }
 }
 

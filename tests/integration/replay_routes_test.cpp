@@ -125,6 +125,16 @@ class ReplayRoutesTest : public ReplayTest {
     recording->stop();
   }
 
+  /// Records one request, then replays forwarding misses to `live`, a counting agent too.
+  void replayForwardingTo(const FakeUpstream& live) {
+    recordFromFake(
+        [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
+    startReplay([&](services::ReplayServiceConfig& config) {
+      config.replay.on_miss = replay::MissPolicy::Forward;
+      config.upstream = *net::parseUrl(live.url());
+    });
+  }
+
   std::atomic<int> counter_{0};
 };
 
@@ -287,14 +297,9 @@ TEST_F(ReplayRoutesTest, ABadOrOneTooManyScopeIsAClear400) {
 }
 
 TEST_F(ReplayRoutesTest, AForwardedRequestGoesWithoutItsScope) {
-  recordFromFake(
-      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
   FakeUpstream live(
       [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
-  startReplay([&](services::ReplayServiceConfig& config) {
-    config.replay.on_miss = replay::MissPolicy::Forward;
-    config.upstream = *net::parseUrl(live.url());
-  });
+  replayForwardingTo(live);
   auto client = replayClient();
   EXPECT_EQ(scopedSays(client, "suite-1", requestBody("r", {0}, "never recorded")).size(), 1u);
   ASSERT_EQ(live.requests().size(), 1u);
@@ -302,14 +307,9 @@ TEST_F(ReplayRoutesTest, AForwardedRequestGoesWithoutItsScope) {
 }
 
 TEST_F(ReplayRoutesTest, TwoScopeHeadersAreRefusedAndNeverForwarded) {
-  recordFromFake(
-      [](net::HttpClient& client) { client.postJson("/v1/responses", requestBody("r1", {0})); });
   FakeUpstream live(
       [this](const protocol::HttpRequest& request) { return countingAgent(request, counter_); });
-  startReplay([&](services::ReplayServiceConfig& config) {
-    config.replay.on_miss = replay::MissPolicy::Forward;
-    config.upstream = *net::parseUrl(live.url());
-  });
+  replayForwardingTo(live);
   auto client = replayClient();
   // Two good names, and a good one before a bad one: neither gets past.
   for (const char* second : {"suite-2", "no such"}) {

@@ -14,6 +14,7 @@
 #include <libpq-fe.h>
 
 #include "connection_string.hpp"
+#include "password_pieces.hpp"
 
 namespace agentvcr::fleet {
 namespace {
@@ -53,24 +54,6 @@ std::map<std::string, std::string> settingsOf(const detail::ConnectionReading& r
     settings[keyword] = value;
   }
   return settings;
-}
-
-/// The runs of letters and digits of `password` that are long enough to recognise: no part of
-/// the password may survive.
-std::vector<std::string> piecesOf(const std::string& password) {
-  std::vector<std::string> pieces;
-  std::string piece;
-  for (const char c : password + " ") {
-    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
-      piece += c;
-      continue;
-    }
-    if (piece.size() >= 3) {
-      pieces.push_back(piece);
-    }
-    piece.clear();
-  }
-  return pieces;
 }
 
 struct Masking {
@@ -184,7 +167,7 @@ TEST(UriSecrets, EveryPasswordIsMaskedWhateverItHolds) {
     SCOPED_TRACE(m.connection);
     EXPECT_EQ(redactedUri(m.connection), m.masked);
     EXPECT_EQ(carriesPassword(m.connection), !m.meant.empty()) << "the warning";
-    for (const std::string& piece : piecesOf(m.meant)) {
+    for (const std::string& piece : agentvcr::testing::passwordPieces(m.meant)) {
       EXPECT_THAT(redactedUri(m.connection), Not(HasSubstr(piece)));
       for (const std::string& message : messagesQuoting(m.connection)) {
         EXPECT_THAT(scrubbed(message, m.connection), Not(HasSubstr(piece))) << message;
