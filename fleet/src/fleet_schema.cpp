@@ -415,13 +415,23 @@ constexpr const char* kFleetSchemaV4 = R"sql(
 ALTER TABLE exchanges ADD COLUMN card_rewrite text;
 )sql";
 
+// Version 5: sessions.interrupted, which the shipper sets when the recorder of a session it ships
+// stopped without ending it (store::SessionState::Interrupted): only the recording machine can
+// see the recorder's lock, so the fleet archive learns it from there.
+constexpr const char* kFleetSchemaV5 = R"sql(
+ALTER TABLE sessions ADD COLUMN interrupted boolean NOT NULL DEFAULT false;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
-constexpr Migration kMigrations[] = {
-    {1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3}, {4, kFleetSchemaV4}};
+constexpr Migration kMigrations[] = {{1, kFleetSchemaV1},
+                                     {2, kFleetSchemaV2},
+                                     {3, kFleetSchemaV3},
+                                     {4, kFleetSchemaV4},
+                                     {5, kFleetSchemaV5}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -449,7 +459,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 4, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 5, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

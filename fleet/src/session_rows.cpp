@@ -17,10 +17,15 @@ store::SessionRow sessionOf(const PgResult& r, int i) {
   s.listen = escaped.exact("listen", r.text(i, 7));
   s.started_ns = r.integer(i, 8);
   s.ended_ns = r.optionalInteger(i, 9);
-  // A recorder's liveness is a lock on the machine that records (store/src/session_lock.hpp),
-  // which the fleet archive cannot see: a session it holds without an end may still be
-  // recording, or its recorder died before the end.
-  s.state = s.ended_ns ? store::SessionState::Ended : store::SessionState::Unknown;
+  // A recorder's liveness is a lock on the machine that records (store/src/session_lock.hpp):
+  // the shipper there says when the recorder died before the end. Otherwise a session without an
+  // end may still be recording, or its shipper stopped before it could tell.
+  if (s.ended_ns) {
+    s.state = store::SessionState::Ended;
+  } else {
+    s.state =
+        r.text(i, 23) == "t" ? store::SessionState::Interrupted : store::SessionState::Unknown;
+  }
   s.agent_health = escaped.exact("agent_health", r.optionalText(i, 10));
   s.agent_info = escaped.exact("agent_info", r.optionalText(i, 11));
   s.agent_id = escaped.exact("agent_id", r.optionalText(i, 12));

@@ -34,12 +34,12 @@ constexpr Upsert kUpserts[] = {
      "(sessions.exchange_count, sessions.step_count, sessions.candidate_count, "
      "sessions.internal_step_count, sessions.conversation_count, sessions.error_candidate_count, "
      "sessions.failed_exchange_count, sessions.invalid_exchange_count, "
-     "sessions.ended_ns IS NOT NULL, sessions.agent_info IS NOT NULL, "
+     "sessions.ended_ns IS NOT NULL, sessions.interrupted, sessions.agent_info IS NOT NULL, "
      "sessions.agent_health IS NOT NULL) < "
      "(EXCLUDED.exchange_count, EXCLUDED.step_count, EXCLUDED.candidate_count, "
      "EXCLUDED.internal_step_count, EXCLUDED.conversation_count, "
      "EXCLUDED.error_candidate_count, EXCLUDED.failed_exchange_count, "
-     "EXCLUDED.invalid_exchange_count, EXCLUDED.ended_ns IS NOT NULL, "
+     "EXCLUDED.invalid_exchange_count, EXCLUDED.ended_ns IS NOT NULL, EXCLUDED.interrupted, "
      "EXCLUDED.agent_info IS NOT NULL, EXCLUDED.agent_health IS NOT NULL)"},
     {"conversations", "session_uuid, number",
      "(conversations.step_count + conversations.candidate_count, "

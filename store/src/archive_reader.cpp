@@ -383,31 +383,9 @@ class ArchiveReader::Impl {
       : path(archive_path), db(detail::openCurrentArchive(archive_path, busy_timeout)) {}
 
   /// Sets `row.state`, asking the session's lock (session_lock.hpp) whether its recorder runs.
-  /// A recorder takes the lock before its session row is committed and lets it go after its
-  /// end is: a row read without an end whose lock is free is read again, since its recorder
-  /// may have closed in between, and only if it still has no end did its recorder die first.
   void tellState(SessionRow& row) {
-    if (row.ended_ns) {
-      row.state = SessionState::Ended;
-      return;
-    }
-    const std::optional<bool> recorded = detail::sessionRecorded(path, row.id);
-    if (!recorded) {
-      row.state = SessionState::Unknown;
-      return;
-    }
-    if (*recorded) {
-      row.state = SessionState::Running;
-      return;
-    }
-    SQLite::Statement q(db, "SELECT ended_ns FROM sessions WHERE id = :id");
-    bindInt(q, ":id", row.id);
-    if (q.executeStep() && !q.getColumn(0).isNull()) {
-      row.ended_ns = q.getColumn(0).getInt64();
-      row.state = SessionState::Ended;
-      return;
-    }
-    row.state = SessionState::Interrupted;
+    row.state = row.ended_ns ? SessionState::Ended
+                             : detail::unendedSessionState(db, path, row.id, row.ended_ns);
   }
 
   SQLite::Statement prepare(const std::string& sql) {

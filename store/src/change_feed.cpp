@@ -17,6 +17,7 @@
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
 #include "schema_internal.hpp"
+#include "session_lock.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store {
@@ -158,13 +159,20 @@ constexpr const char* kFedSessionColumns =
 const std::string kSession =
     std::string("SELECT ") + kFedSessionColumns + " FROM sessions WHERE id = :session";
 
-// The sessions whose tick passed :tick, with what a follower needs to know of each, and their
-// rows as kSession gives them (for their digests).
-const std::string kChangedSessions =
+// Sessions with what a follower needs to know of each, and their rows as kSession gives them
+// (for their digests): those whose tick passed :tick, or the one with id :id.
+const std::string kFedSessions =
     std::string(
         "SELECT id AS local_id, ended_ns IS NOT NULL AS local_ended, feed_tick AS local_tick, "
         "miss_count AS local_misses, link_count AS local_links, ") +
-    kFedSessionColumns + " FROM sessions WHERE feed_tick > :tick ORDER BY id";
+    kFedSessionColumns + " FROM sessions";
+const std::string kChangedSessions = kFedSessions + " WHERE feed_tick > :tick ORDER BY id";
+const std::string kSessionById = kFedSessions + " WHERE id = :id";
+
+// The column of a fed session row that no SQL can give: whether its recorder died before its end
+// (SessionState::Interrupted). The fleet archive shows such a session as the recording machine
+// does, since only that machine can see the recorder's lock.
+constexpr const char* kInterruptedColumn = "interrupted";
 
 FeedValue valueOf(const SQLite::Column& c) {
   if (c.isInteger()) {
@@ -303,13 +311,54 @@ std::size_t FeedBatch::rowCount() const {
 }
 
 struct ChangeFeed::Impl {
+  std::string path;
   SQLite::Database db;
 
-  Impl(const std::string& path, std::chrono::milliseconds busy_timeout)
-      : db(detail::openCurrentArchive(path, busy_timeout)) {
+  Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
+      : path(archive_path), db(detail::openCurrentArchive(archive_path, busy_timeout)) {
     // The feed reads each page once, in order: mapped, SQLite reads it where it lies instead of
     // copying it through a system call first. Address space only; the kernel pages it in.
     db.exec("PRAGMA mmap_size = 1073741824");
+  }
+
+  /// Whether session `id`, read without an end, was interrupted. Outside any read transaction:
+  /// it reads the session's end afresh.
+  bool interrupted(std::int64_t id) {
+    std::optional<std::int64_t> ended_ns;
+    return detail::unendedSessionState(db, path, id, ended_ns) == SessionState::Interrupted;
+  }
+
+  /// The sessions `q` selects (kFedSessions), each told whether it was interrupted.
+  std::vector<FeedSession> fedSessions(SQLite::Statement& q) {
+    std::vector<std::vector<FeedValue>> locals;
+    FeedTable rows;
+    {
+      SQLite::Transaction read(db, SQLite::TransactionBehavior::DEFERRED);
+      rows = readTable(q, "sessions", "", &locals);
+    }  // rolled back: it wrote nothing, and interrupted() reads afresh
+    std::vector<FeedSession> out;
+    for (std::size_t r = 0; r < rows.rows.size(); ++r) {
+      // locals: id, ended, tick, misses, links, uuid
+      const std::vector<FeedValue>& local = locals[r];
+      FeedSession session;
+      session.id = *intOf(local[0]);
+      session.ended = intOf(local[1]).value_or(0) != 0;
+      session.interrupted = !session.ended && interrupted(session.id);
+      session.tick = *intOf(local[2]);
+      session.misses = *intOf(local[3]);
+      session.links = *intOf(local[4]);
+      // The fleet archive and the live exporter key the session by it: one spelling, whatever
+      // the archive's.
+      session.uuid = canonicalUuid(bytesOf(local[5]));
+      std::vector<FeedValue> row = rows.rows[r];
+      row.front() = session.uuid;  // as next() feeds it: keyed by the session's uuid
+      row.emplace_back(std::int64_t{session.interrupted});
+      const auto count = std::find(rows.columns.begin(), rows.columns.end(), "exchange_count");
+      session.exchanges = intOf(row.at(count - rows.columns.begin())).value_or(0);
+      session.digest = rowDigest(row);
+      out.push_back(std::move(session));
+    }
+    return out;
   }
 
   /// The dictionaries with local ids `ids` as a `body_dictionaries` table keyed by the hash of
@@ -352,32 +401,23 @@ std::vector<FeedSession> ChangeFeed::sessions() {
 }
 
 std::vector<FeedSession> ChangeFeed::sessionsChangedSince(std::int64_t tick) {
-  SQLite::Transaction read(impl_->db, SQLite::TransactionBehavior::DEFERRED);
   SQLite::Statement q(impl_->db, kChangedSessions);
   detail::bindInt(q, ":tick", tick);
-  std::vector<std::vector<FeedValue>> locals;
-  const FeedTable rows = readTable(q, "sessions", "", &locals);
-  std::vector<FeedSession> out;
-  for (std::size_t r = 0; r < rows.rows.size(); ++r) {
-    // locals: id, ended, tick, misses, links, uuid
-    const std::vector<FeedValue>& local = locals[r];
-    FeedSession session;
-    session.id = *intOf(local[0]);
-    session.ended = intOf(local[1]).value_or(0) != 0;
-    session.tick = *intOf(local[2]);
-    session.misses = *intOf(local[3]);
-    session.links = *intOf(local[4]);
-    // The fleet archive and the live exporter key the session by it: one spelling, whatever
-    // the archive's.
-    session.uuid = canonicalUuid(bytesOf(local[5]));
-    std::vector<FeedValue> row = rows.rows[r];
-    row.front() = session.uuid;  // as next() feeds it: keyed by the session's uuid
-    const auto count = std::find(rows.columns.begin(), rows.columns.end(), "exchange_count");
-    session.exchanges = intOf(row.at(count - rows.columns.begin())).value_or(0);
-    session.digest = rowDigest(row);
-    out.push_back(std::move(session));
+  return impl_->fedSessions(q);
+}
+
+std::optional<FeedSession> ChangeFeed::session(std::int64_t id) {
+  SQLite::Statement q(impl_->db, kSessionById);
+  detail::bindInt(q, ":id", id);
+  std::vector<FeedSession> found = impl_->fedSessions(q);
+  if (found.empty()) {
+    return std::nullopt;
   }
-  return out;  // the read transaction ends here, rolled back: it wrote nothing
+  return std::move(found.front());
+}
+
+bool ChangeFeed::recorderStopped(std::int64_t id) {
+  return detail::sessionRecorded(impl_->path, id) == false;
 }
 
 std::int64_t ChangeFeed::dataVersion() {
@@ -389,6 +429,8 @@ std::int64_t ChangeFeed::dataVersion() {
 FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedLimits limits) {
   const std::size_t max_exchanges = std::max<std::size_t>(limits.exchanges, 1);
   SQLite::Database& db = impl_->db;
+  // Before the read transaction, whose snapshot may predate an end (Impl::interrupted()).
+  const bool interrupted = !session.ended && impl_->interrupted(session.id);
   SQLite::Transaction read(db, SQLite::TransactionBehavior::DEFERRED);
   FeedBatch batch;
   batch.end = after;
@@ -528,6 +570,10 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
   detail::bindInt(session_query, ":session", session.id);
   FeedTable sessions = readTable(session_query, "sessions", session.uuid);
   sessions.columns[0] = "uuid";
+  sessions.columns.emplace_back(kInterruptedColumn);
+  for (std::vector<FeedValue>& row : sessions.rows) {
+    row.emplace_back(std::int64_t{interrupted});
+  }
   if (!sessions.rows.empty()) {
     batch.session_digest = rowDigest(sessions.rows.front());
   }

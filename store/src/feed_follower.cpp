@@ -1,6 +1,7 @@
 #include "agentvcr/store/feed_follower.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace agentvcr::store {
 
@@ -13,15 +14,32 @@ bool FeedFollower::round(const std::function<FeedVisit(const FeedSession&)>& vis
   if (visit_all_) {
     changed = feed_.sessionsChangedSince(0);
     waiting_.clear();
+    recording_.clear();
     visit_all_ = false;
   } else if (version != data_version_) {
     changed = feed_.sessionsChangedSince(tick_);
   }
   data_version_ = version;
+  for (const std::int64_t id : recording_) {
+    const bool read = std::any_of(changed.begin(), changed.end(),
+                                  [id](const FeedSession& s) { return s.id == id; });
+    if (!read && feed_.recorderStopped(id)) {
+      if (std::optional<FeedSession> session = feed_.session(id)) {
+        changed.push_back(std::move(*session));
+      }
+    }
+  }
+  std::sort(changed.begin(), changed.end(),
+            [](const FeedSession& a, const FeedSession& b) { return a.id < b.id; });
   for (const FeedSession& session : changed) {
     // Ticks only grow: whatever is committed after this read gets a higher one.
     tick_ = std::max(tick_, session.tick);
     waiting_.erase(session.id);
+    if (session.ended || session.interrupted) {
+      recording_.erase(session.id);
+    } else {
+      recording_.insert(session.id);
+    }
   }
   try {
     for (const FeedSession& session : changed) {

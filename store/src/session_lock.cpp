@@ -4,8 +4,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -68,6 +72,24 @@ std::optional<bool> sessionRecorded(const std::string& archive_path, std::int64_
     return std::nullopt;
   }
   return question.l_type != F_UNLCK;
+}
+
+SessionState unendedSessionState(SQLite::Database& db, const std::string& archive_path,
+                                 std::int64_t session_id, std::optional<std::int64_t>& ended_ns) {
+  const std::optional<bool> recorded = sessionRecorded(archive_path, session_id);
+  if (!recorded) {
+    return SessionState::Unknown;
+  }
+  if (*recorded) {
+    return SessionState::Running;
+  }
+  SQLite::Statement q(db, "SELECT ended_ns FROM sessions WHERE id = :id");
+  bindInt(q, ":id", session_id);
+  if (q.executeStep() && !q.getColumn(0).isNull()) {
+    ended_ns = q.getColumn(0).getInt64();
+    return SessionState::Ended;
+  }
+  return SessionState::Interrupted;
 }
 
 }  // namespace agentvcr::store::detail

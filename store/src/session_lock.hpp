@@ -16,6 +16,12 @@
 #include <optional>
 #include <string>
 
+#include "agentvcr/store/rows.hpp"
+
+namespace SQLite {
+class Database;
+}
+
 namespace agentvcr::store::detail {
 
 /// The sidecar file whose bytes stand for the sessions of the archive at `archive_path`.
@@ -45,5 +51,13 @@ class SessionLock {
 /// nullopt when that cannot be known (the sidecar exists but cannot be read). Without a sidecar
 /// no recorder ever claimed a session of the archive, so none holds one.
 std::optional<bool> sessionRecorded(const std::string& archive_path, std::int64_t session_id);
+
+/// The state of a session that `db` read without an end: Running while its recorder holds the
+/// lock, Unknown when the lock cannot be asked, else Ended or Interrupted as a fresh read of its
+/// end says. A recorder commits its end before it lets the lock go, so a free lock and still no
+/// end mean that it died first. `ended_ns` receives the end a fresh read finds. Ask outside a
+/// read transaction of `db`: its snapshot may be older than the end.
+SessionState unendedSessionState(SQLite::Database& db, const std::string& archive_path,
+                                 std::int64_t session_id, std::optional<std::int64_t>& ended_ns);
 
 }  // namespace agentvcr::store::detail

@@ -24,6 +24,7 @@
 #include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
 #include "agentvcr/fleet/pull.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
@@ -31,6 +32,7 @@
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "copy_text.hpp"
+#include "fake_upstream.hpp"
 #include "fleet_fixture.hpp"
 #include "store_test_support.hpp"
 #include "wait.hpp"
@@ -579,6 +581,52 @@ TEST_F(FleetTrustTest, AFollowingShipperShipsAPrunedSessionAgainOnceUnpruned) {
   ASSERT_TRUE(live.shippedThrough(7)) << live.log();
   EXPECT_EQ(live.shippedSeqs(), kSevenSeqs);
   EXPECT_EQ(live.stop(), 0);
+}
+
+/// The state `agentvcr ls` prints for the only session of the archive at `db` (a fleet's URI).
+std::string listedState(const std::string& db, const TempDir& dir) {
+  const Finished ls = runAgentvcr({"ls", "--db", db}, dir.path().string());
+  EXPECT_EQ(ls.status, 0) << ls.err;
+  for (const char* state : {"interrupted", "running", "ended", "open"}) {
+    if (ls.out.find(state) != std::string::npos) {
+      return state;
+    }
+  }
+  return ls.out;
+}
+
+// Only the recording machine can see whether a recorder still holds its session's lock: its
+// shipper tells the fleet archive when the recorder died before the end, following or not.
+TEST_F(FleetTrustTest, AKilledRecordersSessionIsInterruptedInTheFleetToo) {
+  FakeUpstream agent([](const protocol::HttpRequest&) { return FakeReply::http(200, "[]"); });
+  const std::string db = dir_.file("killed.sqlite");
+  const std::string ready = dir_.file("ready");
+  AgentvcrProcess recorder({"record", "--upstream", agent.url(), "--db", db, "--listen",
+                            "127.0.0.1:0", "--ready-file", ready, "--no-probe"},
+                           dir_.file("record.out"), dir_.file("record.err"));
+  const std::uint16_t port = readyPort(ready);
+  ASSERT_NE(port, 0) << readWhole(dir_.file("record.err"));
+  net::HttpClient client("127.0.0.1", port);
+  ASSERT_EQ(client.postJson("/v1/responses", R"({"request_id": "r1"})").status, 200);
+
+  AgentvcrProcess follower({"ship", "--db", db, "--to", fleet_db_->uri(), "--follow"},
+                           dir_.file("follow.out"), dir_.file("follow.err"));
+  ASSERT_TRUE(waitUntil([&] { return fleet_db_->rows("exchanges") == 1; }, 30s))
+      << readWhole(dir_.file("follow.err"));
+  EXPECT_EQ(listedState(fleet_db_->uri(), dir_), "open") << "its recorder still runs";
+
+  EXPECT_EQ(recorder.stop(SIGKILL), -SIGKILL);
+  EXPECT_EQ(listedState(db, dir_), "interrupted");
+  // The follower learns it with nothing written to the archive, which a dead recorder cannot do.
+  EXPECT_TRUE(waitUntil([&] { return listedState(fleet_db_->uri(), dir_) == "interrupted"; }, 30s))
+      << readWhole(dir_.file("follow.err"));
+  EXPECT_EQ(follower.stop(SIGTERM), 0);
+
+  FleetDatabase shipped_once(cluster_uri_);
+  const Finished ship =
+      runAgentvcr({"ship", "--db", db, "--to", shipped_once.uri()}, dir_.path().string());
+  EXPECT_EQ(ship.status, 0) << ship.err;
+  EXPECT_EQ(listedState(shipped_once.uri(), dir_), "interrupted");
 }
 
 TEST_F(FleetTrustTest, UnpruneTakesAUuidOrEightHexDigitsAndNothingThatMatchesAll) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -44,6 +45,9 @@ struct FeedSession {
   std::int64_t id = 0;  ///< this file's id, only to ask the feed again
   std::string uuid;
   bool ended = false;
+  /// Not ended, and its recorder is gone: it stopped without ending the session (killed, or its
+  /// machine went down). The fed session row says so in its `interrupted` column.
+  bool interrupted = false;
   /// Moves whenever anything of the session is written (its counters, its end, its agent
   /// identity, a replay miss, a step link): the archive's feed_tick, one past its highest.
   std::int64_t tick = 0;
@@ -101,6 +105,13 @@ class ChangeFeed {
   /// follower that saw ticks up to `tick` must look at again. Costs what changed, through the
   /// feed_tick index.
   std::vector<FeedSession> sessionsChangedSince(std::int64_t tick);
+
+  /// Session `id` as sessions() lists it, read afresh; nullopt once it is gone.
+  std::optional<FeedSession> session(std::int64_t id);
+
+  /// Whether no recorder holds session `id` now (session_lock.hpp): a recorder that dies writes
+  /// nothing, so a follower asks this of the sessions it saw being recorded.
+  bool recorderStopped(std::int64_t id);
 
   /// SQLite's data_version of this connection: it differs from the last reading once another
   /// connection committed anything, and costs nothing to read.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "agentvcr/store/change_feed.hpp"
@@ -34,9 +35,11 @@ class FeedFollower {
   ChangeFeed& feed() { return feed_; }
 
   /// Visits, in id order, every session written since the last round (every session in the first
-  /// round, and in the first after restart()). True when every session is Done: none of this
-  /// round's visits, nor any earlier one whose session was not written since, left it waiting.
-  /// Reads nothing when nothing was committed since the last round.
+  /// round, and in the first after restart()), and every session seen being recorded whose
+  /// recorder has stopped since (it may have died, which writes nothing). True when every session
+  /// is Done: none of this round's visits, nor any earlier one whose session was not written
+  /// since, left it waiting. Reads nothing when nothing was committed since the last round and no
+  /// recorder stopped.
   bool round(const std::function<FeedVisit(const FeedSession&)>& visit);
 
   /// The sessions left Waiting, and not written since.
@@ -64,6 +67,7 @@ class FeedFollower {
   std::int64_t data_version_ = -1;  // the feed's data_version at the last round
   bool visit_all_ = true;
   std::map<std::int64_t, FeedSession> waiting_;  // by id
+  std::set<std::int64_t> recording_;             // ids last seen neither ended nor interrupted
 
   std::mutex mutex_;  // guards the wake-up
   std::condition_variable wake_;
