@@ -70,8 +70,8 @@ std::string placeOf(const store::SearchHit& hit, std::int64_t number) {
          " (" + item + ", session " + std::to_string(hit.session_id) + ")";
 }
 
-void writeText(const std::vector<store::SearchHit>& hits, const std::vector<std::int64_t>& numbers,
-               std::size_t limit, std::ostream& out) {
+void writeHitLines(const std::vector<store::SearchHit>& hits,
+                   const std::vector<std::int64_t>& numbers, std::size_t limit, std::ostream& out) {
   for (std::size_t i = 0; i < hits.size(); ++i) {
     out << placeOf(hits[i], numbers[i]);
     if (!hits[i].field.empty()) {
@@ -92,8 +92,8 @@ Json orNull(std::int64_t id) {
   return id != 0 ? Json(id) : Json();
 }
 
-void writeJson(const std::vector<store::SearchHit>& hits, const std::vector<std::int64_t>& numbers,
-               std::size_t limit, std::ostream& out) {
+void writeHitsJson(const std::vector<store::SearchHit>& hits,
+                   const std::vector<std::int64_t>& numbers, std::size_t limit, std::ostream& out) {
   Json list = Json::array();
   for (std::size_t i = 0; i < hits.size(); ++i) {
     const store::SearchHit& hit = hits[i];
@@ -138,9 +138,9 @@ int runSearch(const SearchCommand& command, std::ostream& out) {
   const std::vector<store::SearchHit> hits = reader.search(queryOf(command));
   const std::vector<std::int64_t> numbers = reader.timelineNumbers(hits);
   if (command.json) {
-    writeJson(hits, numbers, command.limit, out);
+    writeHitsJson(hits, numbers, command.limit, out);
   } else {
-    writeText(hits, numbers, command.limit, out);
+    writeHitLines(hits, numbers, command.limit, out);
   }
   return hits.empty() ? kExitFailure : kExitOk;
 }

@@ -82,7 +82,7 @@ std::vector<ArchiveStep> archiveSteps(const std::string& db_path) {
 }
 
 /// Whether some candidate of `step` called a tool with `key` equal to `value`.
-bool calls(const ArchiveStep& step, const std::string& key, const std::string& value) {
+bool callsWith(const ArchiveStep& step, const std::string& key, const std::string& value) {
   for (const store::CandidateRow& candidate : step.candidates) {
     const Json tool_calls = Json::parse(candidate.tool_calls.value_or("[]"));
     for (const Json& call : tool_calls) {
@@ -205,13 +205,13 @@ TEST_F(SearchCliTest, EachFilterFindsExactlyTheStepsThatPassIt) {
   };
   for (const std::string tool : {"press_button", "deplace"}) {
     const std::vector<std::int64_t> want =
-        stepsWhere([&](const ArchiveStep& step) { return calls(step, "name", tool); });
+        stepsWhere([&](const ArchiveStep& step) { return callsWith(step, "name", tool); });
     EXPECT_FALSE(want.empty()) << tool;
     EXPECT_THAT(ids({"--tool", tool}), ElementsAreArray(want)) << tool;
   }
   for (const std::string robot : {"panda", "arm2"}) {
     const std::vector<std::int64_t> want = stepsWhere(
-        [&](const ArchiveStep& step) { return calls(step, "target_robot_name", robot); });
+        [&](const ArchiveStep& step) { return callsWith(step, "target_robot_name", robot); });
     EXPECT_FALSE(want.empty()) << robot;
     EXPECT_THAT(ids({"--robot", robot}), ElementsAreArray(want)) << robot;
   }
