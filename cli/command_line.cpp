@@ -25,6 +25,7 @@
 #include "agentvcr/cli/record_command.hpp"
 #include "agentvcr/cli/reindex_command.hpp"
 #include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/cli/search_command.hpp"
 #include "agentvcr/cli/ship_command.hpp"
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/uri_secrets.hpp"
@@ -84,6 +85,7 @@ void registerAll(CLI::App& app, Invocation& invocation, const std::string& progr
   registerDemo(app, invocation, program);
   registerLs(app, invocation);
   registerShow(app, invocation);
+  registerSearch(app, invocation);
   registerMigrate(app, invocation);
   registerReindex(app, invocation);
   registerExport(app, invocation);

@@ -836,6 +836,36 @@ std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {
   return guarded([&] { return detail::searchArchive(impl_->db, query); });
 }
 
+std::vector<std::int64_t> ArchiveReader::timelineNumbers(const std::vector<SearchHit>& hits) const {
+  // The number of each step or call id, for every conversation read so far.
+  std::unordered_map<std::int64_t, std::unordered_map<std::int64_t, std::int64_t>> numbered;
+  std::vector<std::int64_t> numbers;
+  numbers.reserve(hits.size());
+  for (const SearchHit& hit : hits) {
+    if (hit.conversation_id == 0) {
+      numbers.push_back(0);
+      continue;
+    }
+    auto [it, fresh] = numbered.try_emplace(hit.conversation_id);
+    std::unordered_map<std::int64_t, std::int64_t>& number_of = it->second;
+    if (fresh) {
+      std::int64_t number = 0;
+      if (hit.a2a_call_id != 0) {
+        for (const A2aCallRow& call : a2aCalls(hit.conversation_id)) {
+          number_of.emplace(call.id, ++number);
+        }
+      } else {
+        for (const StepOutline& step : stepOutlines(hit.conversation_id)) {
+          number_of.emplace(step.id, ++number);
+        }
+      }
+    }
+    const auto found = number_of.find(hit.a2a_call_id != 0 ? hit.a2a_call_id : hit.step_id);
+    numbers.push_back(found != number_of.end() ? found->second : 0);
+  }
+  return numbers;
+}
+
 std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
     std::int64_t conversation_id) const {
   return guarded([&] {

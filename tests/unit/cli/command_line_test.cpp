@@ -28,6 +28,7 @@
 #include "agentvcr/cli/record_command.hpp"
 #include "agentvcr/cli/reindex_command.hpp"
 #include "agentvcr/cli/replay_command.hpp"
+#include "agentvcr/cli/search_command.hpp"
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/store/identity.hpp"
 
@@ -783,12 +784,62 @@ TEST_F(CommandLineTest, StatsRefusesAnUnknownFormat) {
   EXPECT_EQ(parse({"stats", "--format", "csv"}), kValidationError);
 }
 
+TEST_F(CommandLineTest, SearchFillsEveryFilterAndJoinsTheWords) {
+  auto search = registerSearch(app_, invocation_);
+  parseRunnable({"search",
+                 "--db",
+                 "s.sqlite",
+                 "--tool",
+                 "press_button",
+                 "--robot",
+                 "panda",
+                 "--status",
+                 "error",
+                 "--error-code",
+                 "invalid_output",
+                 "--min-latency-ms",
+                 "2.5",
+                 "--session",
+                 "3",
+                 "--limit",
+                 "7",
+                 "--json",
+                 "press",
+                 "the*"});
+  const SearchCommand& command = *search.command;
+  EXPECT_EQ(invocation_.command, "search");
+  EXPECT_EQ(command.db_path, "s.sqlite");
+  EXPECT_EQ(command.words, (std::vector<std::string>{"press", "the*"}));
+  EXPECT_EQ(command.tool, "press_button");
+  EXPECT_EQ(command.robot, "panda");
+  EXPECT_EQ(command.status, "error");
+  EXPECT_EQ(command.error_code, "invalid_output");
+  EXPECT_EQ(command.min_latency_ms, 2.5);
+  EXPECT_EQ(command.session, 3);
+  EXPECT_EQ(command.limit, 7u);
+  EXPECT_TRUE(command.json);
+}
+
+TEST_F(CommandLineTest, SearchDefaults) {
+  auto search = registerSearch(app_, invocation_);
+  parseRunnable({"search", "grace"});
+  EXPECT_EQ(search.command->db_path, kDefaultArchive);
+  EXPECT_EQ(search.command->limit, 200u);
+  EXPECT_FALSE(search.command->json);
+}
+
+TEST_F(CommandLineTest, SearchRefusesAZeroLimit) {
+  registerSearch(app_, invocation_);
+  EXPECT_EQ(usageError({"search", "--limit", "0", "grace"}),
+            std::make_pair(kExitUsage, std::string("agentvcr search: --limit takes 1 or more\n")));
+}
+
 // --- the whole app ---
 
 TEST_F(CommandLineTest, RegisterAllOffersEveryCommand) {
   registerAll(app_, invocation_, "agentvcr");
   for (const char* name : {"record", "replay", "mock", "demo", "ls", "show", "migrate", "reindex",
-                           "export", "import", "merge", "eval", "lint", "stats"}) {
+                           "export", "import", "merge", "eval", "lint", "stats", "search"}) {
     EXPECT_NO_THROW(app_.get_subcommand(name)) << name;
   }
   EXPECT_NO_THROW(app_.get_subcommand("mock")->get_subcommand("magma"));

@@ -384,6 +384,47 @@ TEST_F(SearchTest, ExchangeIdsOfAConversation) {
   EXPECT_TRUE(reader.exchangeIdsOfConversation(999).empty());
 }
 
+TEST_F(SearchTest, TimelineNumbersCountFromEachConversationsFirstStep) {
+  ArchiveReader reader(path_);
+  const std::vector<SearchHit> hits = searchText("press");  // steps 1, 2, 5 and 6
+  ASSERT_THAT(stepIds(hits), ElementsAre(1, 2, 5, 6));
+  // Steps 5 and 6 open conversations of their own.
+  EXPECT_THAT(reader.timelineNumbers(hits), ElementsAre(1, 2, 1, 1));
+  EXPECT_TRUE(reader.timelineNumbers({}).empty());
+}
+
+// The viewer's timeline numbers a conversation's steps in tree order (each step followed by the
+// steps below it), which is not id order once a step forks; search hits are numbered alike.
+TEST(SearchTimelineTest, NumbersAForkedConversationInTreeOrder) {
+  TempDir dir;
+  const std::string path = dir.file("fork.sqlite");
+  {
+    // Step 1 answers with two candidates; step 2 continues the first, step 3 the second and
+    // step 4 step 2: the tree reads 1, 2, 4, 3.
+    Recorder recorder(path, testSession(), testOptions());
+    submit(recorder,
+           magmaExchange(request("f1", {input(1, "user", "Press a button", memoryOf("f", 0), 2)}),
+                         Json::array({sayOutput("f1", 1, 0, memoryOf("f", 1), "first"),
+                                      sayOutput("f1", 1, 1, memoryOf("g", 1), "second")})));
+    submit(recorder,
+           magmaExchange(request("f2", {input(1, "user", "Press another", memoryOf("f", 1))}),
+                         Json::array({sayOutput("f2", 1, 0, memoryOf("f", 2), "a")})));
+    submit(recorder,
+           magmaExchange(request("f3", {input(1, "user", "Press another", memoryOf("g", 1))}),
+                         Json::array({sayOutput("f3", 1, 0, memoryOf("g", 2), "b")})));
+    submit(recorder,
+           magmaExchange(request("f4", {input(1, "user", "Press once more", memoryOf("f", 2))}),
+                         Json::array({sayOutput("f4", 1, 0, memoryOf("f", 3), "c")})));
+  }
+  ArchiveReader reader(path);
+  SearchQuery query;
+  query.text = "press";
+  const std::vector<SearchHit> hits = reader.search(query);
+  ASSERT_THAT(stepIds(hits), ElementsAre(1, 2, 3, 4));
+  ASSERT_EQ(hits[3].conversation_id, hits[0].conversation_id);
+  EXPECT_THAT(reader.timelineNumbers(hits), ElementsAre(1, 2, 4, 3));
+}
+
 /// Many steps in two sessions, written in several batches: the merge of the field streams and
 /// the session bounds give exactly the first steps by id.
 TEST(SearchManyTest, StopsAtTheLimitInIdOrderAcrossBatchesAndSessions) {

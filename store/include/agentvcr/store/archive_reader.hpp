@@ -117,6 +117,10 @@ class ArchiveReader {
   /// indexes and is never passed raw to FTS5: hostile input cannot raise a syntax error. Stops
   /// reading as soon as `limit` steps are found (docs/schema.md, Search).
   std::vector<SearchHit> search(const SearchQuery& query) const;
+  /// Each hit's number in its conversation as the viewer's timeline shows it ("#3"), from 1:
+  /// a step's place in stepOutlines() of its conversation, a call's in a2aCalls(); 0 for a call
+  /// no conversation holds. One read per conversation the hits touch.
+  std::vector<std::int64_t> timelineNumbers(const std::vector<SearchHit>& hits) const;
   /// Distinct exchanges that carry the steps of a conversation, in exchange (commit) order.
   std::vector<std::int64_t> exchangeIdsOfConversation(std::int64_t conversation_id) const;
   /// The exchanges that carry the steps or the A2A calls of a conversation, in commit order,
