@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/store/rows.hpp"
 
 namespace agentvcr::viewer {
