@@ -17,6 +17,7 @@ Json stepJson(const services::EvalStep& step) {
               {"recorded_step_id", step.recorded_step_id},
               {"recorded_exchange_id", step.recorded_exchange_id},
               {"eval_step_id", step.eval_step_id},
+              {"eval_conversation_id", step.eval_conversation_id},
               {"match", step.match()},
               {"say_normalised", step.comparison.say_normalised},
               {"differences", step.comparison.allDifferences()},
@@ -74,6 +75,7 @@ Json evalReportJson(const services::EvalRun& run, const std::string& agent) {
     auto& conversation = conversations[step.conversation_id];
     if (conversation.is_null()) {
       conversation = Json{{"conversation_id", step.conversation_id},
+                          {"eval_conversation_id", step.eval_conversation_id},
                           {"steps", 0},
                           {"matched", 0},
                           {"first_divergent_step", nullptr},
@@ -95,7 +97,9 @@ Json evalReportJson(const services::EvalRun& run, const std::string& agent) {
   std::vector<double> live_ms;
   std::vector<double> recorded_ms;
   for (const auto& exchange : run.exchanges) {
-    live_ms.push_back(exchange.live_ms);
+    if (exchange.live_ms) {
+      live_ms.push_back(*exchange.live_ms);
+    }
     if (exchange.recorded_ms) {
       recorded_ms.push_back(*exchange.recorded_ms);
     }
@@ -120,11 +124,12 @@ Json evalReportJson(const services::EvalRun& run, const std::string& agent) {
 }
 
 void printEvalSummary(const Json& report, std::ostream& out) {
-  out << "conversation  steps  matched  first divergence\n";
+  out << "conversation  evaluated as  steps  matched  first divergence\n";
   for (const auto& conversation : report["conversations"]) {
-    char line[64];
-    std::snprintf(line, sizeof line, "%12lld  %5lld  %7lld  ",
+    char line[80];
+    std::snprintf(line, sizeof line, "%12lld  %12lld  %5lld  %7lld  ",
                   static_cast<long long>(conversation["conversation_id"].get<std::int64_t>()),
+                  static_cast<long long>(conversation["eval_conversation_id"].get<std::int64_t>()),
                   static_cast<long long>(conversation["steps"].get<std::int64_t>()),
                   static_cast<long long>(conversation["matched"].get<std::int64_t>()));
     out << line;
@@ -144,7 +149,7 @@ void printEvalSummary(const Json& report, std::ostream& out) {
       << overall["say_normalised"].get<std::int64_t>() << " only once say is normalised), "
       << overall["contract_violations"].get<std::int64_t>() << " contract violations, "
       << overall["error_candidates"].get<std::int64_t>() << " error candidates\n"
-      << "latency: live p50 " << formatMs(latency["live"], "p50") << ", p95 "
+      << "agent's time to first byte: live p50 " << formatMs(latency["live"], "p50") << ", p95 "
       << formatMs(latency["live"], "p95") << "; recorded p50 "
       << formatMs(latency["recorded"], "p50") << ", p95 " << formatMs(latency["recorded"], "p95")
       << "\n"

@@ -13,6 +13,7 @@
 #include "agentvcr/fleet/fleet_reads.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/timing.hpp"
@@ -42,22 +43,8 @@ std::string duration(std::int64_t from_ns, std::optional<std::int64_t> to_ns) {
   return text.str();
 }
 
-/// One line of at most `width` characters: newlines folded, an ellipsis when cut (on a UTF-8
-/// character boundary).
-std::string oneLine(std::string_view text, std::size_t width) {
-  std::string line;
-  for (char c : text) {
-    line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  }
-  if (line.size() <= width) {
-    return line;
-  }
-  std::size_t cut = width - 3;
-  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  return line.substr(0, cut) + "...";
-}
+/// Texts shortened to one line as the viewer and `agentvcr eval` shorten them.
+using protocol::oneLine;
 
 /// The tool calls of recorded candidates as the agent wrote them. The archive keeps them in
 /// canonical form (sorted keys, for comparing); a reader of `show` wants the agent's own order,
@@ -137,10 +124,13 @@ std::string milliseconds(std::optional<std::int64_t> ns) {
   return text.str();
 }
 
+/// Each interval named for who spent it (docs/schema.md, "Timing points"). The last one holds
+/// the agent finishing its answer after the first byte as well as agentvcr relaying it: the
+/// archive has no point for the agent's last byte, so the two cannot be told apart.
 void printTiming(const store::TimingSplit& split, std::ostream& out) {
-  out << "  timing: caller -> proxy " << milliseconds(split.caller_to_proxy) << ", proxy -> agent "
-      << milliseconds(split.proxy_to_agent) << ", agent " << milliseconds(split.agent)
-      << ", the rest " << milliseconds(split.rest) << "\n";
+  out << "  timing: caller request " << milliseconds(split.caller_to_proxy)
+      << ", agentvcr forwarding " << milliseconds(split.proxy_to_agent) << ", agent headers "
+      << milliseconds(split.agent) << ", agent body and relay " << milliseconds(split.rest) << "\n";
 }
 
 void printHeaders(const protocol::Headers& headers, std::ostream& out) {

@@ -172,4 +172,29 @@ bool isUtf8(std::string_view bytes) {
   return true;
 }
 
+std::string oneLine(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  std::size_t chars = 0;
+  bool space = false;
+  for (const char c : text) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {  // a character's first byte
+      if (chars + (space ? 1 : 0) >= max_chars) {
+        return out + "…";
+      }
+      if (space) {
+        out += ' ';
+        ++chars;
+      }
+      ++chars;
+    }
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace agentvcr::protocol

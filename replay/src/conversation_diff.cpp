@@ -8,6 +8,7 @@
 
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
@@ -179,42 +180,11 @@ std::string plural(std::size_t count, const char* one, const char* many) {
   return std::to_string(count) + " " + (count == 1 ? one : many);
 }
 
-/// At most `max` bytes of `text`, cut on a UTF-8 character boundary, "..." marking a cut.
-std::string shorten(std::string text, std::size_t max) {
-  if (text.size() <= max) {
-    return text;
-  }
-  std::size_t cut = max > 3 ? max - 3 : 0;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  text.resize(cut);
-  return text + "...";
-}
-
-/// Runs of whitespace folded into one space, ends trimmed.
-std::string folded(std::string_view text) {
-  std::string out;
-  bool space = false;
-  for (const char ch : text) {
-    if (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
-      space = !out.empty();
-    } else {
-      if (space) {
-        out.push_back(' ');
-        space = false;
-      }
-      out.push_back(ch);
-    }
-  }
-  return out;
-}
-
 std::string stepText(const DiffStep& step) {
   const Json& instruction = instructionOf(step);
   return textMember(instruction, "type") + " \"" +
-         shorten(folded(textMember(instruction, "content")), 60) + "\" -> " +
-         shorten(decisionText(step), 80);
+         protocol::oneLine(textMember(instruction, "content"), 60) + "\" -> " +
+         protocol::oneLine(decisionText(step), 80);
 }
 
 /// What a difference at `path` is about, and how much it explains a divergence (lower first).
@@ -292,7 +262,7 @@ std::string valueAt(const DiffStep& step, const std::string& path) {
     return "absent";
   }
   try {
-    return shorten(protocol::canonicalJson(base->at(Json::json_pointer(rest))), 60);
+    return protocol::oneLine(protocol::canonicalJson(base->at(Json::json_pointer(rest))), 60);
   } catch (const Json::exception&) {
     return "absent";
   }

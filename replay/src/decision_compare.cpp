@@ -6,6 +6,7 @@
 #include <set>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/replay/json_diff.hpp"
 
 namespace agentvcr::replay {
@@ -17,8 +18,12 @@ std::string stringOf(const Json& value) {
   return value.is_string() ? value.get<std::string>() : std::string{};
 }
 
+/// Room for each side of "<a> vs <b>": a report line shows both values, shortened as the viewer
+/// shortens them, so that a person sees what differs without opening the archive.
+constexpr std::size_t kValueChars = 40;
+
 std::string quoted(const std::string& text) {
-  return "\"" + text + "\"";
+  return "\"" + protocol::oneLine(text, kValueChars) + "\"";
 }
 
 const Json& toolCalls(const Json& output) {
@@ -97,11 +102,13 @@ CandidateComparison compareCandidate(std::int64_t index, const Json* recorded, c
       differences.push_back(prefix + "error code " + quoted(code_a) + " vs " + quoted(code_b));
     }
   } else {
-    result.say = compareSay(
-        stringOf(protocol::memberOrNull(protocol::memberOrNull(*recorded, "output"), "say")),
-        stringOf(protocol::memberOrNull(protocol::memberOrNull(*live, "output"), "say")));
+    const std::string say_a =
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*recorded, "output"), "say"));
+    const std::string say_b =
+        stringOf(protocol::memberOrNull(protocol::memberOrNull(*live, "output"), "say"));
+    result.say = compareSay(say_a, say_b);
     if (result.say == SayMatch::Different) {
-      differences.push_back(prefix + "say differs");
+      differences.push_back(prefix + "say " + quoted(say_a) + " vs " + quoted(say_b));
     }
     compareToolCalls(*recorded, *live, prefix, differences);
   }

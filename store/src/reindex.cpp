@@ -52,6 +52,7 @@ struct Placement {
 
 struct Conversation {
   std::int64_t root_step_id = 0;
+  bool rooted = false;  ///< root_step_id has no parent
   std::optional<std::string> title;
   std::int64_t steps = 0;
   std::int64_t candidates = 0;
@@ -129,6 +130,167 @@ std::vector<StoredCandidate> loadCandidates(SQLite::Database& db, std::int64_t s
   return candidates;
 }
 
+/// Adds the session's new conversations, one prepared statement for them all.
+class ConversationInserter {
+ public:
+  ConversationInserter(SQLite::Database& db, std::int64_t session_id)
+      : db_(db),
+        session_id_(session_id),
+        insert_(db,
+                "INSERT INTO conversations (session_id, first_ns, last_ns) "
+                "VALUES (:session, :first_ns, :first_ns)") {}
+
+  std::int64_t add(std::int64_t first_ns) {
+    insert_.reset();
+    insert_.bind(":session", static_cast<std::int64_t>(session_id_));
+    insert_.bind(":first_ns", static_cast<std::int64_t>(first_ns));
+    insert_.exec();
+    return db_.getLastInsertRowid();
+  }
+
+ private:
+  SQLite::Database& db_;
+  std::int64_t session_id_;
+  SQLite::Statement insert_;
+};
+
+/// Threading by memory (docs/schema.md, "Conversation threading"), exchange by exchange in the
+/// order the indexer met them: steps first, then what the exchange's candidates teach.
+std::vector<Placement> placeByMemory(ConversationInserter& conversations,
+                                     const std::vector<StoredStep>& steps,
+                                     const std::vector<StoredCandidate>& candidates,
+                                     std::size_t threading_limit) {
+  detail::ThreadingIndex threading(threading_limit);
+  std::vector<Placement> placements(steps.size());
+  std::size_t next_candidate = 0;
+  for (std::size_t first = 0; first < steps.size();) {
+    std::size_t end = first;
+    while (end < steps.size() && steps[end].exchange_id == steps[first].exchange_id) {
+      ++end;
+    }
+    std::vector<std::uint64_t> new_roots;
+    for (std::size_t k = first; k < end; ++k) {
+      const StoredStep& s = steps[k];
+      const detail::ThreadDecision decision = threading.decide(
+          detail::ThreadStep{s.memory_hash, s.source_id, s.is_env, s.started_ns, s.client});
+      Placement& p = placements[k];
+      p.ambiguity = decision.ambiguity;
+      if (decision.parent) {
+        p.conversation_id = decision.parent->conversation_id;
+        p.parent_candidate_id = decision.parent->candidate_id;
+        p.depth = decision.parent->depth + 1;
+      } else {
+        p.conversation_id = conversations.add(s.started_ns);
+        new_roots.push_back(s.memory_hash);
+      }
+    }
+    threading.commitDecisions();
+    for (std::uint64_t memory_hash : new_roots) {
+      threading.addRoot(memory_hash);
+    }
+    for (; next_candidate < candidates.size() && candidates[next_candidate].step < end;
+         ++next_candidate) {
+      const StoredCandidate& cand = candidates[next_candidate];
+      const StoredStep& s = steps[cand.step];
+      const Placement& p = placements[cand.step];
+      threading.addCandidate(cand.memory_hash, s.memory_hash,
+                             detail::ThreadLink{cand.id, s.id, s.source_id, p.conversation_id,
+                                                p.depth, s.answered_ns, s.client});
+    }
+    first = end;
+  }
+  return placements;
+}
+
+/// The recorded step a linked step re-asked, as threading needs it.
+struct RecordedPlace {
+  std::int64_t conversation_id = 0;
+  std::int64_t depth = 0;
+  std::optional<std::int64_t> parent_step_id;  ///< the recorded step its parent candidate answered
+  std::int64_t parent_candidate_index = 0;
+};
+
+/// Threading by step_links (an evaluation session): each linked step is placed as the recorded
+/// step it re-asked, one conversation per recorded conversation, its parent the candidate with
+/// the recorded parent's candidate_index on the step that re-asked the recorded parent. The
+/// recorded memories were sent, but a changed agent returns other memories: threading those
+/// would split and reshape the conversations the report compares. A step without a link, or
+/// whose parent's copy has no such candidate (the agent answered with fewer, or not at all),
+/// keeps the recorded depth without a parent; a step without a link starts a conversation.
+std::vector<Placement> placeByLinks(SQLite::Database& db, std::int64_t session_id,
+                                    ConversationInserter& conversations,
+                                    const std::vector<StoredStep>& steps) {
+  std::map<std::int64_t, RecordedPlace> recorded_of;  // by linked step
+  std::map<std::int64_t, std::int64_t> copy_of;       // recorded step -> linked step
+  {
+    SQLite::Statement q(db, R"sql(
+      SELECT l.step_id AS step_id, l.recorded_step_id AS recorded_step_id,
+        r.conversation_id AS conversation_id, r.depth AS depth, pc.step_id AS parent_step_id,
+        pc.candidate_index AS parent_candidate_index
+      FROM step_links l JOIN steps s ON s.id = l.step_id
+      JOIN steps r ON r.id = l.recorded_step_id
+      LEFT JOIN candidates pc ON pc.id = r.parent_candidate_id
+      WHERE s.session_id = :session)sql");
+    q.bind(":session", static_cast<std::int64_t>(session_id));
+    while (q.executeStep()) {
+      RecordedPlace place;
+      place.conversation_id = intOr(q.getColumn("conversation_id"), 0);
+      place.depth = q.getColumn("depth").getInt64();
+      if (!q.getColumn("parent_step_id").isNull()) {
+        place.parent_step_id = q.getColumn("parent_step_id").getInt64();
+        place.parent_candidate_index = q.getColumn("parent_candidate_index").getInt64();
+      }
+      const std::int64_t step_id = q.getColumn("step_id").getInt64();
+      recorded_of.emplace(step_id, place);
+      copy_of.emplace(q.getColumn("recorded_step_id").getInt64(), step_id);
+    }
+  }
+  // One conversation per recorded conversation, in the recorded conversations' order.
+  std::map<std::int64_t, std::int64_t> first_ns_of;  // recorded conversation -> first start
+  for (const StoredStep& s : steps) {
+    if (auto it = recorded_of.find(s.id); it != recorded_of.end()) {
+      first_ns_of.try_emplace(it->second.conversation_id, s.started_ns);
+    }
+  }
+  std::map<std::int64_t, std::int64_t> conversation_of;  // recorded -> new
+  for (const auto& [recorded, first_ns] : first_ns_of) {
+    conversation_of[recorded] = conversations.add(first_ns);
+  }
+  SQLite::Statement candidate(db, R"sql(
+    SELECT id FROM candidates WHERE step_id = :step AND candidate_index = :candidate_index)sql");
+  std::vector<Placement> placements(steps.size());
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    Placement& p = placements[k];
+    const auto linked = recorded_of.find(steps[k].id);
+    if (linked == recorded_of.end()) {
+      p.conversation_id = conversations.add(steps[k].started_ns);
+      continue;
+    }
+    const RecordedPlace& place = linked->second;
+    p.conversation_id = conversation_of.at(place.conversation_id);
+    p.depth = place.depth;
+    if (!place.parent_step_id) {
+      continue;
+    }
+    if (auto parent = copy_of.find(*place.parent_step_id); parent != copy_of.end()) {
+      candidate.reset();
+      candidate.bind(":step", static_cast<std::int64_t>(parent->second));
+      candidate.bind(":candidate_index", static_cast<std::int64_t>(place.parent_candidate_index));
+      if (candidate.executeStep()) {
+        p.parent_candidate_id = candidate.getColumn(0).getInt64();
+        p.ambiguity = 1;
+      }
+    }
+  }
+  return placements;
+}
+
+bool hasStepLinks(SQLite::Database& db, std::int64_t session_id) {
+  SQLite::Statement q(db, "SELECT link_count FROM sessions WHERE id = :session");
+  q.bind(":session", static_cast<std::int64_t>(session_id));
+  return q.executeStep() && q.getColumn(0).getInt64() > 0;
+}
+
 ReindexedSession reindexSession(SQLite::Database& db, std::int64_t session_id,
                                 std::size_t threading_limit) {
   ReindexedSession out;
@@ -150,68 +312,37 @@ ReindexedSession reindexSession(SQLite::Database& db, std::int64_t session_id,
   }
   std::vector<StoredCandidate> candidates = loadCandidates(db, session_id, step_at);
 
-  SQLite::Statement insert_conversation(db,
-                                        "INSERT INTO conversations (session_id, first_ns, last_ns) "
-                                        "VALUES (:session, :first_ns, :first_ns)");
-  detail::ThreadingIndex threading(threading_limit);
-  std::vector<Placement> placements(steps.size());
+  ConversationInserter inserter(db, session_id);
+  const std::vector<Placement> placements =
+      hasStepLinks(db, session_id) ? placeByLinks(db, session_id, inserter, steps)
+                                   : placeByMemory(inserter, steps, candidates, threading_limit);
   std::map<std::int64_t, Conversation> conversations;
-  std::size_t next_candidate = 0;
-  // Exchange by exchange, in the order the indexer met them: steps first, then what the
-  // exchange's candidates teach.
-  for (std::size_t first = 0; first < steps.size();) {
-    std::size_t end = first;
-    while (end < steps.size() && steps[end].exchange_id == steps[first].exchange_id) {
-      ++end;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const StoredStep& s = steps[k];
+    const Placement& p = placements[k];
+    auto [found, added] = conversations.try_emplace(p.conversation_id);
+    Conversation& c = found->second;
+    if (added) {
+      c.first_ns = s.started_ns;
+      c.root_step_id = s.id;
+    } else if (!c.rooted && !p.parent_candidate_id) {
+      // Linked threading meets steps in the order they were asked, not always parent first.
+      c.root_step_id = s.id;
     }
-    std::vector<std::uint64_t> new_roots;
-    for (std::size_t k = first; k < end; ++k) {
-      const StoredStep& s = steps[k];
-      const detail::ThreadDecision decision = threading.decide(
-          detail::ThreadStep{s.memory_hash, s.source_id, s.is_env, s.started_ns, s.client});
-      Placement& p = placements[k];
-      p.ambiguity = decision.ambiguity;
-      if (decision.parent) {
-        p.conversation_id = decision.parent->conversation_id;
-        p.parent_candidate_id = decision.parent->candidate_id;
-        p.depth = decision.parent->depth + 1;
-      } else {
-        insert_conversation.reset();
-        insert_conversation.bind(":session", static_cast<std::int64_t>(session_id));
-        insert_conversation.bind(":first_ns", static_cast<std::int64_t>(s.started_ns));
-        insert_conversation.exec();
-        p.conversation_id = db.getLastInsertRowid();
-        conversations[p.conversation_id].root_step_id = s.id;
-        conversations[p.conversation_id].first_ns = s.started_ns;
-        new_roots.push_back(s.memory_hash);
-      }
-      Conversation& c = conversations[p.conversation_id];
-      if (!s.is_env && !c.title) {
-        c.title = detail::conversationTitle(s.content);
-      }
-      ++c.steps;
-      c.env_failures += s.env_failure ? 1 : 0;
-      c.max_depth = std::max(c.max_depth, p.depth);
-      c.last_ns = std::max(c.last_ns, s.end_ns);
+    c.rooted = c.rooted || !p.parent_candidate_id;
+    if (!s.is_env && !c.title) {
+      c.title = detail::conversationTitle(s.content);
     }
-    threading.commitDecisions();
-    for (std::uint64_t memory_hash : new_roots) {
-      threading.addRoot(memory_hash);
-    }
-    for (; next_candidate < candidates.size() && candidates[next_candidate].step < end;
-         ++next_candidate) {
-      const StoredCandidate& cand = candidates[next_candidate];
-      const StoredStep& s = steps[cand.step];
-      const Placement& p = placements[cand.step];
-      Conversation& c = conversations[p.conversation_id];
-      ++c.candidates;
-      c.error_candidates += cand.is_error ? 1 : 0;
-      c.ended_in = cand.ended_in;
-      threading.addCandidate(cand.memory_hash, s.memory_hash,
-                             detail::ThreadLink{cand.id, s.id, s.source_id, p.conversation_id,
-                                                p.depth, s.answered_ns, s.client});
-    }
-    first = end;
+    ++c.steps;
+    c.env_failures += s.env_failure ? 1 : 0;
+    c.max_depth = std::max(c.max_depth, p.depth);
+    c.last_ns = std::max(c.last_ns, s.end_ns);
+  }
+  for (const StoredCandidate& cand : candidates) {
+    Conversation& c = conversations[placements[cand.step].conversation_id];
+    ++c.candidates;
+    c.error_candidates += cand.is_error ? 1 : 0;
+    c.ended_in = cand.ended_in;
   }
 
   SQLite::Statement update_step(db, R"sql(

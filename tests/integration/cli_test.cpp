@@ -101,9 +101,10 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
   EXPECT_THAT(exchange.str(), HasSubstr("GET /health -> 200"));
   EXPECT_THAT(exchange.str(), HasSubstr(R"({"status":"ready"})"));
   // Relayed by the proxy: every share of the time was measured.
-  EXPECT_THAT(exchange.str(), ::testing::MatchesRegex(
-                                  ".*timing: caller -> proxy [0-9.]+ ms, proxy -> agent [0-9.]+ "
-                                  "ms, agent [0-9.]+ ms, the rest [0-9.]+ ms\n.*"));
+  EXPECT_THAT(exchange.str(),
+              ::testing::MatchesRegex(".*timing: caller request [0-9.]+ ms, agentvcr forwarding "
+                                      "[0-9.]+ ms, agent headers [0-9.]+ ms, agent body and relay "
+                                      "[0-9.]+ ms\n.*"));
 }
 
 // The archive keeps tool calls canonical (sorted keys); show prints them as the agent sent them.

@@ -1,18 +1,28 @@
 // `agentvcr eval` against live agents on loopback: the replay of the archive itself (everything
-// must match) and an agent that changes known answers of that replay.
+// must match), an agent that changes known answers and every memory of that replay, and one
+// that writes its headers and body apart.
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <thread>
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "agentvcr/cli/eval_command.hpp"
+#include "agentvcr/cli/eval_report.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/proxy/local_service.hpp"
+#include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/replay/conversation_diff.hpp"
 #include "agentvcr/replay/evaluation_report.hpp"
@@ -34,11 +44,13 @@ class MutatingAgent {
     std::string kind;
   };
 
+  /// `rewrite_memory`: every output returns a memory of its own, unlike any recorded one.
   MutatingAgent(std::uint16_t replay_port, std::vector<std::string> kinds,
-                std::string protocol_version = "2.0")
+                std::string protocol_version = "2.0", bool rewrite_memory = false)
       : replay_port_(replay_port),
         pending_(std::move(kinds)),
         protocol_version_(std::move(protocol_version)),
+        rewrite_memory_(rewrite_memory),
         server_(proxy::ServerOptions{},
                 proxy::makeLocalServiceFactory(
                     [this](const protocol::HttpRequest& request) { return handle(request); })) {
@@ -73,7 +85,14 @@ class MutatingAgent {
       Json outputs = Json::parse(answer.body);
       std::lock_guard<std::mutex> lock(mutex_);
       const std::size_t ordinal = requests_++;
-      if (!pending_.empty() && mutate(outputs, ordinal)) {
+      bool changed = !pending_.empty() && mutate(outputs, ordinal);
+      if (rewrite_memory_) {
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+          outputs[i]["memory"]["live_turn"] = std::to_string(ordinal) + "." + std::to_string(i);
+        }
+        changed = true;
+      }
+      if (changed) {
         response.body = outputs.dump();
       }
     }
@@ -122,16 +141,124 @@ class MutatingAgent {
   std::vector<std::string> pending_;
   std::vector<Change> changes_;
   std::string protocol_version_;
+  bool rewrite_memory_ = false;
   proxy::Server server_;
+};
+
+/// A live agent on plain sockets, Nagle's algorithm left on as most servers leave it, that writes
+/// each answer's headers and body in two writes after `delay`. The answers are those of the
+/// server at `backend_port`.
+class SplitWritingAgent {
+ public:
+  SplitWritingAgent(std::uint16_t backend_port, std::chrono::milliseconds delay = {})
+      : backend_port_(backend_port), delay_(delay) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    if (listen_fd_ < 0 ||
+        ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        ::listen(listen_fd_, 16) != 0 ||
+        ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::runtime_error("SplitWritingAgent: cannot listen");
+    }
+    port_ = ntohs(address.sin_port);
+    threads_.emplace_back([this] { acceptAll(); });
+  }
+
+  ~SplitWritingAgent() {
+    ::shutdown(listen_fd_, SHUT_RDWR);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (int fd : connections_) {
+        ::shutdown(fd, SHUT_RDWR);
+      }
+    }
+    for (auto& thread : threads_) {
+      thread.join();
+    }
+    ::close(listen_fd_);
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void acceptAll() {
+    for (;;) {
+      const int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) {
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      connections_.push_back(fd);
+      threads_.emplace_back([this, fd] { serve(fd); });
+    }
+  }
+
+  static bool writeAll(int fd, const std::string& bytes) {
+    return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+
+  void serve(int fd) {
+    net::HttpClient backend("127.0.0.1", backend_port_);
+    std::string buffer;
+    char chunk[65536];
+    for (;;) {
+      std::size_t header_end;
+      while ((header_end = buffer.find("\r\n\r\n")) == std::string::npos) {
+        const auto n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0) {
+          return;
+        }
+        buffer.append(chunk, static_cast<std::size_t>(n));
+      }
+      const std::string head = buffer.substr(0, header_end);
+      std::size_t body_length = 0;
+      if (auto at = head.find("Content-Length: "); at != std::string::npos) {
+        body_length = std::stoul(head.substr(at + 16));
+      }
+      while (buffer.size() < header_end + 4 + body_length) {
+        const auto n = ::recv(fd, chunk, sizeof chunk, 0);
+        if (n <= 0) {
+          return;
+        }
+        buffer.append(chunk, static_cast<std::size_t>(n));
+      }
+      const std::string body = buffer.substr(header_end + 4, body_length);
+      buffer.erase(0, header_end + 4 + body_length);
+      std::istringstream request_line(head);
+      std::string method;
+      std::string target;
+      request_line >> method >> target;
+      const auto answer = backend.send(method, target, body);
+      std::this_thread::sleep_for(delay_);
+      if (!writeAll(fd, "HTTP/1.1 " + std::to_string(answer.status) +
+                            " OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                            std::to_string(answer.body.size()) + "\r\n\r\n") ||
+          !writeAll(fd, answer.body)) {
+        return;
+      }
+    }
+  }
+
+  std::uint16_t backend_port_;
+  std::chrono::milliseconds delay_;
+  int listen_fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::mutex mutex_;
+  std::vector<int> connections_;
+  std::vector<std::thread> threads_;
 };
 
 class EvalTest : public ReplayTest {
  protected:
   int runEval(const std::string& agent_url, unsigned jobs, std::optional<double> fail_under = {},
-              bool one_by_one = false) {
+              bool one_by_one = false, std::optional<std::string> db_path = {}) {
     cli::EvalCommand command;
     command.config.one_by_one = one_by_one;
-    command.config.db_path = db_path_;
+    command.config.db_path = db_path.value_or(db_path_);
     command.config.agent = *net::parseUrl(agent_url);
     command.config.jobs = jobs;
     command.report_path = report_path_;
@@ -247,7 +374,7 @@ TEST_F(EvalTest, EachKnownChangeIsReportedAtItsStep) {
   const std::map<std::string, std::vector<std::string>> expected = {
       {"tool", {"tool call 0 name", "\"teleport\"", "names undeclared tool \"teleport\""}},
       {"robot", {"tool call 0 robot", "\"ghost_robot\"", "targets unknown robot"}},
-      {"say", {"say differs"}},
+      {"say", {"say \"", "\" vs \"something else entirely\""}},
       {"invalid", {"/status literal_error"}},
       {"error", {"status \"completed\" vs \"error\"", "error code \"\" vs \"agent_failure\""}},
   };
@@ -317,8 +444,9 @@ TEST_F(EvalTest, TheReportRecomputedFromTheArchiveIsTheEvaluatorsReport) {
     const replay::EvaluatedConversation& got = recomputed->conversations[i];
     SCOPED_TRACE(expected.dump());
     EXPECT_EQ(got.recorded_conversation_id, expected["conversation_id"].get<std::int64_t>());
-    // The evaluated side is the conversation that re-asked the recorded root step (an answer
-    // that breaks threading, such as an error candidate, splits the rest off into another).
+    // The evaluated side is the conversation that re-asked the recorded root step, as the
+    // evaluator reported it.
+    EXPECT_EQ(got.evaluated_conversation_id, expected["eval_conversation_id"].get<std::int64_t>());
     const std::int64_t root = reader.steps(got.recorded_conversation_id).front().id;
     for (const auto& link : links) {
       if (link.recorded_step_id == root) {
@@ -338,6 +466,176 @@ TEST_F(EvalTest, TheReportRecomputedFromTheArchiveIsTheEvaluatorsReport) {
     }
   }
   EXPECT_GE(divergent, 1u);
+}
+
+/// The step ids `agentvcr show` lists for a conversation, in its order.
+std::vector<std::int64_t> shownStepIds(const std::string& db_path, std::int64_t conversation_id) {
+  cli::ShowCommand show;
+  show.db_path = db_path;
+  show.conversation = conversation_id;
+  std::ostringstream out;
+  EXPECT_EQ(cli::runShow(show, out), cli::kExitOk);
+  std::vector<std::int64_t> ids;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find_first_not_of(' ');
+    if (at != std::string::npos && line.compare(at, 5, "step ") == 0) {
+      ids.push_back(std::stoll(line.substr(at + 5)));
+    }
+  }
+  return ids;
+}
+
+TEST_F(EvalTest, AChangedAgentsRunThreadsAsTheRecordingAndEveryViewAgrees) {
+  recordDemo();
+  startReplay();
+  // Every answer carries a memory no recorded step has, and some decisions change too.
+  MutatingAgent agent(replayPort(), {"tool", "say", "error", "robot"}, "2.0", true);
+  EXPECT_EQ(runEval(agent.url(), 2), cli::kExitFailure) << output_.str();
+  ASSERT_EQ(agent.pending(), 0u) << "the demo lacks an answer some change needs";
+  const Json result = report();
+  const std::int64_t session_id = result["eval_session_id"].get<std::int64_t>();
+
+  // As many conversations as the recording, each of the recorded shape.
+  store::ArchiveReader reader(db_path_);
+  const auto recorded = reader.conversations(1);
+  const auto evaluated = reader.conversations(session_id);
+  ASSERT_EQ(evaluated.size(), recorded.size());
+  EXPECT_EQ(reader.session(session_id)->conversation_count,
+            static_cast<std::int64_t>(recorded.size()));
+  ASSERT_EQ(result["conversations"].size(), recorded.size());
+
+  const auto recomputed = replay::evaluationReport(reader, session_id);
+  ASSERT_TRUE(recomputed);
+  ASSERT_EQ(recomputed->conversations.size(), recorded.size());
+  std::size_t differing = 0;
+  for (std::size_t c = 0; c < recorded.size(); ++c) {
+    const Json& conversation = result["conversations"][c];
+    const std::int64_t recorded_id = conversation["conversation_id"].get<std::int64_t>();
+    const std::int64_t evaluated_id = conversation["eval_conversation_id"].get<std::int64_t>();
+    SCOPED_TRACE("recorded conversation " + std::to_string(recorded_id));
+    // The viewer's eval view pairs the same conversations and counts the same.
+    EXPECT_EQ(recomputed->conversations[c].recorded_conversation_id, recorded_id);
+    EXPECT_EQ(recomputed->conversations[c].evaluated_conversation_id, evaluated_id);
+    EXPECT_EQ(recomputed->conversations[c].matched, conversation["matched"].get<std::int64_t>());
+    EXPECT_EQ(recomputed->conversations[c].first_divergent_step.value_or(0),
+              conversation["first_divergent_step"].is_null()
+                  ? 0
+                  : conversation["first_divergent_step"].get<std::int64_t>());
+    const auto pairs = reader.evaluationPairs(recorded_id);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].evaluated_conversation_id, evaluated_id);
+
+    // The report's steps of this conversation, by step number.
+    std::vector<Json> steps;
+    for (const auto& step : result["steps"]) {
+      if (step["conversation_id"] == recorded_id) {
+        EXPECT_EQ(step["eval_conversation_id"], evaluated_id);
+        steps.push_back(step);
+      }
+    }
+    ASSERT_EQ(static_cast<std::int64_t>(steps.size()), conversation["steps"].get<std::int64_t>());
+    const auto recorded_steps = reader.steps(recorded_id);
+    const auto evaluated_steps = reader.steps(evaluated_id);
+    ASSERT_EQ(evaluated_steps.size(), steps.size());
+    ASSERT_EQ(recorded_steps.size(), steps.size());
+    const std::vector<std::int64_t> shown = shownStepIds(db_path_, evaluated_id);
+    ASSERT_EQ(shown.size(), steps.size());
+
+    // The viewer's diff pairs step k with step k, and its decisions differ where the report's do.
+    const auto left = replay::diffStepsOf(reader, recorded_id);
+    const auto right = replay::diffStepsOf(reader, evaluated_id);
+    const auto diff = replay::diffConversations(left, right);
+    ASSERT_EQ(diff.rows.size(), steps.size()) << diff.summary;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      const Json& step = steps[k];
+      SCOPED_TRACE(step.dump());
+      EXPECT_EQ(step["step"].get<std::size_t>(), k + 1);
+      EXPECT_EQ(step["recorded_step_id"], recorded_steps[k].id);
+      EXPECT_EQ(step["eval_step_id"], evaluated_steps[k].id);
+      EXPECT_EQ(shown[k], evaluated_steps[k].id);
+      EXPECT_EQ(evaluated_steps[k].depth, recorded_steps[k].depth);
+      const bool same_parent = recorded_steps[k].parent_candidate_id.has_value() ==
+                               evaluated_steps[k].parent_candidate_id.has_value();
+      EXPECT_TRUE(same_parent);
+      ASSERT_EQ(diff.rows[k].left, k);
+      ASSERT_EQ(diff.rows[k].right, k);
+      const bool decisions_differ = replay::decisionText(left[k]) != replay::decisionText(right[k]);
+      EXPECT_EQ(decisions_differ, !step["match"].get<bool>());
+      differing += decisions_differ ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(differing, 4u);
+}
+
+TEST_F(EvalTest, TheSessionSpansTheRunFromItsChecksToItsLastAnswer) {
+  recordDemo();
+  startReplay();
+  constexpr auto kDelay = std::chrono::milliseconds(40);
+  SplitWritingAgent agent(replayPort(), kDelay);
+  ASSERT_EQ(runEval(agent.url(), 1, 1.0), cli::kExitOk) << output_.str();
+  const Json result = report();
+  store::ArchiveReader reader(db_path_);
+  const auto session = reader.session(result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(session && session->ended_ns);
+  // Each request waited kDelay for its answer, one after another.
+  const std::int64_t asked = result["overall"]["requests"].get<std::int64_t>();
+  EXPECT_GE(*session->ended_ns - session->started_ns,
+            asked * std::chrono::nanoseconds(kDelay).count());
+  for (const auto& listed : reader.exchanges(session->id, 0, store::ArchiveReader::kNoLimit)) {
+    const auto exchange = reader.exchange(listed.id);
+    EXPECT_GE(exchange->started_ns, session->started_ns);
+    EXPECT_LE(*exchange->ended_ns, *session->ended_ns);
+  }
+}
+
+TEST_F(EvalTest, LiveAndRecordedLatenciesAreMeasuredAlike) {
+  // Recorded through the proxy from an agent that writes each answer whole, then evaluated
+  // against the same answers written headers first, body second: the agent thinks no longer,
+  // only its body waits on the transport (Nagle's algorithm against a delayed ACK).
+  recordDemo();
+  startReplay();
+  const std::string recorded_path = temp_.file("through-proxy.sqlite");
+  {
+    proxy::RecordingProxyConfig config;
+    config.relay.upstream = *net::parseUrl(replayUrl());
+    config.server.threads = 2;
+    config.db_path = recorded_path;
+    config.session.name = "through the proxy";
+    config.session.mode = "record";
+    config.probe_identity = false;
+    proxy::RecordingProxy proxy(config);
+    proxy.start();
+    const std::string proxy_url = "http://127.0.0.1:" + std::to_string(proxy.endpoint().port);
+    ASSERT_EQ(runEval(proxy_url, 1, 1.0), cli::kExitOk) << output_.str();
+    ASSERT_TRUE(proxy.settle());
+    proxy.stop();
+  }
+  SplitWritingAgent agent(replayPort());
+  output_.str("");
+  ASSERT_EQ(runEval(agent.url(), 1, 1.0, false, recorded_path), cli::kExitOk) << output_.str();
+  const Json result = report();
+  const Json& latency = result["overall"]["latency_ms"];
+  ASSERT_FALSE(latency["recorded"].is_null()) << output_.str();
+  EXPECT_NEAR(latency["live"]["p50"].get<double>(), latency["recorded"]["p50"].get<double>(), 5.0)
+      << output_.str();
+  EXPECT_NE(output_.str().find("agent's time to first byte: live p50 "), std::string::npos)
+      << output_.str();
+
+  // Whole exchanges, as eval used to compare them, differ by the transport's delay: the
+  // scenario still shows what the first-byte figures leave out.
+  store::ArchiveReader reader(recorded_path);
+  const auto medianMs = [&reader](std::int64_t session) {
+    std::vector<double> values;
+    for (const auto& listed : reader.exchanges(session, 0, store::ArchiveReader::kNoLimit)) {
+      const auto row = reader.exchange(listed.id);
+      values.push_back(static_cast<double>(*row->ended_ns - row->started_ns) / 1e6);
+    }
+    return cli::percentile(values, 50);
+  };
+  EXPECT_GT(medianMs(result["eval_session_id"].get<std::int64_t>()),
+            medianMs(result["recorded_sessions"][0].get<std::int64_t>()) + 20)
+      << output_.str();
 }
 
 TEST_F(EvalTest, RefusesAnAgentOfAnotherProtocolVersion) {

@@ -4,11 +4,14 @@
 #include "timing_points.hpp"
 
 #include <chrono>
+#include <regex>
+#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/store/timing.hpp"
 #include "proxy_fixture.hpp"
 #include "raw_client.hpp"
@@ -115,6 +118,37 @@ TEST_F(TimingPointsTest, ManyConcurrentExchangesAreEachInOrder) {
     SCOPED_TRACE(exchange.id);
     expectTimingPointsInOrder(exchange);
   }
+}
+
+TEST_F(TimingPointsTest, ShowNamesAnAgentPausingBetweenHeadersAndBodyAsTheAgents) {
+  // The agent sends its headers, then its body 150 ms later.
+  FakeUpstream agent([](const protocol::HttpRequest&) {
+    FakeReply reply;
+    reply.segments = {{"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 2\r\n\r\n",
+                       150ms},
+                      {"[]", 0ms}};
+    return reply;
+  });
+  startProxy(agent.url());
+  EXPECT_EQ(client().postJson("/v1/responses", "{}").status, 200);
+  const auto exchanges = recordedExchanges();
+  ASSERT_EQ(exchanges.size(), 1u);
+
+  cli::ShowCommand show;
+  show.db_path = db_path_;
+  show.exchange = exchanges[0].id;
+  std::ostringstream out;
+  ASSERT_EQ(cli::runShow(show, out), cli::kExitOk);
+  const std::regex line(
+      "  timing: caller request ([0-9.]+) ms, agentvcr forwarding ([0-9.]+) ms, agent headers "
+      "([0-9.]+) ms, agent body and relay ([0-9.]+) ms\n");
+  std::smatch parts;
+  const std::string text = out.str();
+  ASSERT_TRUE(std::regex_search(text, parts, line)) << text;
+  const double pause_ms = static_cast<double>(kPauseNs) / 1e6;
+  EXPECT_LT(std::stod(parts[2]), pause_ms) << text;  // agentvcr's own share holds no pause
+  EXPECT_GE(std::stod(parts[4]), pause_ms) << text;
 }
 
 }  // namespace

@@ -21,10 +21,6 @@ std::string argumentText(const Json& value) {
   return protocol::pythonJsonDumps(value);
 }
 
-bool isContinuationByte(char c) {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-
 std::string headersText(const protocol::Headers& headers) {
   std::string text;
   for (const auto& header : headers) {
@@ -167,32 +163,6 @@ std::string offsetMsText(std::int64_t nanoseconds) {
   out << std::fixed << std::setprecision(1) << (nanoseconds < 0 ? "" : "+")
       << static_cast<double>(nanoseconds) / 1e6 << " ms";
   return out.str();
-}
-
-std::string oneLine(const std::string& text, std::size_t max_chars) {
-  std::string out;
-  std::size_t chars = 0;
-  bool space = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-      space = !out.empty();
-      continue;
-    }
-    if (!isContinuationByte(c)) {
-      if (chars + (space ? 1 : 0) >= max_chars) {
-        return out + "…";
-      }
-      if (space) {
-        out += ' ';
-        ++chars;
-      }
-      ++chars;
-    }
-    space = false;
-    out += c;
-  }
-  return out;
 }
 
 std::string exchangeText(const store::ExchangeRow& exchange) {

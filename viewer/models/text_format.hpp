@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/protocol/utf8.hpp"
 #include "agentvcr/store/rows.hpp"
 
 namespace agentvcr::viewer {
@@ -49,8 +50,9 @@ std::string clockText(std::int64_t nanoseconds);
 /// when every offset has the same unit.
 std::string offsetMsText(std::int64_t nanoseconds);
 
-/// Whitespace runs folded to one space, cut to `max_chars` code points with "…".
-std::string oneLine(const std::string& text, std::size_t max_chars = 160);
+/// Whitespace runs folded to one space, cut to `max_chars` code points with "…"; the same
+/// helper as `agentvcr eval`'s report.
+using protocol::oneLine;
 
 /// The raw HTTP exchange as one block: request line, headers and pretty-printed body, then the
 /// response, then the timings (what the details' HTTP tab shows for a step or an A2A call).

@@ -14,7 +14,9 @@
 #include "agentvcr/replay/live_answer.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/reindex.hpp"
 #include "agentvcr/store/step_links.hpp"
+#include "agentvcr/store/timing.hpp"
 
 namespace agentvcr::services {
 namespace {
@@ -81,6 +83,18 @@ AgentIdentity checkAgent(const net::Url& agent, std::chrono::milliseconds timeou
   }
 }
 
+/// The agent's time to the first byte of its answer, from the request fully written to it, in
+/// ms: the two points the relay records, which eval's client records too, so that the live and
+/// recorded figures compare. The time an answer takes after its first byte is left out: it is
+/// transport as much as the agent's, and differs between the relay and eval's client (an agent
+/// that writes its body after its headers waits for the peer's delayed ACK, 40 ms on Linux).
+std::optional<double> agentMs(std::optional<std::int64_t> first_byte_after_sent_ns) {
+  if (!first_byte_after_sent_ns) {
+    return std::nullopt;
+  }
+  return static_cast<double>(*first_byte_after_sent_ns) / 1e6;
+}
+
 /// One recorded step of a planned request.
 struct PlannedStep {
   store::ReplayStepRef ref;
@@ -145,8 +159,8 @@ std::vector<PlannedExchange> plan(const store::ArchiveReader& reader,
     std::sort(
         exchange.steps.begin(), exchange.steps.end(),
         [](const PlannedStep& a, const PlannedStep& b) { return a.ref.position < b.ref.position; });
-    if (auto row = reader.exchange(id); row && row->ended_ns) {
-      exchange.recorded_ms = static_cast<double>(*row->ended_ns - row->started_ns) / 1e6;
+    if (auto row = reader.exchange(id)) {
+      exchange.recorded_ms = agentMs(store::timingSplit(*row).agent);
     }
     exchanges.push_back(std::move(exchange));
   }
@@ -294,10 +308,14 @@ std::string sessionName(const store::ReplaySelection& requested,
 }
 
 /// Hands the live exchanges to a Recorder in recorded order, so that conversation threading
-/// sees a parent before its children whatever order the concurrent answers came in.
+/// sees a parent before its children whatever order the concurrent answers came in. The session
+/// spans the run, from the agent's checks to its last answer, not the moment of storing it.
 std::int64_t storeRun(const EvalConfig& config, const std::string& name,
-                      const AgentIdentity& identity, std::vector<PlannedExchange>& exchanges) {
+                      const AgentIdentity& identity, std::vector<PlannedExchange>& exchanges,
+                      std::int64_t started_ns, std::int64_t ended_ns) {
   store::SessionInfo session;
+  session.started_ns = started_ns;
+  session.ended_ns = ended_ns;
   session.name = name;
   session.mode = "eval";
   session.upstream = config.agent.toString();
@@ -314,8 +332,9 @@ std::int64_t storeRun(const EvalConfig& config, const std::string& name,
 }
 
 /// Links each stored step to the recorded step it re-asked: the recorder wrote the exchanges in
-/// submission order and a request's inputs in planned order. Returns recorded step id -> eval
-/// step id.
+/// submission order and a request's inputs in planned order. Then threads the session by those
+/// links: the recorder threaded it by memory, and a changed agent's memories would split and
+/// reshape the conversations the report compares. Returns recorded step id -> eval step id.
 std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::int64_t session_id,
                                                const std::vector<PlannedExchange>& exchanges) {
   std::vector<store::StepLink> links;
@@ -332,6 +351,7 @@ std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::in
     }
   }
   store::writeStepLinks(config.db_path, links);
+  store::reindexSessions(config.db_path, {session_id});
   std::map<std::int64_t, std::int64_t> eval_step_of;
   for (const auto& link : links) {
     eval_step_of[link.recorded_step_id] = link.step_id;
@@ -343,6 +363,7 @@ std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::in
 
 EvalRun runEvaluation(const EvalConfig& config) {
   const auto ignored_outputs = replay::KeyRules::ignoring(config.ignored_output_paths);
+  const std::int64_t started_ns = protocol::nowNs();
   const AgentIdentity identity = checkAgent(config.agent, config.timeout);
   std::vector<PlannedExchange> exchanges;
   store::ReplaySelection resolved;
@@ -356,6 +377,7 @@ EvalRun runEvaluation(const EvalConfig& config) {
   }
   buildRequests(exchanges);
   askAll(config, exchanges);
+  const std::int64_t ended_ns = protocol::nowNs();
 
   EvalRun run;
   for (const auto& exchange : exchanges) {
@@ -363,7 +385,10 @@ EvalRun runEvaluation(const EvalConfig& config) {
     std::move(steps.begin(), steps.end(), std::back_inserter(run.steps));
     EvalExchange timing;
     timing.recorded_exchange_id = exchange.recorded_exchange_id;
-    timing.live_ms = static_cast<double>(exchange.live.ended_ns - exchange.live.started_ns) / 1e6;
+    if (exchange.live.upstream_first_byte_ns != 0) {
+      timing.live_ms =
+          agentMs(exchange.live.upstream_first_byte_ns - exchange.live.upstream_sent_ns);
+    }
     timing.recorded_ms = exchange.recorded_ms;
     run.exchanges.push_back(timing);
   }
@@ -378,12 +403,16 @@ EvalRun runEvaluation(const EvalConfig& config) {
     }
   }
   std::sort(run.recorded_sessions.begin(), run.recorded_sessions.end());
-  run.eval_session_id =
-      storeRun(config, sessionName(config.selection, run.recorded_sessions), identity, exchanges);
+  run.eval_session_id = storeRun(config, sessionName(config.selection, run.recorded_sessions),
+                                 identity, exchanges, started_ns, ended_ns);
   const auto eval_step_of = linkSteps(config, run.eval_session_id, exchanges);
+  const store::ArchiveReader reader(config.db_path);
   for (auto& step : run.steps) {
     if (auto linked = eval_step_of.find(step.recorded_step_id); linked != eval_step_of.end()) {
       step.eval_step_id = linked->second;
+      if (auto stored = reader.step(step.eval_step_id)) {
+        step.eval_conversation_id = stored->conversation_id;
+      }
     }
   }
   return run;

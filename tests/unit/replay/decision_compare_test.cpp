@@ -82,9 +82,26 @@ TEST(CompareDecisions, NamesChangedToolRobotArgumentsAndSay) {
       "candidate 0: tool call 0 name \"press_button\" vs \"cancel_current_action\"",
       "candidate 0: tool call 0 robot \"panda\" vs \"arm2\"",
       "candidate 0: tool call 0 arguments differ at /id",
-      "candidate 1: say differs",
+      "candidate 1: say \"hello\" vs \"goodbye\"",
   };
   EXPECT_EQ(all, expected);
+}
+
+TEST(CompareDecisions, ShowsBothSaysAndCodesShortenedToOneLine) {
+  const std::string long_say =
+      "Done.\n\nI pressed   the button, then waited for the light to turn green.";
+  auto say = compareDecisions(input(), Json::array({completed(0, "Done.")}),
+                              Json::array({completed(0, long_say)}));
+  const std::vector<std::string> says = {
+      "candidate 0: say \"Done.\" vs \"Done. I pressed the button, then waited…\""};
+  EXPECT_EQ(say.allDifferences(), says);
+  auto code = compareDecisions(
+      input(), Json::array({failed(0, "agent_failure")}),
+      Json::array({failed(0, "an_error_code_far_longer_than_forty_characters_ok")}));
+  const std::vector<std::string> codes = {
+      "candidate 0: error code \"agent_failure\" vs "
+      "\"an_error_code_far_longer_than_forty_char…\""};
+  EXPECT_EQ(code.allDifferences(), codes);
 }
 
 TEST(CompareDecisions, ErrorCandidateAgainstADecision) {

@@ -1,5 +1,6 @@
 // Conversation threading by memory (docs/schema.md, "Conversation threading").
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/reindex.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -453,6 +455,81 @@ TEST_F(ThreadingTest, ReindexRebuildsTheConversationsAndRefusesAnOpenSession) {
             4);
   EXPECT_THAT(thrownMessage([&] { reindexSessions(path_, {session + 7}); }),
               ::testing::HasSubstr("no session"));
+}
+
+TEST_F(ThreadingTest, ASessionWithStepLinksThreadsAsTheStepsItReasked) {
+  // Recorded: a GEN root with two candidates, each continued by an env step (c1's first).
+  const Json m0 = Json{{"history", Json::array()}};
+  const auto play = [&](const std::string& run, const std::string& tag) {
+    add(request(run + "1", {input(0, "user", "Please press sw1", m0, 2)}),
+        Json::array({callOutput(run + "1", 0, 0, memoryOf(tag + "a", 2), "sw1"),
+                     callOutput(run + "1", 0, 1, memoryOf(tag + "b", 2), "sw2")}));
+    // The inputs carry the recorded memories, as an evaluation sends them.
+    add(request(run + "2", {input(0, "env", kPressed, memoryOf("recorded-b", 2))}),
+        Json::array({sayOutput(run + "2", 0, 0, memoryOf(tag + "b", 4), "Done")}));
+    add(request(run + "3", {input(0, "env", kPressed, memoryOf("recorded-a", 2))}),
+        Json::array({sayOutput(run + "3", 0, 0, memoryOf(tag + "a", 4), "Done")}));
+  };
+  play("r", "recorded-");
+  const std::int64_t recorded_session = recorder_->sessionId();
+  std::vector<StepRow> recorded;
+  {
+    ArchiveReader r = reader();
+    recorded = allSteps(r);
+  }
+  recorder_.reset();
+  // Evaluated: the same inputs, answered with memories of the live agent's own.
+  recorder_ = std::make_unique<Recorder>(path_, testSession("eval"), testOptions());
+  play("e", "live-");
+  const std::int64_t session = recorder_->sessionId();
+  std::vector<StepRow> evaluated;
+  {
+    ArchiveReader r = reader();
+    evaluated = allSteps(r);
+    // By memory, the env steps find no candidate of this session that returned theirs, and
+    // the input-id fallback chains them: the recorded shape is lost.
+    const auto by_memory = r.conversations(session);
+    EXPECT_FALSE(by_memory.size() == 1 && by_memory[0].max_depth == 1);
+  }
+  recorder_.reset();
+  ASSERT_EQ(evaluated.size(), recorded.size());
+  std::vector<StepLink> links;
+  for (std::size_t k = 0; k < evaluated.size(); ++k) {
+    links.push_back({evaluated[k].id, recorded[k].id});
+  }
+  writeStepLinks(path_, links);
+
+  const auto done = reindexSessions(path_, {session});
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].conversations_after, 1);
+  ArchiveReader r(path_);
+  ASSERT_EQ(r.conversations(session).size(), 1u);
+  const ConversationRow conversation = r.conversations(session)[0];
+  EXPECT_EQ(conversation.step_count, 3);
+  EXPECT_EQ(conversation.max_depth, 1);
+  EXPECT_EQ(conversation.root_step_id, evaluated[0].id);
+  // Step by step, in tree order, the recorded conversation's shape.
+  const auto recorded_tree = r.steps(r.conversations(recorded_session)[0].id);
+  const auto evaluated_tree = r.steps(conversation.id);
+  ASSERT_EQ(evaluated_tree.size(), recorded_tree.size());
+  std::map<std::int64_t, std::int64_t> copy_of;
+  for (const StepLink& link : links) {
+    copy_of[link.recorded_step_id] = link.step_id;
+  }
+  for (std::size_t k = 0; k < evaluated_tree.size(); ++k) {
+    SCOPED_TRACE(k);
+    EXPECT_EQ(evaluated_tree[k].id, copy_of.at(recorded_tree[k].id));
+    EXPECT_EQ(evaluated_tree[k].depth, recorded_tree[k].depth);
+    ASSERT_EQ(evaluated_tree[k].parent_candidate_id.has_value(),
+              recorded_tree[k].parent_candidate_id.has_value());
+    if (recorded_tree[k].parent_candidate_id) {
+      EXPECT_EQ(evaluated_tree[k].parent_ambiguity, 1);
+      const auto recorded_parent = r.candidate(*recorded_tree[k].parent_candidate_id);
+      const auto evaluated_parent = r.candidate(*evaluated_tree[k].parent_candidate_id);
+      EXPECT_EQ(evaluated_parent->candidate_index, recorded_parent->candidate_index);
+      EXPECT_EQ(evaluated_parent->step_id, copy_of.at(recorded_parent->step_id));
+    }
+  }
 }
 
 TEST_F(ThreadingTest, AnUnchangedMemoryThreadsWhereItCameFrom) {

@@ -14,11 +14,9 @@ namespace agentvcr::replay {
 /// One recorded conversation that was re-asked, with the evaluation's conversation that re-asked
 /// it.
 struct EvaluatedConversation {
-  /// The conversation of the evaluation session that re-asked the recorded conversation's first
-  /// re-asked step (its root, unless the root was not re-asked). Threading usually gives one
-  /// per recorded conversation, the recorded memories being sent back; a live answer that
-  /// breaks it (an error candidate has no memory to thread its children by) splits the rest
-  /// off into further conversations, which the diff of this pair does not show.
+  /// The conversation of the evaluation session that re-asked the recorded conversation: an
+  /// evaluation is threaded by its step links, one conversation per recorded conversation of
+  /// the same shape, whatever memories the live agent returned (store/reindex.hpp).
   std::int64_t evaluated_conversation_id = 0;
   std::int64_t recorded_conversation_id = 0;
   std::string title;  ///< the recorded conversation's title; empty when it has none

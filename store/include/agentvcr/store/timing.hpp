@@ -17,7 +17,9 @@ struct TimingSplit {
   std::optional<std::int64_t> caller_to_proxy;  ///< request_ended_ns - started_ns
   std::optional<std::int64_t> proxy_to_agent;   ///< upstream_sent_ns - request_ended_ns
   std::optional<std::int64_t> agent;            ///< upstream_first_byte_ns - upstream_sent_ns
-  std::optional<std::int64_t> rest;             ///< ended_ns - upstream_first_byte_ns
+  /// ended_ns - upstream_first_byte_ns: the agent writing the rest of its answer and the
+  /// relay to the caller, together (no point marks the agent's last byte).
+  std::optional<std::int64_t> rest;
 };
 
 TimingSplit timingSplit(const ExchangeRow& exchange);

@@ -48,6 +48,9 @@ struct EvalStep {
   /// The step of the evaluation session that re-asked it (linked in `step_links`); 0 when the
   /// live request was not stored as steps.
   std::int64_t eval_step_id = 0;
+  /// Its conversation, threaded as the recorded one (one per recorded conversation); 0 with
+  /// eval_step_id.
+  std::int64_t eval_conversation_id = 0;
   replay::StepComparison comparison;
   /// Contract findings of the live answer ("http 500", "not JSON", "/0/status literal_error:
   /// ..."); when not empty the step does not match.
@@ -60,8 +63,13 @@ struct EvalStep {
 /// One recorded exchange re-asked as one request.
 struct EvalExchange {
   std::int64_t recorded_exchange_id = 0;
-  double live_ms = 0;
-  std::optional<double> recorded_ms;  ///< empty when the recording has no end time
+  /// The agent's time to its first answer byte, from the request fully written to it (the
+  /// timing points upstream_sent_ns and upstream_first_byte_ns, docs/schema.md): empty when no
+  /// answer came.
+  std::optional<double> live_ms;
+  /// The same span of the recorded exchange: empty when the recording has no such points (an
+  /// answer agentvcr gave itself, a row older than schema 11).
+  std::optional<double> recorded_ms;
 };
 
 struct EvalRun {
