@@ -353,11 +353,20 @@ std::string summaryOf(const ConversationDiff& diff, const std::vector<DiffStep>&
   const std::size_t differing = static_cast<std::size_t>(
       std::count_if(diff.rows.begin(), diff.rows.end(),
                     [](const DiffRow& r) { return r.kind != RowKind::Same; }));
+  const std::size_t same_decision = static_cast<std::size_t>(std::count_if(
+      diff.rows.begin(), diff.rows.end(),
+      [](const DiffRow& r) { return r.kind == RowKind::Changed && !r.decision_differs; }));
   if (differing > 1) {
     summary += differing == diff.rows.size()
                    ? "; all " + std::to_string(differing) + " rows differ"
                    : "; " + std::to_string(differing) + " of " + std::to_string(diff.rows.size()) +
                          " rows differ";
+  }
+  // Said apart, so that the count of differing decisions reads as an evaluation counts them.
+  if (same_decision > 0) {
+    summary += differing > 1
+                   ? ", " + std::to_string(same_decision) + " of them with the same decision"
+                   : std::string("; same decision");
   }
   return summary;
 }
@@ -405,6 +414,7 @@ ConversationDiff diffConversations(const std::vector<DiffStep>& left,
     JsonDifferences differences = stepDifferences(left[i], right[j], max_paths_per_row);
     if (!differences.paths.empty() || differences.truncated) {
       row.kind = RowKind::Changed;
+      row.decision_differs = left_keys[i] != right_keys[j];
       row.differences = std::move(differences.paths);
       row.differences_truncated = differences.truncated;
     }

@@ -562,7 +562,21 @@ TEST_F(EvalTest, AChangedAgentsRunThreadsAsTheRecordingAndEveryViewAgrees) {
       ASSERT_EQ(diff.rows[k].right, k);
       const bool decisions_differ = replay::decisionText(left[k]) != replay::decisionText(right[k]);
       EXPECT_EQ(decisions_differ, !step["match"].get<bool>());
+      // The rows the diff marks as differing in their decision are the steps the report failed;
+      // a row whose memory alone differs is counted apart.
+      EXPECT_EQ(diff.rows[k].decision_differs, !step["match"].get<bool>());
       differing += decisions_differ ? 1 : 0;
+    }
+    const auto decision_rows = std::count_if(diff.rows.begin(), diff.rows.end(),
+                                             [](const auto& row) { return row.decision_differs; });
+    const auto other_rows = std::count_if(diff.rows.begin(), diff.rows.end(), [](const auto& row) {
+      return row.kind == replay::RowKind::Changed && !row.decision_differs;
+    });
+    if (other_rows > 0 && decision_rows + other_rows > 1) {
+      EXPECT_NE(
+          diff.summary.find(", " + std::to_string(other_rows) + " of them with the same decision"),
+          std::string::npos)
+          << "the summary counts apart the rows the report counts as matched: " << diff.summary;
     }
   }
   EXPECT_EQ(differing, 4u);

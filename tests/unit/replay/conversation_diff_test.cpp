@@ -241,7 +241,11 @@ TEST(DiffConversations, AChangedDecisionCarriesIntoTheLaterMemories) {
   EXPECT_EQ(diff.summary,
             "diverge at left step 3 / right step 3: the decision differs at "
             "/candidates/0/output/tool_calls/0/arguments/id (\"sw1\" vs \"sw2\"), and 1 other "
-            "path differs; 5 of 7 rows differ");
+            "path differs; 5 of 7 rows differ, 4 of them with the same decision");
+  // Only the step whose decision changed counts as one, as eval counts it.
+  for (std::size_t i = 2; i < 7; ++i) {
+    EXPECT_EQ(diff.rows[i].decision_differs, i == 2) << "row " << i;
+  }
 }
 
 TEST(DiffConversations, OneSideGoesOnLonger) {
@@ -293,7 +297,7 @@ TEST(DiffConversations, AnExtraStepInTheMiddle) {
                                         kChanged, kChanged));
   EXPECT_EQ(grown.summary,
             "diverge at right step 3, which the left does not have: user \"What is pressed?\" -> "
-            "say: sw1 is pressed.; 6 of 8 rows differ");
+            "say: sw1 is pressed.; 6 of 8 rows differ, 5 of them with the same decision");
 }
 
 TEST(DiffConversations, DifferentMemoryOnly) {
@@ -308,7 +312,8 @@ TEST(DiffConversations, DifferentMemoryOnly) {
   EXPECT_EQ(diff.summary,
             "diverge at left step 5 / right step 5: the memory differs at "
             "/candidates/0/memory/history/1/content (\"press sw1\" vs \"pressed sw1\"), and 1 "
-            "other path differs");
+            "other path differs; same decision");
+  EXPECT_FALSE(diff.rows[4].decision_differs);
 }
 
 TEST(DiffConversations, DifferentInternalStepsOnly) {
@@ -319,7 +324,8 @@ TEST(DiffConversations, DifferentInternalStepsOnly) {
   EXPECT_THAT(diff.rows[0].differences, ElementsAre("/candidates/0/internal_steps/0"));
   EXPECT_EQ(diff.summary,
             "diverge at left step 1 / right step 1: the internal steps differ at "
-            "/candidates/0/internal_steps/0 (absent vs {\"id\":\"step-0\",\"output_raw\":\"x\"})");
+            "/candidates/0/internal_steps/0 (absent vs {\"id\":\"step-0\",\"output_raw\":\"x\"}); "
+            "same decision");
 }
 
 TEST(DiffConversations, CompletelyDifferentConversations) {

@@ -36,6 +36,10 @@ struct DiffRow {
   /// differ, in document order (json_diff.hpp): filled for Changed rows only.
   std::vector<std::string> differences;
   bool differences_truncated = false;
+  /// For a Changed row: the steps' instruction or decision (decisionText) differ. False when
+  /// they differ only where a decision does not show, such as memory or internal steps: what
+  /// eval ignores, so that its report and this diff count the same steps.
+  bool decision_differs = false;
 };
 
 struct ConversationDiff {
@@ -64,7 +68,8 @@ inline constexpr std::size_t kMaxAlignmentCells = 5000 * 5000;
 /// pairs, the unmatched steps are paired by position as Changed rows and the leftovers become
 /// LeftOnly or RightOnly rows. Any paired row is Same when its steps do not differ at all
 /// (depth, input and candidates compared with differingPaths, at most `max_paths_per_row`
-/// paths), Changed otherwise: a matched pair whose memory or internal steps differ is Changed.
+/// paths), Changed otherwise: a matched pair whose memory or internal steps differ is Changed,
+/// with decision_differs false, and the summary counts such rows apart.
 /// Pure: no I/O, never throws on odd JSON (a malformed step just compares as it is).
 ConversationDiff diffConversations(const std::vector<DiffStep>& left,
                                    const std::vector<DiffStep>& right,
