@@ -109,6 +109,7 @@ std::unique_ptr<proxy::MetricsEndpoint> MetricsServing::serve(std::ostream& out,
   server.host = address.host;
   server.port = address.port;
   server.threads = 1;
+  server.option = "--metrics-listen";
   auto endpoint = std::make_unique<proxy::MetricsEndpoint>(server, exposition_);
   endpoint->start();
   out << "agentvcr " << command << ": metrics at " << endpoint->endpoint().httpUrl() << "/metrics"
