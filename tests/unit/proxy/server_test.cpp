@@ -72,6 +72,21 @@ TEST(Server, StopClosesIdleConnectionsPromptly) {
   EXPECT_EQ(server.openConnections(), 0u);
 }
 
+// Replay's and the mocks' 413 names the limit too, and that no option raises it.
+TEST(Server, ALocalServiceSaysWhatBodyItTakes) {
+  LocalServiceOptions limits;
+  limits.max_request_body = 1024;
+  Server server({}, makeLocalServiceFactory(echoThreadId(), limits));
+  server.start();
+  net::HttpClient client("127.0.0.1", server.endpoint().port);
+  const auto answer = client.postJson("/v1/responses", std::string(4096, ' '));
+  EXPECT_EQ(answer.status, 413);
+  EXPECT_NE(answer.body.find("request body larger than 1024 bytes, the most accepted; replay and "
+                             "the mocks take no larger body"),
+            std::string::npos)
+      << answer.body;
+}
+
 TEST(Server, SecondServerOnATakenPortThrows) {
   Server first({}, makeLocalServiceFactory(echoThreadId()));
   ServerOptions options;
