@@ -134,10 +134,19 @@ CLI::App* registerMock(CLI::App& app) {
   return mock;
 }
 
+std::string notHostPort(const std::string& text) {
+  std::string problem = "expected HOST:PORT, got '" + text + "'";
+  // A port alone is the usual slip: spell out the address it most likely meant.
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    problem += " (a port alone: 127.0.0.1:" + text + " listens on it)";
+  }
+  return problem;
+}
+
 net::HostPort parseListen(const std::string& text) {
   auto parsed = net::parseHostPort(text);
   if (!parsed) {
-    throw CLI::ValidationError("--listen", "expected HOST:PORT, got '" + text + "'");
+    throw CLI::ValidationError("--listen", notHostPort(text));
   }
   return *parsed;
 }

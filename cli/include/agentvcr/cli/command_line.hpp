@@ -82,6 +82,10 @@ void addChaosSpecOption(CLI::App* subcommand, std::string& spec);
 /// The faults `args` ask for; null when they ask for none (then the chaos header is refused).
 std::shared_ptr<protocol::Chaos> makeChaos(const ChaosArguments& args);
 
+/// Why `text` is not HOST:PORT, for the options that take one; for a port alone, the address
+/// it most likely meant.
+std::string notHostPort(const std::string& text);
+
 /// HOST:PORT of a --listen option; throws CLI::ValidationError naming --listen otherwise.
 net::HostPort parseListen(const std::string& text);
 
