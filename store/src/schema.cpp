@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -650,6 +651,11 @@ bool unwritableAndClosed(const std::string& path) {
 
 SQLite::Database openCurrentArchive(const std::string& path,
                                     std::chrono::milliseconds busy_timeout) {
+  // SQLite's "unable to open database file" would not say that the name is the problem.
+  if (std::error_code error; !std::filesystem::exists(path, error)) {
+    throw std::runtime_error("[store.open] no archive at " + path +
+                             ": check --db (`agentvcr record` or `demo` makes one)");
+  }
   SQLite::Database db =
       unwritableAndClosed(path)
           ? openDatabase(immutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI, busy_timeout)

@@ -902,7 +902,8 @@ TEST(ExitStatusTest, AnArchiveThatIsNotThereIsAnInputErrorNotAFailedCheck) {
   fs::remove(missing);
   const auto [status, err] = runAgentvcr({"stats", "--db", missing.string()});
   EXPECT_EQ(status, kExitUsage) << err;
-  EXPECT_NE(err.find(missing.string()), std::string::npos) << err;
+  EXPECT_EQ(err, "agentvcr: [store.open] no archive at " + missing.string() +
+                     ": check --db (`agentvcr record` or `demo` makes one)\n");
 }
 
 TEST(ExitStatusTest, HelpEndsWithTheTableAndExits0) {
