@@ -6,6 +6,7 @@
 #include <exception>
 #include <fstream>
 #include <ostream>
+#include <sstream>
 #include <system_error>
 #include <thread>
 
@@ -68,13 +69,42 @@ int execute(const Invocation& invocation, std::ostream& out, std::ostream& err) 
   try {
     return invocation.run(out);
   } catch (const std::exception& error) {
-    // A connection string can reach any message (a file name that was one): never its password.
+    // What a command throws stopped it before it could check anything: an archive it cannot
+    // read, an address it cannot listen on, a file it cannot write. A connection string can
+    // reach any message (a file name that was one): never its password.
     err << "agentvcr: " << fleet::withoutPasswords(error.what(), invocation.arguments) << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
 }
 
+int parseAndExecute(CLI::App& app, Invocation& invocation, int argc, const char* const* argv,
+                    std::ostream& out, std::ostream& err) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    // CLI11 quotes an argument it cannot place, a connection string too: never its password.
+    std::ostringstream message;
+    const int status = app.exit(error, out, message);
+    err << fleet::withoutPasswords(message.str(), invocation.arguments);
+    // --help and --version are CLI11's "errors" of status 0; every other status of its own
+    // (105 for a bad value, 106 for a missing option, ...) is a usage error like ours.
+    return status == static_cast<int>(CLI::ExitCodes::Success) ? kExitOk : kExitUsage;
+  }
+  return execute(invocation, out, err);
+}
+
+std::string exitStatusHelp() {
+  std::ostringstream text;
+  text << "Exit status:\n";
+  for (const ExitStatusRow& row : kExitStatuses) {
+    text << "  " << row.status << "  " << (*row.command ? std::string(row.command) + ": " : "")
+         << row.meaning << "\n";
+  }
+  return text.str();
+}
+
 void registerAll(CLI::App& app, Invocation& invocation, const std::string& program) {
+  app.footer(exitStatusHelp());
   app.set_version_flag("--version", std::string("agentvcr ") + store::agentvcrVersion(),
                        "Print the version (the one sessions.recorder_version stores)");
   registerRecord(app, invocation);
@@ -106,10 +136,19 @@ CLI::App* registerMock(CLI::App& app) {
   return mock;
 }
 
+std::string notHostPort(const std::string& text) {
+  std::string problem = "expected HOST:PORT, got '" + text + "'";
+  // A port alone is the usual slip: spell out the address it most likely meant.
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    problem += " (a port alone: 127.0.0.1:" + text + " listens on it)";
+  }
+  return problem;
+}
+
 net::HostPort parseListen(const std::string& text) {
   auto parsed = net::parseHostPort(text);
   if (!parsed) {
-    throw CLI::ValidationError("--listen", "expected HOST:PORT, got '" + text + "'");
+    throw CLI::ValidationError("--listen", notHostPort(text));
   }
   return *parsed;
 }
@@ -119,13 +158,19 @@ unsigned defaultThreads() {
 }
 
 std::optional<std::filesystem::path> findFixturesDir(const char* environment,
-                                                     const std::filesystem::path& executable) {
+                                                     const std::filesystem::path& executable,
+                                                     std::string* looked) {
   if (environment != nullptr && *environment != '\0') {
     return std::filesystem::path(environment);
   }
   const auto bin_dir = executable.parent_path();
-  if (auto installed = bin_dir.parent_path() / "share" / "agentvcr" / "fixtures";
-      isFixturesDir(installed)) {
+  const auto installed = bin_dir.parent_path() / "share" / "agentvcr" / "fixtures";
+  if (looked != nullptr) {
+    *looked = "$AGENTVCR_FIXTURES (not set), " + installed.lexically_normal().string() +
+              ", and fixtures/ in " + (bin_dir.empty() ? std::string("?") : bin_dir.string()) +
+              " and each folder above it";
+  }
+  if (isFixturesDir(installed)) {
     return installed;
   }
   for (auto dir = bin_dir; !dir.empty(); dir = dir.parent_path()) {
@@ -154,11 +199,13 @@ std::string viewerCommand(const std::filesystem::path& executable) {
 std::string defaultFixturesDir(std::string& dir) {
   std::error_code error;
   const auto executable = std::filesystem::read_symlink("/proc/self/exe", error);
+  std::string looked;
   auto found = findFixturesDir(std::getenv("AGENTVCR_FIXTURES"),
-                               error ? std::filesystem::path() : executable);
+                               error ? std::filesystem::path() : executable, &looked);
   if (!found) {
-    return "no bundled fixtures found next to the agentvcr executable: pass --fixtures DIR "
-           "or set AGENTVCR_FIXTURES";
+    return "no bundled fixtures found (looked in " + looked +
+           "): pass --fixtures DIR or set AGENTVCR_FIXTURES to the fixtures folder of an "
+           "agentvcr checkout or package (the one holding demo/ and a2a/)";
   }
   dir = found->string();
   return {};

@@ -48,7 +48,7 @@ int writeTraces(const ExportCommand& command, std::ostream& out) {
   std::ofstream file(command.out_path, std::ios::binary | std::ios::trunc);
   if (!file) {
     std::cerr << "agentvcr export: cannot write " << command.out_path << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   const otel::ExportCounts counts =
       otel::exportArchive(traceExportOptions(command), [&file](const otel::Payload& payload) {
@@ -58,7 +58,7 @@ int writeTraces(const ExportCommand& command, std::ostream& out) {
   file.close();
   if (!file) {
     std::cerr << "agentvcr export: writing " << command.out_path << " failed\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   printCounts(counts, command.out_path, out);
   return kExitOk;
@@ -121,13 +121,13 @@ int runExport(const ExportCommand& command, std::ostream& out) {
   std::ofstream file(command.out_path, std::ios::binary | std::ios::trunc);
   if (!file) {
     std::cerr << "agentvcr export: cannot write " << command.out_path << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   const std::size_t written = writeFormat(command, archive, ids, file);
   file.close();
   if (!file) {
     std::cerr << "agentvcr export: writing " << command.out_path << " failed\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   out << "exported " << written << " exchange(s) to " << command.out_path << "\n";
   return kExitOk;

@@ -19,7 +19,7 @@ int runImport(const ImportCommand& command, std::ostream& out) {
   std::ifstream in(command.in_path, std::ios::binary);
   if (!in) {
     std::cerr << "agentvcr import: cannot read " << command.in_path << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   store::ImportOptions options;
   options.session_name = command.session_name;

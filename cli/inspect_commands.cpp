@@ -144,7 +144,7 @@ int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodi
   auto exchange = archive.exchange(id);
   if (!exchange) {
     out << "no exchange " << id << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   out << "exchange " << exchange->id << " (session " << exchange->session_id << ", #"
       << exchange->seq << ") from " << exchange->client_address << "\n"
@@ -228,7 +228,7 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
   auto conversation = archive.conversation(id);
   if (!conversation) {
     out << "no conversation " << id << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   if (conversation->protocol == "a2a") {
     showA2aCalls(archive, *conversation, out);
@@ -338,7 +338,7 @@ int runLs(const std::string& db_path, std::optional<std::int64_t> session_id, st
   auto session = archive.session(*session_id);
   if (!session) {
     out << "no session " << *session_id << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& conversation : archive.conversations(*session_id)) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ostream>
 
+#include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/fleet/shipper.hpp"
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/store/recorder.hpp"
@@ -24,8 +25,7 @@ void addMetricsListenOption(CLI::App* command, std::string& listen) {
                    "own (docs/observability.md)")
       ->check(CLI::Validator(
           [](const std::string& text) {
-            return net::parseHostPort(text) ? std::string()
-                                            : "expected HOST:PORT, got '" + text + "'";
+            return net::parseHostPort(text) ? std::string() : notHostPort(text);
           },
           "HOST:PORT"));
 }
@@ -109,6 +109,7 @@ std::unique_ptr<proxy::MetricsEndpoint> MetricsServing::serve(std::ostream& out,
   server.host = address.host;
   server.port = address.port;
   server.threads = 1;
+  server.option = "--metrics-listen";
   auto endpoint = std::make_unique<proxy::MetricsEndpoint>(server, exposition_);
   endpoint->start();
   out << "agentvcr " << command << ": metrics at " << endpoint->endpoint().httpUrl() << "/metrics"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -35,12 +36,36 @@ sim::a2a::TokenTable loadTokens(const MockA2aCommand& command) {
 
 }  // namespace
 
+std::string quotaBanner(const sim::a2a::MockConfig& config, const sim::a2a::Profile& profile) {
+  if (!config.quota || !profile.checks_quota) {
+    return {};
+  }
+  std::string expensive;
+  for (const sim::a2a::Skill& skill : config.fixtures.skills.skills()) {
+    if (skill.tier == sim::a2a::Tier::Expensive) {
+      expensive += (expensive.empty() ? "" : ", ") + skill.id;
+    }
+  }
+  const auto& limits = config.limits;
+  // A second run of a test suite within the window meets 429s: say so before it does.
+  return "quota on: per token, " + std::to_string(limits.default_pool.calls) +
+         " message/send calls a " + std::to_string(limits.default_pool.window.count()) +
+         " s window, " + std::to_string(limits.expensive_pool.calls) + " of them to " +
+         (expensive.empty() ? std::string("expensive skills") : expensive) + " (" +
+         std::to_string(limits.expensive_pool.window.count()) +
+         " s), then 429; --no-quota turns it off, --rate-default N and --rate-expensive N raise "
+         "it";
+}
+
 int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   StopSignals stop_signals;
   sim::a2a::MockConfig config = command.config;
   auto fixtures = sim::a2a::loadFixturesDir(command.fixtures_dir);
   if (!fixtures.fixtures) {
-    throw std::runtime_error(fixtures.error);
+    const std::string profile(sim::a2a::profileName(config.profile));
+    throw std::runtime_error(
+        fixtures.error + ": --fixtures takes the fixtures folder (holding a2a/" + profile +
+        "/) or the " + profile + " profile's own folder (card.json, skills.json)");
   }
   config.fixtures = std::move(*fixtures.fixtures);
   config.tokens = loadTokens(command);
@@ -50,6 +75,7 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   } else {
     clock = std::make_shared<sim::a2a::SystemClock>();
   }
+  const sim::a2a::MockConfig banner_config = config;
   MetricsServing metrics(command.metrics_listen);
   services::A2aMockService service(std::move(config), std::move(clock), command.server,
                                    metrics.traffic());
@@ -59,6 +85,9 @@ int runMockA2a(const MockA2aCommand& command, std::ostream& out) {
   out << "agentvcr mock a2a: " << sim::a2a::profileName(service.profile().kind)
       << " profile listening on " << address << " (JSON-RPC at " << service.publicUrl()
       << ", card at " << address << service.profile().preferred_card_path << ")" << std::endl;
+  if (const std::string quota = quotaBanner(banner_config, service.profile()); !quota.empty()) {
+    out << "agentvcr mock a2a: " << quota << std::endl;
+  }
   if (!command.ready_file.empty()) {
     writeReadyFile(command.ready_file, address);
   }
@@ -153,11 +182,14 @@ std::string configureMockA2a(MockA2aCommand& command, const MockA2aArguments& ar
     config.check_order = *order;
   }
   if (command.fixtures_dir.empty()) {
-    std::string bundled;
-    if (auto problem = defaultFixturesDir(bundled); !problem.empty()) {
+    if (auto problem = defaultFixturesDir(command.fixtures_dir); !problem.empty()) {
       return problem;
     }
-    command.fixtures_dir = bundled + "/a2a/" + args.profile;
+  }
+  // The fixtures root, as `demo` and AGENTVCR_FIXTURES take it, or the profile's own folder.
+  if (const auto profile_dir = std::filesystem::path(command.fixtures_dir) / "a2a" / args.profile;
+      std::filesystem::is_directory(profile_dir)) {
+    command.fixtures_dir = profile_dir.string();
   }
   auto listen = parseListen(args.listen);
   command.server.host = listen.host;
@@ -177,7 +209,8 @@ Registration<MockA2aCommand> registerMockA2a(CLI::App& mock, Invocation& invocat
       ->check(CLI::IsMember({"magisterium", "standard"}))
       ->capture_default_str();
   a2a->add_option("--fixtures", command->fixtures_dir,
-                  "Folder with card.json and skills.json (default: the bundled a2a/PROFILE)");
+                  "Fixtures folder holding a2a/PROFILE/, or a folder with card.json and "
+                  "skills.json (default: the bundled fixtures)");
   a2a->add_option("--listen", args->listen, "Address to listen on (port 0: any free port)")
       ->capture_default_str();
   a2a->add_option("--ready-file", command->ready_file, "Write the URL here once ready");

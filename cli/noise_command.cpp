@@ -21,7 +21,7 @@ int runNoise(const NoiseCommand& command, std::ostream& out) {
     sessions = replay::resolveNoiseSessions(reader, command.sessions);
   } catch (const std::invalid_argument& problem) {
     out << "agentvcr noise: " << problem.what() << std::endl;
-    return kExitFailure;
+    return kExitUsage;
   }
   const replay::NoiseReport report = replay::findNoise(replay::episodePairs(reader, sessions));
   const std::string text = replay::formatNoise(report, sessions);
@@ -34,7 +34,7 @@ int runNoise(const NoiseCommand& command, std::ostream& out) {
   file.close();
   if (!file) {
     out << "agentvcr noise: cannot write " << command.out_path << std::endl;
-    return kExitFailure;
+    return kExitUsage;
   }
   out << "agentvcr noise: " << report.input.size() << " input and " << report.output.size()
       << " output paths from " << report.aligned_steps << " aligned steps written to "

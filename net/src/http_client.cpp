@@ -31,9 +31,8 @@ class HttpClient::Impl {
       verify_ = tls->verify;
       try {
         tls_context_ = makeTlsClientContext(tls->ca_file);
-      } catch (const boost::system::system_error& e) {
-        throw ClientError("cannot read the certificate authorities in " + tls->ca_file + ": " +
-                          e.code().message());
+      } catch (const std::runtime_error& e) {
+        throw ClientError(e.what());
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "agentvcr/net/tls_client.hpp"
 
+#include <stdexcept>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -9,7 +11,12 @@ std::shared_ptr<asio::ssl::context> makeTlsClientContext(const std::string& ca_f
   auto context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
   context->set_default_verify_paths();
   if (!ca_file.empty()) {
-    context->load_verify_file(ca_file);
+    beast::error_code ec;
+    context->load_verify_file(ca_file, ec);
+    if (ec) {
+      throw std::runtime_error("cannot read the certificate authorities in " + ca_file + ": " +
+                               ec.message());
+    }
   }
   return context;
 }

@@ -97,6 +97,15 @@ http::response<http::string_body> wholeResponse(protocol::HttpReply reply, unsig
   return response;
 }
 
+std::string bodyTooLargeMessage(std::uint64_t limit, std::string_view remedy) {
+  constexpr std::uint64_t kMib = 1 << 20;
+  std::string message = "request body larger than " + std::to_string(limit) + " bytes";
+  if (limit >= kMib && limit % kMib == 0) {
+    message += " (" + std::to_string(limit / kMib) + " MiB)";
+  }
+  return message + ", the most accepted; " + std::string(remedy);
+}
+
 http::response<http::string_body> localResponse(http::status status, std::string_view id,
                                                 std::string_view message, unsigned version,
                                                 bool keep_alive) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -71,6 +72,10 @@ asio::awaitable<void> writeCutMessage(Stream& stream,
   const std::array<asio::const_buffer, 2> buffers{asio::buffer(header), asio::buffer(half)};
   co_await asio::async_write(stream, buffers, kUseTuple);
 }
+
+/// The 413's message: the limit `limit` in bytes (and MiB when whole), and `remedy`, what
+/// raises it or that nothing does, so the caller knows whether to shrink the body or ask for more.
+std::string bodyTooLargeMessage(std::uint64_t limit, std::string_view remedy);
 
 /// A complete local answer, JSON, keep-alive as asked.
 http::response<http::string_body> localResponse(http::status status, std::string_view id,

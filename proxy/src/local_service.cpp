@@ -32,7 +32,7 @@ class LocalServiceHandler final : public ConnectionHandler {
       auto [read_ec, read] =
           co_await http::async_read(connection->stream, buffer, parser, kUseTuple);
       if (read_ec) {
-        co_await answerUnreadable(*connection, read_ec);
+        co_await answerUnreadable(*connection, read_ec, options_.max_request_body);
         break;
       }
       connection->busy = true;
@@ -168,10 +168,13 @@ class LocalServiceHandler final : public ConnectionHandler {
     co_return !end_ec;
   }
 
-  static asio::awaitable<void> answerUnreadable(Connection& connection, beast::error_code ec) {
+  static asio::awaitable<void> answerUnreadable(Connection& connection, beast::error_code ec,
+                                                std::uint64_t limit) {
     http::status status;
+    std::string message = ec.message();
     if (ec == http::error::body_limit) {
       status = http::status::payload_too_large;
+      message = bodyTooLargeMessage(limit, "replay and the mocks take no larger body");
     } else if (ec == http::error::header_limit) {
       status = http::status::request_header_fields_too_large;
     } else if (ec.category() == make_error_code(http::error::bad_target).category() &&
@@ -180,7 +183,7 @@ class LocalServiceHandler final : public ConnectionHandler {
     } else {
       co_return;
     }
-    auto response = localResponse(status, "mock.request.rejected", ec.message(), 11, false);
+    auto response = localResponse(status, "mock.request.rejected", message, 11, false);
     co_await http::async_write(connection.stream, response, kUseTuple);
   }
 

@@ -53,6 +53,8 @@ struct ExchangeSink {
 using RelayClock = std::function<std::int64_t()>;
 
 inline constexpr std::size_t kRelayChunkBytes = 64 * 1024;
+/// What raises RelayOptions::max_request_body: record's option (the demo's caller never nears it).
+inline constexpr std::string_view kRaiseBodyLimit = "agentvcr record --max-body BYTES raises it";
 inline constexpr std::size_t kFirstReadBytes = 16 * 1024;
 // Short: a connection waiting on a full queue should resume soon after the writer catches up.
 inline constexpr std::chrono::milliseconds kBackPressureMaxDelay{5};
@@ -380,10 +382,11 @@ class RelayCore {
                                .message = "request header too large"};
       co_await answerLocally(client, exchange, answer);
     } else if (ec == http::error::body_limit) {
-      const LocalAnswer answer{.status = http::status::payload_too_large,
-                               .outcome = ExchangeOutcome::RequestRejected,
-                               .id = "proxy.request.body_too_large",
-                               .message = "request body too large"};
+      const LocalAnswer answer{
+          .status = http::status::payload_too_large,
+          .outcome = ExchangeOutcome::RequestRejected,
+          .id = "proxy.request.body_too_large",
+          .message = bodyTooLargeMessage(options_->max_request_body, kRaiseBodyLimit)};
       co_await answerLocally(client, exchange, answer);
     } else if (ec.category() == make_error_code(http::error::bad_target).category() &&
                ec != http::error::end_of_stream && ec != http::error::partial_message) {
@@ -403,12 +406,12 @@ class RelayCore {
   asio::awaitable<void> rejectIncompleteBody(Client& client, beast::error_code ec, unsigned version,
                                              RelayedExchange exchange) {
     if (ec == http::error::body_limit) {
-      const LocalAnswer answer{.status = http::status::payload_too_large,
-                               .outcome = ExchangeOutcome::RequestRejected,
-                               .id = "proxy.request.body_too_large",
-                               .message = "request body larger than " +
-                                          std::to_string(options_->max_request_body) + " bytes",
-                               .version = version};
+      const LocalAnswer answer{
+          .status = http::status::payload_too_large,
+          .outcome = ExchangeOutcome::RequestRejected,
+          .id = "proxy.request.body_too_large",
+          .message = bodyTooLargeMessage(options_->max_request_body, kRaiseBodyLimit),
+          .version = version};
       co_await answerLocally(client, exchange, answer);
     } else {
       exchange.outcome = ExchangeOutcome::ClientAborted;

@@ -19,6 +19,20 @@ constexpr std::chrono::milliseconds kCutGrace{2000};
 
 }  // namespace
 
+std::string listenError(const ServerOptions& options, const std::string& reason, bool in_use) {
+  const net::HostPort address{options.host, options.port};
+  std::string message =
+      "cannot listen on " + address.toString() + " (" + options.option + "): " + reason;
+  if (in_use) {
+    // Taken by another program, or below 1024 without the privilege: port 0 always binds.
+    message += "; stop what holds it, or let agentvcr pick a free port with " + options.option +
+               " " + net::HostPort{options.host, 0}.toString();
+  } else {
+    message += "; " + options.option + " takes an IP address and a port, e.g. 127.0.0.1:0";
+  }
+  return message;
+}
+
 /// The server behind its interface: workers, the acceptor and the threads.
 class Server::Impl {
  public:
@@ -164,12 +178,32 @@ Server::Impl::Impl(ServerOptions options, HandlerFactory factory)
         return workers;
       }()),
       acceptor_(workers_.front()->io()) {
-  tcp::endpoint endpoint{asio::ip::make_address(options_.host), options_.port};
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(asio::socket_base::reuse_address(true));
-  acceptor_.bind(endpoint);
-  acceptor_.listen(asio::socket_base::max_listen_connections);
-  const tcp::endpoint bound = acceptor_.local_endpoint();
+  // Asio's throwing calls would print Boost's source location; each step reports its own.
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(options_.host, ec);
+  if (ec) {
+    throw std::runtime_error(listenError(options_, "not an IP address", false));
+  }
+  const tcp::endpoint endpoint{address, options_.port};
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) {
+    acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  }
+  if (!ec) {
+    acceptor_.bind(endpoint, ec);
+  }
+  if (!ec) {
+    acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  }
+  tcp::endpoint bound;
+  if (!ec) {
+    bound = acceptor_.local_endpoint(ec);
+  }
+  if (ec) {
+    throw std::runtime_error(
+        listenError(options_, ec.message(),
+                    ec == asio::error::address_in_use || ec == asio::error::access_denied));
+  }
   endpoint_ = {bound.address().to_string(), bound.port()};
 }
 

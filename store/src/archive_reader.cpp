@@ -380,7 +380,9 @@ ReplayMissRow readReplayMiss(const NamedColumns& c) {
 class ArchiveReader::Impl {
  public:
   Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
-      : path(archive_path), db(detail::openCurrentArchive(archive_path, busy_timeout)) {}
+      : path(archive_path),
+        leaves_no_wal(archive_path),
+        db(detail::openCurrentArchive(archive_path, busy_timeout)) {}
 
   /// Sets `row.state`, asking the session's lock (session_lock.hpp) whether its recorder runs.
   void tellState(SessionRow& row) {
@@ -392,11 +394,12 @@ class ArchiveReader::Impl {
     try {
       return SQLite::Statement(db, sql);
     } catch (const SQLite::Exception& e) {
-      throw std::runtime_error(std::string("[store.read] ") + e.what());
+      throw std::runtime_error(detail::readError(path, e));
     }
   }
 
   std::string path;
+  detail::LeavesNoWal leaves_no_wal;  ///< before db: tidies after db has closed
   SQLite::Database db;
   int version = kSchemaVersion;
   detail::DictionaryShelf bodies{db};
@@ -409,13 +412,13 @@ class ArchiveReader::Impl {
 
 namespace {
 
-/// Runs `body`, turning SQLite errors into std::runtime_error "[store.read] ...".
+/// Runs `body`, turning SQLite errors into std::runtime_error "[store.read] PATH: ...".
 template <class Body>
-auto guarded(Body&& body) -> decltype(body()) {
+auto guarded(const std::string& path, Body&& body) -> decltype(body()) {
   try {
     return body();
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error(std::string("[store.read] ") + e.what());
+    throw std::runtime_error(detail::readError(path, e));
   }
 }
 
@@ -433,7 +436,7 @@ int ArchiveReader::schemaVersion() const {
 }
 
 std::vector<SessionRow> ArchiveReader::sessions() const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " ORDER BY id");
     std::vector<SessionRow> sessions = readAll<SessionRow>(q, readSession);
     for (SessionRow& session : sessions) {
@@ -444,7 +447,7 @@ std::vector<SessionRow> ArchiveReader::sessions() const {
 }
 
 std::optional<SessionRow> ArchiveReader::session(std::int64_t id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kSessionColumns) + " WHERE id = :id");
     bindInt(q, ":id", id);
     std::optional<SessionRow> session = readOne<SessionRow>(q, readSession);
@@ -458,7 +461,7 @@ std::optional<SessionRow> ArchiveReader::session(std::int64_t id) const {
 std::vector<ConversationRow> ArchiveReader::conversations(std::int64_t session_id,
                                                           std::int64_t after_id,
                                                           std::size_t limit) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(
         std::string(kConversationColumns) +
         " WHERE session_id = :session_id AND id > :after_id ORDER BY id LIMIT :limit");
@@ -470,7 +473,7 @@ std::vector<ConversationRow> ArchiveReader::conversations(std::int64_t session_i
 }
 
 std::optional<ConversationRow> ArchiveReader::conversation(std::int64_t id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kConversationColumns) + " WHERE id = :id");
     bindInt(q, ":id", id);
     return readOne<ConversationRow>(q, readConversation);
@@ -487,7 +490,7 @@ void ArchiveReader::forEachStep(std::int64_t conversation_id,
                                 const std::function<void(StepRow&&)>& visit) const {
   std::vector<StepRow> rows;
   std::vector<std::optional<std::string>> feedback;  // each row's env_feedback, as stored
-  guarded([&] {
+  guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(
         std::string(kStepColumns) + " WHERE s.conversation_id = :conversation_id ORDER BY s.id");
     bindInt(q, ":conversation_id", conversation_id);
@@ -507,7 +510,7 @@ void ArchiveReader::forEachStep(std::int64_t conversation_id,
 }
 
 std::vector<StepOutline> ArchiveReader::stepOutlines(std::int64_t conversation_id) const {
-  std::vector<StepOutline> rows = guarded([&] {
+  std::vector<StepOutline> rows = guarded(impl_->path, [&] {
     // The counts are index lookups (candidates_step, steps_parent), a few per step.
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT s.id, s.exchange_id, s.parent_candidate_id, p.step_id AS parent_step_id, s.depth,
@@ -544,7 +547,7 @@ std::vector<StepOutline> ArchiveReader::stepOutlines(std::int64_t conversation_i
 }
 
 std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     static const std::string sql = std::string(kStepColumns) + " WHERE s.id = :id";
     const detail::StatementLease lease(impl_->step_by_id, impl_->db, sql.c_str());
     bindInt(*lease, ":id", id);
@@ -553,7 +556,7 @@ std::optional<StepRow> ArchiveReader::step(std::int64_t id) const {
 }
 
 std::vector<StepRow> ArchiveReader::stepsOfExchange(std::int64_t exchange_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +
                                          " WHERE s.exchange_id = :exchange_id ORDER BY s.position");
     bindInt(q, ":exchange_id", exchange_id);
@@ -562,7 +565,7 @@ std::vector<StepRow> ArchiveReader::stepsOfExchange(std::int64_t exchange_id) co
 }
 
 std::vector<StepRow> ArchiveReader::envFailureSteps(std::int64_t session_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q =
         impl_->prepare(std::string(kStepColumns) +
                        " WHERE s.session_id = :session_id AND s.env_failure = 1 ORDER BY s.id");
@@ -572,7 +575,7 @@ std::vector<StepRow> ArchiveReader::envFailureSteps(std::int64_t session_id) con
 }
 
 std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kStepColumns) +
                                          " WHERE s.replay_key = :replay_key ORDER BY s.id");
     bindInt(q, ":replay_key", detail::toDb(replay_key));
@@ -581,7 +584,7 @@ std::vector<StepRow> ArchiveReader::stepsWithReplayKey(std::uint64_t replay_key)
 }
 
 std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     static const std::string sql =
         std::string(kCandidateColumns) + " WHERE c.step_id = :step_id ORDER BY c.candidate_index";
     const detail::StatementLease lease(impl_->candidates_of_step, impl_->db, sql.c_str());
@@ -591,7 +594,7 @@ std::vector<CandidateRow> ArchiveReader::candidates(std::int64_t step_id) const 
 }
 
 std::optional<CandidateRow> ArchiveReader::candidate(std::int64_t id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kCandidateColumns) + " WHERE c.id = :id");
     bindInt(q, ":id", id);
     return readOne<CandidateRow>(q, readCandidate);
@@ -599,7 +602,7 @@ std::optional<CandidateRow> ArchiveReader::candidate(std::int64_t id) const {
 }
 
 std::vector<InternalStepRow> ArchiveReader::internalSteps(std::int64_t candidate_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT id, candidate_id, position, step_key, component, origin, full_prompt, output_raw,
              rest
@@ -611,7 +614,7 @@ std::vector<InternalStepRow> ArchiveReader::internalSteps(std::int64_t candidate
 
 std::vector<ExchangeRow> ArchiveReader::exchanges(std::int64_t session_id, std::int64_t offset,
                                                   std::size_t limit) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(std::string(kExchangeColumns) +
                                          " FROM exchanges WHERE session_id = :session_id AND seq "
                                          ">= :offset ORDER BY seq LIMIT :limit");
@@ -623,7 +626,7 @@ std::vector<ExchangeRow> ArchiveReader::exchanges(std::int64_t session_id, std::
 }
 
 std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q =
         impl_->prepare(std::string(kExchangeColumns) + std::string(kExchangePayloadColumns) +
                        " FROM exchanges "
@@ -635,7 +638,7 @@ std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
 }
 
 std::optional<std::string> ArchiveReader::blob(std::uint64_t hash) const {
-  return guarded([&]() -> std::optional<std::string> {
+  return guarded(impl_->path, [&]() -> std::optional<std::string> {
     SQLite::Statement q = impl_->prepare("SELECT text, codec FROM blobs WHERE hash = :hash");
     bindInt(q, ":hash", detail::toDb(hash));
     if (!q.executeStep()) {
@@ -646,7 +649,7 @@ std::optional<std::string> ArchiveReader::blob(std::uint64_t hash) const {
 }
 
 std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
-  return guarded([&]() -> std::optional<Json> {
+  return guarded(impl_->path, [&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT s.source_id, s.instruction_type, s.instruction_content, s.num_outputs,
              t.text AS tools, a.text AS attributes, m.text AS memory, x.text AS extra_keys,
@@ -676,7 +679,7 @@ std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
 }
 
 std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
-  std::optional<Json> output = guarded([&]() -> std::optional<Json> {
+  std::optional<Json> output = guarded(impl_->path, [&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT e.magma_request_id, s.source_id, c.candidate_index, c.status, c.say, c.tool_calls,
              c.error_code, c.error_message, c.error_component, m.text AS memory,
@@ -727,7 +730,7 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
 void ArchiveReader::forEachReplayStep(
     const ReplaySelection& selection,
     const std::function<void(const ReplayStepRef&)>& visit) const {
-  guarded([&] {
+  guarded(impl_->path, [&] {
     // One pass over steps in id order (no sort): the exchange by primary key, the candidate
     // count from the candidates_step index, the id lists materialised once by SQLite.
     std::string sql = kReplayStepColumns + (" WHERE " + detail::servableExchange("e"));
@@ -751,7 +754,7 @@ void ArchiveReader::forEachReplayStep(
 
 std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& selection,
                                                          const std::string& route) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     // exchanges_route (route, session_id) finds the rows without reading the others' bodies.
     std::string sql = std::string(kExchangeColumns) + kExchangePayloadColumns +
                       " FROM exchanges WHERE route = :route AND " +
@@ -775,7 +778,7 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
 }
 
 std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
-  return guarded([&]() -> std::optional<RecordedResponse> {
+  return guarded(impl_->path, [&]() -> std::optional<RecordedResponse> {
     const detail::StatementLease lease(impl_->recorded_response, impl_->db,
                                        "SELECT status, response_headers, response_body, "
                                        "response_body_codec, response_body_dictionary "
@@ -797,7 +800,7 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
 }
 
 std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT id, session_id, at_ns, route, request_id, position, source_id, replay_key, input,
              closest_step_id, differences, policy
@@ -808,32 +811,34 @@ std::vector<ReplayMissRow> ArchiveReader::replayMisses(std::int64_t session_id) 
 }
 
 std::vector<A2aCallRow> ArchiveReader::a2aCalls(std::int64_t conversation_id) const {
-  return guarded([&] { return detail::a2aCallsOfConversation(impl_->db, conversation_id); });
+  return guarded(impl_->path,
+                 [&] { return detail::a2aCallsOfConversation(impl_->db, conversation_id); });
 }
 
 std::vector<A2aCallRow> ArchiveReader::a2aCallsOfExchange(std::int64_t exchange_id) const {
-  return guarded([&] { return detail::a2aCallsOfExchange(impl_->db, exchange_id); });
+  return guarded(impl_->path, [&] { return detail::a2aCallsOfExchange(impl_->db, exchange_id); });
 }
 
 void ArchiveReader::forEachA2aCall(const ReplaySelection& selection,
                                    const std::function<void(const A2aCallRow&)>& visit) const {
-  guarded([&] { detail::forEachA2aCall(impl_->db, selection, visit); });
+  guarded(impl_->path, [&] { detail::forEachA2aCall(impl_->db, selection, visit); });
 }
 
 std::vector<StreamEventRow> ArchiveReader::streamEvents(std::int64_t exchange_id) const {
-  return guarded([&] { return detail::streamEventsOf(impl_->db, exchange_id); });
+  return guarded(impl_->path, [&] { return detail::streamEventsOf(impl_->db, exchange_id); });
 }
 
 std::vector<StepLink> ArchiveReader::stepLinksOfSession(std::int64_t session_id) const {
-  return guarded([&] { return detail::stepLinksOfSession(impl_->db, session_id); });
+  return guarded(impl_->path, [&] { return detail::stepLinksOfSession(impl_->db, session_id); });
 }
 
 std::vector<EvaluationPair> ArchiveReader::evaluationPairs(std::int64_t conversation_id) const {
-  return guarded([&] { return detail::evaluationPairsOf(impl_->db, conversation_id); });
+  return guarded(impl_->path,
+                 [&] { return detail::evaluationPairsOf(impl_->db, conversation_id); });
 }
 
 std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {
-  return guarded([&] { return detail::searchArchive(impl_->db, query); });
+  return guarded(impl_->path, [&] { return detail::searchArchive(impl_->db, query); });
 }
 
 std::vector<std::int64_t> ArchiveReader::timelineNumbers(const std::vector<SearchHit>& hits) const {
@@ -868,7 +873,7 @@ std::vector<std::int64_t> ArchiveReader::timelineNumbers(const std::vector<Searc
 
 std::vector<std::int64_t> ArchiveReader::exchangeIdsOfConversation(
     std::int64_t conversation_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     // steps_conversation (conversation_id, id), then the few exchange ids sorted.
     SQLite::Statement q = impl_->prepare(
         "SELECT DISTINCT exchange_id FROM steps WHERE conversation_id = :conversation_id "
@@ -893,7 +898,7 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfConversation(
 
 void ArchiveReader::forEachExchangeOfConversation(
     std::int64_t conversation_id, const std::function<void(ExchangeRow&&)>& visit) const {
-  guarded([&] {
+  guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(
         std::string(kExchangeColumns) +
         " FROM exchanges WHERE id IN (SELECT exchange_id FROM steps WHERE conversation_id = "
@@ -909,7 +914,7 @@ void ArchiveReader::forEachExchangeOfConversation(
 
 std::vector<TimedInternalStep> ArchiveReader::timedInternalSteps(
     std::int64_t conversation_id) const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     // The instr() test keeps json_extract() off the entries that hold no duration, which are
     // most of them, some with whole prompts in `rest`.
     SQLite::Statement q = impl_->prepare(R"sql(
@@ -945,7 +950,7 @@ std::vector<TimedInternalStep> ArchiveReader::timedInternalSteps(
 }
 
 ArchiveCounts ArchiveReader::counts() const {
-  return guarded([&] {
+  return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT count(*) AS sessions, coalesce(sum(exchange_count), 0) AS exchanges,
              coalesce(sum(step_count), 0) AS steps, coalesce(sum(candidate_count), 0) AS candidates,

@@ -312,10 +312,13 @@ std::size_t FeedBatch::rowCount() const {
 
 struct ChangeFeed::Impl {
   std::string path;
+  detail::LeavesNoWal leaves_no_wal;  ///< before db: tidies after db has closed
   SQLite::Database db;
 
   Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
-      : path(archive_path), db(detail::openCurrentArchive(archive_path, busy_timeout)) {
+      : path(archive_path),
+        leaves_no_wal(archive_path),
+        db(detail::openCurrentArchive(archive_path, busy_timeout)) {
     // The feed reads each page once, in order: mapped, SQLite reads it where it lies instead of
     // copying it through a system call first. Address space only; the kernel pages it in.
     db.exec("PRAGMA mmap_size = 1073741824");

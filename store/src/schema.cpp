@@ -1,10 +1,12 @@
 #include "agentvcr/store/schema.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -584,6 +586,38 @@ SQLite::Database openDatabase(const std::string& path, int flags,
   }
 }
 
+LeavesNoWal::~LeavesNoWal() {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::exists(path_ + "-shm", error)) {
+    return;  // nothing made, or read immutable
+  }
+  const std::uintmax_t log_bytes = fs::file_size(path_ + "-wal", error);
+  if (!error && log_bytes != 0) {
+    return;  // committed pages not yet in the file: a writer's to move, not a reader's
+  }
+  try {
+    // Without OPEN_CREATE: a file removed meanwhile is not made again. The read opens the log.
+    SQLite::Database tidy(path_, SQLite::OPEN_READWRITE);
+    tidy.exec("PRAGMA schema_version");
+  } catch (const std::exception&) {
+    // A damaged file fails the read after the log was opened: closing still removes it.
+  }
+}
+
+std::string damageHint(const std::string& path, const SQLite::Exception& error) {
+  const int primary = error.getErrorCode() & 0xff;
+  if (primary != SQLITE_CORRUPT && primary != SQLITE_NOTADB) {
+    return {};
+  }
+  return " (the file is damaged: restore a copy, or save what it still holds with `sqlite3 " +
+         path + " .recover | sqlite3 recovered.sqlite`)";
+}
+
+std::string readError(const std::string& path, const SQLite::Exception& error) {
+  return "[store.read] " + path + ": " + error.what() + damageHint(path, error);
+}
+
 namespace {
 
 /// `path` as a SQLite URI that opens it immutable: percent-escaped where a URI needs it.
@@ -617,6 +651,11 @@ bool unwritableAndClosed(const std::string& path) {
 
 SQLite::Database openCurrentArchive(const std::string& path,
                                     std::chrono::milliseconds busy_timeout) {
+  // SQLite's "unable to open database file" would not say that the name is the problem.
+  if (std::error_code error; !std::filesystem::exists(path, error)) {
+    throw std::runtime_error("[store.open] no archive at " + path +
+                             ": check --db (`agentvcr record` or `demo` makes one)");
+  }
   SQLite::Database db =
       unwritableAndClosed(path)
           ? openDatabase(immutableUri(path), SQLite::OPEN_READONLY | SQLite::OPEN_URI, busy_timeout)
@@ -625,7 +664,8 @@ SQLite::Database openCurrentArchive(const std::string& path,
   try {
     version = schemaVersionOf(db);
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error("[store.open] cannot read archive " + path + ": " + e.what());
+    throw std::runtime_error("[store.open] cannot read archive " + path + ": " + e.what() +
+                             damageHint(path, e));
   }
   if (version > kSchemaVersion) {
     throw std::runtime_error("[store.schema.newer] " + path + " has archive schema version " +

@@ -16,7 +16,8 @@ int prepareArchive(SQLite::Database& db, const std::string& path);
 int schemaVersionOf(SQLite::Database& db);
 
 /// Opens the archive at `path` read-only, for a reader that never writes it (and so never
-/// migrates it): throws std::runtime_error "[store.open]" when it cannot be read,
+/// migrates it): throws std::runtime_error "[store.open] no archive at PATH" when there is no
+/// such file, "[store.open]" when it cannot be read,
 /// "[store.schema.foreign]" when it is not an archive, "[store.schema.newer]", and
 /// "[store.schema.old]" naming `agentvcr migrate --db PATH` when it is older than this agentvcr.
 SQLite::Database openCurrentArchive(const std::string& path,

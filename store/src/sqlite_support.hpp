@@ -31,6 +31,33 @@ enum class Vfs {
 SQLite::Database openDatabase(const std::string& path, int flags,
                               std::chrono::milliseconds busy_timeout, Vfs vfs = Vfs::Default);
 
+/// Lets a read-only connection to `path` leave no `-wal` and `-shm` beside it. A read-only
+/// connection to a WAL archive makes both files when none are there, and only a read-write
+/// connection removes them, as it closes as the last connection: construct this before the
+/// read-only connection and destroy it after (a member declared before it). Its destructor
+/// then opens and closes a read-write connection, which removes them unless another connection
+/// still has the archive open; it does so only when the log is empty, so the file's bytes never
+/// change: the pages a killed recorder left in its log stay where they are.
+class LeavesNoWal {
+ public:
+  explicit LeavesNoWal(std::string path) : path_(std::move(path)) {}
+
+  ~LeavesNoWal();
+  LeavesNoWal(const LeavesNoWal&) = delete;
+  LeavesNoWal& operator=(const LeavesNoWal&) = delete;
+
+ private:
+  std::string path_;
+};
+
+/// For an `error` that says the file at `path` is damaged (SQLITE_CORRUPT, SQLITE_NOTADB): how
+/// to get its rows back, in parentheses after a space; else empty.
+std::string damageHint(const std::string& path, const SQLite::Exception& error);
+
+/// "[store.read] PATH: what SQLite said" and damageHint(): what every reader throws when a read
+/// fails, so that a person knows which file it was and what to do.
+std::string readError(const std::string& path, const SQLite::Exception& error);
+
 /// Positions looked up by name once each and remembered by the name's address, so pass string
 /// literals (another pointer with the same text is looked up again, which costs time, not
 /// correctness). Callers ask for names in the same order on every row, so the search starts

@@ -145,7 +145,7 @@ ArchiveStats collectStats(const std::string& db_path, const std::vector<std::int
       stats.sessions.push_back(std::move(s));
     }
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error(std::string("[store.read] ") + e.what());
+    throw std::runtime_error(detail::readError(db_path, e));
   }
   return stats;
 }

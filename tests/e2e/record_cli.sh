@@ -50,6 +50,21 @@ env -u AGENTVCR_FIXTURES "$work/lonely/agentvcr" demo --db "$work/lonely.sqlite"
   >"$work/lonely.log" 2>&1 || status=$?
 [[ $status == 2 ]] || fail "demo without fixtures exited with $status, not 2"
 grep -q -- "--fixtures" "$work/lonely.log" || fail "demo without fixtures does not name --fixtures"
+# mock a2a says where it looked, and takes the fixtures root as demo does.
+status=0
+env -u AGENTVCR_FIXTURES "$work/lonely/agentvcr" mock a2a --no-auth >"$work/lonely-a2a.log" 2>&1 ||
+  status=$?
+[[ $status == 2 ]] || fail "mock a2a without fixtures exited with $status, not 2"
+grep -q -- "looked in \$AGENTVCR_FIXTURES (not set), .*/lonely and each folder above it" \
+  "$work/lonely-a2a.log" || fail "mock a2a without fixtures does not say where it looked"
+env -u AGENTVCR_FIXTURES "$work/lonely/agentvcr" mock a2a --no-auth --fixtures "$fixtures" \
+  --listen 127.0.0.1:0 --ready-file "$work/lonely.url" >"$work/lonely-root.log" 2>&1 &
+lonely_pid=$!
+wait_for_file "$work/lonely.url"
+kill -TERM "$lonely_pid"
+wait "$lonely_pid" || fail "mock a2a --fixtures ROOT exited with $?"
+grep -q "quota on: .* --no-quota turns it off" "$work/lonely-root.log" ||
+  fail "the magisterium banner does not say its quota is on"
 cp "$agentvcr" "$work/prefix/bin/agentvcr"
 ln -s "$(cd "$fixtures" && pwd)" "$work/prefix/share/agentvcr/fixtures"
 env -u AGENTVCR_FIXTURES "$work/prefix/bin/agentvcr" mock a2a --profile standard \

@@ -1,13 +1,21 @@
 // The commands a person types, run in-process: the demo records the bundled episodes, and
-// ls/show print what the archive holds.
+// ls/show print what the archive holds; and the errors they print, from the real binary.
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
+#include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "../unit/store/store_test_support.hpp"
 #include "agentvcr/cli/demo_command.hpp"
@@ -15,6 +23,7 @@
 #include "agentvcr/cli/migrate_command.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
+#include "agentvcr_process.hpp"
 #include "demo_archive_fixture.hpp"
 #include "older_schema.hpp"
 
@@ -80,7 +89,7 @@ TEST_F(CliTest, LsListsSessionsAndConversations) {
   EXPECT_THAT(conversations.str(), HasSubstr("Please press sw1"));
 
   std::ostringstream missing;
-  EXPECT_EQ(cli::runLs(db_path_, 999, missing), cli::kExitFailure);
+  EXPECT_EQ(cli::runLs(db_path_, 999, missing), cli::kExitUsage);
 }
 
 TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
@@ -243,6 +252,152 @@ TEST(MigrateCli, AMissingArchiveIsAnErrorNotANewFile) {
   std::ostringstream out;
   EXPECT_THROW(cli::runMigrate(path, out), std::runtime_error);
   EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// --- errors a person can act on: the real binary, its exit status and what it printed ---
+
+/// A port of 127.0.0.1 held by a listening socket of this test.
+class TakenPort {
+ public:
+  TakenPort() : socket_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(socket_, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(::listen(socket_, 1), 0);
+    socklen_t length = sizeof address;
+    ::getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = std::to_string(ntohs(address.sin_port));
+  }
+
+  ~TakenPort() { ::close(socket_); }
+
+  TakenPort(const TakenPort&) = delete;
+  TakenPort& operator=(const TakenPort&) = delete;
+
+  std::string address() const { return "127.0.0.1:" + port_; }
+
+ private:
+  int socket_;
+  std::string port_;
+};
+
+const std::string kDemoScript = std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json";
+
+TEST(CliErrors, ATakenPortIsNamedWithAFreeOneToTry) {
+  TempDir temp;
+  const TakenPort taken;
+  const Finished record = runAgentvcr({"record", "--upstream", "http://127.0.0.1:9", "--no-probe",
+                                       "--db", temp.file("r.sqlite"), "--listen", taken.address()},
+                                      temp.path().string());
+  EXPECT_EQ(record.status, cli::kExitUsage);
+  EXPECT_EQ(record.err, "agentvcr: cannot listen on " + taken.address() +
+                            " (--listen): Address already in use; stop what holds it, or let "
+                            "agentvcr pick a free port with --listen 127.0.0.1:0\n");
+
+  const Finished metrics = runAgentvcr({"mock", "magma", "--script", kDemoScript, "--listen",
+                                        "127.0.0.1:0", "--metrics-listen", taken.address()},
+                                       temp.path().string());
+  EXPECT_EQ(metrics.status, cli::kExitUsage);
+  EXPECT_THAT(metrics.err, HasSubstr("cannot listen on " + taken.address() +
+                                     " (--metrics-listen): Address already in use"));
+  EXPECT_THAT(metrics.err, HasSubstr("--metrics-listen 127.0.0.1:0\n"));
+  EXPECT_THAT(metrics.err, Not(HasSubstr("system:")));
+}
+
+// One table for every command: the statuses (105, 106, 1 for a port) are all 2 now.
+TEST(CliErrors, UsageAndInputErrorsExit2AndHelpPrintsTheTable) {
+  TempDir temp;
+  const std::vector<std::vector<std::string>> usage_errors = {
+      {"record", "--upstream", "http://127.0.0.1:9", "--listen", "18080"},
+      {"mock", "magma"},
+      {"ls", "--db", temp.file("missing.sqlite")},
+      {"lint", "--db", temp.file("missing.sqlite")},
+      {"no-such-command"},
+  };
+  for (const auto& args : usage_errors) {
+    const Finished run = runAgentvcr(args, temp.path().string());
+    EXPECT_EQ(run.status, cli::kExitUsage) << args[0] << ": " << run.err;
+    EXPECT_NE(run.err, "") << args[0];
+  }
+  const Finished help = runAgentvcr({"--help"}, temp.path().string());
+  EXPECT_EQ(help.status, cli::kExitOk);
+  EXPECT_THAT(help.out, HasSubstr("Exit status:\n  0  done; every check passed\n  1  a check "
+                                  "failed"));
+  EXPECT_THAT(help.out, HasSubstr("  4  ship: "));
+}
+
+// The fixtures root, as `demo` takes it; the banner says the quota is on and how to turn it off
+// (a second run of an SDK's tests within the minute meets 429s otherwise).
+TEST(CliErrors, MockA2aTakesTheFixturesRootAndNamesItsQuota) {
+  TempDir temp;
+  const std::string ready = temp.file("ready");
+  const std::string out = temp.file("out");
+  AgentvcrProcess mock({"mock", "a2a", "--no-auth", "--listen", "127.0.0.1:0", "--fixtures",
+                        AGENTVCR_FIXTURES_DIR, "--ready-file", ready},
+                       out, temp.file("err"));
+  ASSERT_NE(readyPort(ready), 0) << readWhole(temp.file("err"));
+  EXPECT_EQ(mock.stop(SIGTERM), cli::kExitOk);
+  EXPECT_THAT(readWhole(out),
+              HasSubstr("\nagentvcr mock a2a: quota on: per token, 15 message/send calls a 60 s "
+                        "window, 2 of them to catholic_qa (60 s), then 429; --no-quota turns it "
+                        "off"));
+
+  const Finished wrong = runAgentvcr(
+      {"mock", "a2a", "--no-auth", "--listen", "127.0.0.1:0", "--fixtures", temp.path().string()},
+      temp.path().string());
+  EXPECT_EQ(wrong.status, cli::kExitUsage);
+  EXPECT_EQ(wrong.err, "agentvcr: cannot read " + temp.path().string() +
+                           "/card.json: --fixtures takes the fixtures folder (holding "
+                           "a2a/magisterium/) or the magisterium profile's own folder (card.json, "
+                           "skills.json)\n");
+}
+
+/// True when SQLite's write-ahead log or shared memory is beside `path`.
+bool hasWalOrShm(const std::string& path) {
+  return std::filesystem::exists(path + "-wal") || std::filesystem::exists(path + "-shm");
+}
+
+const std::vector<std::vector<std::string>> kReadingCommands = {
+    {"ls"}, {"ls", "1"}, {"show", "1"}, {"stats"}, {"lint"}};
+
+TEST_F(CliTest, ReadingAnArchiveLeavesNothingBesideIt) {
+  ASSERT_FALSE(hasWalOrShm(db_path_));
+  for (auto args : kReadingCommands) {
+    args.insert(args.begin() + 1, {"--db", db_path_});
+    const Finished run = runAgentvcr(args, temp_.path().string());
+    EXPECT_EQ(run.status, cli::kExitOk) << args[0] << ": " << run.err;
+    EXPECT_FALSE(hasWalOrShm(db_path_)) << args[0];
+  }
+}
+
+TEST_F(CliTest, ADamagedArchiveIsNamedAndLeftAsItWas) {
+  {  // the second half: past the schema, so the archive opens and its rows do not read
+    const auto size = std::filesystem::file_size(db_path_);
+    std::fstream file(db_path_, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(size / 2));
+    const std::string garbage(size - size / 2, '\xAA');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  const std::string damaged = readWhole(db_path_);
+  int refused = 0;
+  for (auto args : kReadingCommands) {
+    args.insert(args.begin() + 1, {"--db", db_path_});
+    const Finished run = runAgentvcr(args, temp_.path().string());
+    if (run.status != cli::kExitOk) {
+      ++refused;
+      EXPECT_EQ(run.status, cli::kExitUsage) << args[0] << ": " << run.err;
+      EXPECT_THAT(run.err, HasSubstr(db_path_ +
+                                     ": database disk image is malformed (the file is "
+                                     "damaged: restore a copy, or save what it still "
+                                     "holds with `sqlite3 " +
+                                     db_path_ + " .recover"))
+          << args[0];
+    }
+    EXPECT_FALSE(hasWalOrShm(db_path_)) << args[0];
+    EXPECT_EQ(readWhole(db_path_), damaged) << args[0] << " wrote to a damaged archive";
+  }
+  EXPECT_GE(refused, 2);  // stats and lint read every row
 }
 
 }  // namespace

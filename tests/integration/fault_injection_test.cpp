@@ -141,7 +141,10 @@ TEST_F(FaultInjectionTest, HundredMegabyteBodyGets413BeforeItIsRead) {
       "POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
       "Content-Length: 104857600\r\n\r\n" +
       std::string(64 * 1024, ' '));
-  EXPECT_THAT(raw.readAll(), StartsWith("HTTP/1.1 413"));
+  const std::string answer = raw.readAll();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 413"));
+  EXPECT_THAT(answer, HasSubstr("request body larger than 67108864 bytes (64 MiB), the most "
+                                "accepted; agentvcr record --max-body BYTES raises it"));
   EXPECT_TRUE(agent.requests().empty());
   expectOthersServed();
   auto exchanges = recordedExchanges();
@@ -160,7 +163,10 @@ TEST_F(FaultInjectionTest, ChunkedBodyOverTheLimitGets413WithoutBeingBuffered) {
   for (int i = 0; i < 20; ++i) {  // 1.25 MiB, past the limit
     raw.send(chunk);
   }
-  EXPECT_THAT(raw.readAll(), StartsWith("HTTP/1.1 413"));
+  const std::string answer = raw.readAll();
+  EXPECT_THAT(answer, StartsWith("HTTP/1.1 413"));
+  EXPECT_THAT(answer, HasSubstr("larger than 1048576 bytes (1 MiB), the most accepted; "
+                                "agentvcr record --max-body BYTES raises it"));
   EXPECT_TRUE(agent.requests().empty());
   expectOthersServed();
 }

@@ -895,7 +895,7 @@ TEST_F(FleetTrustTest, AStartUpErrorAfterTheFollowersStartIsACleanExit) {
                    "http://127.0.0.1:9", "--metrics-listen", "127.0.0.1:" + port},
                   dir_.path().string(), 30s);
   close(taken);
-  EXPECT_EQ(recorded.status, 1) << recorded.err;
+  EXPECT_EQ(recorded.status, 2) << recorded.err;  // an address it cannot listen on: input
   EXPECT_THAT(recorded.err, Not(HasSubstr("terminate called")));
 }
 

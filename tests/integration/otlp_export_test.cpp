@@ -370,15 +370,11 @@ TEST(OtlpExportCliTest, BadInputIsAClearError) {
     }
     std::ostringstream out;
     std::ostringstream err;
-    try {
-      app.parse(static_cast<int>(argv.size()), argv.data());
-    } catch (const CLI::ParseError& error) {
-      return std::pair(app.exit(error, out, err), err.str());
-    }
-    const int status = cli::execute(invocation, out, err);
+    const int status =
+        cli::parseAndExecute(app, invocation, static_cast<int>(argv.size()), argv.data(), out, err);
     return std::pair(status, err.str());
   };
-  EXPECT_EQ(usage({"--format", "xml"}).first, static_cast<int>(CLI::ExitCodes::ValidationError));
+  EXPECT_EQ(usage({"--format", "xml"}).first, cli::kExitUsage);
   auto [bad_url, bad_url_err] = usage({"--format", "otlp", "--to", "ftp://collector"});
   EXPECT_EQ(bad_url, cli::kExitUsage);
   EXPECT_THAT(bad_url_err, HasSubstr("--to must be http(s)://host"));
@@ -387,7 +383,7 @@ TEST(OtlpExportCliTest, BadInputIsAClearError) {
   EXPECT_THAT(stray_err, HasSubstr("need --format otlp"));
   auto [missing, missing_err] =
       usage({"--format", "otlp", "--db", "/nonexistent/a.sqlite", "--to", "http://127.0.0.1:1"});
-  EXPECT_EQ(missing, cli::kExitFailure);
+  EXPECT_EQ(missing, cli::kExitUsage);
   EXPECT_THAT(missing_err, HasSubstr("no archive at /nonexistent/a.sqlite"));
 }
 

@@ -199,6 +199,9 @@ TEST_F(RelayFailureTest, OversizedRequestBodyGets413AndNeverReachesTheAgent) {
   auto response = client().postJson("/v1/responses", std::string(4096, ' '));
   EXPECT_EQ(response.status, 413);
   EXPECT_THAT(response.body, HasSubstr("proxy.request.body_too_large"));
+  // The limit, and how to raise it: the caller can tell a bug from a setting.
+  EXPECT_THAT(response.body, HasSubstr("request body larger than 1024 bytes, the most accepted; "
+                                       "agentvcr record --max-body BYTES raises it"));
   EXPECT_TRUE(agent.requests().empty());
   auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);

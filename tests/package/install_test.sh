@@ -98,7 +98,8 @@ viewer_version=$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM agentvcr-v
 echo "== man pages"
 page=$(zcat "$root/usr/share/man/man1/agentvcr.1.gz")
 for expected in '.TH AGENTVCR "1"' "agentvcr $version" '.SS "agentvcr record"' \
-                '.SS "agentvcr mock a2a"' '\-\-miss\-log'; do
+                '.SS "agentvcr mock a2a"' '\-\-miss\-log' '.SS "Exit status:"' \
+                'usage or input error'; do
   grep -qF -- "$expected" <<<"$page" || fail "agentvcr(1) lacks $expected"
 done
 zcat "$root/usr/share/man/man1/agentvcr-viewer.1.gz" | grep -qF -- '\-\-waterfall' ||

@@ -30,6 +30,8 @@
 #include "agentvcr/cli/replay_command.hpp"
 #include "agentvcr/cli/search_command.hpp"
 #include "agentvcr/cli/stats_command.hpp"
+#include "agentvcr/sim/a2a/fixtures.hpp"
+#include "agentvcr/sim/a2a/profile.hpp"
 #include "agentvcr/store/identity.hpp"
 
 namespace agentvcr::cli {
@@ -384,7 +386,10 @@ TEST_F(CommandLineTest, ReplayRefusesIgnoringTheWholeInput) {
 TEST_F(CommandLineTest, ReplayRefusesABadListen) {
   registerReplay(app_, invocation_);
   EXPECT_EQ(parse({"replay", "--listen", "8000"}), kValidationError);
-  EXPECT_NE(err_.str().find("--listen: expected HOST:PORT, got '8000'"), std::string::npos);
+  EXPECT_NE(err_.str().find("--listen: expected HOST:PORT, got '8000' (a port alone: "
+                            "127.0.0.1:8000 listens on it)"),
+            std::string::npos)
+      << err_.str();
 }
 
 // --- mock magma and mock a2a ---
@@ -471,6 +476,33 @@ TEST_F(CommandLineTest, MockA2aFindsTheBundledFixturesOfItsProfile) {
             fs::weakly_canonical(fs::path(AGENTVCR_FIXTURES_DIR) / "a2a" / "standard"));
   EXPECT_EQ(a2a.command->server.host, "127.0.0.1");
   EXPECT_EQ(a2a.command->server.port, 8000);
+}
+
+// --fixtures takes what `demo` and AGENTVCR_FIXTURES take, the fixtures root, or as before the
+// profile's own folder.
+TEST_F(CommandLineTest, MockA2aTakesTheFixturesRootOrTheProfileFolder) {
+  auto a2a = registerMockA2a(*registerMock(app_), invocation_);
+  parseRunnable({"mock", "a2a", "--profile", "standard", "--fixtures", AGENTVCR_FIXTURES_DIR});
+  EXPECT_EQ(a2a.command->fixtures_dir,
+            (fs::path(AGENTVCR_FIXTURES_DIR) / "a2a" / "standard").string());
+  const std::string profile_dir = std::string(AGENTVCR_FIXTURES_DIR) + "/a2a/standard";
+  parseRunnable({"mock", "a2a", "--profile", "standard", "--fixtures", profile_dir});
+  EXPECT_EQ(a2a.command->fixtures_dir, profile_dir);
+}
+
+TEST(MockA2aBanner, SaysTheQuotaIsOnAndHowToTurnItOff) {
+  sim::a2a::MockConfig config;
+  auto fixtures =
+      sim::a2a::loadFixturesDir(std::string(AGENTVCR_FIXTURES_DIR) + "/a2a/magisterium");
+  ASSERT_TRUE(fixtures.fixtures) << fixtures.error;
+  config.fixtures = std::move(*fixtures.fixtures);
+  EXPECT_EQ(quotaBanner(config, sim::a2a::magisteriumProfile()),
+            "quota on: per token, 15 message/send calls a 60 s window, 2 of them to catholic_qa "
+            "(60 s), then 429; --no-quota turns it off, --rate-default N and --rate-expensive N "
+            "raise it");
+  EXPECT_EQ(quotaBanner(config, sim::a2a::standardProfile()), "");  // it counts nothing
+  config.quota = false;
+  EXPECT_EQ(quotaBanner(config, sim::a2a::magisteriumProfile()), "");
 }
 
 TEST_F(CommandLineTest, MockA2aMagisteriumNeedsTokens) {
@@ -640,8 +672,8 @@ TEST_F(CommandLineTest, MigrateRunsOnTheGivenArchive) {
   fs::remove(missing);
   parseRunnable({"migrate", "--db", missing.string()});
   EXPECT_EQ(migrate.command->db_path, missing.string());
-  // The parsed command really runs: a missing archive is a failure, reported on err.
-  EXPECT_EQ(execute(invocation_, out_, err_), kExitFailure);
+  // The parsed command really runs: a missing archive is an input error, reported on err.
+  EXPECT_EQ(execute(invocation_, out_, err_), kExitUsage);
   EXPECT_EQ(err_.str().rfind("agentvcr: ", 0), 0u) << err_.str();
 }
 
@@ -652,7 +684,7 @@ TEST_F(CommandLineTest, AnErrorQuotingAnArgumentLosesEveryPartOfItsPassword) {
   const std::vector<std::string> args = {"migrate", "--db", "host=db password=Qz8 Wx4Lk2"};
   parseRunnable(args);
   invocation_.arguments = args;
-  EXPECT_EQ(execute(invocation_, out_, err_), kExitFailure);
+  EXPECT_EQ(execute(invocation_, out_, err_), kExitUsage);
   EXPECT_NE(err_.str().find("host=db password=***"), std::string::npos) << err_.str();
   EXPECT_EQ(err_.str().find("Qz8"), std::string::npos) << err_.str();
   EXPECT_EQ(err_.str().find("Wx4Lk2"), std::string::npos) << err_.str();
@@ -846,6 +878,100 @@ TEST_F(CommandLineTest, RegisterAllOffersEveryCommand) {
   EXPECT_NO_THROW(app_.get_subcommand("mock")->get_subcommand("a2a"));
   parseRunnable({"stats", "--db", "s.sqlite"});
   EXPECT_EQ(invocation_.command, "stats");
+}
+
+// --- exit statuses: one table for every command (command.hpp) ---
+
+/// `agentvcr args...` as main() runs it, on the whole app: the status and what went to stderr.
+std::pair<int, std::string> runAgentvcr(const std::vector<std::string>& args,
+                                        std::string* printed = nullptr) {
+  CLI::App app{"agentvcr"};
+  app.require_subcommand(1);
+  Invocation invocation;
+  invocation.arguments = args;
+  registerAll(app, invocation, "agentvcr");
+  std::vector<const char*> argv{"agentvcr"};
+  for (const auto& arg : args) {
+    argv.push_back(arg.c_str());
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status =
+      parseAndExecute(app, invocation, static_cast<int>(argv.size()), argv.data(), out, err);
+  if (printed != nullptr) {
+    *printed = out.str();
+  }
+  return {status, err.str()};
+}
+
+class EveryCommandTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+// CLI11 has a status of its own for each kind of mistake (105, 106, 109, ...): none leaks.
+TEST_P(EveryCommandTest, AnUnknownOptionIsAUsageErrorOfStatus2) {
+  auto args = GetParam();
+  args.push_back("--no-such-option");
+  const auto [status, err] = runAgentvcr(args);
+  EXPECT_EQ(status, kExitUsage) << err;
+  EXPECT_NE(err, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Commands, EveryCommandTest,
+    ::testing::Values(std::vector<std::string>{"record"}, std::vector<std::string>{"replay"},
+                      std::vector<std::string>{"mock", "magma"},
+                      std::vector<std::string>{"mock", "a2a"}, std::vector<std::string>{"demo"},
+                      std::vector<std::string>{"ls"}, std::vector<std::string>{"show"},
+                      std::vector<std::string>{"migrate"}, std::vector<std::string>{"reindex"},
+                      std::vector<std::string>{"export"}, std::vector<std::string>{"import"},
+                      std::vector<std::string>{"merge"}, std::vector<std::string>{"eval"},
+                      std::vector<std::string>{"noise"}, std::vector<std::string>{"lint"},
+                      std::vector<std::string>{"stats"}, std::vector<std::string>{"ship"},
+                      std::vector<std::string>{"pull"}, std::vector<std::string>{"pg", "migrate"},
+                      std::vector<std::string>{"pg", "prune"},
+                      std::vector<std::string>{"pg", "unprune"}));
+
+TEST(ExitStatusTest, EachKindOfUsageErrorIs2) {
+  // The cases: a port without a host (CLI11: 105), a missing option (106), and the
+  // errors CLI11 cannot see (ours), no command at all, a command group without its command.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"record", "--upstream", "http://agent.test", "--listen", "18080"}, "--listen"},
+      {{"mock", "magma"}, "--script"},
+      {{"mock"}, "subcommand"},
+      {{}, "subcommand"},
+      {{"show", "--db", "a.sqlite"}, "give a conversation id"},
+      {{"ls", "one"}, "session"},
+  };
+  for (const auto& [args, names] : cases) {
+    const auto [status, err] = runAgentvcr(args);
+    EXPECT_EQ(status, kExitUsage) << err;
+    EXPECT_NE(err.find(names), std::string::npos) << err;
+  }
+}
+
+TEST(ExitStatusTest, AnArchiveThatIsNotThereIsAnInputErrorNotAFailedCheck) {
+  const auto missing = fs::temp_directory_path() / "agentvcr-unit-cli-no-such.sqlite";
+  fs::remove(missing);
+  const auto [status, err] = runAgentvcr({"stats", "--db", missing.string()});
+  EXPECT_EQ(status, kExitUsage) << err;
+  EXPECT_EQ(err, "agentvcr: [store.open] no archive at " + missing.string() +
+                     ": check --db (`agentvcr record` or `demo` makes one)\n");
+}
+
+TEST(ExitStatusTest, HelpEndsWithTheTableAndExits0) {
+  std::string printed;
+  const auto [status, err] = runAgentvcr({"--help"}, &printed);
+  EXPECT_EQ(status, kExitOk) << err;
+  const std::string table = exitStatusHelp();
+  const std::size_t at = printed.find(table);
+  ASSERT_NE(at, std::string::npos) << printed;
+  EXPECT_EQ(printed.substr(at + table.size()).find_first_not_of('\n'), std::string::npos)
+      << "the table ends the help\n"
+      << printed;
+  for (const ExitStatusRow& row : kExitStatuses) {
+    EXPECT_NE(table.find("  " + std::to_string(row.status) + "  "), std::string::npos) << table;
+    EXPECT_NE(table.find(row.meaning), std::string::npos) << table;
+  }
+  EXPECT_NE(table.find("  3  ship: "), std::string::npos) << table;
 }
 
 TEST(ExecuteTest, NothingParsedIsAUsageError) {

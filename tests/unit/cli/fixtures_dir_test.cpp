@@ -72,6 +72,16 @@ TEST_F(FixturesDirTest, NoneFoundAnywhere) {
   EXPECT_FALSE(findFixturesDir(nullptr, root_ / "bin" / "agentvcr"));
 }
 
+// A copied binary finds nothing: the message says where it looked, so the fix is plain.
+TEST_F(FixturesDirTest, AMissSaysWhereItLooked) {
+  std::string looked;
+  EXPECT_FALSE(findFixturesDir(nullptr, root_ / "bin" / "agentvcr", &looked));
+  EXPECT_EQ(looked, "$AGENTVCR_FIXTURES (not set), " +
+                        (root_ / "share" / "agentvcr" / "fixtures").string() +
+                        ", and fixtures/ in " + (root_ / "bin").string() +
+                        " and each folder above it");
+}
+
 // The demo's closing hint names the viewer that came with this agentvcr.
 TEST_F(FixturesDirTest, TheViewerBesideAnInstalledAgentvcr) {
   fs::create_directories(root_ / "usr" / "bin");

@@ -54,13 +54,13 @@ TEST_F(NoiseCommandTest, TwoIdenticalRecordingsHaveNoNoise) {
 TEST_F(NoiseCommandTest, SaysWhatIsMissingInsteadOfGuessing) {
   recordStampedEpisode(db_, "monday", kMondayRun);
   ParsedCommandLine alone({"noise", "--db", db_});
-  EXPECT_EQ(alone.run(), cli::kExitFailure);
+  EXPECT_EQ(alone.run(), cli::kExitUsage);
   EXPECT_THAT(alone.out(), HasSubstr("session 1 has no evaluation to compare with"));
   ParsedCommandLine unknown({"noise", "--db", db_, "--session", "1", "--session", "9"});
-  EXPECT_EQ(unknown.run(), cli::kExitFailure);
+  EXPECT_EQ(unknown.run(), cli::kExitUsage);
   EXPECT_THAT(unknown.out(), HasSubstr("no session 9"));
   ParsedCommandLine no_archive({"noise", "--db", dir_.file("missing.sqlite")});
-  EXPECT_EQ(no_archive.run(), cli::kExitFailure);
+  EXPECT_EQ(no_archive.run(), cli::kExitUsage);
   EXPECT_THAT(no_archive.err(), HasSubstr("missing.sqlite"));
 }
 

@@ -425,7 +425,9 @@ TEST(RelayCore, AnswersADeclaredOversizedBodyWith413) {
 
   const auto& exchange = rejected(result);
   EXPECT_EQ(exchange.outcome, ExchangeOutcome::RequestRejected);
-  EXPECT_EQ(exchange.error, "[proxy.request.body_too_large] request body too large");
+  EXPECT_EQ(exchange.error,
+            "[proxy.request.body_too_large] request body larger than 25 bytes, the most accepted; "
+            "agentvcr record --max-body BYTES raises it");
   EXPECT_EQ(exchange.status, 413);
   EXPECT_TRUE(startsWith(result.client_received, "HTTP/1.1 413 "));
 }
@@ -441,7 +443,9 @@ TEST(RelayCore, AnswersAChunkedBodyOverTheLimitWith413) {
 
   const auto& exchange = rejected(result);
   EXPECT_EQ(exchange.outcome, ExchangeOutcome::RequestRejected);
-  EXPECT_EQ(exchange.error, "[proxy.request.body_too_large] request body larger than 6 bytes");
+  EXPECT_EQ(exchange.error,
+            "[proxy.request.body_too_large] request body larger than 6 bytes, the most accepted; "
+            "agentvcr record --max-body BYTES raises it");
   EXPECT_EQ(exchange.status, 413);
   EXPECT_TRUE(startsWith(result.client_received, "HTTP/1.1 413 "));
 }

@@ -2,10 +2,11 @@
 
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include <boost/system/system_error.hpp>
 #include <gtest/gtest.h>
 
 #include "agentvcr/net/http_client.hpp"
@@ -71,13 +72,51 @@ TEST(Server, StopClosesIdleConnectionsPromptly) {
   EXPECT_EQ(server.openConnections(), 0u);
 }
 
+// Replay's and the mocks' 413 names the limit too, and that no option raises it.
+TEST(Server, ALocalServiceSaysWhatBodyItTakes) {
+  LocalServiceOptions limits;
+  limits.max_request_body = 1024;
+  Server server({}, makeLocalServiceFactory(echoThreadId(), limits));
+  server.start();
+  net::HttpClient client("127.0.0.1", server.endpoint().port);
+  const auto answer = client.postJson("/v1/responses", std::string(4096, ' '));
+  EXPECT_EQ(answer.status, 413);
+  EXPECT_NE(answer.body.find("request body larger than 1024 bytes, the most accepted; replay and "
+                             "the mocks take no larger body"),
+            std::string::npos)
+      << answer.body;
+}
+
 TEST(Server, SecondServerOnATakenPortThrows) {
   Server first({}, makeLocalServiceFactory(echoThreadId()));
   ServerOptions options;
   options.port = first.endpoint().port;
-  // Two recorders on one port would split the traffic between two archives: refuse.
-  EXPECT_THROW(Server(options, makeLocalServiceFactory(echoThreadId())),
-               boost::system::system_error);
+  options.option = "--metrics-listen";
+  // Two recorders on one port would split the traffic between two archives: refuse, naming the
+  // address, the option that chose it and a port that binds, without Boost's source location.
+  const std::string address = "127.0.0.1:" + std::to_string(options.port);
+  try {
+    Server second(options, makeLocalServiceFactory(echoThreadId()));
+    ADD_FAILURE() << "two servers bound " << address;
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot listen on " + address +
+                  " (--metrics-listen): Address already in use; stop what holds it, or let "
+                  "agentvcr pick a free port with --metrics-listen 127.0.0.1:0");
+  }
+}
+
+TEST(Server, AHostThatIsNotAnAddressIsRefusedByName) {
+  ServerOptions options;
+  options.host = "localhost";
+  try {
+    Server server(options, makeLocalServiceFactory(echoThreadId()));
+    ADD_FAILURE() << "bound " << options.host;
+  } catch (const std::runtime_error& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "cannot listen on localhost:0 (--listen): not an IP address; --listen takes an IP "
+              "address and a port, e.g. 127.0.0.1:0");
+  }
 }
 
 }  // namespace

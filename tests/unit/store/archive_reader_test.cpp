@@ -1,6 +1,8 @@
 #include "agentvcr/store/archive_reader.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -277,6 +279,65 @@ TEST_F(ArchiveReaderTest, ReadersMoveAndWorkAfterTheRecorderClosed) {
   ArchiveReader moved(std::move(first));
   EXPECT_EQ(moved.sessions().size(), 1u);
   EXPECT_EQ(moved.counts().exchanges, 1);
+}
+
+// A read-only connection to a WAL archive makes -wal and -shm and cannot remove them: `ls` used
+// to leave both beside every archive it read.
+TEST_F(ArchiveReaderTest, AReaderLeavesNoLogOrSharedMemoryBesideTheArchive) {
+  {
+    Recorder recorder(path_, testSession(), testOptions());
+    submit(recorder, httpExchange("GET", "/x"));
+  }
+  ASSERT_FALSE(std::filesystem::exists(path_ + "-wal"));
+  {
+    ArchiveReader reader(path_);
+    EXPECT_EQ(reader.sessions().size(), 1u);
+    EXPECT_TRUE(std::filesystem::exists(path_ + "-shm"));  // SQLite's, while it reads
+  }
+  EXPECT_FALSE(std::filesystem::exists(path_ + "-wal"));
+  EXPECT_FALSE(std::filesystem::exists(path_ + "-shm"));
+}
+
+// The tidying never takes a writer's files away, nor moves what a writer logged.
+TEST_F(ArchiveReaderTest, AReaderThatClosesWhileTheRecorderWritesLeavesItsLogAlone) {
+  Recorder recorder(path_, testSession(), testOptions());
+  submit(recorder, httpExchange("GET", "/x"));
+  recorder.flush();
+  { EXPECT_EQ(ArchiveReader(path_).sessions().size(), 1u); }
+  EXPECT_TRUE(std::filesystem::exists(path_ + "-wal"));
+  EXPECT_TRUE(std::filesystem::exists(path_ + "-shm"));
+  submit(recorder, httpExchange("GET", "/y"));
+  recorder.flush();
+  EXPECT_EQ(ArchiveReader(path_).counts().exchanges, 2);
+}
+
+// A read that fails says which file, and for a damaged one how to save what it holds.
+TEST_F(ArchiveReaderTest, AReadOfADamagedArchiveNamesTheFile) {
+  {
+    Recorder recorder(path_, testSession(), testOptions());
+    for (int i = 0; i < 200; ++i) {
+      submit(recorder, httpExchange("POST", "/p/" + std::to_string(i), std::string(2000, 'x')));
+    }
+  }
+  {  // the exchanges' pages, past the schema: the archive opens, its rows do not read
+    std::fstream file(path_, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(std::filesystem::file_size(path_) / 2));
+    const std::string garbage(std::filesystem::file_size(path_) / 2, '\xAA');
+    file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  try {
+    ArchiveReader reader(path_);
+    std::size_t read = 0;
+    for (std::int64_t id = 1; id <= 200; ++id) {
+      read += reader.exchange(id).has_value() ? 1 : 0;
+    }
+    ADD_FAILURE() << "read " << read << " exchanges of a damaged archive";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(message.rfind("[store.read] " + path_ + ": ", 0), 0u) << message;
+    EXPECT_NE(message.find("the file is damaged"), std::string::npos) << message;
+    EXPECT_NE(message.find("sqlite3 " + path_ + " .recover"), std::string::npos) << message;
+  }
 }
 
 TEST_F(ArchiveReaderTest, ASessionIsRunningWhileItsRecorderIsOpenThenEnded) {

@@ -22,9 +22,18 @@
 /// only runs a command includes that command's header.
 namespace agentvcr::cli {
 
-/// Runs what parsing chose and returns the process exit status: kExitUsage for a usage error
-/// or when no command was parsed, kExitFailure when the command throws.
+/// Runs what parsing chose and returns the process exit status: kExitUsage for a usage error,
+/// when no command was parsed, or when the command throws (it could not run as asked).
 int execute(const Invocation& invocation, std::ostream& out, std::ostream& err);
+
+/// `agentvcr argv...` on `app` (registerAll()'d): parses, then execute()s. Help and the version
+/// go to `out` with status 0; any argument CLI11 refuses is kExitUsage, whatever CLI11's own
+/// code for it (the table in command.hpp is the only one a caller sees).
+int parseAndExecute(CLI::App& app, Invocation& invocation, int argc, const char* const* argv,
+                    std::ostream& out, std::ostream& err);
+
+/// The exit status table (kExitStatuses) as `agentvcr --help` ends with it.
+std::string exitStatusHelp();
 
 /// `mock` only groups the synthetic agents (mock_command.hpp, mock_a2a_command.hpp); one of
 /// them must follow it.
@@ -73,6 +82,10 @@ void addChaosSpecOption(CLI::App* subcommand, std::string& spec);
 /// The faults `args` ask for; null when they ask for none (then the chaos header is refused).
 std::shared_ptr<protocol::Chaos> makeChaos(const ChaosArguments& args);
 
+/// Why `text` is not HOST:PORT, for the options that take one; for a port alone, the address
+/// it most likely meant.
+std::string notHostPort(const std::string& text);
+
 /// HOST:PORT of a --listen option; throws CLI::ValidationError naming --listen otherwise.
 net::HostPort parseListen(const std::string& text);
 
@@ -82,9 +95,11 @@ unsigned defaultThreads();
 /// The bundled fixtures folder (holding demo/ and a2a/) when --fixtures is not given:
 /// `environment` ($AGENTVCR_FIXTURES) when set, else ../share/agentvcr/fixtures next to
 /// `executable` (an installed agentvcr), else fixtures/ of the nearest folder above
-/// `executable` that has fixtures/demo/ (a build tree inside the source tree).
+/// `executable` that has fixtures/demo/ (a build tree inside the source tree). `looked`, when
+/// given and the environment is not set, gets where it looked, for the message of a miss.
 std::optional<std::filesystem::path> findFixturesDir(const char* environment,
-                                                     const std::filesystem::path& executable);
+                                                     const std::filesystem::path& executable,
+                                                     std::string* looked = nullptr);
 
 /// How to start the viewer that came with `executable`: agentvcr-viewer beside it (an installed
 /// package's bin/), else ../viewer/agentvcr-viewer (a build tree's cli/agentvcr), else the

@@ -21,12 +21,6 @@ struct ShipCommand {
   std::chrono::seconds drain{10};  ///< after the signal, ship for at most this long
 };
 
-/// Shipped, but PostgreSQL refused some rows: they are quarantined (named on stderr), the rest
-/// shipped.
-inline constexpr int kExitQuarantined = 3;
-/// Shipped what was indexed; some exchanges the archive committed are not indexed yet.
-inline constexpr int kExitNotIndexed = 4;
-
 /// The exit status of a ship that ended as `end` with `stats`: kExitFailure when the fleet
 /// archive could not take the rows, else kExitQuarantined, kExitNotIndexed or kExitOk, in that
 /// order (docs/fleet.md, "Exit statuses").

@@ -15,8 +15,8 @@ namespace agentvcr::net {
 using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 /// A TLS client context that trusts the system's certificate authorities, and those in the PEM
-/// file `ca_file` too when it is not empty. Throws boost::system::system_error when that file
-/// cannot be read.
+/// file `ca_file` too when it is not empty. Throws std::runtime_error naming that file and the
+/// reason (not Boost's source location) when it cannot be read.
 std::shared_ptr<asio::ssl::context> makeTlsClientContext(const std::string& ca_file);
 
 /// Readies `stream` for its handshake with `host`: SNI, and with `verify` the certificate

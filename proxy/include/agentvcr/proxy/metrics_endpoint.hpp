@@ -16,7 +16,8 @@ LocalHandler metricsRoutes(std::shared_ptr<const metrics::Exposition> exposition
 /// namespace, where a path of agentvcr's would shadow one of the agent's.
 class MetricsEndpoint {
  public:
-  /// Binds at once (throws boost::system::system_error when the address is taken).
+  /// Binds at once (throws std::runtime_error naming the address and `listen.option` when it
+  /// cannot: proxy::listenError()).
   MetricsEndpoint(ServerOptions listen, std::shared_ptr<const metrics::Exposition> exposition);
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;

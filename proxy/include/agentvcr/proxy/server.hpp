@@ -24,7 +24,10 @@ using HandlerFactory =
 struct ServerOptions {
   std::string host = "127.0.0.1";  ///< servers bind to loopback unless told otherwise
   std::uint16_t port = 0;          ///< 0: any free port (read it back with endpoint())
-  unsigned threads = 1;            ///< workers, each with its own io_context and acceptor
+  /// What a person typed to choose this address, named when it cannot be bound so that the
+  /// message says which option to change ("--listen", "--metrics-listen").
+  std::string option = "--listen";
+  unsigned threads = 1;  ///< workers, each with its own io_context and acceptor
   /// How long stop() lets exchanges in progress finish before it cuts them (Connection::cut).
   std::chrono::milliseconds drain_timeout{10000};
   /// Called by stop(), on the thread that stops, as it cuts what the drain left: work a handler
@@ -39,10 +42,15 @@ struct ServerOptions {
 ///
 /// Thread-safety: start() and stop() are called from one controlling thread; cutNow() and
 /// openConnections() from any thread.
+/// What a person reads when `host`:`port` cannot be listened on for `reason` (the system's
+/// message, without Boost's internals): the address, the option that chose it and a way out.
+std::string listenError(const ServerOptions& options, const std::string& reason, bool in_use);
+
 class Server {
  public:
-  /// Binds the listening socket at once (throws boost::system::system_error if the address is
-  /// taken), so endpoint() is valid before start().
+  /// Binds the listening socket at once, so endpoint() is valid before start(). Throws
+  /// std::runtime_error naming the address, the reason and what to do (listenError()) when it
+  /// cannot be bound.
   Server(ServerOptions options, HandlerFactory factory);
   ~Server();
   Server(const Server&) = delete;

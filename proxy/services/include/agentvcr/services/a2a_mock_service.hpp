@@ -21,7 +21,7 @@ proxy::LocalHandler a2aMockRoutes(std::shared_ptr<sim::a2a::MockEngine> engine);
 /// Thread-safety: start(), stop() and the accessors are called from one controlling thread.
 class A2aMockService {
  public:
-  /// Binds at once (throws boost::system::system_error when the address is taken) and throws
+  /// Binds at once (throws std::runtime_error naming the address when it cannot) and throws
   /// std::invalid_argument for a config the engine refuses. When `config.public_url` is empty
   /// the card's url is the bound address plus the endpoint path.
   /// `metrics` counts the answers and their A2A calls (`--metrics-listen`); null: not counted.
