@@ -305,6 +305,15 @@ TEST_F(SearchCliTest, ASearchThatCannotRunExitsTwoAndSaysWhy) {
     EXPECT_EQ(run.out, "") << message;
     EXPECT_THAT(run.err, HasSubstr("agentvcr search: " + message));
   }
+  // What the command line itself refuses is a usage error too, never CLI11's own status.
+  const SearchRun not_a_number = search({"--min-latency-ms", "abc"});
+  EXPECT_EQ(not_a_number.status, cli::kExitUsage);
+  EXPECT_THAT(not_a_number.err, HasSubstr("--min-latency-ms"));
+  // An archive that is not there is an input error, not "nothing matched".
+  TempDir elsewhere;
+  const SearchRun missing = runSearch(elsewhere, elsewhere.file("none.sqlite"), {"press"});
+  EXPECT_EQ(missing.status, cli::kExitUsage);
+  EXPECT_THAT(missing.err, HasSubstr("none.sqlite"));
 }
 
 // An A2A call is numbered in its conversation (a context) as the viewer's call timeline does.

@@ -928,7 +928,8 @@ INSTANTIATE_TEST_SUITE_P(
                       std::vector<std::string>{"stats"}, std::vector<std::string>{"ship"},
                       std::vector<std::string>{"pull"}, std::vector<std::string>{"pg", "migrate"},
                       std::vector<std::string>{"pg", "prune"},
-                      std::vector<std::string>{"pg", "unprune"}));
+                      std::vector<std::string>{"pg", "unprune"},
+                      std::vector<std::string>{"search"}));
 
 TEST(ExitStatusTest, EachKindOfUsageErrorIs2) {
   // The cases: a port without a host (CLI11: 105), a missing option (106), and the
