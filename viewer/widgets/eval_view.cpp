@@ -72,6 +72,7 @@ EvalView::EvalView(QWidget* parent)
       figures_(new QLabel(this)),
       table_(new QTableView(this)) {
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  figures_->setWordWrap(true);  // a narrow pane wraps the figures rather than cut them
   figures_->setToolTip(
       tr("Recomputed from the archive: output paths an --ignore-file left out at eval time are "
          "compared here."));
@@ -79,9 +80,12 @@ EvalView::EvalView(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(EvalReportModel::FirstDifference,
-                                                   QHeaderView::Stretch);
-  table_->setColumnWidth(EvalReportModel::Title, 260);
+  // Each column as wide as its header and its cells, the first difference (elided, whole in
+  // its tooltip) in what is left: every column and the Diff button in sight at once.
+  QHeaderView* columns = table_->horizontalHeader();
+  columns->setSectionResizeMode(QHeaderView::ResizeToContents);
+  columns->setSectionResizeMode(EvalReportModel::FirstDifference, QHeaderView::Stretch);
+  columns->setStretchLastSection(false);
   table_->setItemDelegateForColumn(EvalReportModel::Diff,
                                    new ButtonDelegate([this](int row) { requestDiff(row); }, this));
   connect(table_, &QAbstractItemView::activated, this,
