@@ -287,6 +287,15 @@ class DiffHighlightTest : public QObject {
     viewer::StepDetails details;
     details.showStep(entry, *reader);
     const SideBySideDiff& memory = *details.memory();
+    // Each pane says what it shows, the right one too.
+    for (const QString& caption :
+         {QString("memory given"), QString("memory returned by candidate 0")}) {
+      const auto labels = memory.findChildren<QLabel*>();
+      const auto found = std::find_if(labels.begin(), labels.end(), [&](const QLabel* label) {
+        return label->text() == caption;
+      });
+      QVERIFY2(found != labels.end() && !(*found)->isHidden(), qPrintable(caption));
+    }
     const Json given = Json::parse(*reader->blob(reader->step(entry.step.id)->memory_hash));
     const Json returned = Json::parse(*reader->blob(candidates.front().memory_hash));
     QVERIFY(given != returned);

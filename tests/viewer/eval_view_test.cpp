@@ -168,6 +168,11 @@ class EvalViewTest : public QObject {
     QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Evaluation"));
     QVERIFY(!window.evalView()->visibleRegion().isEmpty());
     QVERIFY(window.replayPanel()->visibleRegion().isEmpty());
+    // Chosen again after a recording (which hides it), the report comes to the front again.
+    QVERIFY(window.selectSession(1));
+    QVERIFY(window.evalView()->visibleRegion().isEmpty());
+    QVERIFY(window.selectSession(run_.eval_session_id));
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Evaluation"));
 
     // Every column, the first divergent step and the Diff button included, in sight without
     // scrolling sideways; no header cut short.

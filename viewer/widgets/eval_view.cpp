@@ -34,6 +34,17 @@ class ButtonDelegate : public QStyledItemDelegate {
     style->drawControl(QStyle::CE_PushButton, &button, painter, option.widget);
   }
 
+  /// As wide as a push button with the cell's text, so that the column sized to its contents
+  /// shows the whole button.
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyleOptionButton button;
+    button.text = index.data().toString();
+    const QStyle* style = option.widget ? option.widget->style() : QApplication::style();
+    const QSize text = option.fontMetrics.size(Qt::TextShowMnemonic, button.text);
+    return style->sizeFromContents(QStyle::CT_PushButton, &button, text, option.widget)
+        .grownBy({2, 2, 2, 2});
+  }
+
   bool editorEvent(QEvent* event, QAbstractItemModel* /*model*/, const QStyleOptionViewItem& option,
                    const QModelIndex& index) override {
     if (event->type() != QEvent::MouseButtonRelease) {

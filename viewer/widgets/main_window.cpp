@@ -209,7 +209,7 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   tabifyDockWidget(replay_dock, eval_dock_);
   eval_dock_->hide();
   search_dock->raise();
-  resizeDocks({search_dock}, {kDefaultHeight * 3 / 10}, Qt::Vertical);
+  resizeDocks({search_dock}, {kDefaultHeight / 4}, Qt::Vertical);
 
   connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onSessionChosen(current); });
@@ -388,8 +388,8 @@ void MainWindow::showEvaluation(std::int64_t id) {
   eval_view_->setReport(*report);
   eval_dock_->show();
   // The dock's tab joins its bar when the window lays itself out, and raising it before that
-  // leaves the tab in front where it was: lay out first. A window not shown yet lays out when
-  // it shows, so it raises the report then (showEvent).
+  // leaves the tab in front where it was: lay out first. A window not shown yet lays its docks
+  // out after it shows, so it raises the report then (showEvent).
   layout()->activate();
   eval_dock_->raise();
   raise_evaluation_on_show_ = !isVisible();
@@ -397,10 +397,17 @@ void MainWindow::showEvaluation(std::int64_t id) {
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
-  if (raise_evaluation_on_show_ && !eval_dock_->isHidden()) {
-    eval_dock_->raise();
+  if (!raise_evaluation_on_show_) {
+    return;
   }
   raise_evaluation_on_show_ = false;
+  // The tab bars take their tabs when the layout request the showing posted is handled, which
+  // comes before a zero timer.
+  QTimer::singleShot(0, eval_dock_, [this] {
+    if (!eval_dock_->isHidden()) {
+      eval_dock_->raise();
+    }
+  });
 }
 
 void MainWindow::onConversationChosen(const QModelIndex& index) {

@@ -126,8 +126,10 @@ SideBySideDiff::SideBySideDiff(QWidget* parent)
 void SideBySideDiff::setTitles(const QString& left, const QString& right) {
   left_title_->setText(left);
   right_title_->setText(right);
-  left_title_->setVisible(!left.isEmpty() || !right.isEmpty());
-  right_title_->setVisible(left_title_->isVisible());
+  // Not isVisible(): that is false for any pane whose window has not shown yet.
+  const bool titled = !left.isEmpty() || !right.isEmpty();
+  left_title_->setVisible(titled);
+  right_title_->setVisible(titled);
 }
 
 void SideBySideDiff::setLines(const std::vector<std::string>& before,
