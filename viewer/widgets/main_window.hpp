@@ -36,9 +36,9 @@ class WaterfallView;
 
 /// The viewer's main window over one archive: sessions, then the conversations of the chosen
 /// session, then the timeline of the chosen conversation or branch (MAGMA steps, or the calls
-/// of an A2A conversation), then the chosen step's or call's details. Search at the bottom, replay
-/// on the right. While the archive grows (an `agentvcr record` writing it), the window refreshes
-/// once a second.
+/// of an A2A conversation), then the chosen step's or call's details. Search, charts, replay
+/// and, for an evaluation session, its report share the bottom as tabs. While the archive grows
+/// (an `agentvcr record` writing it), the window refreshes once a second.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
