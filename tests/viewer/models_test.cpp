@@ -431,6 +431,12 @@ class ModelsTest : public QObject {
     QCOMPARE(model.rowCount(), 2);
     QVERIFY(!model.diff().first_divergence);
     QVERIFY(model.summary().startsWith("identical"));
+    // A step is numbered as the timeline numbers it, "#2", its id after: never "#" and the id.
+    StepsModel timeline(reader_);
+    timeline.setConversation(sw1);
+    QCOMPARE(cell(model, 1, viewer::DiffModel::LeftStep),
+             QString("#2 (id %1)").arg(timeline.at(1).step.id));
+    QVERIFY(timeline.at(1).step.id != 2);
 
     model.setConversations(replay::diffStepsOf(*reader_, sw1), replay::diffStepsOf(*reader_, last));
     QVERIFY(model.diff().first_divergence);
