@@ -1,6 +1,7 @@
 // The highlighted side-by-side diff, offscreen: exactly the differing lines of two JSON values
-// are marked, one-sided lines face fillers, a differing path's link brings both panes to it,
-// and the step details' memory tab shows the same marking.
+// are marked, one-sided lines face fillers, long lines wrap with both panes kept in step, a
+// differing path's link brings both panes to it, and the step details' memory tab shows the
+// same marking.
 
 #include <QLabel>
 #include <QScrollBar>
@@ -29,6 +30,11 @@ namespace {
 /// How a line of one pane must look.
 enum class Mark { Plain, Changed, Removed, Added, Filler };
 
+/// The text of a pane's block without the breaks that wrap it: the line it shows.
+QString lineOf(const QTextBlock& block) {
+  return block.text().remove(QChar::LineSeparator);
+}
+
 /// Checks every block of `pane` against `marks`: Plain has no background, Changed, Removed and
 /// Added the diff table's amber, red and green, a Filler a hatch and no text.
 void expectMarks(const TextPane& pane, const std::vector<Mark>& marks) {
@@ -55,7 +61,7 @@ void expectMarks(const TextPane& pane, const std::vector<Mark>& marks) {
         break;
       case Mark::Filler:
         QVERIFY2(background.style() == Qt::BDiagPattern, qPrintable(where));
-        QVERIFY2(block.text().isEmpty(), qPrintable(where));
+        QVERIFY2(lineOf(block).isEmpty(), qPrintable(where));
         break;
     }
     if (marks[static_cast<std::size_t>(row)] != Mark::Plain) {
@@ -71,7 +77,7 @@ std::vector<std::string> shownLines(const TextPane& pane, const SideBySideDiff& 
     const auto& side = left ? diff.rows()[row].left : diff.rows()[row].right;
     if (side) {
       lines.push_back(
-          pane.document()->findBlockByNumber(static_cast<int>(row)).text().toStdString());
+          lineOf(pane.document()->findBlockByNumber(static_cast<int>(row))).toStdString());
     }
   }
   return lines;
@@ -158,6 +164,50 @@ class DiffHighlightTest : public QObject {
     QCOMPARE(diff.leftPane()->verticalScrollBar()->value(), 42);
   }
 
+  void longLinesWrapAndBothPanesStayInStep() {
+    // A memory holding a long sentence, and a long line only on the right: both wrap at the
+    // pane's width, and the line facing each keeps the rows below level.
+    const std::string sentence =
+        "This is the position of existing objects: apple_0, banana_1 are in the right area, "
+        "orange_2 is in the left area. Damaged objects: banana_1. Please move every damaged "
+        "fruit to the mutual zone and report back when done, with the state of each arm.";
+    const Json given = {{"history", {{{"author", "USER"}, {"content", sentence}}}}};
+    Json returned = given;
+    returned["history"].push_back({{"author", "AGENT"}, {"content", sentence + " Done."}});
+    SideBySideDiff diff;
+    diff.resize(700, 300);
+    diff.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&diff));
+    diff.setLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
+
+    for (const TextPane* pane : {diff.leftPane(), diff.rightPane()}) {
+      QCOMPARE(pane->horizontalScrollBar()->maximum(), 0);  // nothing runs off the pane
+      QVERIFY(pane->document()->lineCount() > pane->document()->blockCount());  // it wrapped
+    }
+    QVERIFY(diff.wrapWidth() <
+            diff.leftPane()->fontMetrics().horizontalAdvance(QString::fromStdString(sentence)));
+    const QTextDocument& left = *diff.leftPane()->document();
+    const QTextDocument& right = *diff.rightPane()->document();
+    QCOMPARE(left.blockCount(), right.blockCount());
+    for (int row = 0; row < left.blockCount(); ++row) {
+      QCOMPARE(left.findBlockByNumber(row).firstLineNumber(),
+               right.findBlockByNumber(row).firstLineNumber());
+    }
+    // Put back together, the wrapped lines are the lines.
+    QCOMPARE(shownLines(*diff.leftPane(), diff, true), replay::prettyJsonLines(given));
+    QCOMPARE(shownLines(*diff.rightPane(), diff, false), replay::prettyJsonLines(returned));
+
+    // Wider, the lines wrap anew at the new width, still in step and still whole.
+    const int narrow = diff.wrapWidth();
+    const int narrow_lines = left.lineCount();
+    diff.resize(1400, 300);
+    QTRY_VERIFY(diff.wrapWidth() > narrow);
+    QVERIFY(left.lineCount() < narrow_lines);
+    QCOMPARE(left.lineCount(), right.lineCount());
+    QCOMPARE(diff.leftPane()->horizontalScrollBar()->maximum(), 0);
+    QCOMPARE(shownLines(*diff.rightPane(), diff, false), replay::prettyJsonLines(returned));
+  }
+
   void aPathLinkBringsBothPanesToThatPath() {
     // Long memories, so that the path's line is far below the first screen.
     Json left_memory = {
@@ -208,8 +258,13 @@ class DiffHighlightTest : public QObject {
     emit window.paths()->linkActivated(QStringLiteral("0"));
     QCOMPARE(panes.leftPane()->textCursor().blockNumber(), left_row);
     QCOMPARE(panes.rightPane()->textCursor().blockNumber(), right_row);
-    QCOMPARE(panes.leftPane()->verticalScrollBar()->value(), std::min(left_row, right_row));
-    QCOMPARE(panes.rightPane()->verticalScrollBar()->value(), std::min(left_row, right_row));
+    // The scroll bars count lines: the upper row's first line is at the top of both panes.
+    const int top_line = panes.leftPane()
+                             ->document()
+                             ->findBlockByNumber(std::min(left_row, right_row))
+                             .firstLineNumber();
+    QCOMPARE(panes.leftPane()->verticalScrollBar()->value(), top_line);
+    QCOMPARE(panes.rightPane()->verticalScrollBar()->value(), top_line);
 
     // A path the right side lacks brings the right pane to its nearest parent there.
     emit window.paths()->linkActivated(QStringLiteral("1"));
@@ -232,6 +287,15 @@ class DiffHighlightTest : public QObject {
     viewer::StepDetails details;
     details.showStep(entry, *reader);
     const SideBySideDiff& memory = *details.memory();
+    // Each pane says what it shows, the right one too.
+    for (const QString& caption :
+         {QString("memory given"), QString("memory returned by candidate 0")}) {
+      const auto labels = memory.findChildren<QLabel*>();
+      const auto found = std::find_if(labels.begin(), labels.end(), [&](const QLabel* label) {
+        return label->text() == caption;
+      });
+      QVERIFY2(found != labels.end() && !(*found)->isHidden(), qPrintable(caption));
+    }
     const Json given = Json::parse(*reader->blob(reader->step(entry.step.id)->memory_hash));
     const Json returned = Json::parse(*reader->blob(candidates.front().memory_hash));
     QVERIFY(given != returned);

@@ -1,12 +1,16 @@
 // The evaluation report in the viewer, offscreen: the model over a known report (checked by
 // QAbstractItemModelTester), the view's figures and its Diff buttons, and the report of a real
-// evaluation session recorded against the demo's own replay.
+// evaluation session recorded against the demo's own replay: in front when the window opens on
+// it, every column in sight.
 
 #include "widgets/eval_view.hpp"
 
 #include <QAbstractItemModelTester>
+#include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTableView>
 #include <QtTest>
 
@@ -14,6 +18,7 @@
 #include "models/eval_report_model.hpp"
 #include "viewer_fixture.hpp"
 #include "viewer_test_main.hpp"
+#include "widgets/main_window.hpp"
 
 namespace agentvcr {
 namespace avt = agentvcr::testing;
@@ -56,7 +61,14 @@ QString cell(const QAbstractItemModel& model, int row, int column, int role = Qt
 class EvalViewTest : public QObject {
   Q_OBJECT
 
+ private:
+  avt::TempDir temp_;
+  std::string db_ = temp_.file("evaluated.sqlite");
+  services::EvalRun run_;
+
  private slots:
+
+  void initTestCase() { run_ = avt::recordAndEvaluateDemo(db_); }
 
   void theModelListsEachConversationsFigures() {
     EvalReportModel model;
@@ -113,11 +125,8 @@ class EvalViewTest : public QObject {
   }
 
   void aRealEvaluationShowsItsReport() {
-    avt::TempDir temp;
-    const std::string db = temp.file("evaluated.sqlite");
-    const services::EvalRun run = avt::recordAndEvaluateDemo(db);
-
-    const store::ArchiveReader reader(db);
+    const services::EvalRun& run = run_;
+    const store::ArchiveReader reader(db_);
     const auto report = replay::evaluationReport(reader, run.eval_session_id);
     QVERIFY(report);
     viewer::EvalView view;
@@ -137,6 +146,57 @@ class EvalViewTest : public QObject {
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested.at(0).at(0).value<qint64>(), pairs.back().recorded_conversation_id);
     QCOMPARE(requested.at(0).at(1).value<qint64>(), pairs.back().evaluated_conversation_id);
+  }
+
+  void anEvaluationSessionOpensOnItsReportWhichFits() {
+    // The window opens on the latest session, the evaluation, at its first size.
+    viewer::MainWindow window(QString::fromStdString(db_));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QCOMPARE(window.selectedSession(), std::optional<std::int64_t>(run_.eval_session_id));
+
+    // The Evaluation tab is the one in front, not Replay or Search.
+    const QTabBar* tabs = nullptr;
+    for (const QTabBar* bar : window.findChildren<QTabBar*>()) {
+      for (int i = 0; i < bar->count(); ++i) {
+        if (bar->tabText(i) == "Evaluation") {
+          tabs = bar;
+        }
+      }
+    }
+    QVERIFY(tabs != nullptr);
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Evaluation"));
+    QVERIFY(!window.evalView()->visibleRegion().isEmpty());
+    QVERIFY(window.replayPanel()->visibleRegion().isEmpty());
+    // Chosen again after a recording (which hides it), the report comes to the front again.
+    QVERIFY(window.selectSession(1));
+    QVERIFY(window.evalView()->visibleRegion().isEmpty());
+    QVERIFY(window.selectSession(run_.eval_session_id));
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Evaluation"));
+
+    // Every column, the first divergent step and the Diff button included, in sight without
+    // scrolling sideways; no header cut short.
+    const QTableView& table = *window.evalView()->table();
+    QVERIFY(table.model()->rowCount() > 0);
+    QCOMPARE(table.horizontalScrollBar()->maximum(), 0);
+    const QHeaderView& header = *table.horizontalHeader();
+    for (int column = 0; column < EvalReportModel::ColumnCount; ++column) {
+      const QString name = table.model()->headerData(column, Qt::Horizontal).toString();
+      QVERIFY2(header.sectionSize(column) >= header.sectionSizeHint(column),
+               qPrintable(QString("%1: %2 px of %3")
+                              .arg(name)
+                              .arg(header.sectionSize(column))
+                              .arg(header.sectionSizeHint(column))));
+      QVERIFY2(header.sectionViewportPosition(column) + header.sectionSize(column) <=
+                   table.viewport()->width(),
+               qPrintable(name));
+    }
+    const QRect diff = table.visualRect(table.model()->index(0, EvalReportModel::Diff));
+    QVERIFY(table.viewport()->rect().contains(diff));
+    // The figures above the table show whole.
+    const QLabel& figures = *window.evalView()->figures();
+    QVERIFY(figures.width() <= window.evalView()->width());
+    QVERIFY(figures.height() >= figures.heightForWidth(figures.width()));
   }
 };
 

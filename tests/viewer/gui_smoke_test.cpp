@@ -7,10 +7,12 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QTreeView>
 #include <QtTest>
@@ -94,6 +96,69 @@ class GuiSmokeTest : public QObject {
     QVERIFY(pane(StepDetails::InternalStepsTab).contains("component scripted"));
     QVERIFY(pane(StepDetails::HttpTab).startsWith("POST /v1/responses HTTP/1.1"));
     QVERIFY(pane(StepDetails::HttpTab).contains("── response 200"));
+  }
+
+  void theConversationTitlesHaveTheirRoomAndTheDocksShareTheBottom() {
+    window_->resize(1600, 1000);
+    QTRY_COMPARE(window_->width(), 1600);
+    QTreeView& view = *window_->conversationsView();
+    QStyleOptionViewItem option;
+    option.initFrom(view.viewport());
+    for (int row = 0; row < window_->conversationsModel()->rowCount(); ++row) {
+      const QModelIndex title = window_->conversationsModel()->index(row, 0);
+      const int needed = view.itemDelegateForIndex(title)->sizeHint(option, title).width();
+      QVERIFY2(
+          view.visualRect(title).width() >= needed,
+          qPrintable(title.data().toString() +
+                     QString(": %1 px of %2").arg(view.visualRect(title).width()).arg(needed)));
+    }
+    // Replay is a tab below, beside Search and Charts, not a column of its own.
+    auto* replay = qobject_cast<QDockWidget*>(window_->replayPanel()->parentWidget());
+    QVERIFY(replay != nullptr);
+    QCOMPARE(window_->dockWidgetArea(replay), Qt::BottomDockWidgetArea);
+    QVERIFY(window_->tabifiedDockWidgets(replay).size() >= 2);
+  }
+
+  void searchResultsShowSeveralRowsNumberedAsTheTimelineDoes() {
+    auto* search = window_->searchPanel();
+    search->textField()->setText("please");
+    search->run();
+    QVERIFY(search->model()->rowCount() >= 6);
+    const QTableView& results = *search->results();
+    QVERIFY(results.isVisible());
+    QVERIFY2(results.viewport()->height() >= 5 * results.rowHeight(0),
+             qPrintable(QString("%1 px for rows of %2 px")
+                            .arg(results.viewport()->height())
+                            .arg(results.rowHeight(0))));
+
+    // Each hit's step is the one the timeline shows under the same number once opened.
+    for (int row = 0; row < search->model()->rowCount(); ++row) {
+      const QModelIndex hit = search->model()->index(row, viewer::SearchModel::Step);
+      emit search->results()->activated(hit);
+      const QModelIndex current = window_->stepsView()->currentIndex();
+      QVERIFY(current.isValid());
+      QCOMPARE(window_->stepsModel()->at(current.row()).step.id, search->model()->hit(row).step_id);
+      QCOMPARE(hit.data().toString(), "#" + window_->stepsModel()
+                                                ->index(current.row(), viewer::StepsModel::Number)
+                                                .data()
+                                                .toString()
+                                                .trimmed());
+      QVERIFY(pane(StepDetails::StepTab).startsWith(hit.data().toString() + " · step id "));
+    }
+  }
+
+  void theDiffEntrySaysWhatItDiffs() {
+    const auto sw1 = avt::conversationTitled(db_, "Please press sw1");
+    const auto sw3 = avt::conversationTitled(db_, "Please press sw3");
+    QVERIFY(window_->selectConversation(sw1));
+    QCOMPARE(window_->diffAction()->text(), QString("Diff selected conversation with…"));
+    const QModelIndex other = window_->conversationsModel()->indexOfConversation(sw3);
+    window_->conversationsView()->selectionModel()->select(
+        other, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QCOMPARE(window_->selectedConversations().size(), std::size_t{2});
+    QCOMPARE(window_->diffAction()->text(), QString("Diff the two selected conversations"));
+    QVERIFY(window_->selectConversation(sw1));
+    QCOMPARE(window_->diffAction()->text(), QString("Diff selected conversation with…"));
   }
 
   void searchShowsAndOpensAStep() {

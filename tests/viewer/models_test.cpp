@@ -106,6 +106,12 @@ class ModelsTest : public QObject {
     QCOMPARE(model.rowCount(gen), 2);  // one branch per candidate of the first input
     const auto branch = model.branchSteps(model.index(0, 0, gen));
     QCOMPARE(branch.size(), std::size_t{3});
+    // A branch names its last step as the timeline numbers it, not by its id.
+    StepsModel timeline(reader_);
+    timeline.setConversation(model.conversationId(gen));
+    const int leaf_row = timeline.rowOfStep(branch.back());
+    QCOMPARE(model.data(model.index(0, ConversationsModel::Title, gen)).toString(),
+             QString("branch 1 → #%1").arg(leaf_row + 1));
     QCOMPARE(model.conversationId(model.index(1, 0, gen)), model.conversationId(gen));
     QVERIFY(model.data(model.index(0, ConversationsModel::Title, gen))
                 .toString()
@@ -114,6 +120,35 @@ class ModelsTest : public QObject {
     const QModelIndex chain = model.index(0, 0);
     QVERIFY(!model.canFetchMore(chain));  // a BENCH chain has one branch: nothing below
     QVERIFY(!model.hasChildren(chain));
+  }
+
+  void aGenConversationThatNeverForksHasNoArrow() {
+    // One input asking two candidates, neither continued: more candidates than steps (what
+    // made the row look as if it forked), but a single branch.
+    protocol::Exchange ex = avt::mixed::magmaStep();
+    protocol::Json request = protocol::Json::parse(ex.request_body);
+    request["inputs"][0]["num_outputs"] = 2;
+    ex.request_body = request.dump();
+    protocol::Json response = protocol::Json::parse(ex.response_body);
+    protocol::Json second = response[0];
+    second["candidate_index"] = 1;
+    second["output"]["say"] = "Done too.";
+    response.push_back(second);
+    ex.response_body = response.dump();
+    const std::string db = temp_.file("gen-unforked.sqlite");
+    avt::recordExchanges(db, "gen", {ex});
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    const store::ConversationRow conversation = reader->conversations(1).at(0);
+    QCOMPARE(conversation.step_count, 1);
+    QCOMPARE(conversation.candidate_count, 2);
+
+    ConversationsModel model(reader);
+    model.setSession(1);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const QModelIndex row = model.index(0, 0);
+    QVERIFY(!model.hasChildren(row));  // a view draws no expand arrow
+    QVERIFY(!model.canFetchMore(row));
+    QCOMPARE(model.rowCount(row), 0);
   }
 
   void stepsShowInstructionsDecisionsAndEnvOutcomes() {
@@ -302,6 +337,30 @@ class ModelsTest : public QObject {
     expectRowsShowTheirStep();
   }
 
+  void aBranchKeepsTheNumbersItsStepsHaveInTheConversation() {
+    const std::int64_t gen = avt::conversationTitled(db_, "Please move every damaged");
+    StepsModel whole(reader_);
+    whole.setConversation(gen);
+    ConversationsModel conversations(reader_);
+    conversations.setSession(1);
+    const QModelIndex row = conversations.indexOfConversation(gen);
+    conversations.fetchMore(row);
+    // The second branch leaves out the first branch's steps: its rows are not its numbers.
+    const auto branch = conversations.branchSteps(conversations.index(1, 0, row));
+    StepsModel part(reader_);
+    part.setSteps(gen, branch);
+    QCOMPARE(part.rowCount(), static_cast<int>(branch.size()));
+    bool skipped = false;
+    for (int r = 0; r < part.rowCount(); ++r) {
+      const int in_whole = whole.rowOfStep(part.at(r).step.id);
+      QCOMPARE(cell(part, r, StepsModel::Number).trimmed(),
+               cell(whole, in_whole, StepsModel::Number).trimmed());
+      QCOMPARE(part.at(r).number, in_whole + 1);
+      skipped = skipped || in_whole != r;
+    }
+    QVERIFY(skipped);
+  }
+
   void genBranchesIndentByDepth() {
     StepsModel model(reader_);
     model.setConversation(avt::conversationTitled(db_, "Please move every damaged"));
@@ -324,6 +383,21 @@ class ModelsTest : public QObject {
       QCOMPARE(model.hit(row).conversation_id, sw7);
     }
     QVERIFY(cell(model, 0, viewer::SearchModel::Excerpt).contains("[sw7]"));
+    // Each hit names its step as the timeline does ("#2"), never by the step's id.
+    StepsModel timeline(reader_);
+    timeline.setConversation(sw7);
+    bool id_differs = false;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      const int timeline_row = timeline.rowOfStep(model.hit(row).step_id);
+      QVERIFY(timeline_row >= 0);
+      QCOMPARE(cell(model, row, viewer::SearchModel::Step),
+               "#" + cell(timeline, timeline_row, StepsModel::Number).trimmed());
+      id_differs = id_differs || model.hit(row).step_id != timeline_row + 1;
+      QVERIFY(model.data(model.index(row, viewer::SearchModel::Step), Qt::ToolTipRole)
+                  .toString()
+                  .contains(QString("step id %1").arg(model.hit(row).step_id)));
+    }
+    QVERIFY(id_differs);  // the demo's sw7 steps have ids far from their numbers
 
     store::SearchQuery by_tool;
     by_tool.tool = "deplace";
@@ -357,6 +431,12 @@ class ModelsTest : public QObject {
     QCOMPARE(model.rowCount(), 2);
     QVERIFY(!model.diff().first_divergence);
     QVERIFY(model.summary().startsWith("identical"));
+    // A step is numbered as the timeline numbers it, "#2", its id after: never "#" and the id.
+    StepsModel timeline(reader_);
+    timeline.setConversation(sw1);
+    QCOMPARE(cell(model, 1, viewer::DiffModel::LeftStep),
+             QString("#2 (id %1)").arg(timeline.at(1).step.id));
+    QVERIFY(timeline.at(1).step.id != 2);
 
     model.setConversations(replay::diffStepsOf(*reader_, sw1), replay::diffStepsOf(*reader_, last));
     QVERIFY(model.diff().first_divergence);
@@ -623,6 +703,33 @@ class ModelsTest : public QObject {
              QString("14:20:00.007"));
     QCOMPARE(QString::fromStdString(viewer::offsetMsText(12 * avt::mixed::kMs)),
              QString("+12.0 ms"));
+  }
+
+  void theHttpTextShowsBodiesInTheOrderSent() {
+    store::ExchangeRow exchange;
+    exchange.method = "POST";
+    exchange.target = "/v1/responses";
+    exchange.status = 200;
+    exchange.outcome = "complete";
+    // Keys out of order and one twice, escapes and a number no double holds: indented, never
+    // re-sorted, collapsed or respelled.
+    exchange.request_body =
+        R"({"request_id":"r-1","inputs":[{"id":123456789012345678901234567890,"zeta":"\u00e9","alpha":1,"alpha":2}]})";
+    exchange.response_body = "not json {";
+    const QString text = QString::fromStdString(viewer::exchangeText(exchange));
+    QVERIFY2(text.contains("{\n"
+                           "  \"request_id\": \"r-1\",\n"
+                           "  \"inputs\": [\n"
+                           "    {\n"
+                           "      \"id\": 123456789012345678901234567890,\n"
+                           "      \"zeta\": \"\\u00e9\",\n"
+                           "      \"alpha\": 1,\n"
+                           "      \"alpha\": 2\n"
+                           "    }\n"
+                           "  ]\n"
+                           "}"),
+             qPrintable(text));
+    QVERIFY(text.contains("\nnot json {\n"));  // what is not JSON shows as it came
   }
 };
 

@@ -29,6 +29,7 @@
 #include "widgets/fleet_dialog.hpp"
 #include "widgets/main_window.hpp"
 #include "widgets/search_panel.hpp"
+#include "widgets/step_details.hpp"
 
 namespace {
 
@@ -67,6 +68,15 @@ void selectForDisplay(MainWindow& window, const QCommandLineParser& options) {
   }
   if (options.isSet("step")) {
     window.selectStep(options.value("step").toLongLong());
+  }
+  if (options.isSet("details")) {
+    const QStringList tabs = {"step", "tools", "memory", "internal", "http"};
+    if (const auto tab = tabs.indexOf(options.value("details")); tab >= 0) {
+      window.details()->setCurrentIndex(static_cast<int>(tab));
+    } else {
+      std::cerr << "agentvcr-viewer: --details takes one of " << tabs.join(", ").toStdString()
+                << "\n";
+    }
   }
   if (options.isSet("call")) {
     window.selectCall(options.value("call").toLongLong());
@@ -114,6 +124,8 @@ int main(int argc, char** argv) {
       {"call", "Select this A2A call (of the A2A --conversation).", "id"},
       {"search", "Run this search in the search panel (repeatable).", "text"},
       {"waterfall", "Show the timeline as the waterfall."},
+      {"details", "Show this tab of the step's details: step, tools, memory, internal or http.",
+       "tab"},
       {"charts", "Show the charts of the selected session."},
       {"diff", "Open a diff of two conversations of the archive.", "left,right"},
       {"screenshot", "Save the main window as PNG and exit.", "file"},

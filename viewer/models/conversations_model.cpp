@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <QColor>
 
 #include "agentvcr/protocol/json_text.hpp"
+#include "models/steps_model.hpp"
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
@@ -60,7 +62,7 @@ void ConversationsModel::setSession(std::int64_t session_id) {
   auto page = reader_->conversations(session_id, 0, PageSize);
   exhausted_ = page.size() < static_cast<std::size_t>(PageSize);
   for (auto& row : page) {
-    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt});
+    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt, std::nullopt});
   }
   endResetModel();
 }
@@ -107,6 +109,7 @@ void ConversationsModel::refresh() {
     for (std::size_t i = 0; i < page.size() && start + i < nodes_.size(); ++i) {
       if (nodes_[start + i].row.id == page[i].id) {
         nodes_[start + i].row = page[i];
+        nodes_[start + i].forks.reset();  // it may have forked since
       }
     }
   }
@@ -160,6 +163,33 @@ bool ConversationsModel::mayFork(const Node& node) const {
   return node.row.candidate_count > node.row.step_count;
 }
 
+bool ConversationsModel::forks(const Node& node) const {
+  if (node.branches_loaded) {
+    return !node.branches.empty();
+  }
+  if (!mayFork(node)) {
+    return false;
+  }
+  if (!node.forks) {
+    // Several candidates do not make a fork: only steps continuing two of them do. A leaf is
+    // a step no other step continues; two leaves are two branches.
+    std::set<std::int64_t> parents;
+    std::size_t steps = 0;
+    try {
+      for (const store::StepOutline& step : reader_->stepOutlines(node.row.id)) {
+        ++steps;
+        if (step.parent_step_id) {
+          parents.insert(*step.parent_step_id);
+        }
+      }
+    } catch (const std::exception&) {
+      return true;  // unreadable now: let expanding the row read it again and say
+    }
+    node.forks = steps - parents.size() > 1;
+  }
+  return *node.forks;
+}
+
 bool ConversationsModel::hasChildren(const QModelIndex& parent) const {
   if (!parent.isValid()) {
     return !nodes_.empty() || !exhausted_;
@@ -167,8 +197,7 @@ bool ConversationsModel::hasChildren(const QModelIndex& parent) const {
   if (parent.internalId() != kTopLevel || parent.column() != 0) {
     return false;
   }
-  const Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
-  return node.branches_loaded ? !node.branches.empty() : mayFork(node);
+  return forks(nodes_.at(static_cast<std::size_t>(parent.row())));
 }
 
 bool ConversationsModel::canFetchMore(const QModelIndex& parent) const {
@@ -179,7 +208,7 @@ bool ConversationsModel::canFetchMore(const QModelIndex& parent) const {
     return false;
   }
   const Node& node = nodes_.at(static_cast<std::size_t>(parent.row()));
-  return !node.branches_loaded && mayFork(node);
+  return !node.branches_loaded && forks(node);
 }
 
 void ConversationsModel::fetchMore(const QModelIndex& parent) {
@@ -208,7 +237,7 @@ void ConversationsModel::fetchMore(const QModelIndex& parent) {
   beginInsertRows({}, static_cast<int>(nodes_.size()),
                   static_cast<int>(nodes_.size() + page.size()) - 1);
   for (auto& row : page) {
-    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt});
+    nodes_.push_back(Node{std::move(row), false, {}, std::nullopt, std::nullopt});
   }
   endInsertRows();
 }
@@ -225,11 +254,13 @@ void ConversationsModel::loadBranches(Node& node) {
     }
   }
   std::vector<Branch> branches;
-  for (const auto& step : steps) {
+  for (std::size_t position = 0; position < steps.size(); ++position) {
+    const store::StepRow& step = steps[position];
     if (children.count(step.id) != 0) {
       continue;  // not a leaf
     }
     Branch branch;
+    branch.leaf_number = timelineNumber(position);
     for (const store::StepRow* at = &step; at != nullptr;) {
       branch.step_ids.push_back(at->id);
       auto parent = at->parent_step_id ? by_id.find(*at->parent_step_id) : by_id.end();
@@ -337,7 +368,7 @@ QVariant ConversationsModel::branchData(const Branch& branch, std::size_t number
   }
   switch (column) {
     case Title:
-      return QStringLiteral("branch %1 → step %2").arg(number + 1).arg(branch.step_ids.back());
+      return QStringLiteral("branch %1 → #%2").arg(number + 1).arg(branch.leaf_number);
     case Steps:
       return QVariant::fromValue<qlonglong>(static_cast<qlonglong>(branch.step_ids.size()));
     case Outcome:

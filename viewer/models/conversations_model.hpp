@@ -61,6 +61,7 @@ class ConversationsModel : public QAbstractItemModel {
  private:
   struct Branch {
     std::vector<std::int64_t> step_ids;  ///< root first
+    int leaf_number = 0;                 ///< timelineNumber() of the last step
     std::string outcome;
   };
 
@@ -69,10 +70,14 @@ class ConversationsModel : public QAbstractItemModel {
     bool branches_loaded = false;
     std::vector<Branch> branches;               ///< only when the conversation forks
     mutable std::optional<std::string> robots;  ///< read on first display
+    mutable std::optional<bool> forks;          ///< forks(), read on first ask
   };
 
   const Node& nodeOf(const QModelIndex& index) const;
   bool mayFork(const Node& node) const;
+  /// Whether the conversation has two branches or more (the row unfolds), from its steps'
+  /// outlines before the branches are read: an arrow only where there is something below.
+  bool forks(const Node& node) const;
   void loadBranches(Node& node);
   const std::string& robotsOf(const Node& node) const;
   QVariant conversationData(const Node& node, int column, int role) const;

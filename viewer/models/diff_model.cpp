@@ -3,6 +3,7 @@
 #include <QStringList>
 
 #include "agentvcr/protocol/env_feedback.hpp"
+#include "models/steps_model.hpp"
 #include "models/text_format.hpp"
 
 namespace agentvcr::viewer {
@@ -68,7 +69,8 @@ QVariant DiffModel::sideData(const std::optional<std::size_t>& step,
   const replay::DiffStep& s = steps.at(*step);
   switch (field) {
     case StepField:
-      return QStringLiteral("%1 (#%2)").arg(*step + 1).arg(s.step_id);
+      // diffStepsOf lists a conversation in tree order, as the timeline: its number, then the id.
+      return QStringLiteral("#%1 (id %2)").arg(timelineNumber(*step)).arg(s.step_id);
     case InstructionField:
       return QString::fromStdString(instructionOf(s));
     case DecisionField:

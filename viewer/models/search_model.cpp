@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "models/steps_model.hpp"
+
 namespace agentvcr::viewer {
 
 SearchModel::SearchModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
@@ -17,6 +19,8 @@ void SearchModel::search(const store::SearchQuery& query) {
   }
   beginResetModel();
   hits_ = std::move(hits);
+  numbers_.clear();
+  numbered_conversations_.clear();
   endResetModel();
   if (!error.isEmpty()) {
     emit failed(error);
@@ -26,7 +30,24 @@ void SearchModel::search(const store::SearchQuery& query) {
 void SearchModel::clear() {
   beginResetModel();
   hits_.clear();
+  numbers_.clear();
+  numbered_conversations_.clear();
   endResetModel();
+}
+
+int SearchModel::numberOf(const store::SearchHit& hit) const {
+  if (numbered_conversations_.insert(hit.conversation_id).second) {
+    try {
+      const auto outlines = reader_->stepOutlines(hit.conversation_id);
+      for (std::size_t i = 0; i < outlines.size(); ++i) {
+        numbers_.emplace(outlines[i].id, timelineNumber(i));
+      }
+    } catch (const std::exception&) {
+      // Painting must not throw: the row shows the step's id instead.
+    }
+  }
+  const auto found = numbers_.find(hit.step_id);
+  return found == numbers_.end() ? 0 : found->second;
 }
 
 int SearchModel::rowCount(const QModelIndex& parent) const {
@@ -51,6 +72,13 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue<qlonglong>(h.session_id);
     case A2aCallIdRole:
       return QVariant::fromValue<qlonglong>(h.a2a_call_id);
+    case Qt::ToolTipRole:
+      return index.column() == Step && h.a2a_call_id == 0
+                 ? QVariant(tr("step %1 of conversation %2 (step id %3)")
+                                .arg(numberOf(h))
+                                .arg(h.conversation_id)
+                                .arg(h.step_id))
+                 : QVariant();
     case Qt::DisplayRole:
       break;
     default:
@@ -62,9 +90,13 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     case Conversation:
       return h.conversation_id != 0 ? QVariant::fromValue<qlonglong>(h.conversation_id)
                                     : QVariant();
-    case Step:
-      return h.a2a_call_id != 0 ? QVariant(tr("call %1").arg(h.a2a_call_id))
-                                : QVariant::fromValue<qlonglong>(h.step_id);
+    case Step: {
+      if (h.a2a_call_id != 0) {
+        return tr("call %1").arg(h.a2a_call_id);
+      }
+      const int number = numberOf(h);
+      return number > 0 ? QStringLiteral("#%1").arg(number) : tr("step id %1").arg(h.step_id);
+    }
     case Field:
       return QString::fromStdString(h.field);
     case Excerpt:

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <QAbstractTableModel>
@@ -16,7 +19,8 @@ class SearchModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  /// `Step` shows a step's id, or "call N" for an A2A call.
+  /// `Step` shows a step as the timeline numbers it in its conversation ("#3", its id in the
+  /// tooltip), or "call N" for an A2A call.
   enum Column { Session, Conversation, Step, Field, Excerpt, ColumnCount };
 
   static constexpr int StepIdRole = Qt::UserRole + 1;
@@ -42,8 +46,15 @@ class SearchModel : public QAbstractTableModel {
   void failed(const QString& message);
 
  private:
+  /// The timeline's number of the hit's step (timelineNumber), read with its conversation's
+  /// outlines when a row first shows; 0 when the archive no longer has it.
+  int numberOf(const store::SearchHit& hit) const;
+
   std::shared_ptr<store::ArchiveReader> reader_;
   std::vector<store::SearchHit> hits_;
+  /// Step numbers by step id, for the conversations whose hits have shown.
+  mutable std::unordered_map<std::int64_t, int> numbers_;
+  mutable std::unordered_set<std::int64_t> numbered_conversations_;
 };
 
 }  // namespace agentvcr::viewer

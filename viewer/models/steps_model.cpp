@@ -36,6 +36,10 @@ std::string statusText(const std::vector<store::CandidateRow>& candidates) {
 
 }  // namespace
 
+int timelineNumber(std::size_t position) {
+  return static_cast<int>(position) + 1;
+}
+
 TimelineExchange timelineExchange(const store::ExchangeRow& exchange) {
   TimelineExchange summary;
   summary.started_ns = exchange.started_ns;
@@ -66,27 +70,35 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  show(reader_->stepOutlines(conversation_id));
+  std::vector<store::StepOutline> outlines = reader_->stepOutlines(conversation_id);
+  std::vector<int> numbers(outlines.size());
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    numbers[i] = timelineNumber(i);
+  }
+  show(std::move(outlines), numbers);
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
   conversation_id_ = conversation_id;
-  std::unordered_map<std::int64_t, store::StepOutline> of_conversation;
-  for (const store::StepOutline& outline : reader_->stepOutlines(conversation_id)) {
-    of_conversation.emplace(outline.id, outline);
+  const std::vector<store::StepOutline> outlines = reader_->stepOutlines(conversation_id);
+  std::unordered_map<std::int64_t, std::size_t> position_of;
+  for (std::size_t i = 0; i < outlines.size(); ++i) {
+    position_of.emplace(outlines[i].id, i);
   }
   std::vector<store::StepOutline> branch;
+  std::vector<int> numbers;
   for (std::int64_t id : step_ids) {
-    if (auto found = of_conversation.find(id); found != of_conversation.end()) {
-      branch.push_back(found->second);
+    if (auto found = position_of.find(id); found != position_of.end()) {
+      branch.push_back(outlines[found->second]);
+      numbers.push_back(timelineNumber(found->second));
     }
   }
-  show(std::move(branch));
+  show(std::move(branch), numbers);
 }
 
 void StepsModel::clear() {
   conversation_id_.reset();
-  show({});
+  show({}, {});
 }
 
 StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) const {
@@ -98,7 +110,7 @@ StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) 
   return exchanges;
 }
 
-void StepsModel::show(std::vector<store::StepOutline> outlines) {
+void StepsModel::show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers) {
   beginResetModel();
   steps_ = {};  // its room too: a short conversation after a long one
   texts_.clear();
@@ -106,9 +118,11 @@ void StepsModel::show(std::vector<store::StepOutline> outlines) {
   if (conversation_id_ && !outlines.empty()) {
     const ExchangesById exchanges = exchangesOf(*conversation_id_);
     steps_.reserve(outlines.size());
-    for (const store::StepOutline& outline : outlines) {
+    for (std::size_t i = 0; i < outlines.size(); ++i) {
+      const store::StepOutline& outline = outlines[i];
       TimelineStep& entry = steps_.emplace_back();
       entry.step = outline;
+      entry.number = numbers[i];
       if (auto found = exchanges.find(outline.exchange_id); found != exchanges.end()) {
         entry.exchange = found->second;
       }
@@ -204,7 +218,7 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
     case Number:
       // Depth shows as indentation: a GEN fork's continuations sit under their parent.
       return QString(static_cast<int>(step.depth) * 2, QChar(' ')) +
-             QStringLiteral("%1").arg(index.row() + 1);
+             QStringLiteral("%1").arg(entry.number);
     case Instruction:
       return QString::fromStdString((step.env ? "env: " : "user: ") +
                                     texts(index.row()).instruction_summary);

@@ -30,6 +30,12 @@ struct TimelineExchange {
 
 TimelineExchange timelineExchange(const store::ExchangeRow& exchange);
 
+/// The number the timeline gives the step at `position` of its conversation's steps in tree
+/// order (ArchiveReader::stepOutlines), from 1. Every place that names a step to a person (the
+/// timeline's # column, the waterfall, a branch, a search hit) uses it, never the step's id:
+/// step 3 is "#3" wherever it shows, also in a branch that leaves steps out.
+int timelineNumber(std::size_t position);
+
 /// One step of the timeline: what listing it and laying out its bar need, a few words. A long
 /// conversation holds one per step, so its texts are read only for the rows in sight
 /// (StepsModel::texts).
@@ -37,6 +43,8 @@ struct TimelineStep {
   store::StepOutline step;
   /// Its exchange; empty when the archive lost it.
   std::optional<TimelineExchange> exchange;
+  /// timelineNumber() of the step in its whole conversation.
+  int number = 0;
 
   /// Request start to response end; empty when the exchange never ended.
   std::optional<std::int64_t> latencyNs() const;
@@ -100,8 +108,9 @@ class StepsModel : public QAbstractTableModel {
 
   /// The exchanges of the conversation, in one query (a batch carries many steps).
   ExchangesById exchangesOf(std::int64_t conversation_id) const;
-  /// Shows these steps of the conversation with their exchanges.
-  void show(std::vector<store::StepOutline> outlines);
+  /// Shows these steps of the conversation with their exchanges; `numbers[i]` is the
+  /// timelineNumber() of outlines[i].
+  void show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers);
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;

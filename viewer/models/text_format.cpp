@@ -189,11 +189,7 @@ std::string exchangeText(const store::ExchangeRow& exchange) {
 }
 
 std::string prettyJson(const std::string& text) {
-  auto parsed = protocol::parseJson(text);
-  if (!parsed.value) {
-    return text;
-  }
-  return parsed.value->dump(2, ' ', false, Json::error_handler_t::replace);
+  return protocol::indentJson(text).value_or(text);
 }
 
 }  // namespace agentvcr::viewer

@@ -58,8 +58,8 @@ using protocol::oneLine;
 /// response, then the timings (what the details' HTTP tab shows for a step or an A2A call).
 std::string exchangeText(const store::ExchangeRow& exchange);
 
-/// `value` pretty-printed with 2-space indents (keys sorted), or the text as is when it is
-/// not JSON.
+/// JSON text indented by 2 spaces, its bytes otherwise as sent (protocol::indentJson: members in
+/// their order, numbers and escapes as spelled), or the text as is when it is not JSON.
 std::string prettyJson(const std::string& text);
 
 }  // namespace agentvcr::viewer

@@ -80,8 +80,8 @@ std::vector<int> branchesOf(const std::vector<TimelineStep>& steps) {
   return branches;
 }
 
-std::string stepLabel(int row, const TimelineStep& entry, const StepTexts& texts) {
-  return "#" + std::to_string(row + 1) + (entry.step.env ? " env: " : " user: ") +
+std::string stepLabel(const TimelineStep& entry, const StepTexts& texts) {
+  return "#" + std::to_string(entry.number) + (entry.step.env ? " env: " : " user: ") +
          oneLine(texts.instruction_summary, 80);
 }
 
@@ -259,7 +259,7 @@ std::string WaterfallModel::label(int row) const {
   if (bar.kind != WaterfallBar::Kind::Step || timeline_ == nullptr) {
     return bar.label;
   }
-  return stepLabel(bar.step_row, timeline_->at(bar.step_row), timeline_->texts(bar.step_row));
+  return stepLabel(timeline_->at(bar.step_row), timeline_->texts(bar.step_row));
 }
 
 std::string WaterfallModel::detail(int row) const {

@@ -34,6 +34,17 @@ class ButtonDelegate : public QStyledItemDelegate {
     style->drawControl(QStyle::CE_PushButton, &button, painter, option.widget);
   }
 
+  /// As wide as a push button with the cell's text, so that the column sized to its contents
+  /// shows the whole button.
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QStyleOptionButton button;
+    button.text = index.data().toString();
+    const QStyle* style = option.widget ? option.widget->style() : QApplication::style();
+    const QSize text = option.fontMetrics.size(Qt::TextShowMnemonic, button.text);
+    return style->sizeFromContents(QStyle::CT_PushButton, &button, text, option.widget)
+        .grownBy({2, 2, 2, 2});
+  }
+
   bool editorEvent(QEvent* event, QAbstractItemModel* /*model*/, const QStyleOptionViewItem& option,
                    const QModelIndex& index) override {
     if (event->type() != QEvent::MouseButtonRelease) {
@@ -72,6 +83,7 @@ EvalView::EvalView(QWidget* parent)
       figures_(new QLabel(this)),
       table_(new QTableView(this)) {
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  figures_->setWordWrap(true);  // a narrow pane wraps the figures rather than cut them
   figures_->setToolTip(
       tr("Recomputed from the archive: output paths an --ignore-file left out at eval time are "
          "compared here."));
@@ -79,9 +91,12 @@ EvalView::EvalView(QWidget* parent)
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setSectionResizeMode(EvalReportModel::FirstDifference,
-                                                   QHeaderView::Stretch);
-  table_->setColumnWidth(EvalReportModel::Title, 260);
+  // Each column as wide as its header and its cells, the first difference (elided, whole in
+  // its tooltip) in what is left: every column and the Diff button in sight at once.
+  QHeaderView* columns = table_->horizontalHeader();
+  columns->setSectionResizeMode(QHeaderView::ResizeToContents);
+  columns->setSectionResizeMode(EvalReportModel::FirstDifference, QHeaderView::Stretch);
+  columns->setStretchLastSection(false);
   table_->setItemDelegateForColumn(EvalReportModel::Diff,
                                    new ButtonDelegate([this](int row) { requestDiff(row); }, this));
   connect(table_, &QAbstractItemView::activated, this,

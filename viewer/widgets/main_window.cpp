@@ -80,6 +80,10 @@ void fitRowsToText(QTableView* view) {
   rows->setDefaultSectionSize(2 * view->fontMetrics().lineSpacing() + 6);
 }
 
+/// The window's first size: room for the conversations' titles beside the timeline.
+constexpr int kDefaultWidth = 1600;
+constexpr int kDefaultHeight = 1000;
+
 template <class View>
 void tidy(View* view) {
   view->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -126,10 +130,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   tidy(conversations_view_);
   conversations_view_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   conversations_view_->setUniformRowHeights(true);
+  // Every column as wide as what it shows, the title first: a conversation is known by its
+  // first instruction. The last column takes what is left over.
   conversations_view_->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  conversations_view_->header()->setSectionResizeMode(ConversationsModel::Title,
-                                                      QHeaderView::Stretch);
-  conversations_view_->header()->setStretchLastSection(false);
+  conversations_view_->header()->setStretchLastSection(true);
 
   steps_view_->setModel(steps_);
   tidy(steps_view_);
@@ -177,33 +181,35 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   auto* central = new QSplitter(Qt::Horizontal, this);
   central->addWidget(left);
   central->addWidget(right);
-  central->setSizes({560, 840});
+  central->setSizes({kDefaultWidth * 11 / 20, kDefaultWidth * 9 / 20});
   setCentralWidget(central);
 
+  // The docks share one strip below, as tabs: the panes above keep the window's whole width
+  // (the conversations' titles, the timeline's texts), and the search results and the
+  // evaluation's columns get it too.
   auto* search_dock = new QDockWidget(tr("Search"), this);
   search_dock->setObjectName(QStringLiteral("search"));
   search_dock->setWidget(search_);
   addDockWidget(Qt::BottomDockWidgetArea, search_dock);
-  auto* replay_dock = new QDockWidget(tr("Replay"), this);
-  replay_dock->setObjectName(QStringLiteral("replay"));
-  replay_dock->setWidget(replay_);
-  addDockWidget(Qt::RightDockWidgetArea, replay_dock);
-  replay_->setArchive(db_path);
   charts_dock_ = new QDockWidget(tr("Charts"), this);
   charts_dock_->setObjectName(QStringLiteral("charts"));
   charts_dock_->setWidget(charts_);
   addDockWidget(Qt::BottomDockWidgetArea, charts_dock_);
   tabifyDockWidget(search_dock, charts_dock_);
+  auto* replay_dock = new QDockWidget(tr("Replay"), this);
+  replay_dock->setObjectName(QStringLiteral("replay"));
+  replay_dock->setWidget(replay_);
+  addDockWidget(Qt::BottomDockWidgetArea, replay_dock);
+  tabifyDockWidget(charts_dock_, replay_dock);
+  replay_->setArchive(db_path);
   eval_dock_ = new QDockWidget(tr("Evaluation"), this);
   eval_dock_->setObjectName(QStringLiteral("evaluation"));
   eval_dock_->setWidget(eval_view_);
-  addDockWidget(Qt::RightDockWidgetArea, eval_dock_);
+  addDockWidget(Qt::BottomDockWidgetArea, eval_dock_);
   tabifyDockWidget(replay_dock, eval_dock_);
   eval_dock_->hide();
-  replay_dock->raise();
   search_dock->raise();
-  resizeDocks({search_dock}, {200}, Qt::Vertical);
-  resizeDocks({replay_dock}, {240}, Qt::Horizontal);
+  resizeDocks({search_dock}, {kDefaultHeight / 4}, Qt::Vertical);
 
   connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onSessionChosen(current); });
@@ -212,7 +218,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onConversationChosen(current); });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          [this] { updateReplaySelection(); });
+          [this] {
+            updateReplaySelection();
+            updateDiffAction();
+          });
   connect(steps_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onStepChosen(current); });
   connect(calls_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -247,7 +256,7 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
                                .arg(last_counts_.exchanges)
                                .arg(last_counts_.steps)
                                .arg(last_counts_.conversations));
-  resize(1400, 900);
+  resize(kDefaultWidth, kDefaultHeight);
   if (sessions_->rowCount() > 0) {
     sessions_view_->selectRow(sessions_->rowCount() - 1);  // the latest run
   }
@@ -276,7 +285,8 @@ void MainWindow::buildMenus() {
           [this](bool on) { on ? live_timer_->start() : live_timer_->stop(); });
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
-  tools->addAction(tr("Diff selected conversation with…"), this, &MainWindow::askForDiff);
+  diff_action_ = tools->addAction(QString(), this, &MainWindow::askForDiff);
+  updateDiffAction();
   tools->addAction(tr("Diff selected conversation with its evaluation"), QKeySequence(tr("Ctrl+E")),
                    this, [this] { diffWithEvaluation(); });
   tools->addAction(tr("Start replay of the selection"), this, [this] { replay_->start(); });
@@ -377,7 +387,27 @@ void MainWindow::showEvaluation(std::int64_t id) {
   }
   eval_view_->setReport(*report);
   eval_dock_->show();
+  // The dock's tab joins its bar when the window lays itself out, and raising it before that
+  // leaves the tab in front where it was: lay out first. A window not shown yet lays its docks
+  // out after it shows, so it raises the report then (showEvent).
+  layout()->activate();
   eval_dock_->raise();
+  raise_evaluation_on_show_ = !isVisible();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!raise_evaluation_on_show_) {
+    return;
+  }
+  raise_evaluation_on_show_ = false;
+  // The tab bars take their tabs when the layout request the showing posted is handled, which
+  // comes before a zero timer.
+  QTimer::singleShot(0, eval_dock_, [this] {
+    if (!eval_dock_->isHidden()) {
+      eval_dock_->raise();
+    }
+  });
 }
 
 void MainWindow::onConversationChosen(const QModelIndex& index) {
@@ -565,6 +595,18 @@ DiffWindow* MainWindow::diffWithEvaluation() {
   // The latest evaluation of a recorded conversation, or what an evaluated one re-asked.
   const store::EvaluationPair& pair = pairs.back();
   return openDiff(pair.recorded_conversation_id, pair.evaluated_conversation_id);
+}
+
+void MainWindow::updateDiffAction() {
+  if (diff_action_ == nullptr) {
+    return;  // the menus come after the first selection
+  }
+  // What the entry does with the selection as it stands: two selected are diffed together,
+  // one is diffed with a conversation asked for.
+  const std::size_t selected = selectedConversations().size();
+  diff_action_->setText(selected == 2  ? tr("Diff the two selected conversations")
+                        : selected > 2 ? tr("Diff the first two selected conversations")
+                                       : tr("Diff selected conversation with…"));
 }
 
 void MainWindow::askForDiff() {

@@ -36,9 +36,9 @@ class WaterfallView;
 
 /// The viewer's main window over one archive: sessions, then the conversations of the chosen
 /// session, then the timeline of the chosen conversation or branch (MAGMA steps, or the calls
-/// of an A2A conversation), then the chosen step's or call's details. Search at the bottom, replay
-/// on the right. While the archive grows (an `agentvcr record` writing it), the window refreshes
-/// once a second.
+/// of an A2A conversation), then the chosen step's or call's details. Search, charts, replay
+/// and, for an evaluation session, its report share the bottom as tabs. While the archive grows
+/// (an `agentvcr record` writing it), the window refreshes once a second.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
@@ -124,6 +124,14 @@ class MainWindow : public QMainWindow {
   /// Shows the timeline as a table (0) or as the waterfall (1).
   void showTimelineTab(int tab);
 
+  /// Tools → Diff: its text says what it diffs, one selected conversation with another or the
+  /// two selected.
+  QAction* diffAction() const { return diff_action_; }
+
+ protected:
+  /// Brings the evaluation's report to the front when the window opened on an evaluation.
+  void showEvent(QShowEvent* event) override;
+
  private:
   void buildMenus();
   void onSessionChosen(const QModelIndex& index);
@@ -138,6 +146,7 @@ class MainWindow : public QMainWindow {
   void rebuildWaterfall();
   std::vector<std::int64_t> exchangeIdsOf(std::int64_t conversation_id) const;
   void updateReplaySelection();
+  void updateDiffAction();
   void askForDiff();
   void askForExport();
 
@@ -166,6 +175,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* eval_dock_;
   QTimer* live_timer_;
   QAction* live_action_ = nullptr;
+  QAction* diff_action_ = nullptr;
+  bool raise_evaluation_on_show_ = false;  ///< showEvaluation() came before the first show
   store::ArchiveCounts last_counts_;
 };
 

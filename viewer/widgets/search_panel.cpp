@@ -48,20 +48,25 @@ SearchPanel::SearchPanel(std::shared_ptr<store::ArchiveReader> reader, QWidget* 
   min_latency_ms_->setPrefix(tr("latency ≥ "));
   auto* search = new QPushButton(tr("Search"), this);
 
-  auto* filters = new QHBoxLayout;
+  // The words and the filters on one line, and the count beside them: the rest of the pane is
+  // for the results.
+  auto* fields = new QHBoxLayout;
+  fields->addWidget(text_, 3);
   for (QWidget* field : std::initializer_list<QWidget*>{tool_, robot_, status_, error_code_,
                                                         min_latency_ms_, this_session_, search}) {
-    filters->addWidget(field);
+    fields->addWidget(field, field == tool_ || field == robot_ || field == error_code_ ? 1 : 0);
   }
+  fields->addWidget(message_);
   results_->setModel(model_);
   results_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  results_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   results_->horizontalHeader()->setStretchLastSection(true);
   results_->verticalHeader()->hide();
+  results_->verticalHeader()->setDefaultSectionSize(results_->fontMetrics().lineSpacing() + 8);
 
   auto* layout = new QVBoxLayout(this);
-  layout->addWidget(text_);
-  layout->addLayout(filters);
-  layout->addWidget(message_);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(fields);
   layout->addWidget(results_, 1);
 
   connect(text_, &QLineEdit::returnPressed, this, &SearchPanel::run);

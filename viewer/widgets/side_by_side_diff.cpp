@@ -1,7 +1,10 @@
 #include "widgets/side_by_side_diff.hpp"
 
 #include <algorithm>
+#include <cmath>
 
+#include <QEvent>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollBar>
@@ -14,18 +17,60 @@
 namespace agentvcr::viewer {
 namespace {
 
-/// Writes one side of the rows into `pane`: one block per row, its line's text or an empty
-/// filler, each block's background marking its kind.
-void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows,
-          std::optional<replay::NumberedLine> replay::AlignedLine::*side) {
+/// `line` cut into pieces no wider than `width` pixels in `metrics`, a piece ending after its
+/// last space where that keeps it at least half as wide: the pieces put together are the line
+/// again. Measured character by character, so that a font without a fixed pitch (what a
+/// system without a monospace font falls back to) and wide characters wrap as well.
+QStringList wrapPieces(const QString& line, const QFontMetrics& metrics, int width) {
+  QStringList pieces;
+  qsizetype begin = 0;
+  qsizetype space = -1;  ///< the last space of the piece being measured
+  int used = 0;
+  int used_at_space = 0;
+  for (qsizetype at = 0; at < line.size();) {
+    const qsizetype length = line.at(at).isHighSurrogate() && at + 1 < line.size() ? 2 : 1;
+    const int advance = metrics.horizontalAdvance(line.mid(at, length));
+    if (used + advance > width && at > begin) {
+      const bool at_space = space >= begin && used_at_space * 2 >= width;
+      const qsizetype end = at_space ? space + 1 : at;
+      pieces << line.mid(begin, end - begin);
+      used = at_space ? used - used_at_space : 0;
+      begin = end;
+      space = -1;
+    }
+    used += advance;
+    if (line.at(at) == QLatin1Char(' ')) {
+      space = at;
+      used_at_space = used;
+    }
+    at += length;
+  }
+  pieces << line.mid(begin);
+  return pieces;
+}
+
+/// The pieces of one side of a row: none for a filler.
+QStringList sidePieces(const std::optional<replay::NumberedLine>& line, const QFontMetrics& metrics,
+                       int width) {
+  return line ? wrapPieces(QString::fromStdString(line->text), metrics, width) : QStringList();
+}
+
+/// Writes one side of the rows into `pane`: one block per row, its line's text wrapped at
+/// `width` pixels, or an empty filler, each as many lines tall as the taller side of its row (line
+/// separators) so that the two panes stay in step line for line; each block's background marks
+/// its kind.
+void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows, bool left, int width) {
   pane.clear();
+  const QFontMetrics metrics = pane.fontMetrics();
   QTextCursor cursor(pane.document());
   cursor.beginEditBlock();
   bool first = true;
   for (const replay::AlignedLine& row : rows) {
-    const std::optional<replay::NumberedLine>& line = row.*side;
+    const QStringList mine = sidePieces(left ? row.left : row.right, metrics, width);
+    const QStringList theirs = sidePieces(left ? row.right : row.left, metrics, width);
+    const auto lines = std::max<qsizetype>({mine.size(), theirs.size(), 1});
     QTextBlockFormat format;
-    const QBrush background = SideBySideDiff::lineBackground(row.kind, !line.has_value());
+    const QBrush background = SideBySideDiff::lineBackground(row.kind, mine.isEmpty());
     if (background.style() != Qt::NoBrush) {
       format.setBackground(background);
     }
@@ -35,9 +80,8 @@ void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows,
       cursor.insertBlock(format);
     }
     first = false;
-    if (line) {
-      cursor.insertText(QString::fromStdString(line->text));
-    }
+    cursor.insertText(mine.join(QChar::LineSeparator) +
+                      QString(lines - std::max<qsizetype>(mine.size(), 1), QChar::LineSeparator));
   }
   cursor.endEditBlock();
 }
@@ -65,10 +109,14 @@ SideBySideDiff::SideBySideDiff(QWidget* parent)
   left_title_->hide();
   right_title_->hide();
   for (TextPane* pane : {left_, right_}) {
+    // The panes wrap lines themselves (fill), the same on both sides; both bars always there,
+    // so that both panes stay as wide as each other.
     pane->setLineWrapMode(QPlainTextEdit::NoWrap);
+    pane->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    pane->viewport()->installEventFilter(this);
   }
-  // Same row count and no wrapping: equal scroll values show the same rows. Setting a value
-  // a bar already has emits nothing, so the two connections do not loop.
+  // Every row as many lines tall on both sides: equal scroll values show the same rows.
+  // Setting a value a bar already has emits nothing, so the two connections do not loop.
   connect(left_->verticalScrollBar(), &QScrollBar::valueChanged, right_->verticalScrollBar(),
           &QScrollBar::setValue);
   connect(right_->verticalScrollBar(), &QScrollBar::valueChanged, left_->verticalScrollBar(),
@@ -78,17 +126,52 @@ SideBySideDiff::SideBySideDiff(QWidget* parent)
 void SideBySideDiff::setTitles(const QString& left, const QString& right) {
   left_title_->setText(left);
   right_title_->setText(right);
-  left_title_->setVisible(!left.isEmpty() || !right.isEmpty());
-  right_title_->setVisible(left_title_->isVisible());
+  // Not isVisible(): that is false for any pane whose window has not shown yet.
+  const bool titled = !left.isEmpty() || !right.isEmpty();
+  left_title_->setVisible(titled);
+  right_title_->setVisible(titled);
 }
 
 void SideBySideDiff::setLines(const std::vector<std::string>& before,
                               const std::vector<std::string>& after) {
   rows_ = replay::sideBySide(replay::diffLines(before, after));
-  fill(*left_, rows_, &replay::AlignedLine::left);
-  fill(*right_, rows_, &replay::AlignedLine::right);
+  refill();
   left_->moveCursor(QTextCursor::Start);
   right_->moveCursor(QTextCursor::Start);
+}
+
+int SideBySideDiff::wrapWidth() const {
+  const int viewport = std::min(left_->viewport()->width(), right_->viewport()->width());
+  // What a line may take: the viewport but for the cursor and the document's margins, which
+  // the horizontal scroll bar counts twice (once in the document's width, once on its own).
+  const int margins = 4 * static_cast<int>(std::ceil(left_->document()->documentMargin())) +
+                      left_->cursorWidth() + 2;
+  const int minimum = kMinimumColumns * left_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  return std::max(minimum, viewport - margins);
+}
+
+void SideBySideDiff::refill() {
+  width_ = wrapWidth();
+  fill(*left_, rows_, true, width_);
+  fill(*right_, rows_, false, width_);
+}
+
+bool SideBySideDiff::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize && !rows_.empty() && wrapWidth() != width_) {
+    // Wrapped anew at the new width, the same rows in sight and the cursors on their rows.
+    const int top = left_->cursorForPosition(QPoint(0, 0)).blockNumber();
+    const int left_row = left_->textCursor().blockNumber();
+    const int right_row = right_->textCursor().blockNumber();
+    refill();
+    placeCursor(*left_, left_row);
+    placeCursor(*right_, right_row);
+    left_->verticalScrollBar()->setValue(firstLineOf(top));
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+int SideBySideDiff::firstLineOf(int row) const {
+  return left_->document()->findBlockByNumber(row).firstLineNumber();
 }
 
 void SideBySideDiff::clear() {
@@ -118,11 +201,11 @@ void SideBySideDiff::revealLines(std::optional<std::size_t> left_line,
   if (right_row) {
     placeCursor(*right_, *right_row);
   }
+  // A QPlainTextEdit's scroll value counts lines: a row's first line is the same on both sides.
   if (left_row && right_row) {
-    // Without wrapping, a QPlainTextEdit's scroll value is its first visible block.
-    left_->verticalScrollBar()->setValue(std::min(*left_row, *right_row));
+    left_->verticalScrollBar()->setValue(firstLineOf(std::min(*left_row, *right_row)));
   } else if (left_row || right_row) {
-    left_->verticalScrollBar()->setValue(left_row ? *left_row : *right_row);
+    left_->verticalScrollBar()->setValue(firstLineOf(left_row ? *left_row : *right_row));
   }
 }
 

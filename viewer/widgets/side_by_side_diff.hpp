@@ -19,8 +19,9 @@ class TextPane;
 /// Two texts side by side as a code review shows them, aligned by replay::sideBySide: line N of
 /// the left pane faces line N of the right one. Lines that differ are marked across the pane's
 /// width (a changed line amber on both sides, a line of one side only red on the left or green
-/// on the right, facing a hatched filler line), and the panes scroll together. Lines do not
-/// wrap: a wrapped line would push the rows below it out of step with the other pane.
+/// on the right, facing a hatched filler line), and the panes scroll together. A line longer
+/// than the pane is wide wraps, and the line facing it gets as many lines (blank ones after
+/// it), so that the two panes stay in step; a block of a pane is always one row.
 class SideBySideDiff : public QWidget {
   Q_OBJECT
 
@@ -48,7 +49,22 @@ class SideBySideDiff : public QWidget {
 
   TextPane* rightPane() const { return right_; }
 
+  /// Where lines wrap, in pixels: what the narrower pane shows of a line, at least
+  /// kMinimumColumns digits.
+  int wrapWidth() const;
+
+  static constexpr int kMinimumColumns = 20;
+
+ protected:
+  /// Wraps the lines again when a pane changed width.
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  /// Writes the rows into both panes, wrapped at wrapWidth().
+  void refill();
+  /// The first line (what the scroll bars count) of row `row`.
+  int firstLineOf(int row) const;
+
   /// The row showing line `line` of the left (`left` true) or right text.
   std::optional<int> rowOf(bool left, std::size_t line) const;
 
@@ -57,6 +73,7 @@ class SideBySideDiff : public QWidget {
   TextPane* left_;
   TextPane* right_;
   std::vector<replay::AlignedLine> rows_;
+  int width_ = 0;  ///< what the panes are wrapped at
 };
 
 }  // namespace agentvcr::viewer

@@ -27,11 +27,14 @@ std::string pretty(const Json& value) {
   return value.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string stepText(const store::StepRow& step, const std::vector<store::CandidateRow>& candidates,
+std::string stepText(const store::StepRow& step, int number,
+                     const std::vector<store::CandidateRow>& candidates,
                      std::optional<std::int64_t> latency) {
   std::ostringstream out;
-  out << "step " << step.id << " · conversation " << step.conversation_id << " · exchange "
-      << step.exchange_id << " · input id " << step.source_id << " · depth " << step.depth;
+  // The timeline's number first, as the timeline and the search show it; the ids after it.
+  out << "#" << number << " · step id " << step.id << " · conversation " << step.conversation_id
+      << " · exchange " << step.exchange_id << " · input id " << step.source_id << " · depth "
+      << step.depth;
   if (step.parent_ambiguity > 1) {
     out << " · parent ambiguous among " << step.parent_ambiguity << " candidates";
   }
@@ -133,7 +136,7 @@ void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader
     return;
   }
   const std::vector<store::CandidateRow> candidates = reader.candidates(step->id);
-  step_->setText(stepText(*step, candidates, entry.latencyNs()));
+  step_->setText(stepText(*step, entry.number, candidates, entry.latencyNs()));
   tools_->setText("tools:\n" + pretty(blobJson(reader, step->tools_hash)) + "\n\nattributes:\n" +
                   pretty(blobJson(reader, step->attributes_hash)) + "\n\nextra_keys:\n" +
                   pretty(blobJson(reader, step->extra_keys_hash)));

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -166,6 +167,75 @@ TEST(DumpCompact, ReplacesInvalidUtf8InsteadOfThrowing) {
   EXPECT_EQ(dumpCompact(value),
             "\"a\xef\xbf\xbd"
             "b\"");
+}
+
+/// `text` without the whitespace between its tokens: what indenting may change, and all it may.
+std::string withoutWhitespaceOutsideStrings(std::string_view text) {
+  std::string out;
+  bool in_string = false;
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
+    if (in_string) {
+      out += c;
+      if (c == '\\') {
+        out += text[++at];
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out += c;
+    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+TEST(IndentJson, PutsEachMemberOnALineInTheOrderSent) {
+  EXPECT_EQ(indentJson(R"({"z":1,"a":[true,{"m":null,"b":"x"}],"e":{},"f":[ ]})"),
+            "{\n"
+            "  \"z\": 1,\n"
+            "  \"a\": [\n"
+            "    true,\n"
+            "    {\n"
+            "      \"m\": null,\n"
+            "      \"b\": \"x\"\n"
+            "    }\n"
+            "  ],\n"
+            "  \"e\": {},\n"
+            "  \"f\": []\n"
+            "}");
+  EXPECT_EQ(indentJson("[1,2]", 4), "[\n    1,\n    2\n]");
+  EXPECT_EQ(indentJson(" 7 "), "7");
+}
+
+TEST(IndentJson, ChangesOnlyTheWhitespaceBetweenTokens) {
+  // Keys out of order and written twice, odd spacing, escapes (a quote, a backslash, a
+  // surrogate pair, braces and commas inside strings), numbers no double holds, raw UTF-8.
+  for (const std::string& wire : {
+           std::string(R"({"zeta": 1, "alpha": 2, "alpha": 3})"),
+           std::string("{ \"b\" :\t[ 1 ,2\r\n, 3 ] ,\n\n \"a\"  :  { }  }"),
+           std::string(R"({"s": "say \"hi\" \\ {x}, [y]: \ud83d\ude00 \u00e9", "k": "é ✓"})"),
+           std::string(R"([123456789012345678901234567890, -0.10000000000000000001, 1E+2, 1e-7])"),
+           std::string(R"({"request_id":"r","inputs":[{"id":18446744073709551615,"memory":{}}]})"),
+       }) {
+    const auto indented = indentJson(wire);
+    ASSERT_TRUE(indented) << wire;
+    EXPECT_EQ(withoutWhitespaceOutsideStrings(*indented), withoutWhitespaceOutsideStrings(wire))
+        << *indented;
+    EXPECT_TRUE(parseJson(*indented).value) << *indented;
+  }
+  // The order is the sender's, not nlohmann's sorted one.
+  const std::string unsorted = *indentJson(R"({"zeta": 1, "alpha": 2})");
+  EXPECT_LT(unsorted.find("zeta"), unsorted.find("alpha"));
+}
+
+TEST(IndentJson, LeavesWhatIsNotJsonAlone) {
+  EXPECT_FALSE(indentJson("<html>{</html>"));
+  EXPECT_FALSE(indentJson(R"({"a": 1)"));
+  EXPECT_FALSE(indentJson(""));
+  EXPECT_FALSE(indentJson(R"({"a": "unterminated})"));
 }
 
 TEST(AppendJsonString, WritesWhatDumpCompactWritesForTheSameString) {

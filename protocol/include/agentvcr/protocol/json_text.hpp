@@ -45,6 +45,13 @@ JsonParseResult parseJson(std::string_view text, std::size_t max_depth = kDefaul
 /// same error for every input; tests and the fuzz target hold it to that.
 JsonParseResult parseJsonExact(std::string_view text, std::size_t max_depth = kDefaultMaxJsonDepth);
 
+/// `text`, a document parseJson() accepts, with each member and element on a line of its own,
+/// `indent` spaces deeper per level: only the whitespace between tokens changes. Members stay in
+/// the order sent, a name written twice stays twice, numbers, escapes and the rest keep the
+/// sender's bytes; nlohmann's dump() would sort the keys and respell them. nullopt when `text` is
+/// not JSON. For people reading a body as it went over the wire.
+std::optional<std::string> indentJson(std::string_view text, int indent = 2);
+
 using OrderedJson = nlohmann::ordered_json;
 
 /// parseJson() keeping the sender's member order: for bodies that are re-sent after a small
