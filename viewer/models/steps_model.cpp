@@ -66,7 +66,28 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  show(reader_->stepOutlines(conversation_id));
+  std::vector<store::StepOutline> live = reader_->stepOutlines(conversation_id);
+  const std::optional<store::ForkOrigin> fork = reader_->forkOrigin(conversation_id);
+  if (!fork) {
+    show(std::move(live));
+    return;
+  }
+  std::unordered_map<std::int64_t, store::StepOutline> recorded;
+  for (store::StepOutline& outline : reader_->stepOutlines(fork->reasked.conversation_id)) {
+    recorded.emplace(outline.id, std::move(outline));
+  }
+  std::vector<store::StepOutline> outlines;
+  for (const store::StepRow& step : fork->prefix) {
+    if (auto found = recorded.find(step.id); found != recorded.end()) {
+      outlines.push_back(found->second);
+    }
+  }
+  const int fork_row = static_cast<int>(outlines.size());
+  for (store::StepOutline& outline : live) {
+    outline.depth += fork->reasked.depth;
+    outlines.push_back(std::move(outline));
+  }
+  show(std::move(outlines), fork->reasked.conversation_id, fork_row);
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
@@ -98,13 +119,19 @@ StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) 
   return exchanges;
 }
 
-void StepsModel::show(std::vector<store::StepOutline> outlines) {
+void StepsModel::show(std::vector<store::StepOutline> outlines,
+                      std::optional<std::int64_t> prefix_conversation,
+                      std::optional<int> fork_row) {
   beginResetModel();
   steps_ = {};  // its room too: a short conversation after a long one
+  fork_row_ = fork_row;
   texts_.clear();
   text_order_.clear();
   if (conversation_id_ && !outlines.empty()) {
-    const ExchangesById exchanges = exchangesOf(*conversation_id_);
+    ExchangesById exchanges = exchangesOf(*conversation_id_);
+    if (prefix_conversation) {
+      exchanges.merge(exchangesOf(*prefix_conversation));
+    }
     steps_.reserve(outlines.size());
     for (const store::StepOutline& outline : outlines) {
       TimelineStep& entry = steps_.emplace_back();
