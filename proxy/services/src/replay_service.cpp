@@ -127,7 +127,14 @@ void ReplayService::stop() {
     }
     recorder_->close();
   }
-  linkForkedSteps();
+  try {
+    linkForkedSteps();
+  } catch (const std::exception& error) {
+    // stop() runs in the destructor too: say what is missing rather than end the process.
+    std::cerr << "[replay.fork] the fork's exchanges are stored, but its steps could not be "
+                 "linked to the recorded steps they continue: "
+              << error.what() << "\n";
+  }
 }
 
 void ReplayService::linkForkedSteps() {
