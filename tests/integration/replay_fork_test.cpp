@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <SQLiteCpp/Database.h>
 #include <gtest/gtest.h>
 
 #include "agentvcr/cli/inspect_commands.hpp"
@@ -210,6 +211,32 @@ TEST_F(ReplayForkTest, ShowPrintsTheRecordedPrefixOnceThenTheLiveSteps) {
       EXPECT_GT(at, marker_at);
     }
   }
+}
+
+TEST_F(ReplayForkTest, LinksThatCannotBeWrittenAreReportedAndTheForkIsKept) {
+  recordDemo();
+  ChangedAgentServer changed;
+  startFork(changed, 2);
+  sim::magma::DemoDriver driver(demoPlan());
+  ASSERT_FALSE(drive(driver, replayPort()).abort_reason);
+  {
+    // The recorded steps at the fork point vanish before replay stops: no link can name them.
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE, /*busy_timeout_ms=*/10000);
+    db.exec("PRAGMA foreign_keys = OFF");
+    db.exec("DELETE FROM steps WHERE depth = 2 AND session_id = 1");
+  }
+  ::testing::internal::CaptureStderr();
+  replay_->stop();
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("[replay.fork] the fork's exchanges are stored, but its steps could not be "
+                      "linked to the recorded steps they continue: [store.links]"),
+            std::string::npos)
+      << said;
+  const store::ArchiveReader reader(db_path_);
+  const store::SessionRow fork = reader.sessions().back();
+  EXPECT_EQ(fork.mode, "fork");
+  EXPECT_GT(fork.exchange_count, 0);
+  EXPECT_TRUE(reader.stepLinksOfSession(fork.id).empty());
 }
 
 }  // namespace
