@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <ctime>
 #include <iomanip>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/fleet/fleet_reads.hpp"
@@ -238,8 +240,8 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
       << oneLine(conversation->title.value_or(""), 80) << "\", " << conversation->step_count
       << " steps, " << conversation->candidate_count << " candidates\n";
   AgentToolCalls agent_calls(archive);
-  for (const auto& step : archive.steps(id)) {
-    const std::string indent(static_cast<std::size_t>(step.depth) * 2, ' ');
+  const auto print = [&](const store::StepRow& step, std::int64_t depth) {
+    const std::string indent(static_cast<std::size_t>(depth) * 2, ' ');
     std::string instruction = step.instruction_content;
     if (step.instruction_type == "env" && step.env_feedback.is_object()) {
       instruction = step.env_feedback.value("infos", step.env_feedback.value("error", instruction));
@@ -261,6 +263,25 @@ int showConversation(const store::ArchiveReader& archive, std::int64_t id, std::
                                      : nullptr)
           << ", " << candidate.internal_step_count << " internal steps\n";
     }
+  };
+  // A fork's live steps continue a recorded conversation: its prefix first, once, from the
+  // recording, then the live steps below the fork point at their depth in the whole episode.
+  std::int64_t live_depth = 0;
+  if (const auto fork = archive.forkOrigin(id)) {
+    const store::StepRow& reasked = fork->reasked;
+    out << "recorded prefix: conversation " << reasked.conversation_id << " of session "
+        << reasked.session_id << ", " << fork->prefix.size()
+        << (fork->prefix.size() == 1 ? " step\n" : " steps\n");
+    for (const auto& step : fork->prefix) {
+      print(step, step.depth);
+    }
+    live_depth = reasked.depth;
+    out << std::string(static_cast<std::size_t>(live_depth) * 2, ' ') << "--- fork at depth "
+        << live_depth << ": the live agent from here (recorded step " << reasked.id
+        << " asked again)\n";
+  }
+  for (const auto& step : archive.steps(id)) {
+    print(step, live_depth + step.depth);
   }
   return kExitOk;
 }

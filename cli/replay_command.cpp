@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <vector>
@@ -41,7 +42,11 @@ int runReplay(const ReplayCommand& command, std::ostream& out) {
       [&] { service.stop(); }, [&] { service.cutNow(); });
   const replay::ReplayStats stats = replayer.stats();
   out << "agentvcr replay: " << stats.requests << " requests, " << stats.hits << " hits, "
-      << stats.misses << " misses, " << stats.forwarded << " forwarded" << std::endl;
+      << stats.misses << " misses, " << stats.forwarded << " forwarded";
+  if (config.replay.fork_at) {
+    out << " (" << stats.forked << " inputs past the fork point)";
+  }
+  out << std::endl;
   return kExitOk;
 }
 
@@ -53,6 +58,7 @@ struct ReplayArguments {
   std::string miss_log;  ///< --miss-log: misses also appended here, one JSON object per line
   std::string on_miss = "error";
   std::string upstream;
+  std::optional<std::int64_t> fork_at;
   std::vector<std::string> ignore;
   std::string ignore_file;  ///< --ignore-file: its [input] pointers join --ignore
   unsigned forward_timeout_s = 600;
@@ -93,6 +99,11 @@ std::string configureReplay(ReplayCommand& command, const ReplayArguments& args)
   } else if (!args.upstream.empty()) {
     return "--upstream is only used with --on-miss forward";
   }
+  if (args.fork_at && config.replay.on_miss != replay::MissPolicy::Forward) {
+    return "--fork-at " + std::to_string(*args.fork_at) +
+           " sends the steps from there on to a live agent: add --on-miss forward --upstream URL";
+  }
+  config.replay.fork_at = args.fork_at;
   try {
     std::vector<std::string> ignored = args.ignore;
     if (!args.ignore_file.empty()) {
@@ -151,6 +162,11 @@ Registration<ReplayCommand> registerReplay(CLI::App& app, Invocation& invocation
       ->check(CLI::IsMember({"error", "http", "forward"}))
       ->capture_default_str();
   replay->add_option("--upstream", args->upstream, "Live agent asked under --on-miss forward");
+  replay
+      ->add_option("--fork-at", args->fork_at,
+                   "Answer the steps of depth below N from the recording and send the rest live "
+                   "(needs --on-miss forward); stored as a session of mode fork")
+      ->check(CLI::NonNegativeNumber);
   addNodeOption(replay, config.node);
   replay->add_option("--ignore", args->ignore,
                      "JSON pointer into an input left out of its key (repeatable)");

@@ -31,15 +31,16 @@ import pytest
 MODES = ("replay", "record", "forward")
 ON_MISS = ("error", "ignore")
 SCOPES = ("function", "session")
-MARKER_KEYS = ("archive", "session", "conversation", "ignore", "on_miss", "scope")
+MARKER_KEYS = ("archive", "session", "conversation", "ignore", "on_miss", "scope", "fork_at")
 
 START_TIMEOUT_S = 30.0  # loading an archive of 100k steps takes about a second
 STOP_TIMEOUT_S = 30.0  # a recorder drains its queue and index before it exits
 
 MARKER_HELP = (
     "agentvcr(archive=PATH, session=ID|[IDs], conversation=ID|[IDs], ignore=[JSONPTR...], "
-    'on_miss="error"|"ignore", scope="function"|"session"): the archive the agentvcr '
-    "fixture serves, which part of it, and what a replay miss does to the test"
+    'on_miss="error"|"ignore", scope="function"|"session", fork_at=N): the archive the '
+    "agentvcr fixture serves, which part of it, what a replay miss does to the test, and (in "
+    "forward mode) the depth from which each conversation goes to the live agent"
 )
 
 
@@ -146,6 +147,7 @@ class Target:
     ignore: Tuple[str, ...]
     upstream: Optional[str]
     binary: str
+    fork_at: Optional[int] = None
 
     def command(self, ready: Path, miss_log: Path, session_name: str) -> List[str]:
         listen = ["--listen", "127.0.0.1:0", "--ready-file", str(ready)]
@@ -162,6 +164,8 @@ class Target:
             command += ["--ignore", pointer]
         if self.mode == "forward":
             command += ["--on-miss", "forward", "--upstream", str(self.upstream)]
+            if self.fork_at is not None:
+                command += ["--fork-at", str(self.fork_at)]
         else:
             # A test run must not change the archive it replays (often a checked-in file);
             # the miss log is where the plugin reads misses from.
@@ -342,6 +346,15 @@ def _target(item: pytest.Item, settings: Settings, options: Dict[str, Any]) -> T
     ignore = options.get("ignore") or ()
     if isinstance(ignore, str):
         ignore = (ignore,)
+    fork_at = options.get("fork_at")
+    if fork_at is not None:
+        if isinstance(fork_at, bool) or not isinstance(fork_at, int) or fork_at < 0:
+            pytest.fail(f"agentvcr marker: fork_at= takes a depth (an int >= 0), got {fork_at!r}",
+                        pytrace=False)
+        if settings.mode != "forward":
+            pytest.fail(f"agentvcr marker: fork_at={fork_at} sends the steps from there on to "
+                        "the live agent: run with --agentvcr-mode forward --agentvcr-upstream "
+                        "URL", pytrace=False)
     binary = settings.binary
     if shutil.which(binary) is None:
         pytest.fail(f"agentvcr: binary {binary!r} not found or not executable; set "
@@ -350,7 +363,8 @@ def _target(item: pytest.Item, settings: Settings, options: Dict[str, Any]) -> T
     return Target(mode=settings.mode, archive=archive,
                   sessions=_ids(options.get("session"), "session"),
                   conversations=_ids(options.get("conversation"), "conversation"),
-                  ignore=tuple(ignore), upstream=settings.upstream, binary=binary)
+                  ignore=tuple(ignore), upstream=settings.upstream, binary=binary,
+                  fork_at=fork_at)
 
 
 @pytest.fixture(scope="session")

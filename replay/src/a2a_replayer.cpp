@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "agentvcr/protocol/a2a.hpp"
@@ -102,9 +103,16 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
                           [&](const store::A2aCallRow& call) { calls.push_back(call); });
     std::int64_t previous_exchange = 0;
     std::unordered_set<std::string> contexts;
+    // Calls seen so far of each conversation: a context, with the calls threaded into it by
+    // task id (a tasks/get names no context).
+    std::unordered_map<std::int64_t, std::int64_t> seen_in;
     for (const store::A2aCallRow& call : calls) {
       if (call.context_id) {
         contexts.insert(*call.context_id);
+      }
+      std::optional<std::int64_t> in_context;
+      if (call.conversation_id) {
+        in_context = seen_in[*call.conversation_id]++;
       }
       if (call.task_id && call.result_kind == "task" && !call.error_code &&
           call.stream_event_count == 0) {
@@ -124,7 +132,9 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
                                           exchange->upstream_first_byte_ns)
                             .count(),
                         exchange->upstream_first_byte_ns.value_or(exchange->started_ns),
-                        parsedOrNull(exchange->request_body), false};
+                        parsedOrNull(exchange->request_body),
+                        false,
+                        in_context};
       recorded.rest = !a2a::isJsonRpc(recorded.request);
       protocol::HttpRequest as_sent{exchange->method, exchange->target, {}, exchange->request_body};
       queues_.add(keyOf(as_sent, recorded.request), recorded_.size(),
@@ -249,6 +259,14 @@ ReplayOutcome A2aReplayer::answerCall(const protocol::HttpRequest& request,
     index = queues_.take(key, scope);
   }
   ReplayOutcome outcome;
+  if (index && options_.on_miss == MissPolicy::Forward && forward != nullptr && options_.fork_at &&
+      recorded_[*index].in_context && *recorded_[*index].in_context >= *options_.fork_at) {
+    // Past the fork point of its context: the live agent answers, as it does a miss.
+    outcome.reply = forwarded(request, body, *forward);
+    outcome.forwarded = true;
+    outcome.forked = 1;
+    return outcome;
+  }
   if (index) {
     outcome.reply = stamped_ ? stampedAnswer(recorded_[*index])->replyTo(body)
                              : recordedAnswer(recorded_[*index], body);
@@ -461,6 +479,20 @@ std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live
   return jsonReply(200, std::move(*answer));
 }
 
+protocol::HttpReply A2aReplayer::forwarded(const protocol::HttpRequest& request, const Json& body,
+                                           const Forwarder& forward) {
+  ForwardReply live = forward(request, {});
+  if (live.status == 0) {
+    return jsonRpcError(502, idOf(body), kReplayMissCode, live.error,
+                        {{"agentvcr_error", "replay.forward_failed"}});
+  }
+  return protocol::HttpReply{live.status,
+                             contentTypeOf(live.headers),
+                             replayableHeaders(live.headers, false),
+                             live.body,
+                             {}};
+}
+
 ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json& body,
                                 std::uint64_t key, const Forwarder* forward) {
   MissReport report;
@@ -491,18 +523,8 @@ ReplayOutcome A2aReplayer::miss(const protocol::HttpRequest& request, const Json
 
   ReplayOutcome outcome;
   if (options_.on_miss == MissPolicy::Forward && forward != nullptr) {
-    ForwardReply live = (*forward)(request);
+    outcome.reply = forwarded(request, body, *forward);
     outcome.forwarded = true;
-    if (live.status == 0) {
-      outcome.reply = jsonRpcError(502, idOf(body), kReplayMissCode, live.error,
-                                   {{"agentvcr_error", "replay.forward_failed"}});
-    } else {
-      outcome.reply = protocol::HttpReply{live.status,
-                                          contentTypeOf(live.headers),
-                                          replayableHeaders(live.headers, false),
-                                          live.body,
-                                          {}};
-    }
   } else if (restRouteOf(request, body)) {
     // The binding's own error shape, a google.rpc.Status, so that the caller's client reads it.
     const bool error = options_.on_miss == MissPolicy::Error;

@@ -83,6 +83,9 @@ class A2aReplayer {
     protocol::Json request;        ///< the request body parsed (null when it did not parse)
     /// A call of the HTTP+JSON binding: its answer carries no JSON-RPC id to re-stamp.
     bool rest = false;
+    /// How many calls of its context (its conversation) were recorded before it: --fork-at
+    /// counts these. Empty for a call in none.
+    std::optional<std::int64_t> in_context;
   };
 
   /// A task a recorded answer returned, served to a tasks/get that was not recorded as such.
@@ -115,6 +118,9 @@ class A2aReplayer {
   std::optional<protocol::HttpReply> knownTaskAnswer(const protocol::Json& live_request);
   ReplayOutcome miss(const protocol::HttpRequest& request, const protocol::Json& body,
                      std::uint64_t key, const Forwarder* forward);
+  /// The live agent's answer to `request`, or a JSON-RPC error naming why there is none.
+  static protocol::HttpReply forwarded(const protocol::HttpRequest& request,
+                                       const protocol::Json& body, const Forwarder& forward);
 
   ReaderPool& readers_;
   const ReplayOptions& options_;

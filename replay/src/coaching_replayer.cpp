@@ -163,7 +163,7 @@ ReplayOutcome CoachingReplayer::respond(Route route, const protocol::HttpRequest
   switch (options_.on_miss) {
     case MissPolicy::Forward:
       if (forward != nullptr) {
-        ForwardReply answer = (*forward)(request);
+        ForwardReply answer = (*forward)(request, {});
         outcome.forwarded = true;
         outcome.reply = answer.status == 0 ? agentvcrError(502, "replay.forward", answer.error)
                                            : recordedReply(store::RecordedResponse{

@@ -56,8 +56,10 @@ RecordedStep recordedStepOf(const store::ReplayStepRef& step) {
   return RecordedStep{
       .step_id = step.step_id,
       .exchange_id = step.exchange_id,
+      .session_id = step.session_id,
       .source_id = step.source_id,
       .candidate_count = step.candidate_count,
+      .depth = step.depth,
       .answered = success && step.response_valid.value_or(false) && step.candidate_count > 0,
       .think_ns =
           recordedThinkTime(step.started_ns, step.upstream_sent_ns, step.upstream_first_byte_ns)

@@ -202,6 +202,7 @@ class Replayer::Impl {
     stats_.hits += outcome.hits;
     stats_.misses += outcome.misses.size();
     stats_.forwarded += outcome.forwarded ? 1 : 0;
+    stats_.forked += outcome.forked;
     stats_.invalid += outcome.reply.status == 422 ? 1 : 0;
     return outcome;
   }
@@ -322,6 +323,7 @@ class Replayer::Impl {
     body["hits"] = now.hits;
     body["misses"] = now.misses;
     body["forwarded"] = now.forwarded;
+    body["forked"] = now.forked;
     body["invalid"] = now.invalid;
     body["rewinds"] = now.rewinds;
     body["archive_reads"] = readers_.reads();

@@ -27,6 +27,8 @@ struct ResponsesReplayer::Slot {
   std::vector<const StampedOutput*> recorded;
   std::vector<OrderedJson> made;  ///< error candidates, already stamped
   bool missed = false;
+  /// Recorded at depth --fork-at or deeper: asked of the live agent although it hit.
+  bool forked = false;
   std::string shortfall;  ///< why a matched step still cannot answer
 };
 
@@ -189,6 +191,12 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
       slot.missed = true;
       continue;
     }
+    if (options_.on_miss == MissPolicy::Forward && forward != nullptr && options_.fork_at &&
+        slot.step->depth >= *options_.fork_at) {
+      slot.forked = true;
+      ++outcome.forked;
+      continue;
+    }
     ++outcome.hits;
     if (!slot.step->answered) {
       continue;
@@ -213,7 +221,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
   // A reply made of several recorded exchanges' answers comes when the slowest of them came.
   std::int64_t think_ns = 0;
   for (const Slot& slot : slots) {
-    if (slot.step && !slot.missed) {
+    if (slot.step && !slot.missed && !slot.forked) {
       think_ns = std::max(think_ns, slot.step->think_ns);
     }
   }
@@ -236,7 +244,7 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
   // A recorded failure (an HTTP error, an answer that broke the contract) is replayed as it
   // was, for the whole request: that is what the caller saw.
   for (const Slot& slot : slots) {
-    if (slot.step && !slot.step->answered) {
+    if (slot.step && !slot.forked && !slot.step->answered) {
       auto recorded = readers_.with([&](const store::ArchiveReader& reader) {
         return reader.recordedResponse(slot.step->exchange_id);
       });
@@ -248,7 +256,10 @@ ReplayOutcome ResponsesReplayer::respond(const protocol::HttpRequest& request,
     }
   }
 
-  if (any_miss) {
+  if (any_miss || outcome.forked > 0) {
+    if (!parsed) {
+      invalidRequest(request.body, parsed);  // a remembered request that forks: as for a miss
+    }
     if (auto whole = answerMisses(request, *parsed, slots, outcome, forward)) {
       outcome.reply = std::move(*whole);
       return outcome;
@@ -370,20 +381,22 @@ std::optional<protocol::HttpReply> ResponsesReplayer::answerMisses(
     return std::nullopt;
   }
 
-  // Forward: ask the live agent only the missed inputs, as the caller wrote them.
+  // Forward: ask the live agent only the missed and forked inputs, as the caller wrote them.
   auto original = protocol::parseOrderedJson(request.body);
   OrderedJson missed_inputs = OrderedJson::array();
   magma::AgentRequest forwarded{parsed.request_id, {}};
+  ReaskedSteps reasked;
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (slots[i].missed) {
+    if (slots[i].missed || slots[i].forked) {
       missed_inputs.push_back((*original)["inputs"][i]);
       forwarded.inputs.push_back(parsed.inputs[i]);
+      reasked.push_back(slots[i].forked ? slots[i].step : std::nullopt);
     }
   }
   (*original)["inputs"] = std::move(missed_inputs);
   protocol::HttpRequest live = request;
   live.body = protocol::pythonJsonDumps(*original, protocol::detectPythonJsonStyle(request.body));
-  ForwardReply answer = (*forward)(live);
+  ForwardReply answer = (*forward)(live, reasked);
   outcome.forwarded = true;
   if (answer.status == 0) {
     return agentvcrError(502, "replay.forward", answer.error);
@@ -397,7 +410,7 @@ std::optional<protocol::HttpReply> ResponsesReplayer::answerMisses(
   }
   auto live_answer = RecordedAnswer::parse(answer.body, answer.headers);
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    if (slots[i].missed) {
+    if (slots[i].missed || slots[i].forked) {
       slots[i].recorded = live_answer->outputsOf(parsed.inputs[i].id);
       slots[i].answer = live_answer;
     }

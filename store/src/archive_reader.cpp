@@ -319,7 +319,7 @@ InternalStepRow readInternalStep(const NamedColumns& c) {
 
 /// Steps with what replay's index needs; the selection's WHERE, if any, follows.
 constexpr const char* kReplayStepColumns = R"sql(
-  SELECT s.id AS step_id, s.exchange_id, s.session_id, s.conversation_id, s.position,
+  SELECT s.id AS step_id, s.exchange_id, s.session_id, s.conversation_id, s.position, s.depth,
          s.source_id, s.replay_key, s.instruction_type, s.instruction_content, s.memory_hash,
          s.tools_hash, s.attributes_hash, s.extra_keys_hash, s.num_outputs,
          (SELECT count(*) FROM candidates c WHERE c.step_id = s.id) AS candidate_count,
@@ -336,6 +336,7 @@ ReplayStepRef readReplayStep(const NamedColumns& c) {
   r.session_id = c.get("session_id").getInt64();
   r.conversation_id = c.get("conversation_id").getInt64();
   r.position = c.get("position").getInt64();
+  r.depth = c.get("depth").getInt64();
   r.source_id = c.get("source_id").getInt64();
   r.replay_key = fromDb(c.get("replay_key").getInt64());
   r.instruction_type = c.get("instruction_type").getString();
@@ -835,6 +836,37 @@ std::vector<StepLink> ArchiveReader::stepLinksOfSession(std::int64_t session_id)
 std::vector<EvaluationPair> ArchiveReader::evaluationPairs(std::int64_t conversation_id) const {
   return guarded(impl_->path,
                  [&] { return detail::evaluationPairsOf(impl_->db, conversation_id); });
+}
+
+std::optional<ForkOrigin> ArchiveReader::forkOrigin(std::int64_t conversation_id) const {
+  const auto live = conversation(conversation_id);
+  if (!live || !live->root_step_id) {
+    return std::nullopt;
+  }
+  const auto session_row = session(live->session_id);
+  if (!session_row || session_row->mode != "fork") {
+    return std::nullopt;
+  }
+  for (const StepLink& link : stepLinksOfSession(live->session_id)) {
+    if (link.step_id != *live->root_step_id) {
+      continue;
+    }
+    auto reasked = step(link.recorded_step_id);
+    if (!reasked) {
+      return std::nullopt;
+    }
+    ForkOrigin origin{std::move(*reasked), {}};
+    for (auto parent = origin.reasked.parent_step_id; parent;) {
+      auto above = step(*parent);
+      if (!above) {
+        break;
+      }
+      parent = above->parent_step_id;
+      origin.prefix.insert(origin.prefix.begin(), std::move(*above));
+    }
+    return origin;
+  }
+  return std::nullopt;
 }
 
 std::vector<SearchHit> ArchiveReader::search(const SearchQuery& query) const {

@@ -282,5 +282,69 @@ TEST_F(A2aRecordReplayTest, MessageIdsCanBeLeftOutOfTheKey) {
   EXPECT_EQ(hit["result"]["id"], "task-14");
 }
 
+TEST_F(A2aRecordReplayTest, AContextForksAtItsNthCallAndTheRestGoesLive) {
+  recordConversation();
+  // A changed agent: the recorded one, answering in other words.
+  FakeUpstream changed([agent = fakeA2aAgent("http://127.0.0.1:1")](const auto& request) {
+    FakeReply reply = agent(request);
+    for (auto& segment : reply.segments) {
+      for (auto at = segment.bytes.find("answer: "); at != std::string::npos;
+           at = segment.bytes.find("answer: ", at)) {
+        segment.bytes.replace(at, 8, "changed:");  // as long: Content-Length stays right
+      }
+    }
+    return reply;
+  });
+  services::ReplayServiceConfig config;
+  config.db_path = db_path_;
+  config.server.port = 0;
+  config.replay.stream_pace = replay::kFastPace;
+  config.replay.on_miss = replay::MissPolicy::Forward;
+  config.replay.fork_at = 2;
+  config.upstream = *net::parseUrl(changed.url());
+  config.log_miss = [this](const std::string& line) { miss_lines_.push_back(line); };
+  services::ReplayService replay(config);
+  replay.start();
+  const std::uint16_t port = replay.endpoint().port;
+
+  // Context ctx-What: its first two calls from the recording, its third and fourth live.
+  Json first = post(port, sendBody(1, "m-1", "What is grace?"));
+  EXPECT_EQ(first["result"]["artifacts"][0]["parts"][0]["text"], "answer: What is grace?");
+  Json second = post(port, sendBody(2, "m-2", "And mercy?", "message/send", "ctx-What"));
+  EXPECT_EQ(second["result"]["artifacts"][0]["parts"][0]["text"], "answer: And mercy?");
+  Json get = post(port, taskCall(3, "tasks/get", "task-14"));
+  EXPECT_EQ(get["id"], 3);
+  EXPECT_EQ(get["result"]["artifacts"][0]["parts"][0]["text"], "changed:from get");
+  Json cancel = post(port, taskCall(4, "tasks/cancel", "task-14"));
+  EXPECT_EQ(cancel["error"]["code"], -32002);
+  // The stream's context holds one call, above the fork point: recorded.
+  net::HttpClient client("127.0.0.1", port);
+  auto stream = client.send(
+      "POST", kEndpoint, sendBody(5, "m-5", "Stream it", "message/stream"),
+      {{"Content-Type", "application/json"}, {"Authorization", "Bearer a2a-secret-token-93f1"}});
+  EXPECT_EQ(stream.status, 200);
+
+  const auto live = changed.requests();
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_THAT(live[0].body, HasSubstr("tasks/get"));
+  EXPECT_THAT(live[1].body, HasSubstr("tasks/cancel"));
+  const replay::ReplayStats stats = replay.replayer().stats();
+  EXPECT_EQ(stats.hits, 3u);
+  EXPECT_EQ(stats.forked, 2u);
+  EXPECT_EQ(stats.misses, 0u);
+  EXPECT_TRUE(miss_lines_.empty());
+
+  replay.stop();
+  store::ArchiveReader reader(db_path_);
+  const auto sessions = reader.sessions();
+  ASSERT_EQ(sessions.size(), 2u);
+  EXPECT_EQ(sessions[1].mode, "fork");
+  EXPECT_EQ(sessions[1].name, "fork at 2");
+  const auto stored = reader.exchanges(sessions[1].id, 0, 10);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(reader.a2aCallsOfExchange(stored[0].id).at(0).method, "tasks/get");
+  EXPECT_EQ(reader.a2aCallsOfExchange(stored[1].id).at(0).method, "tasks/cancel");
+}
+
 }  // namespace
 }  // namespace agentvcr::testing

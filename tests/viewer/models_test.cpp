@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include <QAbstractItemModelTester>
 #include <QColor>
@@ -149,6 +150,58 @@ class ModelsTest : public QObject {
     QVERIFY(!model.hasChildren(row));  // a view draws no expand arrow
     QVERIFY(!model.canFetchMore(row));
     QCOMPARE(model.rowCount(row), 0);
+  }
+
+  void stepsOfAForkShowTheRecordedPrefixOnceThenTheLiveSteps() {
+    const std::string db = temp_.file("fork.sqlite");
+    avt::recordDemoInto(db, "recorded");
+    {
+      // The demo played again, its steps from depth 2 on asked of the scripted agent live.
+      avt::ScriptedAgentServer live;
+      services::ReplayServiceConfig config;
+      config.db_path = db;
+      config.server.host = "127.0.0.1";
+      config.server.port = 0;
+      config.replay.on_miss = replay::MissPolicy::Forward;
+      config.replay.fork_at = 2;
+      config.upstream = *net::parseUrl(live.url());
+      config.log_miss = [](const std::string&) {};
+      services::ReplayService replay(config);
+      replay.start();
+      sim::magma::DemoDriver driver(avt::demoPlan());
+      avt::drive(driver, replay.endpoint().port);
+      replay.stop();
+    }
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    const store::SessionRow fork = reader->sessions().back();
+    QCOMPARE(fork.mode, std::string("fork"));
+    int forks = 0;
+    for (const auto& conversation : reader->conversations(fork.id)) {
+      const std::optional<store::ForkOrigin> origin = reader->forkOrigin(conversation.id);
+      QVERIFY(origin);
+      StepsModel model(reader);
+      QAbstractItemModelTester tester(&model,
+                                      QAbstractItemModelTester::FailureReportingMode::QtTest);
+      model.setConversation(conversation.id);
+      // Rows: the two recorded steps above the fork, once, then every live step two deeper.
+      QCOMPARE(model.forkRow(), std::optional<int>(2));
+      QCOMPARE(model.at(0).step.id, origin->prefix.at(0).id);
+      QCOMPARE(model.at(1).step.id, origin->prefix.at(1).id);
+      QCOMPARE(model.at(1).step.depth, std::int64_t{1});
+      const auto live = reader->stepOutlines(conversation.id);
+      QCOMPARE(model.rowCount(), 2 + static_cast<int>(live.size()));
+      for (std::size_t i = 0; i < live.size(); ++i) {
+        QCOMPARE(model.at(2 + static_cast<int>(i)).step.id, live[i].id);
+        QCOMPARE(model.at(2 + static_cast<int>(i)).step.depth, live[i].depth + 2);
+      }
+      // The prefix's exchanges are the recording's: their timings are shown too.
+      QVERIFY(model.at(0).exchange);
+      ++forks;
+    }
+    QVERIFY(forks >= 2);  // the GEN tree's two branches at least
+    StepsModel recorded(reader);
+    recorded.setConversation(avt::conversationTitled(db, "Please press sw1"));
+    QVERIFY(!recorded.forkRow());
   }
 
   void stepsShowInstructionsDecisionsAndEnvOutcomes() {

@@ -34,6 +34,15 @@ std::string statusText(const std::vector<store::CandidateRow>& candidates) {
   return joined;
 }
 
+/// The timelineNumber() of each of `count` steps shown in their conversation's order.
+std::vector<int> numbersInOrder(std::size_t count) {
+  std::vector<int> numbers(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    numbers[i] = timelineNumber(i);
+  }
+  return numbers;
+}
+
 }  // namespace
 
 int timelineNumber(std::size_t position) {
@@ -70,12 +79,31 @@ StepsModel::StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* pa
 
 void StepsModel::setConversation(std::int64_t conversation_id) {
   conversation_id_ = conversation_id;
-  std::vector<store::StepOutline> outlines = reader_->stepOutlines(conversation_id);
-  std::vector<int> numbers(outlines.size());
-  for (std::size_t i = 0; i < numbers.size(); ++i) {
-    numbers[i] = timelineNumber(i);
+  std::vector<store::StepOutline> live = reader_->stepOutlines(conversation_id);
+  const std::optional<store::ForkOrigin> fork = reader_->forkOrigin(conversation_id);
+  if (!fork) {
+    const std::vector<int> numbers = numbersInOrder(live.size());
+    show(std::move(live), numbers);
+    return;
   }
-  show(std::move(outlines), numbers);
+  std::unordered_map<std::int64_t, store::StepOutline> recorded;
+  for (store::StepOutline& outline : reader_->stepOutlines(fork->reasked.conversation_id)) {
+    recorded.emplace(outline.id, std::move(outline));
+  }
+  std::vector<store::StepOutline> outlines;
+  for (const store::StepRow& step : fork->prefix) {
+    if (auto found = recorded.find(step.id); found != recorded.end()) {
+      outlines.push_back(found->second);
+    }
+  }
+  const int fork_row = static_cast<int>(outlines.size());
+  for (store::StepOutline& outline : live) {
+    outline.depth += fork->reasked.depth;
+    outlines.push_back(std::move(outline));
+  }
+  // The prefix and the live steps are one timeline, numbered from its first recorded step.
+  const std::vector<int> numbers = numbersInOrder(outlines.size());
+  show(std::move(outlines), numbers, fork->reasked.conversation_id, fork_row);
 }
 
 void StepsModel::setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids) {
@@ -110,13 +138,19 @@ StepsModel::ExchangesById StepsModel::exchangesOf(std::int64_t conversation_id) 
   return exchanges;
 }
 
-void StepsModel::show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers) {
+void StepsModel::show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers,
+                      std::optional<std::int64_t> prefix_conversation,
+                      std::optional<int> fork_row) {
   beginResetModel();
   steps_ = {};  // its room too: a short conversation after a long one
+  fork_row_ = fork_row;
   texts_.clear();
   text_order_.clear();
   if (conversation_id_ && !outlines.empty()) {
-    const ExchangesById exchanges = exchangesOf(*conversation_id_);
+    ExchangesById exchanges = exchangesOf(*conversation_id_);
+    if (prefix_conversation) {
+      exchanges.merge(exchangesOf(*prefix_conversation));
+    }
     steps_.reserve(outlines.size());
     for (std::size_t i = 0; i < outlines.size(); ++i) {
       const store::StepOutline& outline = outlines[i];

@@ -74,12 +74,18 @@ class StepsModel : public QAbstractTableModel {
 
   explicit StepsModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent = nullptr);
 
+  /// Every step of the conversation. A fork's live conversation (`replay --fork-at`) starts
+  /// with the recorded prefix it continues, once, then its live steps at their depth in the
+  /// whole episode (store::ArchiveReader::forkOrigin).
   void setConversation(std::int64_t conversation_id);
   /// Only these steps, in this order (a branch).
   void setSteps(std::int64_t conversation_id, const std::vector<std::int64_t>& step_ids);
   void clear();
 
   std::optional<std::int64_t> conversation() const { return conversation_id_; }
+
+  /// The first live row of a fork's conversation, below its recorded prefix; empty otherwise.
+  std::optional<int> forkRow() const { return fork_row_; }
 
   const TimelineStep& at(int row) const { return steps_.at(static_cast<std::size_t>(row)); }
 
@@ -108,12 +114,16 @@ class StepsModel : public QAbstractTableModel {
 
   /// The exchanges of the conversation, in one query (a batch carries many steps).
   ExchangesById exchangesOf(std::int64_t conversation_id) const;
-  /// Shows these steps of the conversation with their exchanges; `numbers[i]` is the
-  /// timelineNumber() of outlines[i].
-  void show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers);
+  /// Shows these steps of the conversation with their exchanges (and those of the recorded
+  /// conversation a fork's prefix comes from, `prefix_conversation`, above `fork_row`);
+  /// `numbers[i]` is the timelineNumber() of outlines[i].
+  void show(std::vector<store::StepOutline> outlines, const std::vector<int>& numbers,
+            std::optional<std::int64_t> prefix_conversation = std::nullopt,
+            std::optional<int> fork_row = std::nullopt);
 
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;
+  std::optional<int> fork_row_;
   std::vector<TimelineStep> steps_;
   /// texts() by step id, and the ids in the order they were read (the oldest goes first).
   mutable std::unordered_map<std::int64_t, StepTexts> texts_;

@@ -1,5 +1,6 @@
 #include "agentvcr/services/replay_service.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <mutex>
@@ -13,6 +14,8 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/python_json.hpp"
 #include "agentvcr/proxy/local_service.hpp"
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/step_links.hpp"
 
 namespace agentvcr::services {
 namespace {
@@ -91,7 +94,9 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
     config_.log_miss = [](const std::string& line) { std::cerr << line << "\n"; };
   }
   replayer_ = std::make_unique<replay::Replayer>(config_.db_path, config_.replay);
-  forwarder_ = [this](const protocol::HttpRequest& request) { return forward(request); };
+  forwarder_ = [this](const protocol::HttpRequest& request, const replay::ReaskedSteps& reasked) {
+    return forward(request, reasked);
+  };
   if (!config_.chaos) {
     config_.chaos = std::make_shared<protocol::Chaos>(std::nullopt, false);
   }
@@ -115,10 +120,49 @@ void ReplayService::start() {
 
 void ReplayService::stop() {
   server_->stop();
-  std::lock_guard<std::mutex> lock(recorder_mutex_);
-  if (recorder_) {
+  {
+    std::lock_guard<std::mutex> lock(recorder_mutex_);
+    if (!recorder_) {
+      return;
+    }
     recorder_->close();
   }
+  try {
+    linkForkedSteps();
+  } catch (const std::exception& error) {
+    // stop() runs in the destructor too: say what is missing rather than end the process.
+    std::cerr << "[replay.fork] the fork's exchanges are stored, but its steps could not be "
+                 "linked to the recorded steps they continue: "
+              << error.what() << "\n";
+  }
+}
+
+void ReplayService::linkForkedSteps() {
+  std::vector<replay::ReaskedSteps> submitted;
+  {
+    std::lock_guard<std::mutex> lock(submit_mutex_);
+    submitted.swap(submitted_);  // once: a second stop() finds nothing left to link
+  }
+  const bool any = std::any_of(submitted.begin(), submitted.end(), [](const auto& reasked) {
+    return std::any_of(reasked.begin(), reasked.end(), [](const auto& step) { return step; });
+  });
+  if (!any) {
+    return;
+  }
+  std::vector<store::StepLink> links;
+  {
+    const store::ArchiveReader reader(config_.db_path);
+    const auto stored = reader.exchanges(recorder_->sessionId(), 0, store::ArchiveReader::kNoLimit);
+    for (std::size_t i = 0; i < stored.size() && i < submitted.size(); ++i) {
+      for (const auto& step : reader.stepsOfExchange(stored[i].id)) {
+        const auto position = static_cast<std::size_t>(step.position);
+        if (position < submitted[i].size() && submitted[i][position]) {
+          links.push_back({step.id, submitted[i][position]->step_id});
+        }
+      }
+    }
+  }
+  store::writeStepLinks(config_.db_path, links);
 }
 
 void ReplayService::flush() {
@@ -222,7 +266,7 @@ void ReplayService::noteMisses(const replay::ReplayOutcome& outcome) {
   }
 }
 
-store::Recorder& ReplayService::recorder() {
+store::Recorder& ReplayService::recorder(const std::optional<replay::RecordedStep>& origin) {
   std::lock_guard<std::mutex> lock(recorder_mutex_);
   if (!recorder_) {
     const bool forwarding =
@@ -230,6 +274,15 @@ store::Recorder& ReplayService::recorder() {
     store::SessionInfo session;
     session.name = forwarding ? "replay-forward" : "replay";
     session.mode = session.name;
+    if (forwarding && config_.replay.fork_at) {
+      // `ls` shows the name: it says where the fork comes from, in its NAME column's width.
+      session.mode = "fork";
+      session.name = "fork";
+      if (origin) {
+        session.name += " of " + std::to_string(origin->session_id);
+      }
+      session.name += " at " + std::to_string(*config_.replay.fork_at);
+    }
     session.upstream = forwarding ? config_.upstream->toString() : std::string{};
     session.listen = listenText(config_.server);
     session.node = config_.node;
@@ -238,7 +291,8 @@ store::Recorder& ReplayService::recorder() {
   return *recorder_;
 }
 
-replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request) {
+replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request,
+                                            const replay::ReaskedSteps& reasked) {
   const net::Url& upstream = *config_.upstream;
   protocol::Headers headers;
   for (const auto& header : request.headers) {
@@ -289,8 +343,21 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
   exchange.status = reply.status;
   exchange.response_headers = reply.headers;
   exchange.response_body = reply.body;
-  while (!recorder().trySubmit(exchange) && recorder().stats().refused_closed == 0) {
+  std::optional<replay::RecordedStep> origin;
+  for (const auto& step : reasked) {
+    if (step && !origin) {
+      origin = step;
+    }
+  }
+  store::Recorder& into = recorder(origin);
+  // One submission at a time, so that submitted_ follows the recorder's numbering.
+  std::lock_guard<std::mutex> lock(submit_mutex_);
+  bool submitted = false;
+  while (!(submitted = into.trySubmit(exchange)) && into.stats().refused_closed == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (submitted) {
+    submitted_.push_back(reasked);
   }
   return reply;
 }

@@ -319,6 +319,37 @@ def test_replays_what_was_forwarded(agentvcr):
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.parametrize("fork_at, forked_exchanges", [(0, 1), (1, 0)])
+def test_fork_at_sends_the_steps_from_that_depth_to_the_live_agent_as_a_fork(
+        inner, demo_archive, live_agent, tmp_path, fork_at, forked_exchanges):
+    archive = copy(demo_archive, tmp_path / "fork.sqlite")
+    result = inner(f'''
+@pytest.mark.agentvcr(fork_at={fork_at})
+def test_forks(agentvcr):
+    assert ask(agentvcr.url, REQUESTS["recorded"])[0]["status"] == "completed"
+    assert agentvcr.misses == []
+''', "--agentvcr-mode=forward", f"--agentvcr-upstream={live_agent}",
+        f"--agentvcr-archive={archive}")
+    result.assert_outcomes(passed=1)
+    # The recorded first step is depth 0: a fork at 0 asks it live, a fork at 1 replays it.
+    db = sqlite3.connect(archive)
+    forks = db.execute("SELECT s.name, count(e.id) FROM sessions s LEFT JOIN exchanges e "
+                       "ON e.session_id = s.id WHERE s.mode = 'fork' GROUP BY s.id").fetchall()
+    db.close()
+    assert forks == ([(f"fork of 1 at {fork_at}", forked_exchanges)] if forked_exchanges else [])
+
+
+def test_fork_at_outside_forward_mode_is_a_clear_error(inner, demo_archive):
+    result = inner('''
+@pytest.mark.agentvcr(fork_at=2)
+def test_never_runs(agentvcr):
+    pass
+''', f"--agentvcr-archive={demo_archive}")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*agentvcr marker: fork_at=2 sends the steps from there on to "
+                                 "the live agent: run with --agentvcr-mode forward*"])
+
+
 @pytest.mark.parametrize("mode", ["record", "forward"])
 def test_a_mode_without_upstream_is_a_usage_error(inner, demo_archive, mode):
     result = inner('''

@@ -376,6 +376,25 @@ TEST_F(CommandLineTest, ReplayUpstreamOnlyWithForward) {
   EXPECT_EQ(err, "agentvcr replay: --upstream is only used with --on-miss forward\n");
 }
 
+TEST_F(CommandLineTest, ReplayForkAtNeedsForwarding) {
+  registerReplay(app_, invocation_);
+  auto [status, err] = usageError({"replay", "--fork-at", "2"});
+  EXPECT_EQ(status, kExitUsage);
+  EXPECT_EQ(err,
+            "agentvcr replay: --fork-at 2 sends the steps from there on to a live agent: add "
+            "--on-miss forward --upstream URL\n");
+  const auto refused = usageError({"replay", "--fork-at", "2", "--on-miss", "http"});
+  EXPECT_EQ(refused.first, kExitUsage);
+  EXPECT_NE(refused.second.find("add --on-miss forward"), std::string::npos) << refused.second;
+}
+
+TEST_F(CommandLineTest, ReplayForkAtIsADepth) {
+  registerReplay(app_, invocation_);
+  EXPECT_EQ(parse({"replay", "--fork-at", "-1", "--on-miss", "forward", "--upstream",
+                   "http://live.test"}),
+            kValidationError);
+}
+
 TEST_F(CommandLineTest, ReplayRefusesIgnoringTheWholeInput) {
   registerReplay(app_, invocation_);
   auto [status, err] = usageError({"replay", "--ignore", ""});

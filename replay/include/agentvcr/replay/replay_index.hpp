@@ -16,8 +16,10 @@ namespace agentvcr::replay {
 struct RecordedStep {
   std::int64_t step_id = 0;
   std::int64_t exchange_id = 0;
-  std::int64_t source_id = 0;  ///< the input's id in the recorded request
+  std::int64_t session_id = 0;  ///< the session it was recorded in: a fork's origin
+  std::int64_t source_id = 0;   ///< the input's id in the recorded request
   std::int64_t candidate_count = 0;
+  std::int64_t depth = 0;  ///< in its recorded conversation: --fork-at forwards from there on
   /// The recorded exchange answered with a valid 2xx response holding this step's candidates.
   /// When false, replay answers with that exchange's recorded response as it was.
   bool answered = false;

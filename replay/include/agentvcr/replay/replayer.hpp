@@ -14,6 +14,7 @@
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/replay/input_key.hpp"
 #include "agentvcr/replay/json_diff.hpp"
+#include "agentvcr/replay/replay_index.hpp"
 #include "agentvcr/store/rows.hpp"
 
 /// Replay: recorded MAGMA conversations served back as a deterministic mock agent
@@ -71,6 +72,10 @@ struct ReplayOptions {
   /// Every `GET /v1/info` rewinds, as `POST /_agentvcr/replay/rewind` does: BENCH asks it once
   /// at the start of each run, so each run of one caller gets the same answers.
   bool rewind_on_info = false;
+  /// `--fork-at N`: a MAGMA input whose recorded step lies at depth N or deeper in its
+  /// conversation goes to the live agent as a miss does (only under MissPolicy::Forward), so
+  /// that the recording is kept up to step N and the live agent carries on from there.
+  std::optional<std::int64_t> fork_at;
   static constexpr std::size_t kDefaultMemoBytes = std::size_t{64} << 20;
 };
 
@@ -95,13 +100,20 @@ struct ForwardReply {
   std::string error;  ///< why there is no answer, "[proxy.upstream.refused] ..."
 };
 
+/// For each input of a forwarded MAGMA request, in its order, the recorded step it asks again
+/// (sent live by --fork-at), or empty (a miss): what links the stored live steps to the
+/// recording. Empty for other routes.
+using ReaskedSteps = std::vector<std::optional<RecordedStep>>;
+
 /// Sends a request to the live agent (and records the exchange). Must be safe to call from
 /// several threads at once. Only consulted under MissPolicy::Forward.
-using Forwarder = std::function<ForwardReply(const protocol::HttpRequest&)>;
+using Forwarder =
+    std::function<ForwardReply(const protocol::HttpRequest&, const ReaskedSteps& reasked)>;
 
 struct ReplayOutcome {
   protocol::HttpReply reply;
   std::size_t hits = 0;
+  std::size_t forked = 0;  ///< inputs recorded at depth --fork-at or deeper, sent live
   std::vector<MissReport> misses;
   bool forwarded = false;
 };
@@ -112,6 +124,7 @@ struct ReplayStats {
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
   std::uint64_t forwarded = 0;
+  std::uint64_t forked = 0;   ///< inputs sent live by --fork-at (ReplayOutcome::forked)
   std::uint64_t invalid = 0;  ///< requests answered 422
   std::uint64_t rewinds = 0;  ///< times every cursor went back to the first recorded answer
 };

@@ -155,6 +155,11 @@ class ArchiveReader {
   /// oldest evaluation first: what the viewer's "diff with evaluation" opens.
   std::vector<EvaluationPair> evaluationPairs(std::int64_t conversation_id) const;
 
+  /// Where a conversation of a `fork` session (`replay --fork-at`) leaves the recording: the
+  /// recorded step its root asked again, and the recorded steps above that one, root first.
+  /// Empty for any other conversation, and for a fork's conversation that began with a miss.
+  std::optional<ForkOrigin> forkOrigin(std::int64_t conversation_id) const;
+
   ArchiveCounts counts() const;
   int schemaVersion() const;
 

@@ -111,6 +111,13 @@ struct StepRow {
   std::int64_t candidate_count = 0;
 };
 
+/// A live conversation of a fork: the recorded step its first live step asked again, at the
+/// fork depth, and the recorded prefix it continues (ArchiveReader::forkOrigin).
+struct ForkOrigin {
+  StepRow reasked;
+  std::vector<StepRow> prefix;  ///< depth 0 to the fork depth - 1, the path down to `reasked`
+};
+
 /// What a timeline lists of a step without reading its texts (ArchiveReader::stepOutlines): its
 /// place in the tree, the kind of its instruction and how its candidates ended, in counts. A
 /// conversation of 50,000 steps keeps one per step; a row's texts are read when it is in sight.
@@ -232,6 +239,7 @@ struct ReplayStepRef {
   std::int64_t session_id = 0;
   std::int64_t conversation_id = 0;
   std::int64_t position = 0;
+  std::int64_t depth = 0;  ///< in its conversation, 0 for a root: what --fork-at compares
   std::int64_t source_id = 0;
   std::uint64_t replay_key = 0;
   std::string instruction_type;

@@ -27,8 +27,8 @@ struct ReplayServiceConfig {
   std::optional<net::Url> upstream;
   std::chrono::milliseconds forward_timeout{600'000};
   /// Keep each miss in the archive (`replay_misses`, in a session of mode "replay", or
-  /// "replay-forward" when forwarding). The session is only created at the first miss, so a
-  /// replay that hits everything leaves the archive untouched.
+  /// "replay-forward" when forwarding, or "fork" under ReplayOptions::fork_at). The session is only
+  /// created at the first miss, so a replay that hits everything leaves the archive untouched.
   bool store_misses = true;
   std::string node;  ///< the node that session names (empty: the host name)
   /// Where each miss is logged, one JSON object per line (stderr by default).
@@ -56,7 +56,9 @@ class ReplayService {
   replay::Replayer& replayer() { return *replayer_; }
 
   void start();
-  /// Stops serving and commits what misses and forwards recorded. Idempotent.
+  /// Stops serving and commits what misses and forwards recorded; under --fork-at, then links
+  /// each stored step that asked a recorded input again to that step (store/step_links.hpp).
+  /// Idempotent.
   void stop();
 
   /// Ends stop()'s drain at once (proxy::Server::cutNow()). Safe from any thread.
@@ -73,9 +75,14 @@ class ReplayService {
   /// replay's answer, or a 500 when the archive cannot be read.
   protocol::HttpReply replayed(const protocol::HttpRequest& request);
   replay::ReplayOutcome handle(const protocol::HttpRequest& request);
-  replay::ForwardReply forward(const protocol::HttpRequest& request);
+  replay::ForwardReply forward(const protocol::HttpRequest& request,
+                               const replay::ReaskedSteps& reasked);
   void noteMisses(const replay::ReplayOutcome& outcome);
-  store::Recorder& recorder();
+  /// The recorder of misses and forwards, made at the first of them. `origin`: the recorded
+  /// step the first forward asks again, which a fork session's name gives as its origin.
+  store::Recorder& recorder(const std::optional<replay::RecordedStep>& origin = std::nullopt);
+  /// Links the fork session's stored steps to the recorded steps they asked again.
+  void linkForkedSteps();
   /// Ends the forwards in progress and every later one: the stop's drain is over (the server's
   /// on_cut), and a forward blocks its worker where no cut reaches it.
   void cutForwards();
@@ -89,6 +96,10 @@ class ReplayService {
   replay::Forwarder forwarder_;
   std::mutex recorder_mutex_;
   std::unique_ptr<store::Recorder> recorder_;
+  /// The forwarded exchanges' ReaskedSteps in the order they were submitted, which is the
+  /// order the recorder numbers them in: linkForkedSteps() pairs them by position.
+  std::mutex submit_mutex_;
+  std::vector<replay::ReaskedSteps> submitted_;
   std::unique_ptr<proxy::Server> server_;
 };
 
