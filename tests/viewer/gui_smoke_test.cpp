@@ -3,6 +3,7 @@
 // Then a window over an archive mixing MAGMA and A2A conversations: an A2A conversation's
 // calls replace the steps in the timeline and the details.
 
+#include <algorithm>
 #include <sstream>
 
 #include <QApplication>
@@ -21,6 +22,7 @@
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
+#include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/export.hpp"
 #include "charts/stacked_bar_chart.hpp"
 #include "mixed_archive.hpp"
@@ -392,7 +394,14 @@ class GuiSmokeTest : public QObject {
     QCOMPARE(hit.conversation_id, mixed.a2a_conversation);
     QCOMPARE(hit.field, std::string("a2a_request"));
     const QModelIndex step_cell = search->model()->index(0, viewer::SearchModel::Step);
-    QCOMPARE(step_cell.data().toString(), QString("call %1").arg(hit.a2a_call_id));
+    // Numbered as the calls timeline numbers its rows, not by the call's id.
+    const store::ArchiveReader reader(db);
+    const auto calls = reader.a2aCalls(mixed.a2a_conversation);
+    const auto place = std::find_if(calls.begin(), calls.end(), [&hit](const auto& call) {
+      return call.id == hit.a2a_call_id;
+    });
+    QVERIFY(place != calls.end());
+    QCOMPARE(step_cell.data().toString(), QString("#%1").arg(place - calls.begin() + 1));
     QVERIFY(search->model()
                 ->index(0, viewer::SearchModel::Excerpt)
                 .data()

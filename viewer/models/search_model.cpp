@@ -2,8 +2,6 @@
 
 #include <stdexcept>
 
-#include "models/steps_model.hpp"
-
 namespace agentvcr::viewer {
 
 SearchModel::SearchModel(std::shared_ptr<store::ArchiveReader> reader, QObject* parent)
@@ -11,16 +9,18 @@ SearchModel::SearchModel(std::shared_ptr<store::ArchiveReader> reader, QObject* 
 
 void SearchModel::search(const store::SearchQuery& query) {
   std::vector<store::SearchHit> hits;
+  std::vector<std::int64_t> numbers;
   QString error;
   try {
     hits = reader_->search(query);
+    numbers = reader_->timelineNumbers(hits);
   } catch (const std::exception& e) {
+    hits.clear();
     error = QString::fromStdString(e.what());
   }
   beginResetModel();
   hits_ = std::move(hits);
-  numbers_.clear();
-  numbered_conversations_.clear();
+  numbers_ = std::move(numbers);
   endResetModel();
   if (!error.isEmpty()) {
     emit failed(error);
@@ -31,23 +31,7 @@ void SearchModel::clear() {
   beginResetModel();
   hits_.clear();
   numbers_.clear();
-  numbered_conversations_.clear();
   endResetModel();
-}
-
-int SearchModel::numberOf(const store::SearchHit& hit) const {
-  if (numbered_conversations_.insert(hit.conversation_id).second) {
-    try {
-      const auto outlines = reader_->stepOutlines(hit.conversation_id);
-      for (std::size_t i = 0; i < outlines.size(); ++i) {
-        numbers_.emplace(outlines[i].id, timelineNumber(i));
-      }
-    } catch (const std::exception&) {
-      // Painting must not throw: the row shows the step's id instead.
-    }
-  }
-  const auto found = numbers_.find(hit.step_id);
-  return found == numbers_.end() ? 0 : found->second;
 }
 
 int SearchModel::rowCount(const QModelIndex& parent) const {
@@ -63,6 +47,7 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     return {};
   }
   const store::SearchHit& h = hit(index.row());
+  const std::int64_t number = numbers_.at(static_cast<std::size_t>(index.row()));
   switch (role) {
     case StepIdRole:
       return QVariant::fromValue<qlonglong>(h.step_id);
@@ -75,7 +60,7 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       return index.column() == Step && h.a2a_call_id == 0
                  ? QVariant(tr("step %1 of conversation %2 (step id %3)")
-                                .arg(numberOf(h))
+                                .arg(number)
                                 .arg(h.conversation_id)
                                 .arg(h.step_id))
                  : QVariant();
@@ -90,13 +75,12 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     case Conversation:
       return h.conversation_id != 0 ? QVariant::fromValue<qlonglong>(h.conversation_id)
                                     : QVariant();
-    case Step: {
-      if (h.a2a_call_id != 0) {
-        return tr("call %1").arg(h.a2a_call_id);
+    case Step:
+      if (number > 0) {
+        return QStringLiteral("#%1").arg(number);
       }
-      const int number = numberOf(h);
-      return number > 0 ? QStringLiteral("#%1").arg(number) : tr("step id %1").arg(h.step_id);
-    }
+      return h.a2a_call_id != 0 ? tr("call id %1").arg(h.a2a_call_id)
+                                : tr("step id %1").arg(h.step_id);
     case Field:
       return QString::fromStdString(h.field);
     case Excerpt:

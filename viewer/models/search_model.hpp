@@ -2,8 +2,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include <QAbstractTableModel>
@@ -46,15 +44,11 @@ class SearchModel : public QAbstractTableModel {
   void failed(const QString& message);
 
  private:
-  /// The timeline's number of the hit's step (timelineNumber), read with its conversation's
-  /// outlines when a row first shows; 0 when the archive no longer has it.
-  int numberOf(const store::SearchHit& hit) const;
-
   std::shared_ptr<store::ArchiveReader> reader_;
   std::vector<store::SearchHit> hits_;
-  /// Step numbers by step id, for the conversations whose hits have shown.
-  mutable std::unordered_map<std::int64_t, int> numbers_;
-  mutable std::unordered_set<std::int64_t> numbered_conversations_;
+  /// Each hit's number in its conversation, as the timeline numbers it
+  /// (ArchiveReader::timelineNumbers); 0 when there is none.
+  std::vector<std::int64_t> numbers_;
 };
 
 }  // namespace agentvcr::viewer

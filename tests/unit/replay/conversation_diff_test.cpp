@@ -415,7 +415,8 @@ TEST(DiffConversations, GenTreeStepsAtAnotherDepthAreChanged) {
   const ConversationDiff diff = diffConversations(left, right);
   EXPECT_THAT(kinds(diff), ElementsAre(kSame, kSame, kSame, kChanged));
   EXPECT_THAT(diff.rows[3].differences, ElementsAre("/depth"));
-  EXPECT_EQ(diff.summary, "diverge at left step 4 / right step 4: the depth differs (1 vs 3)");
+  EXPECT_EQ(diff.summary,
+            "diverge at left step 4 / right step 4: the depth differs (1 vs 3); same decision");
 }
 
 TEST(DiffConversations, GenTreeWithAFailedSecondCandidate) {
@@ -492,13 +493,13 @@ TEST(DiffConversations, DifferencesStopAtTheLimit) {
   EXPECT_TRUE(limited.rows[0].differences_truncated);
   EXPECT_EQ(limited.summary,
             "diverge at left step 1 / right step 1: the memory differs at /input/memory/history/1 "
-            "(1 vs -1), and at least 2 other paths differ");
+            "(1 vs -1), and at least 2 other paths differ; same decision");
 
   const ConversationDiff none = diffConversations(left, right, 0);
   EXPECT_EQ(none.rows[0].kind, kChanged);
   EXPECT_THAT(none.rows[0].differences, IsEmpty());
   EXPECT_TRUE(none.rows[0].differences_truncated);
-  EXPECT_EQ(none.summary, "diverge at left step 1 / right step 1: the steps differ");
+  EXPECT_EQ(none.summary, "diverge at left step 1 / right step 1: the steps differ; same decision");
   EXPECT_EQ(diffConversations(left, left, 0).rows[0].kind, kSame);
 
   EXPECT_EQ(diffConversations(left, right).rows[0].differences.size(), 9u);
