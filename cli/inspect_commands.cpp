@@ -126,13 +126,12 @@ std::string milliseconds(std::optional<std::int64_t> ns) {
   return text.str();
 }
 
-/// Each interval named for who spent it (docs/schema.md, "Timing points"). The last one holds
-/// the agent finishing its answer after the first byte as well as agentvcr relaying it: the
-/// archive has no point for the agent's last byte, so the two cannot be told apart.
+/// Each interval named for who spent it (docs/schema.md, "Timing points").
 void printTiming(const store::TimingSplit& split, std::ostream& out) {
   out << "  timing: caller request " << milliseconds(split.caller_to_proxy)
       << ", agentvcr forwarding " << milliseconds(split.proxy_to_agent) << ", agent headers "
-      << milliseconds(split.agent) << ", agent body and relay " << milliseconds(split.rest) << "\n";
+      << milliseconds(split.agent) << ", agent body complete " << milliseconds(split.agent_body)
+      << ", relay " << milliseconds(split.relay) << "\n";
 }
 
 void printHeaders(const protocol::Headers& headers, std::ostream& out) {

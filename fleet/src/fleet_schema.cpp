@@ -422,16 +422,19 @@ constexpr const char* kFleetSchemaV5 = R"sql(
 ALTER TABLE sessions ADD COLUMN interrupted boolean NOT NULL DEFAULT false;
 )sql";
 
+// Version 6: exchanges.upstream_last_byte_ns, as in the SQLite archive's schema 14 (the last
+// byte of the agent's answer); rows shipped before stay NULL, never measured.
+constexpr const char* kFleetSchemaV6 = R"sql(
+ALTER TABLE exchanges ADD COLUMN upstream_last_byte_ns bigint;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
-constexpr Migration kMigrations[] = {{1, kFleetSchemaV1},
-                                     {2, kFleetSchemaV2},
-                                     {3, kFleetSchemaV3},
-                                     {4, kFleetSchemaV4},
-                                     {5, kFleetSchemaV5}};
+constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3},
+                                     {4, kFleetSchemaV4}, {5, kFleetSchemaV5}, {6, kFleetSchemaV6}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -459,7 +462,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 5, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 6, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

@@ -85,7 +85,7 @@ class FleetSource : public store::SessionSource {
                response_body, response_body_codec, response_body_dictionary,
                response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
                upstream_first_byte_ns, ended_ns, outcome, error, fault, escaped::text,
-               card_rewrite
+               card_rewrite, upstream_last_byte_ns
         FROM exchanges WHERE session_uuid = $1 AND seq >= $2 ORDER BY seq LIMIT $3)sql",
                               {session.uuid, std::to_string(next), std::to_string(kPage)});
       if (r.rows() == 0) {
@@ -116,6 +116,7 @@ class FleetSource : public store::SessionSource {
         row.error = escaped.exact("error", r.optionalText(i, 21));
         row.fault = escaped.exact("fault", r.optionalText(i, 22));
         row.card_rewrite = escaped.exact("card_rewrite", r.optionalText(i, 24));
+        row.upstream_last_byte_ns = r.optionalInteger(i, 25);
         const auto found = times.find(row.seq);
         each(row, found == times.end() ? std::vector<std::int64_t>{} : found->second);
         next = row.seq + 1;

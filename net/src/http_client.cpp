@@ -115,13 +115,18 @@ class HttpClient::Impl {
                           std::string(request.target()) + " to " + authority() +
                           " failed: " + ec.message());
       }
+      const std::int64_t last_byte_ns = protocol::nowNs();
       auto response = parser.release();
       if (!response.keep_alive()) {
         stream.reset();
         buffer_.clear();
       }
-      co_return ClientResponse{static_cast<int>(response.result_int()), toHeaders(response.base()),
-                               std::move(response.body()), sent_ns, first_byte_ns};
+      co_return ClientResponse{static_cast<int>(response.result_int()),
+                               toHeaders(response.base()),
+                               std::move(response.body()),
+                               sent_ns,
+                               first_byte_ns,
+                               last_byte_ns};
     }
   }
 

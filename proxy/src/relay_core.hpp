@@ -48,8 +48,8 @@ struct ExchangeSink {
 };
 
 /// Where the relay reads the time it records (started_ns, request_ended_ns, upstream_sent_ns,
-/// upstream_first_byte_ns, ended_ns, SSE arrivals): protocol::nowNs in the proxy, a hand-set one in
-/// tests.
+/// upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, SSE arrivals): protocol::nowNs in the
+/// proxy, a hand-set one in tests.
 using RelayClock = std::function<std::int64_t()>;
 
 inline constexpr std::size_t kRelayChunkBytes = 64 * 1024;
@@ -716,6 +716,7 @@ class RelayCore {
       co_return co_await upstreamFailedBeforeHeader(client, ec, client_version, client_keep_alive,
                                                     exchange);
     }
+    exchange.upstream_last_byte_ns = clock_();
     auto response = parser.release();
     const bool upstream_reusable = response.keep_alive();
     exchange.status = static_cast<int>(response.result_int());
@@ -857,6 +858,9 @@ class RelayCore {
       co_return std::tuple{ec, std::size_t{0}};
     }
     const std::size_t got = chunk.size() - parser.get().body().size;
+    if (parser.is_done()) {
+      exchange.upstream_last_byte_ns = clock_();
+    }
     keepForRecord(exchange, std::string_view(chunk.data(), got));
     if (event_stream && got > 0) {
       exchange.response_arrivals.push_back({exchange.response_body.size(), clock_()});

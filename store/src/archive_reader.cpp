@@ -72,7 +72,8 @@ constexpr const char* kExchangeColumns = R"sql(
          coalesce(request_body_size, length(request_body)) AS request_body_size,
          coalesce(response_body_size, length(response_body)) AS response_body_size,
          response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
-         upstream_first_byte_ns, ended_ns, outcome, error, fault, card_rewrite, protocol, route,
+         upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, outcome, error, fault,
+         card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings)sql";
 
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
@@ -214,6 +215,7 @@ ExchangeRow readExchange(const NamedColumns& c) {
   r.request_ended_ns = c.optInt("request_ended_ns");
   r.upstream_sent_ns = c.optInt("upstream_sent_ns");
   r.upstream_first_byte_ns = c.optInt("upstream_first_byte_ns");
+  r.upstream_last_byte_ns = c.optInt("upstream_last_byte_ns");
   r.ended_ns = c.optInt("ended_ns");
   r.outcome = c.get("outcome").getString();
   r.error = c.optText("error");

@@ -82,14 +82,14 @@ struct ArchiveWriter::Statements {
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
             request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
             request_body_dictionary, response_body_dictionary, request_ended_ns, upstream_sent_ns,
-            fault, card_rewrite)
+            fault, card_rewrite, upstream_last_byte_ns)
           VALUES (:session_id, :seq, :client_address, :method, :target, :http_version, :status,
             :request_headers, :request_body, :request_body_redacted, :response_headers,
             :response_body, :response_from_upstream, :started_ns, :upstream_first_byte_ns,
             :ended_ns, :outcome, :error, :protocol, :route, :findings, :request_body_codec,
             :response_body_codec, :request_body_size, :response_body_size, :response_arrivals,
             :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary,
-            :request_ended_ns, :upstream_sent_ns, :fault, :card_rewrite))sql"),
+            :request_ended_ns, :upstream_sent_ns, :fault, :card_rewrite, :upstream_last_byte_ns))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + :exchanges,
@@ -252,6 +252,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     bindOptInt(e, ":request_ended_ns", nonZero(ex.request_ended_ns));
     bindOptInt(e, ":upstream_sent_ns", nonZero(ex.upstream_sent_ns));
     bindOptInt(e, ":upstream_first_byte_ns", nonZero(ex.upstream_first_byte_ns));
+    bindOptInt(e, ":upstream_last_byte_ns", nonZero(ex.upstream_last_byte_ns));
     bindOptInt(e, ":ended_ns", nonZero(ex.ended_ns));
     bindText(e, ":outcome", outcome);
     bindOptText(e, ":error", error);

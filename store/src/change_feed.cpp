@@ -34,7 +34,8 @@ constexpr const char* kExchanges = R"sql(
          request_body_redacted, response_headers, response_body, response_body_codec,
          response_body_size, response_body_dictionary AS local_response_dictionary,
          response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
-         upstream_first_byte_ns, ended_ns, outcome, error, fault, card_rewrite, protocol, route,
+         upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, outcome, error, fault,
+         card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings, decoder_version
   FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
 

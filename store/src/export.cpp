@@ -41,6 +41,7 @@ Ordered exchangeLine(const ExchangeRow& ex) {
   line["request_ended_ns"] = optional(ex.request_ended_ns);
   line["upstream_sent_ns"] = optional(ex.upstream_sent_ns);
   line["upstream_first_byte_ns"] = optional(ex.upstream_first_byte_ns);
+  line["upstream_last_byte_ns"] = optional(ex.upstream_last_byte_ns);
   line["ended_ns"] = optional(ex.ended_ns);
   line["protocol"] = ex.protocol;
   line["route"] = ex.route;

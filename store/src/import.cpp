@@ -70,6 +70,7 @@ ExchangeRow exchangeFromLine(const json& line) {
   row.request_ended_ns = optionalTime(line, "request_ended_ns");
   row.upstream_sent_ns = optionalTime(line, "upstream_sent_ns");
   row.upstream_first_byte_ns = optionalInt(line.at("upstream_first_byte_ns"));
+  row.upstream_last_byte_ns = optionalTime(line, "upstream_last_byte_ns");
   row.ended_ns = optionalInt(line.at("ended_ns"));
   row.request_headers = detail::headersFromJsonArray(line.at("request_headers"));
   row.request_body = detail::bodyFromJson(line.at("request_body"));

@@ -497,6 +497,13 @@ constexpr const char* kSchemaV13 = R"sql(
 ALTER TABLE exchanges ADD COLUMN card_rewrite TEXT;
 )sql";
 
+// Version 14: the last byte of the agent's answer, read by the relay: it splits the time after
+// the first byte into the agent writing its answer and agentvcr relaying it (store::timingSplit).
+// Rows already there get NULL: never measured.
+constexpr const char* kSchemaV14 = R"sql(
+ALTER TABLE exchanges ADD COLUMN upstream_last_byte_ns INTEGER;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
@@ -509,7 +516,7 @@ const std::vector<Migration>& migrations() {
       {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
       {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
       {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
-      {13, kSchemaV13, nullptr},
+      {13, kSchemaV13, nullptr}, {14, kSchemaV14, nullptr},
   };
   return list;
 }
@@ -530,7 +537,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 13, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 14, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

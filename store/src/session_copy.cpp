@@ -41,6 +41,7 @@ protocol::Exchange exchangeFromRow(const ExchangeRow& row,
   ex.request_ended_ns = row.request_ended_ns.value_or(0);
   ex.upstream_sent_ns = row.upstream_sent_ns.value_or(0);
   ex.upstream_first_byte_ns = row.upstream_first_byte_ns.value_or(0);
+  ex.upstream_last_byte_ns = row.upstream_last_byte_ns.value_or(0);
   ex.ended_ns = row.ended_ns.value_or(0);
   ex.outcome = knownOutcome(row.outcome);
   ex.error = row.error.value_or("");

@@ -18,7 +18,8 @@ TimingSplit timingSplit(const ExchangeRow& exchange) {
   split.caller_to_proxy = between(exchange.started_ns, exchange.request_ended_ns);
   split.proxy_to_agent = between(exchange.request_ended_ns, exchange.upstream_sent_ns);
   split.agent = between(exchange.upstream_sent_ns, exchange.upstream_first_byte_ns);
-  split.rest = between(exchange.upstream_first_byte_ns, exchange.ended_ns);
+  split.agent_body = between(exchange.upstream_first_byte_ns, exchange.upstream_last_byte_ns);
+  split.relay = between(exchange.upstream_last_byte_ns, exchange.ended_ns);
   return split;
 }
 

@@ -112,8 +112,8 @@ TEST_F(CliTest, ShowPrintsStepsWithDecisionsAndAnExchange) {
   // Relayed by the proxy: every share of the time was measured.
   EXPECT_THAT(exchange.str(),
               ::testing::MatchesRegex(".*timing: caller request [0-9.]+ ms, agentvcr forwarding "
-                                      "[0-9.]+ ms, agent headers [0-9.]+ ms, agent body and relay "
-                                      "[0-9.]+ ms\n.*"));
+                                      "[0-9.]+ ms, agent headers [0-9.]+ ms, agent body complete "
+                                      "[0-9.]+ ms, relay [0-9.]+ ms\n.*"));
 }
 
 // The archive keeps tool calls canonical (sorted keys); show prints them as the agent sent them.

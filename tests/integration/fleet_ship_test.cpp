@@ -287,9 +287,13 @@ TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
     sqlite.exec(R"(UPDATE exchanges SET card_rewrite = '{"left":"signed"}' WHERE seq = 1)");
   }
   const std::string card_rewrites = "SELECT card_rewrite FROM exchanges ORDER BY seq";
+  // A timing point the recorder measured on (nearly) every exchange of the demo.
+  const std::string last_bytes = "SELECT upstream_last_byte_ns FROM exchanges ORDER BY seq";
+  ASSERT_GT(sqliteCount(db, "SELECT count(*) FROM exchanges WHERE upstream_last_byte_ns > 0"), 0);
   ship(db, fleet_db_->uri());
   fleet::PgConnection pg(fleet_db_->uri());
   EXPECT_EQ(pgColumn(pg, card_rewrites), sqliteColumn(db, card_rewrites));
+  EXPECT_EQ(pgColumn(pg, last_bytes), sqliteColumn(db, last_bytes));
 
   const std::string pulled = dir_.file("pulled.sqlite");
   fleet::PullOptions options;
@@ -301,6 +305,7 @@ TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
             sqliteCount(db, "SELECT count(*) FROM exchanges"));
   EXPECT_EQ(archiveCounts(pulled), archiveCounts(db));
   EXPECT_EQ(sqliteColumn(pulled, card_rewrites), sqliteColumn(db, card_rewrites));
+  EXPECT_EQ(sqliteColumn(pulled, last_bytes), sqliteColumn(db, last_bytes));
 
   // Shipped again from the pulled copy into a second fleet archive: every row equal, bodies,
   // headers, timings, uuids and every decoded row included.

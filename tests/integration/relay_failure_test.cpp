@@ -47,6 +47,9 @@ TEST_F(RelayFailureTest, AgentResetMidBodyGives502BeforeAnyByteReachedTheCaller)
   auto exchanges = recordedExchanges();
   ASSERT_EQ(exchanges.size(), 1u);
   EXPECT_EQ(exchanges[0].outcome, "upstream_error");
+  // The answer began and never ended: it has a first byte and no last one.
+  EXPECT_TRUE(exchanges[0].upstream_first_byte_ns.has_value());
+  EXPECT_EQ(exchanges[0].upstream_last_byte_ns, std::nullopt);
 }
 
 TEST_F(RelayFailureTest, AgentResetMidStreamCutsTheCallerAndRecordsWhatCame) {
@@ -68,6 +71,8 @@ TEST_F(RelayFailureTest, AgentResetMidStreamCutsTheCallerAndRecordsWhatCame) {
   EXPECT_EQ(exchanges[0].outcome, "upstream_error");
   EXPECT_EQ(exchanges[0].response_body, "first part;second part;");
   EXPECT_THAT(exchanges[0].error.value_or(""), StartsWith("[proxy.upstream.broken_body]"));
+  EXPECT_TRUE(exchanges[0].upstream_first_byte_ns.has_value());
+  EXPECT_EQ(exchanges[0].upstream_last_byte_ns, std::nullopt);
 }
 
 TEST_F(RelayFailureTest, SlowAgentGives504AfterTheConfiguredTimeout) {

@@ -105,11 +105,14 @@ void shapeBelowVersion11(SQLite::Database& db, int version) {
 }  // namespace
 
 void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 2 || version > 12) {
+  if (version < 2 || version > 13) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 13: the note of a card the recorder rewrote.
-  db.exec("ALTER TABLE exchanges DROP COLUMN card_rewrite");
+  // Version 14: the last byte of the agent's answer.
+  db.exec("ALTER TABLE exchanges DROP COLUMN upstream_last_byte_ns");
+  if (version < 13) {  // the note of a card the recorder rewrote
+    db.exec("ALTER TABLE exchanges DROP COLUMN card_rewrite");
+  }
   if (version < 12) {  // the change feed's tick and counters
     db.exec(R"sql(
       DROP TRIGGER sessions_fed_insert;

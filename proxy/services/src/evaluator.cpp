@@ -221,6 +221,7 @@ void ask(const EvalConfig& config, net::HttpClient& client, PlannedExchange& exc
     auto response = client.postJson(live.target, live.request_body);
     live.upstream_sent_ns = response.sent_ns;
     live.upstream_first_byte_ns = response.first_byte_ns;
+    live.upstream_last_byte_ns = response.last_byte_ns;
     live.status = response.status;
     live.response_headers = response.headers;
     live.response_body = std::move(response.body);

@@ -322,6 +322,7 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
     reply.body = std::move(response.body);
     exchange.upstream_sent_ns = response.sent_ns;
     exchange.upstream_first_byte_ns = response.first_byte_ns;
+    exchange.upstream_last_byte_ns = response.last_byte_ns;
     exchange.outcome = protocol::ExchangeOutcome::Complete;
     exchange.response_from_upstream = true;
   } catch (const net::ClientError& error) {

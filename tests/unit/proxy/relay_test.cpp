@@ -227,10 +227,10 @@ TEST(RelayCore, ARequestIsMarkedInFlightUntilItsExchangeIsSubmittedWhateverBecom
 
 TEST(RelayCore, RecordsTheTimesItsClockGives) {
   Script script{.request = kRequest, .response = kResponse};
-  // Header read, body read, request sent, first answer byte, end.
+  // Header read, body read, request sent, first answer byte, last answer byte, end.
   std::vector<std::int64_t> times = {1'700'000'000'000'000'000, 1'700'000'000'010'000'000,
                                      1'700'000'000'020'000'000, 1'700'000'000'250'000'000,
-                                     1'700'000'001'000'000'000};
+                                     1'700'000'000'900'000'000, 1'700'000'001'000'000'000};
   std::size_t calls = 0;
   Result result = run(script, [&] { return times.at(calls++); });
 
@@ -240,8 +240,9 @@ TEST(RelayCore, RecordsTheTimesItsClockGives) {
   EXPECT_EQ(result.recorded[0].request_ended_ns, times[1]);
   EXPECT_EQ(result.recorded[0].upstream_sent_ns, times[2]);
   EXPECT_EQ(result.recorded[0].upstream_first_byte_ns, times[3]);
-  EXPECT_EQ(result.recorded[0].ended_ns, times[4]);
-  EXPECT_EQ(calls, 5u);
+  EXPECT_EQ(result.recorded[0].upstream_last_byte_ns, times[4]);
+  EXPECT_EQ(result.recorded[0].ended_ns, times[5]);
+  EXPECT_EQ(calls, 6u);
 }
 
 // For n = 1, 2, ...: the n-th read or write on the client's stream fails (and every one after

@@ -61,6 +61,7 @@ TEST_F(ExportTest, RoundTripsExchangesInTheOrderAsked) {
                          Json::array({sayOutput("r1", 1, 0, memoryOf("x", 2), "d\u00e9j\u00e0")})));
     protocol::Exchange upload = httpExchange("PUT", "/upload?x=1", binary, 201, "");
     upload.upstream_first_byte_ns = 0;  // never came
+    upload.upstream_last_byte_ns = 0;
     upload.ended_ns = 0;
     upload.outcome = protocol::ExchangeOutcome::UpstreamTimeout;
     upload.error = "[proxy.upstream.timeout] no answer";
@@ -94,6 +95,7 @@ TEST_F(ExportTest, RoundTripsExchangesInTheOrderAsked) {
                                          "request_ended_ns",
                                          "upstream_sent_ns",
                                          "upstream_first_byte_ns",
+                                         "upstream_last_byte_ns",
                                          "ended_ns",
                                          "protocol",
                                          "route",
@@ -146,6 +148,7 @@ TEST_F(ExportTest, RoundTripsExchangesInTheOrderAsked) {
   EXPECT_EQ(upload["request_body"], Json({{"base64", "iVBORw0KGgoA//4="}}));
   EXPECT_EQ(upload["response_body"], "");
   EXPECT_TRUE(upload["upstream_first_byte_ns"].is_null());
+  EXPECT_TRUE(upload["upstream_last_byte_ns"].is_null());
   EXPECT_TRUE(upload["ended_ns"].is_null());
   EXPECT_EQ(upload["error"], "[proxy.upstream.timeout] no answer");
   EXPECT_EQ(upload["http_version"], 11);
@@ -160,6 +163,7 @@ TEST_F(ExportTest, RoundTripsExchangesInTheOrderAsked) {
   ASSERT_TRUE(magma["response_body"].is_string());
   EXPECT_NE(magma["response_body"].get<std::string>().find("d\u00e9j\u00e0"), std::string::npos);
   EXPECT_NE(magma["upstream_first_byte_ns"], nullptr);
+  EXPECT_NE(magma["upstream_last_byte_ns"], nullptr);
 
   // An overlong "/" and a lone surrogate are not UTF-8.
   EXPECT_EQ(lines[2]["request_body"], Json({{"base64", "wK8="}}));

@@ -19,6 +19,7 @@
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/step_links.hpp"
+#include "agentvcr/store/timing.hpp"
 #include "older_schema.hpp"
 #include "store_test_support.hpp"
 
@@ -754,6 +755,29 @@ TEST(Schema, MigratesAVersion12ArchiveWhoseCardsWentOutAsRecorded) {
   EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
   EXPECT_EQ(queryInt(path, "SELECT count(*) FROM exchanges WHERE card_rewrite IS NULL"), exchanges);
   EXPECT_EQ(ArchiveReader(path).exchange(1)->card_rewrite, std::nullopt);
+}
+
+TEST(Schema, MigratesAVersion13ArchiveWhoseLastAnswerBytesWereNeverMeasured) {
+  TempDir dir;
+  const std::string path = dir.file("v13.sqlite");
+  recordMixedSessions(path);
+  const std::int64_t exchanges = queryInt(path, "SELECT count(*) FROM exchanges");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    agentvcr::testing::shapeAsVersion(db, 13);
+  }
+  EXPECT_EQ(migrateArchive(path), 13);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM exchanges WHERE upstream_last_byte_ns IS NULL"),
+            exchanges);
+  const std::optional<ExchangeRow> row = ArchiveReader(path).exchange(1);
+  ASSERT_TRUE(row.has_value());
+  ASSERT_TRUE(row->upstream_first_byte_ns.has_value());
+  EXPECT_EQ(row->upstream_last_byte_ns, std::nullopt);
+  // Neither share after the first byte is known: none is made up from the other points.
+  const TimingSplit split = timingSplit(*row);
+  EXPECT_EQ(split.agent_body, std::nullopt);
+  EXPECT_EQ(split.relay, std::nullopt);
 }
 
 TEST(SessionIdentity, ANewSessionGetsAUuidTheHostNameAndThisVersion) {

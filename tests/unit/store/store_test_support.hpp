@@ -84,6 +84,7 @@ inline protocol::Exchange httpExchange(const std::string& method, const std::str
   ex.request_ended_ns = ex.started_ns + 20'000;
   ex.upstream_sent_ns = ex.started_ns + 30'000;
   ex.upstream_first_byte_ns = ex.started_ns + 100'000;
+  ex.upstream_last_byte_ns = ex.started_ns + 150'000;
   ex.ended_ns = ex.started_ns + 200'000;
   return ex;
 }

@@ -79,6 +79,7 @@ inline std::int64_t recordSample(const std::string& path, const std::string& nam
 
   auto failed = httpExchange("GET", "/health", "", 504, "");
   failed.upstream_first_byte_ns = 0;
+  failed.upstream_last_byte_ns = 0;
   failed.outcome = protocol::ExchangeOutcome::UpstreamTimeout;
   failed.error = "[proxy.upstream.timeout] no answer";
   failed.fault = "stall";  // as the chaos mode records the stall it injected

@@ -57,6 +57,7 @@ void expectSameExchanges(const std::vector<ExchangeRow>& a, const std::vector<Ex
     EXPECT_EQ(a[i].request_ended_ns, b[i].request_ended_ns);
     EXPECT_EQ(a[i].upstream_sent_ns, b[i].upstream_sent_ns);
     EXPECT_EQ(a[i].upstream_first_byte_ns, b[i].upstream_first_byte_ns);
+    EXPECT_EQ(a[i].upstream_last_byte_ns, b[i].upstream_last_byte_ns);
     EXPECT_EQ(a[i].ended_ns, b[i].ended_ns);
     EXPECT_EQ(a[i].outcome, b[i].outcome);
     EXPECT_EQ(a[i].error, b[i].error);

@@ -17,10 +17,11 @@ struct ClientResponse {
   int status = 0;
   protocol::Headers headers;
   std::string body;
-  /// When the request was fully written and the first answer byte read (ns since the epoch),
-  /// for the timing points of the exchanges replay and eval record.
+  /// When the request was fully written and the first and last answer bytes read (ns since the
+  /// epoch), for the timing points of the exchanges replay and eval record.
   std::int64_t sent_ns = 0;
   std::int64_t first_byte_ns = 0;
+  std::int64_t last_byte_ns = 0;
 
   /// The first header named `name` (case-insensitive), or "".
   std::string header(std::string_view name) const;

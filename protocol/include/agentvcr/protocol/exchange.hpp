@@ -65,6 +65,7 @@ struct Exchange {
   std::int64_t request_ended_ns = 0;        ///< last request byte read from the client
   std::int64_t upstream_sent_ns = 0;        ///< request fully written to the upstream
   std::int64_t upstream_first_byte_ns = 0;  ///< first byte of the upstream response
+  std::int64_t upstream_last_byte_ns = 0;   ///< last byte of the upstream response read
   std::int64_t ended_ns = 0;                ///< last response byte written (or failure)
   /// For event-stream responses: when each piece arrived, so every event keeps its own time.
   std::vector<BodyArrival> response_arrivals;

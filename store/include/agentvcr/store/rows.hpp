@@ -201,11 +201,12 @@ struct ExchangeRow {
   std::int64_t response_body_size = 0;
   bool response_from_upstream = false;
   /// The timing points (protocol::Exchange); empty when the moment never came or, for rows
-  /// older than schema 11, was never measured.
+  /// older than schema 11 (upstream_last_byte_ns: 14), was never measured.
   std::int64_t started_ns = 0;
   std::optional<std::int64_t> request_ended_ns;
   std::optional<std::int64_t> upstream_sent_ns;
   std::optional<std::int64_t> upstream_first_byte_ns;
+  std::optional<std::int64_t> upstream_last_byte_ns;
   std::optional<std::int64_t> ended_ns;
   std::string outcome;  ///< protocol::outcomeName
   std::optional<std::string> error;
