@@ -180,10 +180,13 @@ void SideBySideDiff::clear() {
   right_->clear();
 }
 
-std::optional<int> SideBySideDiff::rowOf(bool left, std::size_t line) const {
+std::optional<int> SideBySideDiff::rowOf(bool left, std::optional<std::size_t> line) const {
+  if (!line) {
+    return std::nullopt;
+  }
   const auto at = std::find_if(rows_.begin(), rows_.end(), [&](const replay::AlignedLine& row) {
     const auto& side = left ? row.left : row.right;
-    return side && side->index == line;
+    return side && side->index == *line;
   });
   if (at == rows_.end()) {
     return std::nullopt;
@@ -193,8 +196,8 @@ std::optional<int> SideBySideDiff::rowOf(bool left, std::size_t line) const {
 
 void SideBySideDiff::revealLines(std::optional<std::size_t> left_line,
                                  std::optional<std::size_t> right_line) {
-  const std::optional<int> left_row = left_line ? rowOf(true, *left_line) : std::nullopt;
-  const std::optional<int> right_row = right_line ? rowOf(false, *right_line) : std::nullopt;
+  const std::optional<int> left_row = rowOf(true, left_line);
+  const std::optional<int> right_row = rowOf(false, right_line);
   if (left_row) {
     placeCursor(*left_, *left_row);
   }

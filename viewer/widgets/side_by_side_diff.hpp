@@ -65,8 +65,8 @@ class SideBySideDiff : public QWidget {
   /// The first line (what the scroll bars count) of row `row`.
   int firstLineOf(int row) const;
 
-  /// The row showing line `line` of the left (`left` true) or right text.
-  std::optional<int> rowOf(bool left, std::size_t line) const;
+  /// The row showing line `line` of the left (`left` true) or right text; none without a line.
+  std::optional<int> rowOf(bool left, std::optional<std::size_t> line) const;
 
   QLabel* left_title_;
   QLabel* right_title_;

@@ -104,10 +104,9 @@ class RecordedQueues {
   /// The slot's items as `scope` walks them: its own, then the unscoped, then the others'.
   std::vector<std::size_t> orderFor(const Slot& slot, std::string_view scope) const {
     const auto named = recorded_scopes_.find(std::string(scope));
-    const std::optional<std::uint32_t> own =
-        named == recorded_scopes_.end() ? std::nullopt : std::optional(named->second);
+    const bool recorded_scope = named != recorded_scopes_.end();
     const auto rank = [&](std::uint32_t recorded) {
-      return recorded == own ? 0 : recorded == kNoScope ? 1 : 2;
+      return recorded_scope && recorded == named->second ? 0 : recorded == kNoScope ? 1 : 2;
     };
     std::vector<std::size_t> order;
     order.reserve(slot.items.size());
