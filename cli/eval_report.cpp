@@ -210,7 +210,7 @@ Json comparisonReportJson(const std::vector<ComparedAgent>& agents) {
 
 void printComparison(const Json& comparison, std::ostream& out) {
   const Json& agents = comparison["agents"];
-  out << "agent  steps  matched    rate  violations  errors  first byte p50     p95  session  "
+  out << "agent  steps  matched    rate  violations  errors  first byte p50      p95  session  "
          "url\n";
   for (std::size_t i = 0; i < agents.size(); ++i) {
     const Json& agent = agents[i];
@@ -224,7 +224,7 @@ void printComparison(const Json& comparison, std::ostream& out) {
     const Json& overall = agent["report"]["overall"];
     const Json& live = overall["latency_ms"]["live"];
     std::snprintf(line, sizeof line,
-                  "%5zu  %5lld  %7lld  %5.1f%%  %10lld  %6lld  %14s  %6s  %7lld  ", i + 1,
+                  "%5zu  %5lld  %7lld  %5.1f%%  %10lld  %6lld  %14s  %7s  %7lld  ", i + 1,
                   static_cast<long long>(overall["steps"].get<std::int64_t>()),
                   static_cast<long long>(overall["matched"].get<std::int64_t>()),
                   overall["match_rate"].get<double>() * 100,

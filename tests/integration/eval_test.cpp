@@ -810,11 +810,21 @@ TEST_F(EvalTest, ThreeAgentsAreRankedAndComparedPairByPairAsCountedByHand) {
               expected_agreement[k]["agreeing_steps"].get<std::int64_t>());
   }
 
-  // Held to a rate the changed agent reaches and without the broken one, the gate passes.
-  output_.str("");
+  // Held to a rate the changed agent reaches and without the broken one, the gate passes;
+  // held to every step, the changed agent fails it alone.
   const double changed_rate = agents[1]["report"]["overall"]["match_rate"].get<double>();
-  EXPECT_EQ(runCompare({replayUrl(), changed.url()}, changed_rate), cli::kExitOk) << output_.str();
-  EXPECT_EQ(runCompare({replayUrl(), changed.url()}), cli::kExitFailure) << output_.str();
+  MutatingAgent changed_again(replayPort(), {"say", "robot"});
+  output_.str("");
+  EXPECT_EQ(runCompare({replayUrl(), changed_again.url()}, changed_rate), cli::kExitOk)
+      << output_.str();
+  MutatingAgent changed_once_more(replayPort(), {"say", "robot"});
+  output_.str("");
+  EXPECT_EQ(runCompare({replayUrl(), changed_once_more.url()}), cli::kExitFailure) << output_.str();
+  EXPECT_NE(output_.str().find("FAILED: agent 2 (" + changed_once_more.url() + "): 2 of " +
+                               std::to_string(steps) + " steps differ"),
+            std::string::npos)
+      << output_.str();
+  EXPECT_EQ(output_.str().find("FAILED: agent 1"), std::string::npos) << output_.str();
 }
 
 TEST_F(EvalTest, AnAgentThatIsDownIsReportedAndTheOthersStillCompared) {
