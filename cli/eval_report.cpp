@@ -156,4 +156,116 @@ void printEvalSummary(const Json& report, std::ostream& out) {
       << "stored as session " << report["eval_session_id"].get<std::int64_t>() << "\n";
 }
 
+replay::AgentAnswers answersOf(const services::EvalRun& run) {
+  replay::AgentAnswers answers;
+  for (const auto& step : run.steps) {
+    answers[step.recorded_step_id] = {step.match(), step.violations.empty(), step.live_outputs};
+  }
+  return answers;
+}
+
+Json comparisonReportJson(const std::vector<ComparedAgent>& agents) {
+  Json agent_list = Json::array();
+  // conversation id -> first divergent step of each agent (null: none, or not evaluated)
+  std::map<std::int64_t, Json> first_divergent;
+  std::vector<replay::AgentAnswers> evaluated_answers;
+  std::vector<std::size_t> evaluated_index;  // index in `agents` of each evaluated agent
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    const ComparedAgent& agent = agents[i];
+    if (agent.report.is_null()) {
+      agent_list.push_back(Json{{"agent", agent.url}, {"refused", agent.refusal}});
+      continue;
+    }
+    agent_list.push_back(Json{{"agent", agent.url}, {"report", agent.report}});
+    for (const auto& conversation : agent.report["conversations"]) {
+      Json& steps = first_divergent[conversation["conversation_id"].get<std::int64_t>()];
+      if (steps.is_null()) {
+        steps = Json::array();
+        for (std::size_t k = 0; k < agents.size(); ++k) {
+          steps.push_back(nullptr);
+        }
+      }
+      steps[i] = conversation["first_divergent_step"];
+    }
+    evaluated_answers.push_back(agent.answers);
+    evaluated_index.push_back(i);
+  }
+  Json conversations = Json::array();
+  for (auto& [id, steps] : first_divergent) {
+    conversations.push_back(Json{{"conversation_id", id}, {"first_divergent_step", steps}});
+  }
+  Json agreement = Json::array();
+  for (const replay::PairAgreement& pair : replay::pairwiseAgreement(evaluated_answers)) {
+    const auto rate = pair.rate();
+    agreement.push_back(
+        Json{{"agents", {evaluated_index[pair.first], evaluated_index[pair.second]}},
+             {"differing_steps", pair.differing_steps},
+             {"agreeing_steps", pair.agreeing_steps},
+             {"rate", rate ? Json(*rate) : Json()}});
+  }
+  return Json{{"agents", std::move(agent_list)},
+              {"conversations", std::move(conversations)},
+              {"agreement", std::move(agreement)}};
+}
+
+void printComparison(const Json& comparison, std::ostream& out) {
+  const Json& agents = comparison["agents"];
+  out << "agent  steps  matched    rate  violations  errors  first byte p50      p95  session  "
+         "url\n";
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    const Json& agent = agents[i];
+    char line[160];
+    if (!agent.contains("report")) {
+      std::snprintf(line, sizeof line, "%5zu  not evaluated: ", i + 1);
+      out << line << agent["refused"].get<std::string>() << "  "
+          << agent["agent"].get<std::string>() << "\n";
+      continue;
+    }
+    const Json& overall = agent["report"]["overall"];
+    const Json& live = overall["latency_ms"]["live"];
+    std::snprintf(line, sizeof line,
+                  "%5zu  %5lld  %7lld  %5.1f%%  %10lld  %6lld  %14s  %7s  %7lld  ", i + 1,
+                  static_cast<long long>(overall["steps"].get<std::int64_t>()),
+                  static_cast<long long>(overall["matched"].get<std::int64_t>()),
+                  overall["match_rate"].get<double>() * 100,
+                  static_cast<long long>(overall["contract_violations"].get<std::int64_t>()),
+                  static_cast<long long>(overall["error_candidates"].get<std::int64_t>()),
+                  formatMs(live, "p50").c_str(), formatMs(live, "p95").c_str(),
+                  static_cast<long long>(agent["report"]["eval_session_id"].get<std::int64_t>()));
+    out << line << agent["agent"].get<std::string>() << "\n";
+  }
+  out << "first divergent step\nconversation";
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    out << "  agent " << i + 1;
+  }
+  out << "\n";
+  for (const auto& conversation : comparison["conversations"]) {
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%12lld",
+                  static_cast<long long>(conversation["conversation_id"].get<std::int64_t>()));
+    out << cell;
+    for (const auto& step : conversation["first_divergent_step"]) {
+      std::snprintf(
+          cell, sizeof cell, "  %7s",
+          step.is_null() ? "-" : ("step " + std::to_string(step.get<std::int64_t>())).c_str());
+      out << cell;
+    }
+    out << "\n";
+  }
+  out << "agreement where they leave the recording\n";
+  for (const auto& pair : comparison["agreement"]) {
+    out << "agents " << pair["agents"][0].get<std::size_t>() + 1 << " and "
+        << pair["agents"][1].get<std::size_t>() + 1 << ": ";
+    const auto differing = pair["differing_steps"].get<std::int64_t>();
+    if (differing == 0) {
+      out << "both match the recording at every step\n";
+      continue;
+    }
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.1f%%", pair["rate"].get<double>() * 100);
+    out << "the same decisions at " << pair["agreeing_steps"].get<std::int64_t>() << " of "
+        << differing << " steps where either differs (" << rate << ")\n";
+  }
+}
+
 }  // namespace agentvcr::cli

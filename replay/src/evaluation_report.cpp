@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "agentvcr/replay/live_answer.hpp"
@@ -26,6 +28,7 @@ struct JudgedStep {
   std::int64_t recorded_conversation_id = 0;
   std::int64_t step_number = 0;  ///< 1-based, the recorded conversation's tree order
   std::int64_t evaluated_conversation_id = 0;
+  std::int64_t recorded_step_id = 0;
   StepVerdict verdict;
 };
 
@@ -62,6 +65,7 @@ std::vector<JudgedStep> judgeLinkedSteps(const store::ArchiveReader& reader,
       recorded_outputs.push_back(reader.outputJson(candidate.id).value_or(Json::object()));
     }
     judged.push_back({recorded->conversation_id, numbers[recorded->id], evaluated->conversation_id,
+                      recorded->id,
                       judgeStep(reader.inputJson(recorded->id).value_or(Json::object()),
                                 recorded->source_id, recorded_outputs, answer->second)});
   }
@@ -95,6 +99,7 @@ std::optional<EvaluationReport> evaluationReport(const store::ArchiveReader& rea
   }
   EvaluationReport report;
   report.session_id = session_id;
+  report.agent = session->upstream;
   for (const JudgedStep& step : judgeLinkedSteps(reader, session_id)) {
     if (report.conversations.empty() ||
         report.conversations.back().recorded_conversation_id != step.recorded_conversation_id) {
@@ -116,11 +121,29 @@ std::optional<EvaluationReport> evaluationReport(const store::ArchiveReader& rea
       conversation.first_divergent_step = step.step_number;
       conversation.first_difference = step.verdict.firstProblem();
     }
+    report.answers[step.recorded_step_id] = {step.verdict.match(), step.verdict.violations.empty(),
+                                             step.verdict.live_outputs};
     report.say_normalised += step.verdict.comparison.say_normalised ? 1 : 0;
     report.contract_violations += step.verdict.violations.empty() ? 0 : 1;
     report.error_candidates += step.verdict.error_candidates;
   }
   return report;
+}
+
+EvaluationComparison compareEvaluations(const store::ArchiveReader& reader,
+                                        const std::vector<std::int64_t>& session_ids) {
+  EvaluationComparison comparison;
+  std::vector<AgentAnswers> answers;
+  for (const std::int64_t id : session_ids) {
+    auto report = evaluationReport(reader, id);
+    if (!report) {
+      throw std::invalid_argument("session " + std::to_string(id) + " is not an evaluation");
+    }
+    answers.push_back(report->answers);
+    comparison.agents.push_back(std::move(*report));
+  }
+  comparison.agreement = pairwiseAgreement(answers);
+  return comparison;
 }
 
 }  // namespace agentvcr::replay

@@ -111,8 +111,9 @@ StepVerdict judgeStep(const Json& input, std::int64_t source_id, const Json& rec
   for (const Json& output : live) {
     verdict.error_candidates += output.value("status", Json()) == "error" ? 1 : 0;
   }
-  verdict.comparison = compareDecisions(input, withoutIgnoredParts(recorded_outputs, ignored),
-                                        withoutIgnoredParts(std::move(live), ignored));
+  verdict.live_outputs = withoutIgnoredParts(std::move(live), ignored);
+  verdict.comparison =
+      compareDecisions(input, withoutIgnoredParts(recorded_outputs, ignored), verdict.live_outputs);
   verdict.violations = answer.violationsOf(source_id);
   return verdict;
 }

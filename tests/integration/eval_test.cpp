@@ -259,8 +259,21 @@ class EvalTest : public ReplayTest {
     cli::EvalCommand command;
     command.config.one_by_one = one_by_one;
     command.config.db_path = db_path.value_or(db_path_);
-    command.config.agent = *net::parseUrl(agent_url);
+    command.agents = {*net::parseUrl(agent_url)};
     command.config.jobs = jobs;
+    command.report_path = report_path_;
+    command.fail_under = fail_under;
+    return cli::runEval(command, output_);
+  }
+
+  /// `agentvcr eval --agent A --agent B ...` with the report written as for one agent.
+  int runCompare(const std::vector<std::string>& agent_urls,
+                 std::optional<double> fail_under = {}) {
+    cli::EvalCommand command;
+    command.config.db_path = db_path_;
+    for (const auto& url : agent_urls) {
+      command.agents.push_back(*net::parseUrl(url));
+    }
     command.report_path = report_path_;
     command.fail_under = fail_under;
     return cli::runEval(command, output_);
@@ -663,6 +676,171 @@ TEST_F(EvalTest, RefusesAnAgentOfAnotherProtocolVersion) {
   for (const auto& session : reader.sessions()) {
     EXPECT_NE(session.mode, "eval");
   }
+}
+
+/// The recorded steps an agent's changes hit, in the order it made them, found as
+/// EachKnownChangeIsReportedAtItsStep finds them: the k-th request re-asked the k-th recorded
+/// exchange, and a change names its input.
+std::vector<std::int64_t> changedSteps(const store::ArchiveReader& reader, const Json& report,
+                                       const std::vector<MutatingAgent::Change>& changes) {
+  std::set<std::int64_t> exchange_set;
+  for (const auto& step : report["steps"]) {
+    exchange_set.insert(step["recorded_exchange_id"].get<std::int64_t>());
+  }
+  const std::vector<std::int64_t> exchanges(exchange_set.begin(), exchange_set.end());
+  std::vector<std::int64_t> steps;
+  for (const auto& change : changes) {
+    for (const auto& step : report["steps"]) {
+      const auto recorded = step["recorded_step_id"].get<std::int64_t>();
+      if (step["recorded_exchange_id"] == exchanges.at(change.request) &&
+          reader.step(recorded)->source_id == change.source_id) {
+        steps.push_back(recorded);
+      }
+    }
+  }
+  EXPECT_EQ(std::set<std::int64_t>(steps.begin(), steps.end()).size(), changes.size())
+      << "each change hits a step of its own";
+  return steps;
+}
+
+// The three agents: the recorded one (the replay of the archive), a changed one and a
+// broken one. Each agent's rate and every pair's agreement equal a count made by hand from the
+// changes each agent made, and the viewer's comparison recomputed from the archive agrees.
+TEST_F(EvalTest, ThreeAgentsAreRankedAndComparedPairByPairAsCountedByHand) {
+  recordDemo();
+  startReplay();
+  // Both start by rewording the same say; then the changed agent moves a robot while the broken
+  // one breaks the contract and fails a candidate.
+  MutatingAgent changed(replayPort(), {"say", "robot"});
+  MutatingAgent broken(replayPort(), {"say", "invalid", "error"});
+  EXPECT_EQ(runCompare({replayUrl(), changed.url(), broken.url()}, 0.5), cli::kExitFailure)
+      << output_.str();
+  ASSERT_EQ(changed.pending(), 0u) << "the demo lacks an answer some change needs";
+  ASSERT_EQ(broken.pending(), 0u) << "the demo lacks an answer some change needs";
+  const Json comparison = report();
+  const Json& agents = comparison["agents"];
+  ASSERT_EQ(agents.size(), 3u) << comparison.dump(2);
+  store::ArchiveReader reader(db_path_);
+
+  // The hand count.
+  const std::vector<std::int64_t> changed_steps =
+      changedSteps(reader, agents[1]["report"], changed.changes());
+  const std::vector<std::int64_t> broken_steps =
+      changedSteps(reader, agents[2]["report"], broken.changes());
+  ASSERT_EQ(changed_steps.size(), 2u);
+  ASSERT_EQ(broken_steps.size(), 3u);
+  const std::int64_t steps = agents[0]["report"]["overall"]["steps"].get<std::int64_t>();
+  // Both reworded their first say alike: the one step where they can agree.
+  const std::int64_t same_say = changed_steps[0] == broken_steps[0] ? 1 : 0;
+  std::set<std::int64_t> either(changed_steps.begin(), changed_steps.end());
+  either.insert(broken_steps.begin(), broken_steps.end());
+
+  const std::vector<std::int64_t> differing_by_agent{
+      0, static_cast<std::int64_t>(changed_steps.size()),
+      static_cast<std::int64_t>(broken_steps.size())};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE("agent " + std::to_string(i + 1));
+    const Json& overall = agents[i]["report"]["overall"];
+    EXPECT_EQ(overall["steps"].get<std::int64_t>(), steps);
+    EXPECT_EQ(overall["matched"].get<std::int64_t>(), steps - differing_by_agent[i]);
+    EXPECT_DOUBLE_EQ(
+        overall["match_rate"].get<double>(),
+        static_cast<double>(steps - differing_by_agent[i]) / static_cast<double>(steps));
+    EXPECT_EQ(overall["contract_violations"].get<int>(), i == 2 ? 1 : 0);
+  }
+  const Json expected_agreement = Json::array(
+      {Json{{"agents", {0, 1}},
+            {"differing_steps", changed_steps.size()},
+            {"agreeing_steps", 0},
+            {"rate", 0.0}},
+       Json{{"agents", {0, 2}},
+            {"differing_steps", broken_steps.size()},
+            {"agreeing_steps", 0},
+            {"rate", 0.0}},
+       Json{{"agents", {1, 2}},
+            {"differing_steps", either.size()},
+            {"agreeing_steps", same_say},
+            {"rate", static_cast<double>(same_say) / static_cast<double>(either.size())}}});
+  EXPECT_EQ(comparison["agreement"], expected_agreement) << comparison["agreement"].dump();
+  EXPECT_EQ(same_say, 1) << "both reworded the same say the same way";
+
+  // The first divergent step of each conversation, agent by agent, is that agent's own.
+  for (const auto& conversation : comparison["conversations"]) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      for (const auto& own : agents[i]["report"]["conversations"]) {
+        if (own["conversation_id"] == conversation["conversation_id"]) {
+          EXPECT_EQ(conversation["first_divergent_step"][i], own["first_divergent_step"]);
+        }
+      }
+    }
+  }
+
+  // --fail-under holds each agent: only the broken one fails, and it is named.
+  const std::string printed = output_.str();
+  EXPECT_NE(printed.find("FAILED: agent 3 (" + broken.url() + "): the agent broke the contract"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(printed.find("FAILED: agent 1"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("FAILED: agent 2"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("agents 2 and 3: the same decisions at 1 of " +
+                         std::to_string(either.size()) + " steps where either differs"),
+            std::string::npos)
+      << printed;
+
+  // Each agent's run is an evaluation session of its own, named for its place; the viewer's
+  // comparison, recomputed from those sessions, gives the same figures.
+  std::vector<std::int64_t> sessions;
+  for (std::size_t i = 0; i < 3; ++i) {
+    sessions.push_back(agents[i]["report"]["eval_session_id"].get<std::int64_t>());
+    EXPECT_EQ(reader.session(sessions.back())->name,
+              "eval of session 1, agent " + std::to_string(i + 1) + " of 3");
+  }
+  const replay::EvaluationComparison recomputed = replay::compareEvaluations(reader, sessions);
+  ASSERT_EQ(recomputed.agents.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(recomputed.agents[i].matched,
+              agents[i]["report"]["overall"]["matched"].get<std::int64_t>());
+    EXPECT_EQ(recomputed.agents[i].agent, agents[i]["agent"].get<std::string>());
+  }
+  ASSERT_EQ(recomputed.agreement.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(recomputed.agreement[k].differing_steps,
+              expected_agreement[k]["differing_steps"].get<std::int64_t>());
+    EXPECT_EQ(recomputed.agreement[k].agreeing_steps,
+              expected_agreement[k]["agreeing_steps"].get<std::int64_t>());
+  }
+
+  // Held to a rate the changed agent reaches and without the broken one, the gate passes;
+  // held to every step, the changed agent fails it alone.
+  const double changed_rate = agents[1]["report"]["overall"]["match_rate"].get<double>();
+  MutatingAgent changed_again(replayPort(), {"say", "robot"});
+  output_.str("");
+  EXPECT_EQ(runCompare({replayUrl(), changed_again.url()}, changed_rate), cli::kExitOk)
+      << output_.str();
+  MutatingAgent changed_once_more(replayPort(), {"say", "robot"});
+  output_.str("");
+  EXPECT_EQ(runCompare({replayUrl(), changed_once_more.url()}), cli::kExitFailure) << output_.str();
+  EXPECT_NE(output_.str().find("FAILED: agent 2 (" + changed_once_more.url() + "): 2 of " +
+                               std::to_string(steps) + " steps differ"),
+            std::string::npos)
+      << output_.str();
+  EXPECT_EQ(output_.str().find("FAILED: agent 1"), std::string::npos) << output_.str();
+}
+
+TEST_F(EvalTest, AnAgentThatIsDownIsReportedAndTheOthersStillCompared) {
+  recordDemo();
+  startReplay();
+  EXPECT_EQ(runCompare({replayUrl(), "http://127.0.0.1:1"}), cli::kExitNotEvaluated)
+      << output_.str();
+  const Json comparison = report();
+  EXPECT_EQ(comparison["agents"][0]["report"]["overall"]["match_rate"].get<double>(), 1.0);
+  EXPECT_FALSE(comparison["agents"][1].contains("report"));
+  EXPECT_NE(comparison["agents"][1]["refused"].get<std::string>().find("127.0.0.1:1"),
+            std::string::npos)
+      << comparison.dump(2);
+  EXPECT_TRUE(comparison["agreement"].empty()) << "one agent is not a pair";
+  EXPECT_NE(output_.str().find("agent 2 (http://127.0.0.1:1) was not evaluated"), std::string::npos)
+      << output_.str();
 }
 
 }  // namespace

@@ -276,6 +276,7 @@ std::vector<EvalStep> judge(const PlannedExchange& exchange, const replay::KeyRu
     step.recorded_step_id = planned.ref.step_id;
     step.recorded_exchange_id = exchange.recorded_exchange_id;
     step.comparison = std::move(verdict.comparison);
+    step.live_outputs = std::move(verdict.live_outputs);
     step.violations = std::move(verdict.violations);
     step.error_candidates = verdict.error_candidates;
     steps.push_back(std::move(step));
@@ -404,8 +405,11 @@ EvalRun runEvaluation(const EvalConfig& config) {
     }
   }
   std::sort(run.recorded_sessions.begin(), run.recorded_sessions.end());
-  run.eval_session_id = storeRun(config, sessionName(config.selection, run.recorded_sessions),
-                                 identity, exchanges, started_ns, ended_ns);
+  std::string name = sessionName(config.selection, run.recorded_sessions);
+  if (!config.label.empty()) {
+    name += ", " + config.label;
+  }
+  run.eval_session_id = storeRun(config, name, identity, exchanges, started_ns, ended_ns);
   const auto eval_step_of = linkSteps(config, run.eval_session_id, exchanges);
   const store::ArchiveReader reader(config.db_path);
   for (auto& step : run.steps) {

@@ -787,13 +787,25 @@ TEST_F(CommandLineTest, EvalOptions) {
                  "--fail-under", "0.9", "--report", "r.json", "--session", "2"});
   const auto& command = *eval.command;
   EXPECT_EQ(command.config.db_path, kDefaultArchive);
-  EXPECT_EQ(command.config.agent.host, "live.test");
-  EXPECT_EQ(command.config.agent.port, 8001);
+  ASSERT_EQ(command.agents.size(), 1u);
+  EXPECT_EQ(command.agents[0].host, "live.test");
+  EXPECT_EQ(command.agents[0].port, 8001);
   EXPECT_EQ(command.config.jobs, 8u);
   EXPECT_TRUE(command.config.one_by_one);
   EXPECT_EQ(command.fail_under, 0.9);
   EXPECT_EQ(command.report_path, "r.json");
   EXPECT_EQ(command.config.selection.sessions, std::vector<std::int64_t>{2});
+}
+
+TEST_F(CommandLineTest, EvalComparesEveryAgentGivenInOrder) {
+  auto eval = registerEval(app_, invocation_);
+  parseRunnable({"eval", "--agent", "http://a.test:1", "--agent", "http://b.test:2/v2", "--agent",
+                 "http://c.test:3"});
+  const auto& agents = eval.command->agents;
+  ASSERT_EQ(agents.size(), 3u);
+  EXPECT_EQ(agents[0].toString(), "http://a.test:1");
+  EXPECT_EQ(agents[1].toString(), "http://b.test:2/v2");
+  EXPECT_EQ(agents[2].toString(), "http://c.test:3");
 }
 
 TEST_F(CommandLineTest, EvalNeedsAnHttpAgent) {

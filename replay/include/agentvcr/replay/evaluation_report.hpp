@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "agentvcr/replay/agent_agreement.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
 /// The report of an `agentvcr eval` run recomputed from the evaluation session it stored
@@ -36,12 +37,22 @@ struct EvaluatedConversation {
 /// The figures of `agentvcr eval`'s report (docs/eval.md, Report) but the latencies.
 struct EvaluationReport {
   std::int64_t session_id = 0;
+  std::string agent;  ///< the live agent's URL: the session's upstream
   std::int64_t steps = 0, matched = 0, say_normalised = 0, contract_violations = 0,
                error_candidates = 0;
   /// By recorded conversation id, as the evaluator lists them.
   std::vector<EvaluatedConversation> conversations;
+  /// Each judged step's answer, by recorded step id: what agents are compared by.
+  AgentAnswers answers;
   /// matched / steps; 1 when there are no steps.
   double matchRate() const;
+};
+
+/// Several evaluations of the same recorded inputs, side by side: one agent each.
+struct EvaluationComparison {
+  std::vector<EvaluationReport> agents;
+  /// Every pair of agents, by their index in `agents` (pairwiseAgreement).
+  std::vector<PairAgreement> agreement;
 };
 
 /// nullopt when the session is not an evaluation (mode "eval").
@@ -56,5 +67,12 @@ struct EvaluationReport {
 /// std::runtime_error.
 std::optional<EvaluationReport> evaluationReport(const store::ArchiveReader& reader,
                                                  std::int64_t session_id);
+
+/// The reports of `session_ids` (each an evaluation session, in the order given) and how the
+/// agents agree where they leave the recording: what `agentvcr eval --agent A --agent B ...`
+/// printed, recomputed as evaluationReport does. A session that is not an evaluation throws
+/// std::invalid_argument naming it; archive errors throw std::runtime_error.
+EvaluationComparison compareEvaluations(const store::ArchiveReader& reader,
+                                        const std::vector<std::int64_t>& session_ids);
 
 }  // namespace agentvcr::replay

@@ -56,6 +56,10 @@ CheckedAnswer checkAnswer(const LiveAnswer& answer);
 /// One re-asked step judged.
 struct StepVerdict {
   StepComparison comparison;
+  /// The live outputs that were compared: the answer's outputs for this input, without the
+  /// ignored parts. What another agent's answer to the same input is compared with
+  /// (agent_agreement.hpp).
+  protocol::Json live_outputs = protocol::Json::array();
   std::vector<std::string> violations;
   std::int64_t error_candidates = 0;  ///< live candidates with status "error"
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "agentvcr/net/url.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/replay/decision_compare.hpp"
 #include "agentvcr/store/rows.hpp"
 
@@ -31,6 +32,9 @@ struct EvalConfig {
   bool one_by_one = false;
   std::chrono::milliseconds timeout{600'000};
   std::string node;  ///< the node the evaluation session names (empty: the host name)
+  /// Appended to the session's name ("eval of session 1, agent 2 of 3"): which of several
+  /// compared agents it is. Empty for a lone evaluation.
+  std::string label;
   /// RFC 6901 pointers into each output (AgentOutput) left out of both sides of the comparison:
   /// values known to vary from run to run (`agentvcr noise`, the [output] of an ignore file).
   std::vector<std::string> ignored_output_paths;
@@ -52,6 +56,8 @@ struct EvalStep {
   /// eval_step_id.
   std::int64_t eval_conversation_id = 0;
   replay::StepComparison comparison;
+  /// The live outputs compared (replay::StepVerdict::live_outputs).
+  protocol::Json live_outputs = protocol::Json::array();
   /// Contract findings of the live answer ("http 500", "not JSON", "/0/status literal_error:
   /// ..."); when not empty the step does not match.
   std::vector<std::string> violations;
