@@ -4,9 +4,11 @@
 #include "agentvcr/cli/stats_command.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <string>
 
 #include "agentvcr/cli/command_line.hpp"
 #include "agentvcr/fleet/fleet_reads.hpp"
@@ -61,6 +63,17 @@ std::vector<std::pair<std::string, std::string>> rowsOf(const Map& counts) {
   return rows;
 }
 
+/// " (0.42x the bodies on the wire)": stored bytes against traffic bytes; empty without traffic.
+std::string ratioText(std::int64_t stored, std::int64_t on_wire) {
+  if (on_wire == 0) {
+    return "";
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, " (%.2fx the bodies on the wire)",
+                static_cast<double>(stored) / static_cast<double>(on_wire));
+  return text;
+}
+
 void writeText(const store::ArchiveStats& stats, std::ostream& out) {
   for (const store::SessionStats& s : stats.sessions) {
     // The fleet archive has no session ids: its sessions are named by uuid.
@@ -73,6 +86,10 @@ void writeText(const store::ArchiveStats& stats, std::ostream& out) {
            {"candidates", std::to_string(s.candidates)},
            {"env steps", std::to_string(s.env_steps)},
            {"env failures", std::to_string(s.env_failures)}});
+    table(out, "body bytes",
+          {{"on the wire", std::to_string(s.body_bytes_on_wire)},
+           {"stored", std::to_string(s.body_bytes_stored) +
+                          ratioText(s.body_bytes_stored, s.body_bytes_on_wire)}});
     table(out, "latency ms (" + std::to_string(s.latency.count) + " ended exchanges)",
           {{"p50", ms(s.latency.p50_ms)},
            {"p90", ms(s.latency.p90_ms)},
@@ -92,6 +109,9 @@ void writeText(const store::ArchiveStats& stats, std::ostream& out) {
   if (stats.sessions.empty()) {
     out << "no sessions\n";
   }
+  out << "archive: " << stats.archive_bytes << " bytes for " << stats.body_bytes_on_wire
+      << " bytes of bodies on the wire" << ratioText(stats.archive_bytes, stats.body_bytes_on_wire)
+      << "\n";
 }
 
 template <class Map>
@@ -112,32 +132,38 @@ void writeJson(const store::ArchiveStats& stats, std::ostream& out) {
     for (const auto& [robot, by_tool] : s.tools_by_robot) {
       tools[robot] = objectOf(by_tool);
     }
-    sessions.push_back({{"session_id", s.session_id != 0 ? Json(s.session_id) : Json()},
-                        {"uuid", s.uuid},
-                        {"node", s.node},
-                        {"name", s.name},
-                        {"agent_id", s.agent_id ? Json(*s.agent_id) : Json()},
-                        {"agent_version", s.agent_version ? Json(*s.agent_version) : Json()},
-                        {"exchanges", s.exchanges},
-                        {"steps", s.steps},
-                        {"candidates", s.candidates},
-                        {"env_steps", s.env_steps},
-                        {"env_failures", s.env_failures},
-                        {"latency_ms",
-                         {{"count", s.latency.count},
-                          {"p50", s.latency.p50_ms},
-                          {"p90", s.latency.p90_ms},
-                          {"p95", s.latency.p95_ms},
-                          {"p99", s.latency.p99_ms},
-                          {"max", s.latency.max_ms}}},
-                        {"http_statuses", objectOf(s.http_statuses)},
-                        {"error_codes", objectOf(s.error_codes)},
-                        {"tools_by_robot", tools},
-                        {"a2a_methods", objectOf(s.a2a_methods)},
-                        {"a2a_error_codes", objectOf(s.a2a_errors)},
-                        {"a2a_task_states", objectOf(s.a2a_task_states)}});
+    sessions.push_back(
+        {{"session_id", s.session_id != 0 ? Json(s.session_id) : Json()},
+         {"uuid", s.uuid},
+         {"node", s.node},
+         {"name", s.name},
+         {"agent_id", s.agent_id ? Json(*s.agent_id) : Json()},
+         {"agent_version", s.agent_version ? Json(*s.agent_version) : Json()},
+         {"exchanges", s.exchanges},
+         {"steps", s.steps},
+         {"candidates", s.candidates},
+         {"env_steps", s.env_steps},
+         {"env_failures", s.env_failures},
+         {"latency_ms",
+          {{"count", s.latency.count},
+           {"p50", s.latency.p50_ms},
+           {"p90", s.latency.p90_ms},
+           {"p95", s.latency.p95_ms},
+           {"p99", s.latency.p99_ms},
+           {"max", s.latency.max_ms}}},
+         {"body_bytes", {{"on_wire", s.body_bytes_on_wire}, {"stored", s.body_bytes_stored}}},
+         {"http_statuses", objectOf(s.http_statuses)},
+         {"error_codes", objectOf(s.error_codes)},
+         {"tools_by_robot", tools},
+         {"a2a_methods", objectOf(s.a2a_methods)},
+         {"a2a_error_codes", objectOf(s.a2a_errors)},
+         {"a2a_task_states", objectOf(s.a2a_task_states)}});
   }
-  out << Json{{"sessions", sessions}}.dump(2) << "\n";
+  out << Json{{"sessions", sessions},
+              {"body_bytes_on_wire", stats.body_bytes_on_wire},
+              {"archive_bytes", stats.archive_bytes}}
+             .dump(2)
+      << "\n";
 }
 
 }  // namespace

@@ -36,6 +36,15 @@ store::SessionStats statsOf(PgConnection& conn, const store::SessionRow& session
   s.agent_id = session.agent_id;
   s.agent_version = session.agent_version;
   s.exchanges = session.exchange_count;
+  eachRow(conn,
+          "SELECT coalesce(sum(coalesce(request_body_size, length(request_body)) + "
+          "coalesce(response_body_size, length(response_body))), 0), "
+          "coalesce(sum(length(request_body) + length(response_body)), 0) "
+          "FROM exchanges WHERE session_uuid = $1",
+          s.uuid, [&](const PgResult& r, int i) {
+            s.body_bytes_on_wire = r.integer(i, 0);
+            s.body_bytes_stored = r.integer(i, 1);
+          });
   std::vector<std::int64_t> durations;
   eachRow(conn,
           "SELECT ended_ns - started_ns FROM exchanges WHERE session_uuid = $1 "
@@ -112,7 +121,11 @@ store::ArchiveStats collectFleetStats(const std::string& uri) {
         store::ArchiveStats stats;
         for (const store::SessionRow& session : readSessions(conn)) {
           stats.sessions.push_back(statsOf(conn, session));
+          stats.body_bytes_on_wire += stats.sessions.back().body_bytes_on_wire;
         }
+        stats.archive_bytes =
+            conn.exec(std::string_view("SELECT pg_database_size(current_database())"))
+                .integer(0, 0);
         return stats;
       },
       PgConnection::Finish::Commit, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");

@@ -47,6 +47,23 @@ LatencyStats latencyOf(SQLite::Database& db, std::int64_t session_id) {
   return latency;
 }
 
+/// A body's length on the wire: its size column when the archive keeps it compressed, else the
+/// stored bytes themselves.
+constexpr const char* kBodyBytesOnWire =
+    "coalesce(sum(coalesce(request_body_size, length(request_body)) + "
+    "coalesce(response_body_size, length(response_body))), 0)";
+
+void fillBodyBytes(SQLite::Database& db, SessionStats& s) {
+  const std::string sql = std::string("SELECT ") + kBodyBytesOnWire +
+                          " AS on_wire, coalesce(sum(length(request_body) + "
+                          "length(response_body)), 0) AS stored FROM exchanges WHERE session_id = "
+                          ":session_id";
+  eachRow(db, sql.c_str(), s.session_id, [&](const Columns& c) {
+    s.body_bytes_on_wire = c.get("on_wire").getInt64();
+    s.body_bytes_stored = c.get("stored").getInt64();
+  });
+}
+
 void fillMagma(SQLite::Database& db, SessionStats& s) {
   eachRow(db,
           "SELECT status, count(*) AS exchanges FROM exchanges WHERE session_id = :session_id "
@@ -139,11 +156,19 @@ ArchiveStats collectStats(const std::string& db_path, const std::vector<std::int
       s.agent_id = row.agent_id;
       s.agent_version = row.agent_version;
       s.exchanges = row.exchange_count;
+      fillBodyBytes(db, s);
       s.latency = latencyOf(db, row.id);
       fillMagma(db, s);
       fillA2a(db, s);
       stats.sessions.push_back(std::move(s));
     }
+    stats.body_bytes_on_wire =
+        db.execAndGet(std::string("SELECT ") + kBodyBytesOnWire + " FROM exchanges").getInt64();
+    stats.archive_bytes =
+        db.execAndGet(
+              "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), "
+              "pragma_freelist_count(), pragma_page_size()")
+            .getInt64();
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error(detail::readError(db_path, e));
   }

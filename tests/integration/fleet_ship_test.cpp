@@ -389,9 +389,13 @@ TEST_F(FleetShipTest, LsAndStatsReadTheFleetArchiveWithEachSessionsNode) {
   auto fleet_session =
       json["sessions"][0]["name"] == "gen-worker-1" ? json["sessions"][0] : json["sessions"][1];
   for (const char* key : {"steps", "candidates", "env_failures", "tools_by_robot", "latency_ms",
-                          "http_statuses", "error_codes"}) {
+                          "http_statuses", "error_codes", "body_bytes"}) {
     EXPECT_EQ(fleet_session[key], local_session[key]) << key;
   }
+  EXPECT_GT(json["body_bytes_on_wire"].get<std::int64_t>(),
+            local_session["body_bytes"]["on_wire"].get<std::int64_t>())
+      << "both shipped sessions' traffic";
+  EXPECT_GT(json["archive_bytes"].get<std::int64_t>(), 0);
 }
 
 /// The SQL queries docs/fleet.md gives (the blocks that read), in order.

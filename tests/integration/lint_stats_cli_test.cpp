@@ -222,6 +222,17 @@ TEST_F(LintStatsCliTest, StatsReportsEachSessionAsTablesOrJson) {
   EXPECT_EQ(runStats({path_, {}, "text"}, text), kExitOk);
   EXPECT_NE(text.str().find("tools used by panda"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("p50"), std::string::npos) << text.str();
+  // The bodies' bytes on the wire, as stored, and the whole archive against them.
+  const auto on_wire = stats["sessions"][0]["body_bytes"]["on_wire"].get<std::int64_t>();
+  EXPECT_GT(on_wire, 0);
+  EXPECT_EQ(stats["body_bytes_on_wire"], on_wire);
+  EXPECT_NE(text.str().find("on the wire  " + std::to_string(on_wire)), std::string::npos)
+      << text.str();
+  EXPECT_NE(
+      text.str().find("archive: " + std::to_string(stats["archive_bytes"].get<std::int64_t>()) +
+                      " bytes for " + std::to_string(on_wire) + " bytes of bodies on the wire ("),
+      std::string::npos)
+      << text.str();
 }
 
 }  // namespace

@@ -92,5 +92,41 @@ TEST(Stats, CountsExchangesLatencyStatusesErrorsToolsEnvAndA2a) {
   EXPECT_EQ(only.sessions[0].name, "a2a");
 }
 
+// What recording cost in bodies: each session's bodies as they crossed the wire and as stored,
+// and the whole archive against every session's traffic, whichever sessions were asked for.
+TEST(Stats, CountsBodyBytesOnTheWireAndAsStoredAndTheArchivesBytes) {
+  TempDir dir;
+  const std::string path = dir.file("bytes.sqlite");
+  // A body that compresses (kept as a zstd frame with its size on the wire) and one too small to.
+  const std::string repetitive = "{\"say\": \"" + std::string(4000, 'a') + "\"}";
+  const std::string small = R"({"status":"ready"})";
+  {
+    Recorder recorder(path, testSession("bytes"), testOptions());
+    submit(recorder, httpExchange("POST", "/v1/responses", repetitive, 200, small));
+    submit(recorder, httpExchange("GET", "/health", "", 200, small));
+    recorder.flush();
+  }
+  {
+    Recorder recorder(path, testSession("other"), testOptions());
+    submit(recorder, httpExchange("GET", "/health", "", 200, small));
+    recorder.flush();
+  }
+  const ArchiveStats all = collectStats(path, {});
+  ASSERT_EQ(all.sessions.size(), 2u);
+  const SessionStats& s = all.sessions[0];
+  const auto on_wire = static_cast<std::int64_t>(repetitive.size() + 2 * small.size());
+  EXPECT_EQ(s.body_bytes_on_wire, on_wire);
+  EXPECT_GT(s.body_bytes_stored, 2 * static_cast<std::int64_t>(small.size()));
+  EXPECT_LT(s.body_bytes_stored, on_wire / 4) << "the repetitive body is stored compressed";
+  EXPECT_EQ(all.sessions[1].body_bytes_on_wire, static_cast<std::int64_t>(small.size()));
+  EXPECT_EQ(all.body_bytes_on_wire, on_wire + static_cast<std::int64_t>(small.size()));
+  EXPECT_GT(all.archive_bytes, 0);
+  EXPECT_EQ(all.archive_bytes % 512, 0) << "whole pages";
+
+  const ArchiveStats only = collectStats(path, {all.sessions[1].session_id});
+  EXPECT_EQ(only.body_bytes_on_wire, all.body_bytes_on_wire) << "every session's traffic";
+  EXPECT_EQ(only.archive_bytes, all.archive_bytes);
+}
+
 }  // namespace
 }  // namespace agentvcr::store

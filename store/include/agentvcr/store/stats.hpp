@@ -31,6 +31,10 @@ struct SessionStats {
   std::optional<std::string> agent_id;
   std::optional<std::string> agent_version;
   std::int64_t exchanges = 0;
+  /// Request and response bodies as they crossed the wire, and as the archive keeps them
+  /// (compressed, redacted): what recording them cost in bodies.
+  std::int64_t body_bytes_on_wire = 0;
+  std::int64_t body_bytes_stored = 0;
   LatencyStats latency;
   std::map<int, std::int64_t> http_statuses;  ///< status -> exchanges (0: no response)
   std::int64_t steps = 0;
@@ -47,6 +51,11 @@ struct SessionStats {
 
 struct ArchiveStats {
   std::vector<SessionStats> sessions;  ///< by session id
+  /// Every session's bodies as they crossed the wire, whichever sessions were asked for.
+  std::int64_t body_bytes_on_wire = 0;
+  /// What the whole archive takes: a SQLite file's pages in use (free pages left out), a fleet
+  /// database's size as PostgreSQL counts it.
+  std::int64_t archive_bytes = 0;
 };
 
 /// Stats of the listed sessions (all when empty; unknown ids are skipped) of the archive at
