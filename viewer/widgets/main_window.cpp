@@ -213,8 +213,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
 
   connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onSessionChosen(current); });
-  connect(sessions_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          [this] { charts_->setSessions(reader_, db_path_, selectedSessions()); });
+  connect(sessions_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    charts_->setSessions(reader_, db_path_, selectedSessions());
+    showEvaluations();
+  });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onConversationChosen(current); });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -366,10 +368,66 @@ void MainWindow::onSessionChosen(const QModelIndex& index) {
     return;
   }
   const std::int64_t id = sessions_->session(index.row()).id;
-  showEvaluation(id);
+  showEvaluations();
   conversations_->setSession(id);
   search_->setSession(id);
   updateReplaySelection();
+}
+
+void MainWindow::showEvaluations() {
+  std::vector<std::int64_t> evaluations;
+  bool only_evaluations = true;
+  for (const QModelIndex& index : sessions_view_->selectionModel()->selectedRows()) {
+    const store::SessionRow& session = sessions_->session(index.row());
+    if (session.mode == "eval") {
+      evaluations.push_back(session.id);
+    } else {
+      only_evaluations = false;
+    }
+  }
+  std::sort(evaluations.begin(), evaluations.end());
+  std::vector<std::int64_t> shown;
+  if (evaluations.size() >= 2 && only_evaluations) {
+    shown = std::move(evaluations);
+  } else if (const auto current = selectedSession()) {
+    shown = {*current};
+  }
+  // Both the current row and the selection change on one click: compute once for what shows.
+  if (shown == shown_evaluations_) {
+    return;
+  }
+  shown_evaluations_ = shown;
+  if (shown.size() >= 2) {
+    showComparison(shown);
+  } else if (shown.size() == 1) {
+    showEvaluation(shown.front());
+  } else {
+    charts_->setEvaluationReport(std::nullopt);
+    eval_dock_->hide();
+  }
+}
+
+void MainWindow::showComparison(const std::vector<std::int64_t>& ids) {
+  std::optional<replay::EvaluationComparison> comparison;
+  try {
+    comparison = replay::compareEvaluations(*reader_, ids);
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(
+        tr("Comparing the evaluations failed: %1").arg(QString::fromStdString(error.what())));
+    charts_->setEvaluationReport(std::nullopt);
+    eval_dock_->hide();
+    return;
+  }
+  // The charts stay on the current session, one of the agents.
+  std::optional<replay::EvaluationReport> current;
+  for (const replay::EvaluationReport& agent : comparison->agents) {
+    if (agent.session_id == selectedSession()) {
+      current = agent;
+    }
+  }
+  charts_->setEvaluationReport(current);
+  eval_view_->setComparison(std::move(*comparison));
+  raiseEvaluation();
 }
 
 void MainWindow::showEvaluation(std::int64_t id) {
@@ -386,6 +444,10 @@ void MainWindow::showEvaluation(std::int64_t id) {
     return;
   }
   eval_view_->setReport(*report);
+  raiseEvaluation();
+}
+
+void MainWindow::raiseEvaluation() {
   eval_dock_->show();
   // The dock's tab joins its bar when the window lays itself out, and raising it before that
   // leaves the tab in front where it was: lay out first. A window not shown yet lays its docks

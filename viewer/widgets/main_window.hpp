@@ -108,7 +108,8 @@ class MainWindow : public QMainWindow {
 
   ChartsDock* charts() const { return charts_; }
 
-  /// The report of the chosen evaluation session (a dock shown only for one).
+  /// The report of the chosen evaluation session, or the comparison of the selected ones when
+  /// two or more evaluation sessions (and nothing else) are selected: a dock shown only then.
   EvalView* evalView() const { return eval_view_; }
 
   /// Brings the charts' dock to the front of its tabs.
@@ -135,8 +136,16 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void onSessionChosen(const QModelIndex& index);
+  /// What the selected sessions make of the Evaluation dock: the comparison of two or more
+  /// evaluation sessions, else the report of the current session when it is an evaluation.
+  /// Recomputed only when that changes.
+  void showEvaluations();
   /// Shows the evaluation report of session `id` when it is one, and hides it otherwise.
   void showEvaluation(std::int64_t id);
+  /// Shows the comparison of evaluation sessions `ids` (in id order: agent 1 first).
+  void showComparison(const std::vector<std::int64_t>& ids);
+  /// Shows the Evaluation dock in front of its tabs.
+  void raiseEvaluation();
   void onConversationChosen(const QModelIndex& index);
   void onStepChosen(const QModelIndex& index);
   void onCallChosen(const QModelIndex& index);
@@ -176,6 +185,8 @@ class MainWindow : public QMainWindow {
   QTimer* live_timer_;
   QAction* live_action_ = nullptr;
   QAction* diff_action_ = nullptr;
+  /// The sessions the Evaluation dock was last computed for (showEvaluations).
+  std::vector<std::int64_t> shown_evaluations_;
   bool raise_evaluation_on_show_ = false;  ///< showEvaluation() came before the first show
   store::ArchiveCounts last_counts_;
 };
