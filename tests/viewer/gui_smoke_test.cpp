@@ -5,6 +5,7 @@
 // calls replace the steps in the timeline and the details.
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <QApplication>
@@ -31,6 +32,7 @@
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
 #include "models/eval_report_model.hpp"
+#include "models/fork_sides.hpp"
 #include "models/search_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
@@ -346,6 +348,43 @@ class GuiSmokeTest : public QObject {
     QVERIFY(replay::decisionText(model.rightSteps().at(*divergence.right)).find("All done: sw0") !=
             std::string::npos);
     diff->close();
+
+    // Every conversation of the fork, each branch of the GEN tree on its own: the left side is
+    // the prefix, then the recorded step asked again and its descendants only (found here by
+    // their parents), and the rows above the fork point are the same.
+    const std::int64_t gen = avt::conversationTitled(forked, "Please move every damaged fruit");
+    int gen_branches = 0;
+    for (const auto& conversation : reader.conversations(fork.id)) {
+      const std::optional<store::ForkOrigin> from = reader.forkOrigin(conversation.id);
+      const std::optional<viewer::ForkSides> sides = viewer::forkSides(reader, conversation.id);
+      QVERIFY(from && sides);
+      QCOMPARE(sides->prefix_steps, from->prefix.size());
+      std::vector<std::int64_t> branch;
+      for (const auto& step : from->prefix) {
+        branch.push_back(step.id);
+      }
+      std::set<std::int64_t> below{from->reasked.id};
+      for (const auto& step : reader.steps(from->reasked.conversation_id)) {
+        if (step.id == from->reasked.id ||
+            (step.parent_step_id && below.count(*step.parent_step_id) > 0)) {
+          below.insert(step.id);
+          branch.push_back(step.id);
+        }
+      }
+      std::vector<std::int64_t> left;
+      for (const auto& step : sides->recorded) {
+        left.push_back(step.step_id);
+      }
+      QCOMPARE(left, branch);
+      const replay::ConversationDiff aligned =
+          replay::diffConversations(sides->recorded, sides->forked);
+      for (std::size_t row = 0; row < sides->prefix_steps; ++row) {
+        QVERIFY(aligned.rows.at(row).kind == replay::RowKind::Same);
+      }
+      QVERIFY(!aligned.first_divergence || *aligned.first_divergence >= sides->prefix_steps);
+      gen_branches += from->reasked.conversation_id == gen ? 1 : 0;
+    }
+    QVERIFY(gen_branches >= 2);
   }
 
   void replayStartsServesAndStops() {
