@@ -1,9 +1,11 @@
 // The whole window over a recorded demo archive, as a person uses it: select a conversation
-// and a step, read the panes, search, open a diff, start and stop a replay, export, copy curl.
+// and a step, read the panes, search, open a diff, start and stop a replay, export, copy curl;
+// a fork of the demo opened beside its recording from the fork point.
 // Then a window over an archive mixing MAGMA and A2A conversations: an A2A conversation's
 // calls replace the steps in the timeline and the details.
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <QApplication>
@@ -30,6 +32,7 @@
 #include "models/conversations_model.hpp"
 #include "models/diff_model.hpp"
 #include "models/eval_report_model.hpp"
+#include "models/fork_sides.hpp"
 #include "models/search_model.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
@@ -245,6 +248,143 @@ class GuiSmokeTest : public QObject {
       }
     }
     QVERIFY(diff_opened);
+  }
+
+  void aForkOpensBesideItsRecordingFromTheForkPoint() {
+    // The demo played again with its steps from depth 2 on asked of an agent that says "Done"
+    // its own way.
+    const std::string forked = temp_.file("forked.sqlite");
+    avt::copyOfRecordedDemo(forked, "recorded");
+    {
+      avt::ChangedScriptedAgent live(temp_.file("forked-agent.json"),
+                                     {{"button-pressed", "All done: ${arg} is pressed."}});
+      services::ReplayServiceConfig config;
+      config.db_path = forked;
+      config.server.port = 0;
+      config.replay.on_miss = replay::MissPolicy::Forward;
+      config.replay.fork_at = 2;
+      config.upstream = *net::parseUrl(live.url());
+      config.log_miss = [](const std::string&) {};
+      services::ReplayService replay(config);
+      replay.start();
+      sim::magma::DemoDriver driver(avt::demoPlan());
+      avt::drive(driver, replay.endpoint().port);
+      replay.stop();
+    }
+    const store::ArchiveReader reader(forked);
+    const store::SessionRow fork = reader.sessions().back();
+    QCOMPARE(fork.mode, std::string("fork"));
+    std::int64_t live_sw0 = 0;  // "Please press sw3" then "Ok press sw0": forked at the second
+    for (const auto& conversation : reader.conversations(fork.id)) {
+      if (conversation.title == std::optional<std::string>("Ok press sw0")) {
+        live_sw0 = conversation.id;
+      }
+    }
+    QVERIFY(live_sw0 != 0);
+    const std::optional<store::ForkOrigin> origin = reader.forkOrigin(live_sw0);
+    QVERIFY(origin);
+    QCOMPARE(origin->prefix.size(), std::size_t{2});
+
+    viewer::MainWindow window(QString::fromStdString(forked));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // A recorded conversation is no fork: the entry is off, and asked anyway, it says why.
+    QVERIFY(window.selectSession(1));
+    QVERIFY(window.selectConversation(avt::conversationTitled(forked, "Please press sw3")));
+    QVERIFY(!window.forkDiffAction()->isEnabled());
+    QVERIFY(window.diffForkWithRecording() == nullptr);
+    QVERIFY(window.statusBar()->currentMessage().contains("--fork-at"));
+
+    QVERIFY(window.selectSession(fork.id));
+    QVERIFY(window.selectConversation(live_sw0));
+    QVERIFY(window.forkDiffAction()->isEnabled());
+    // Offered on the timeline's context menu too, where the fork row is.
+    QCOMPARE(window.stepsView()->contextMenuPolicy(), Qt::ActionsContextMenu);
+    QVERIFY(window.stepsView()->actions().contains(window.forkDiffAction()));
+    QCOMPARE(window.stepsModel()->forkRow(), std::optional<int>(2));
+    window.forkDiffAction()->trigger();
+    viewer::DiffWindow* diff = nullptr;
+    for (viewer::DiffWindow* opened : window.findChildren<viewer::DiffWindow*>()) {
+      diff = opened->isVisible() ? opened : diff;
+    }
+    QVERIFY(diff != nullptr);
+    QVERIFY(diff->windowTitle().contains(
+        QString("conversation %1 as recorded").arg(origin->reasked.conversation_id)));
+    QVERIFY(diff->windowTitle().contains(QString("conversation %1,").arg(live_sw0)));
+
+    // Left: the recorded conversation, whole (it does not branch). Right: the same two recorded
+    // steps, then the fork's live steps.
+    const viewer::DiffModel& model = *diff->model();
+    std::vector<std::int64_t> recorded_ids;
+    for (const auto& step : reader.steps(origin->reasked.conversation_id)) {
+      recorded_ids.push_back(step.id);
+    }
+    std::vector<std::int64_t> left_ids;
+    for (const auto& step : model.leftSteps()) {
+      left_ids.push_back(step.step_id);
+    }
+    QCOMPARE(left_ids, recorded_ids);
+    std::vector<std::int64_t> expected_right{origin->prefix[0].id, origin->prefix[1].id};
+    for (const auto& step : reader.steps(live_sw0)) {
+      expected_right.push_back(step.id);
+    }
+    std::vector<std::int64_t> right_ids;
+    for (const auto& step : model.rightSteps()) {
+      right_ids.push_back(step.step_id);
+    }
+    QCOMPARE(right_ids, expected_right);
+    QCOMPARE(model.rightSteps()[2].depth, std::int64_t{2});
+    // The rows above the fork point are the same; the reworded "Done" is the first divergence.
+    const replay::ConversationDiff& rows = model.diff();
+    for (std::size_t row = 0; row < 2; ++row) {
+      QVERIFY(rows.rows.at(row).kind == replay::RowKind::Same);
+      QCOMPARE(rows.rows.at(row).left, std::optional<std::size_t>(row));
+      QCOMPARE(rows.rows.at(row).right, std::optional<std::size_t>(row));
+    }
+    QVERIFY(rows.first_divergence);
+    QVERIFY(*rows.first_divergence >= 2);
+    const replay::DiffRow& divergence = rows.rows.at(*rows.first_divergence);
+    QVERIFY(divergence.right);
+    QVERIFY(replay::decisionText(model.rightSteps().at(*divergence.right)).find("All done: sw0") !=
+            std::string::npos);
+    diff->close();
+
+    // Every conversation of the fork, each branch of the GEN tree on its own: the left side is
+    // the prefix, then the recorded step asked again and its descendants only (found here by
+    // their parents), and the rows above the fork point are the same.
+    const std::int64_t gen = avt::conversationTitled(forked, "Please move every damaged fruit");
+    int gen_branches = 0;
+    for (const auto& conversation : reader.conversations(fork.id)) {
+      const std::optional<store::ForkOrigin> from = reader.forkOrigin(conversation.id);
+      const std::optional<viewer::ForkSides> sides = viewer::forkSides(reader, conversation.id);
+      QVERIFY(from && sides);
+      QCOMPARE(sides->prefix_steps, from->prefix.size());
+      std::vector<std::int64_t> branch;
+      for (const auto& step : from->prefix) {
+        branch.push_back(step.id);
+      }
+      std::set<std::int64_t> below{from->reasked.id};
+      for (const auto& step : reader.steps(from->reasked.conversation_id)) {
+        if (step.id == from->reasked.id ||
+            (step.parent_step_id && below.count(*step.parent_step_id) > 0)) {
+          below.insert(step.id);
+          branch.push_back(step.id);
+        }
+      }
+      std::vector<std::int64_t> left;
+      for (const auto& step : sides->recorded) {
+        left.push_back(step.step_id);
+      }
+      QCOMPARE(left, branch);
+      const replay::ConversationDiff aligned =
+          replay::diffConversations(sides->recorded, sides->forked);
+      for (std::size_t row = 0; row < sides->prefix_steps; ++row) {
+        QVERIFY(aligned.rows.at(row).kind == replay::RowKind::Same);
+      }
+      QVERIFY(!aligned.first_divergence || *aligned.first_divergence >= sides->prefix_steps);
+      gen_branches += from->reasked.conversation_id == gen ? 1 : 0;
+    }
+    QVERIFY(gen_branches >= 2);
   }
 
   void replayStartsServesAndStops() {

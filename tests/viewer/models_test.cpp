@@ -196,6 +196,11 @@ class ModelsTest : public QObject {
       }
       // The prefix's exchanges are the recording's: their timings are shown too.
       QVERIFY(model.at(0).exchange);
+      // The fork row says so where its number is; the prefix's rows do not.
+      QVERIFY(model.data(model.index(2, StepsModel::Number), Qt::ToolTipRole)
+                  .toString()
+                  .startsWith("Fork point"));
+      QVERIFY(!model.data(model.index(1, StepsModel::Number), Qt::ToolTipRole).isValid());
       ++forks;
     }
     QVERIFY(forks >= 2);  // the GEN tree's two branches at least

@@ -2,14 +2,21 @@
 
 // The archive the viewer tests look at: the bundled demo (BENCH-like episodes and a GEN tree
 // with 2 candidates) recorded through the real proxy into a real SQLite file, once per test
-// binary; and the demo evaluated against a replay of itself.
+// binary; the demo evaluated against a replay of itself; and the demo's scripted agent with
+// some of its sentences changed, an agent that leaves the recording at known steps.
 
+#include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "agentvcr/net/url.hpp"
+#include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/proxy/local_service.hpp"
+#include "agentvcr/proxy/server.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
+#include "agentvcr/services/scripted_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "demo_recording.hpp"
 #include "temp_dir.hpp"
@@ -33,21 +40,68 @@ inline std::int64_t conversationTitled(const std::string& db_path, const std::st
   return 0;
 }
 
-/// Records the demo into `db_path`, then evaluates it against a replay of itself (every step
-/// matches): the archive then holds the recording (session 1) and its evaluation.
-inline services::EvalRun recordAndEvaluateDemo(const std::string& db_path) {
-  recordDemoInto(db_path, "demo");
+/// Evaluates the recordings of `db_path` against the agent at `agent_url`, its session's name
+/// ending with `label` when one is given (as `eval --agent A --agent B` names each agent's).
+inline services::EvalRun evaluateAgent(const std::string& db_path, const std::string& agent_url,
+                                       const std::string& label = {}) {
+  services::EvalConfig eval;
+  eval.db_path = db_path;
+  eval.agent = *net::parseUrl(agent_url);
+  eval.label = label;
+  return services::runEvaluation(eval);
+}
+
+/// Evaluates the recordings of `db_path` against a replay of themselves: every step matches.
+inline services::EvalRun evaluateAgainstItsReplay(const std::string& db_path,
+                                                  const std::string& label = {}) {
   services::ReplayServiceConfig replay;
   replay.db_path = db_path;
   replay.server.port = 0;
   services::ReplayService service(replay);
   service.start();
-  services::EvalConfig eval;
-  eval.db_path = db_path;
-  eval.agent = *net::parseUrl("http://127.0.0.1:" + std::to_string(service.endpoint().port));
-  services::EvalRun run = services::runEvaluation(eval);
+  services::EvalRun run =
+      evaluateAgent(db_path, "http://127.0.0.1:" + std::to_string(service.endpoint().port), label);
   service.stop();
   return run;
 }
+
+/// Records the demo into `db_path`, then evaluates it against a replay of itself (every step
+/// matches): the archive then holds the recording (session 1) and its evaluation.
+inline services::EvalRun recordAndEvaluateDemo(const std::string& db_path) {
+  recordDemoInto(db_path, "demo");
+  return evaluateAgainstItsReplay(db_path);
+}
+
+/// The demo's scripted agent on 127.0.0.1:0 with the say of some of its rules changed (rule
+/// name -> the new say, `${...}` as the script writes them), its script written to
+/// `script_path`: it answers as the recorded agent did but at the steps those rules answer.
+class ChangedScriptedAgent {
+ public:
+  ChangedScriptedAgent(const std::string& script_path,
+                       const std::map<std::string, std::string>& says)
+      : server_(proxy::ServerOptions{},
+                proxy::makeLocalServiceFactory(services::scriptedAgentRoutes(
+                    services::loadScriptedAgent(writeScript(script_path, says))))) {
+    server_.start();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(server_.endpoint().port); }
+
+ private:
+  static const std::string& writeScript(const std::string& path,
+                                        const std::map<std::string, std::string>& says) {
+    std::ifstream in(std::string(AGENTVCR_FIXTURES_DIR) + "/demo/agent-script.json");
+    protocol::Json script = protocol::Json::parse(in);
+    for (auto& rule : script["rules"]) {
+      if (auto say = says.find(rule["name"].get<std::string>()); say != says.end()) {
+        rule["then"]["say"] = say->second;
+      }
+    }
+    std::ofstream(path) << script.dump(2);
+    return path;
+  }
+
+  proxy::Server server_;
+};
 
 }  // namespace agentvcr::testing

@@ -8,6 +8,12 @@ QString matchRateText(double rate) {
   return QStringLiteral("%1%").arg(rate * 100, 0, 'f', 1);
 }
 
+QString conversationTitle(const replay::EvaluatedConversation& conversation) {
+  return conversation.title.empty()
+             ? EvalReportModel::tr("conversation %1").arg(conversation.recorded_conversation_id)
+             : QString::fromStdString(conversation.title);
+}
+
 EvalReportModel::EvalReportModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void EvalReportModel::setReport(replay::EvaluationReport report) {
@@ -49,8 +55,7 @@ QVariant EvalReportModel::data(const QModelIndex& index, int role) const {
   }
   switch (index.column()) {
     case Title:
-      return row.title.empty() ? tr("conversation %1").arg(row.recorded_conversation_id)
-                               : QString::fromStdString(row.title);
+      return conversationTitle(row);
     case Steps:
       return QVariant::fromValue<qint64>(row.steps);
     case Matched:

@@ -9,6 +9,9 @@ namespace agentvcr::viewer {
 /// "93.3%": a match rate (0..1) as the viewer shows it, to one decimal as `agentvcr eval` prints.
 QString matchRateText(double rate);
 
+/// The recorded conversation's title, or "conversation <id>" when it has none.
+QString conversationTitle(const replay::EvaluatedConversation& conversation);
+
 /// The conversations of an evaluation report (replay::evaluationReport), one row each: title,
 /// steps, matched steps, match rate, first divergent step and its first difference, and a Diff
 /// column for the view's button. Rows that diverge are amber.

@@ -242,6 +242,12 @@ QVariant StepsModel::data(const QModelIndex& index, int role) const {
       if (index.column() == Decision) {
         return QString::fromStdString(decisionsText(texts(index.row()).candidates));
       }
+      if (index.column() == Number && fork_row_ == index.row()) {
+        // Where the recorded prefix ends, the way to see both continuations.
+        return tr(
+            "Fork point: the live agent from here on. Right-click (or Ctrl+Shift+F) for "
+            "the recording beside it.");
+      }
       return {};
     case Qt::DisplayRole:
       break;

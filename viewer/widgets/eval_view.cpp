@@ -8,10 +8,12 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QStackedWidget>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "models/agent_comparison_model.hpp"
 #include "models/eval_report_model.hpp"
 
 namespace agentvcr::viewer {
@@ -74,14 +76,49 @@ QString figuresText(const replay::EvaluationReport& report) {
       .arg(report.error_candidates);
 }
 
+/// One line per agent, then one per pair, worded as `agentvcr eval --agent A --agent B ...`
+/// prints the agreement.
+QString comparisonText(const replay::EvaluationComparison& comparison) {
+  QStringList lines;
+  for (std::size_t i = 0; i < comparison.agents.size(); ++i) {
+    const replay::EvaluationReport& agent = comparison.agents[i];
+    lines << QObject::tr(
+                 "agent %1 (%2), session %3: match rate %4, %5/%6 steps match, %7 contract "
+                 "violations, %8 error candidates")
+                 .arg(i + 1)
+                 .arg(QString::fromStdString(agent.agent))
+                 .arg(agent.session_id)
+                 .arg(matchRateText(agent.matchRate()))
+                 .arg(agent.matched)
+                 .arg(agent.steps)
+                 .arg(agent.contract_violations)
+                 .arg(agent.error_candidates);
+  }
+  for (const replay::PairAgreement& pair : comparison.agreement) {
+    const QString agents = QObject::tr("agents %1 and %2").arg(pair.first + 1).arg(pair.second + 1);
+    const std::optional<double> rate = pair.rate();
+    lines << (rate ? QObject::tr("%1: the same decisions at %2 of %3 steps where either differs "
+                                 "(%4)")
+                         .arg(agents)
+                         .arg(pair.agreeing_steps)
+                         .arg(pair.differing_steps)
+                         .arg(matchRateText(*rate))
+                   : QObject::tr("%1: both match the recording at every step").arg(agents));
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
 }  // namespace
 
 EvalView::EvalView(QWidget* parent)
     : QWidget(parent),
       model_(new EvalReportModel(this)),
+      comparison_model_(new AgentComparisonModel(this)),
       title_(new QLabel(this)),
       figures_(new QLabel(this)),
-      table_(new QTableView(this)) {
+      tables_(new QStackedWidget(this)),
+      table_(new QTableView(this)),
+      comparison_table_(new QTableView(this)) {
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   figures_->setWordWrap(true);  // a narrow pane wraps the figures rather than cut them
   figures_->setToolTip(
@@ -102,16 +139,47 @@ EvalView::EvalView(QWidget* parent)
   connect(table_, &QAbstractItemView::activated, this,
           [this](const QModelIndex& index) { requestDiff(index.row()); });
 
+  // A cell per agent and conversation: the cell, not the row, says whose conversation a diff
+  // opens.
+  comparison_table_->setModel(comparison_model_);
+  comparison_table_->setSelectionBehavior(QAbstractItemView::SelectItems);
+  comparison_table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  comparison_table_->verticalHeader()->hide();
+  comparison_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  comparison_table_->horizontalHeader()->setStretchLastSection(true);
+  connect(comparison_table_, &QAbstractItemView::activated, this,
+          [this](const QModelIndex& index) { requestAgentDiff(index.row(), index.column()); });
+
+  tables_->addWidget(table_);
+  tables_->addWidget(comparison_table_);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(title_);
   layout->addWidget(figures_);
-  layout->addWidget(table_, 1);
+  layout->addWidget(tables_, 1);
 }
 
 void EvalView::setReport(replay::EvaluationReport report) {
   title_->setText(tr("<b>Evaluation session %1</b>").arg(report.session_id));
   figures_->setText(figuresText(report));
   model_->setReport(std::move(report));
+  tables_->setCurrentWidget(table_);
+}
+
+void EvalView::setComparison(replay::EvaluationComparison comparison) {
+  QStringList sessions;
+  for (const replay::EvaluationReport& agent : comparison.agents) {
+    sessions << QString::number(agent.session_id);
+  }
+  title_->setText(tr("<b>%1 agents compared: evaluation sessions %2</b>")
+                      .arg(comparison.agents.size())
+                      .arg(sessions.join(QStringLiteral(", "))));
+  figures_->setText(comparisonText(comparison));
+  comparison_model_->setComparison(std::move(comparison));
+  tables_->setCurrentWidget(comparison_table_);
+}
+
+bool EvalView::showingComparison() const {
+  return tables_->currentWidget() == comparison_table_;
 }
 
 void EvalView::requestDiff(int row) {
@@ -120,6 +188,12 @@ void EvalView::requestDiff(int row) {
   }
   const replay::EvaluatedConversation& conversation = model_->conversation(row);
   emit diffRequested(conversation.recorded_conversation_id, conversation.evaluated_conversation_id);
+}
+
+void EvalView::requestAgentDiff(int row, int column) {
+  if (const auto pair = comparison_model_->diffPair(row, column)) {
+    emit diffRequested(pair->first, pair->second);
+  }
 }
 
 }  // namespace agentvcr::viewer

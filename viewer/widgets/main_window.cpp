@@ -30,6 +30,7 @@
 #include "agentvcr/store/export.hpp"
 #include "models/a2a_calls_model.hpp"
 #include "models/conversations_model.hpp"
+#include "models/fork_sides.hpp"
 #include "models/sessions_model.hpp"
 #include "models/steps_model.hpp"
 #include "models/text_format.hpp"
@@ -213,8 +214,10 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
 
   connect(sessions_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onSessionChosen(current); });
-  connect(sessions_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-          [this] { charts_->setSessions(reader_, db_path_, selectedSessions()); });
+  connect(sessions_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    charts_->setSessions(reader_, db_path_, selectedSessions());
+    showEvaluations();
+  });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onConversationChosen(current); });
   connect(conversations_view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -231,6 +234,11 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
   fitRowsToText(steps_view_);
   fitRowsToText(calls_view_);
   connect(steps_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
+  connect(steps_, &QAbstractItemModel::modelReset, this, [this] {
+    if (fork_diff_action_ != nullptr) {
+      fork_diff_action_->setEnabled(steps_->forkRow().has_value());
+    }
+  });
   connect(calls_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
   connect(waterfall_, &WaterfallView::barClicked, this, [this](int kind, qlonglong id) {
     static_cast<WaterfallBar::Kind>(kind) == WaterfallBar::Kind::Call ? selectCall(id)
@@ -289,6 +297,13 @@ void MainWindow::buildMenus() {
   updateDiffAction();
   tools->addAction(tr("Diff selected conversation with its evaluation"), QKeySequence(tr("Ctrl+E")),
                    this, [this] { diffWithEvaluation(); });
+  fork_diff_action_ =
+      tools->addAction(tr("Fork beside its recording, from the fork point"),
+                       QKeySequence(tr("Ctrl+Shift+F")), this, [this] { diffForkWithRecording(); });
+  fork_diff_action_->setEnabled(steps_->forkRow().has_value());
+  // Right-click on the timeline of a fork, its fork row among the others, offers it too.
+  steps_view_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  steps_view_->addAction(fork_diff_action_);
   tools->addAction(tr("Start replay of the selection"), this, [this] { replay_->start(); });
   tools->addAction(tr("Stop replay"), this, [this] { replay_->stop(); });
 }
@@ -366,10 +381,66 @@ void MainWindow::onSessionChosen(const QModelIndex& index) {
     return;
   }
   const std::int64_t id = sessions_->session(index.row()).id;
-  showEvaluation(id);
+  showEvaluations();
   conversations_->setSession(id);
   search_->setSession(id);
   updateReplaySelection();
+}
+
+void MainWindow::showEvaluations() {
+  std::vector<std::int64_t> evaluations;
+  bool only_evaluations = true;
+  for (const QModelIndex& index : sessions_view_->selectionModel()->selectedRows()) {
+    const store::SessionRow& session = sessions_->session(index.row());
+    if (session.mode == "eval") {
+      evaluations.push_back(session.id);
+    } else {
+      only_evaluations = false;
+    }
+  }
+  std::sort(evaluations.begin(), evaluations.end());
+  std::vector<std::int64_t> shown;
+  if (evaluations.size() >= 2 && only_evaluations) {
+    shown = std::move(evaluations);
+  } else if (const auto current = selectedSession()) {
+    shown = {*current};
+  }
+  // Both the current row and the selection change on one click: compute once for what shows.
+  if (shown == shown_evaluations_) {
+    return;
+  }
+  shown_evaluations_ = shown;
+  if (shown.size() >= 2) {
+    showComparison(shown);
+  } else if (shown.size() == 1) {
+    showEvaluation(shown.front());
+  } else {
+    charts_->setEvaluationReport(std::nullopt);
+    eval_dock_->hide();
+  }
+}
+
+void MainWindow::showComparison(const std::vector<std::int64_t>& ids) {
+  std::optional<replay::EvaluationComparison> comparison;
+  try {
+    comparison = replay::compareEvaluations(*reader_, ids);
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(
+        tr("Comparing the evaluations failed: %1").arg(QString::fromStdString(error.what())));
+    charts_->setEvaluationReport(std::nullopt);
+    eval_dock_->hide();
+    return;
+  }
+  // The charts stay on the current session, one of the agents.
+  std::optional<replay::EvaluationReport> current;
+  for (const replay::EvaluationReport& agent : comparison->agents) {
+    if (agent.session_id == selectedSession()) {
+      current = agent;
+    }
+  }
+  charts_->setEvaluationReport(current);
+  eval_view_->setComparison(std::move(*comparison));
+  raiseEvaluation();
 }
 
 void MainWindow::showEvaluation(std::int64_t id) {
@@ -386,6 +457,10 @@ void MainWindow::showEvaluation(std::int64_t id) {
     return;
   }
   eval_view_->setReport(*report);
+  raiseEvaluation();
+}
+
+void MainWindow::raiseEvaluation() {
   eval_dock_->show();
   // The dock's tab joins its bar when the window lays itself out, and raising it before that
   // leaves the tab in front where it was: lay out first. A window not shown yet lays its docks
@@ -561,16 +636,49 @@ DiffWindow* MainWindow::openDiff(std::int64_t left, std::int64_t right, const QS
         tr("conversation %1%2")
             .arg(right)
             .arg(other ? tr(" of %1").arg(QFileInfo(right_db).fileName()) : QString());
-    auto* window =
-        new DiffWindow(tr("conversation %1").arg(left), replay::diffStepsOf(*reader_, left),
-                       right_title, replay::diffStepsOf(right_reader, right), this);
-    window->setAttribute(Qt::WA_DeleteOnClose);
-    window->show();
-    return window;
+    return showDiffWindow(tr("conversation %1").arg(left), replay::diffStepsOf(*reader_, left),
+                          right_title, replay::diffStepsOf(right_reader, right));
   } catch (const std::exception& error) {
     statusBar()->showMessage(tr("Diff failed: %1").arg(QString::fromStdString(error.what())));
     return nullptr;
   }
+}
+
+DiffWindow* MainWindow::showDiffWindow(const QString& left_title,
+                                       std::vector<replay::DiffStep> left,
+                                       const QString& right_title,
+                                       std::vector<replay::DiffStep> right) {
+  auto* window = new DiffWindow(left_title, std::move(left), right_title, std::move(right), this);
+  window->setAttribute(Qt::WA_DeleteOnClose);
+  window->show();
+  return window;
+}
+
+DiffWindow* MainWindow::diffForkWithRecording() {
+  const std::optional<std::int64_t> conversation =
+      steps_->forkRow() ? steps_->conversation() : std::nullopt;
+  if (!conversation) {
+    statusBar()->showMessage(
+        tr("Choose a conversation of a fork session (agentvcr replay --fork-at) first"));
+    return nullptr;
+  }
+  std::optional<ForkSides> sides;
+  try {
+    sides = forkSides(*reader_, *conversation);
+  } catch (const std::exception& error) {
+    statusBar()->showMessage(tr("Diff failed: %1").arg(QString::fromStdString(error.what())));
+    return nullptr;
+  }
+  if (!sides) {
+    statusBar()->showMessage(
+        tr("Conversation %1 does not continue a recorded one").arg(*conversation));
+    return nullptr;
+  }
+  const QString left = tr("conversation %1 as recorded").arg(sides->recorded_conversation_id);
+  const QString right = tr("conversation %1, live after %2 recorded steps")
+                            .arg(*conversation)
+                            .arg(sides->prefix_steps);
+  return showDiffWindow(left, std::move(sides->recorded), right, std::move(sides->forked));
 }
 
 DiffWindow* MainWindow::diffWithEvaluation() {

@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 
+#include "agentvcr/replay/conversation_diff.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
 class QStackedWidget;
@@ -60,6 +61,11 @@ class MainWindow : public QMainWindow {
   /// conversation of an evaluation, the recorded one it re-asked is on the left. nullptr (and
   /// a message) when the conversation was never evaluated.
   DiffWindow* diffWithEvaluation();
+  /// Opens the conversation on show in the timeline, a fork's (`replay --fork-at`), beside the
+  /// recorded conversation it continues: the shared prefix, then the recorded continuation on
+  /// the left and the live one on the right. nullptr (and a message) for any other
+  /// conversation.
+  DiffWindow* diffForkWithRecording();
   /// Writes the selected conversations' exchanges (or the session's) as JSONL; returns lines.
   std::size_t exportSelection(const QString& path);
   /// The selected step's (or A2A call's) request as a curl command (also put on the
@@ -108,7 +114,8 @@ class MainWindow : public QMainWindow {
 
   ChartsDock* charts() const { return charts_; }
 
-  /// The report of the chosen evaluation session (a dock shown only for one).
+  /// The report of the chosen evaluation session, or the comparison of the selected ones when
+  /// two or more evaluation sessions (and nothing else) are selected: a dock shown only then.
   EvalView* evalView() const { return eval_view_; }
 
   /// Brings the charts' dock to the front of its tabs.
@@ -128,6 +135,10 @@ class MainWindow : public QMainWindow {
   /// two selected.
   QAction* diffAction() const { return diff_action_; }
 
+  /// Tools → the fork beside its recording (diffForkWithRecording), also in the timeline's
+  /// context menu; enabled while the timeline shows a fork's conversation.
+  QAction* forkDiffAction() const { return fork_diff_action_; }
+
  protected:
   /// Brings the evaluation's report to the front when the window opened on an evaluation.
   void showEvent(QShowEvent* event) override;
@@ -135,8 +146,19 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void onSessionChosen(const QModelIndex& index);
+  /// What the selected sessions make of the Evaluation dock: the comparison of two or more
+  /// evaluation sessions, else the report of the current session when it is an evaluation.
+  /// Recomputed only when that changes.
+  void showEvaluations();
   /// Shows the evaluation report of session `id` when it is one, and hides it otherwise.
   void showEvaluation(std::int64_t id);
+  /// Shows the comparison of evaluation sessions `ids` (in id order: agent 1 first).
+  void showComparison(const std::vector<std::int64_t>& ids);
+  /// Shows the Evaluation dock in front of its tabs.
+  void raiseEvaluation();
+  /// A diff window of these two sides, shown, owned by this one.
+  DiffWindow* showDiffWindow(const QString& left_title, std::vector<replay::DiffStep> left,
+                             const QString& right_title, std::vector<replay::DiffStep> right);
   void onConversationChosen(const QModelIndex& index);
   void onStepChosen(const QModelIndex& index);
   void onCallChosen(const QModelIndex& index);
@@ -176,6 +198,9 @@ class MainWindow : public QMainWindow {
   QTimer* live_timer_;
   QAction* live_action_ = nullptr;
   QAction* diff_action_ = nullptr;
+  QAction* fork_diff_action_ = nullptr;
+  /// The sessions the Evaluation dock was last computed for (showEvaluations).
+  std::vector<std::int64_t> shown_evaluations_;
   bool raise_evaluation_on_show_ = false;  ///< showEvaluation() came before the first show
   store::ArchiveCounts last_counts_;
 };
