@@ -194,6 +194,16 @@ TEST_F(A2aEvalTest, AChangedAnswerIsTheFirstDivergentMessageUnderTheLiveContextI
   EXPECT_EQ(evaluate({changed.url()}, 0.6), cli::kExitOk) << output_.str();
 }
 
+// An A2A agent is not asked BENCH's MAGMA checks, but one that does not answer its first call
+// is refused as a MAGMA agent that is down: exit 2, nothing stored.
+TEST_F(A2aEvalTest, AnA2aAgentThatIsDownIsRefusedAndNothingIsStored) {
+  recordContext();
+  EXPECT_EQ(evaluate({"http://127.0.0.1:1"}), cli::kExitNotEvaluated) << output_.str();
+  EXPECT_THAT(output_.str(), HasSubstr("refusing to evaluate: http://127.0.0.1:1"));
+  EXPECT_THAT(output_.str(), HasSubstr("is not answering"));
+  EXPECT_EQ(store::ArchiveReader(db_path_).sessions().size(), 1u);
+}
+
 // The three agents over the A2A context: the recorded one (the replay), the changed
 // one (message 2 reworded) and the broken one (message 2 reworded alike, message 3 a JSON-RPC
 // error). By hand: rates 3/3, 2/3, 1/3; agents 1-2 differ at one call and agree at none, 1-3 at

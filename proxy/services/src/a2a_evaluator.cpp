@@ -104,7 +104,8 @@ std::vector<PlannedA2aCall> planA2aCalls(const store::ArchiveReader& reader,
 
 void askA2aCalls(const net::Url& agent, std::chrono::milliseconds timeout,
                  std::vector<PlannedA2aCall>& calls,
-                 const std::function<void(std::size_t, std::size_t)>& progress) {
+                 const std::function<void(std::size_t, std::size_t)>& progress,
+                 bool first_contact) {
   net::HttpClient client(agent.host, agent.port, timeout);
   // recorded id -> the live agent's, per recorded conversation
   std::map<std::int64_t, std::map<std::string, std::string>> live_contexts;
@@ -142,6 +143,9 @@ void askA2aCalls(const net::Url& agent, std::chrono::milliseconds timeout,
       live.response_from_upstream = true;
       live.outcome = protocol::ExchangeOutcome::Complete;
     } catch (const net::ClientError& error) {
+      if (first_contact && done == 0) {
+        throw EvalRefused(agent.toString() + " is not answering: " + error.what());
+      }
       call.client_error = error.what();
       live.outcome = protocol::ExchangeOutcome::UpstreamError;
       live.error = std::string(replay::kNoAnswerErrorPrefix) + error.what();

@@ -39,10 +39,12 @@ std::vector<PlannedA2aCall> planA2aCalls(const store::ArchiveReader& reader,
 
 /// Sends the calls one after the other: the first of a context as recorded, each later one
 /// with the contextId and taskId the live agent gave in place of the recorded ones. Calls
-/// `progress` after each answer.
+/// `progress` after each answer. With `first_contact`, nothing else has reached the agent yet:
+/// when the first call gets no answer at all, throws EvalRefused, as the start-up checks do
+/// for a MAGMA agent that is down.
 void askA2aCalls(const net::Url& agent, std::chrono::milliseconds timeout,
                  std::vector<PlannedA2aCall>& calls,
-                 const std::function<void(std::size_t, std::size_t)>& progress);
+                 const std::function<void(std::size_t, std::size_t)>& progress, bool first_contact);
 
 /// The live answer decoded and compared with the recorded one (replay::compareA2aReplies); an
 /// answer that never came or came with a non-2xx status is a violation.

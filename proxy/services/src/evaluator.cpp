@@ -425,7 +425,8 @@ EvalRun runEvaluation(const EvalConfig& config) {
   }
   buildRequests(exchanges);
   askAll(config, exchanges);
-  detail::askA2aCalls(config.agent, config.timeout, a2a_calls, config.progress);
+  detail::askA2aCalls(config.agent, config.timeout, a2a_calls, config.progress,
+                      /*first_contact=*/!identity);
   const std::int64_t ended_ns = protocol::nowNs();
 
   EvalRun run;
