@@ -22,8 +22,22 @@ namespace {
 /// empty when it passes.
 std::string failureOf(const protocol::Json& report, const std::optional<double>& fail_under) {
   const auto& overall = report["overall"];
-  if (overall["contract_violations"].get<std::int64_t>() > 0) {
+  const auto& a2a = report["a2a"]["overall"];
+  if (overall["contract_violations"].get<std::int64_t>() > 0 ||
+      a2a["contract_violations"].get<std::int64_t>() > 0) {
     return "the agent broke the contract";
+  }
+  // The A2A calls are held to the same rate as the MAGMA steps.
+  if (a2a["match_rate"].get<double>() < fail_under.value_or(1.0)) {
+    if (fail_under) {
+      std::ostringstream text;
+      text << "A2A match rate under " << *fail_under;
+      return text.str();
+    }
+    const auto calls = a2a["calls"].get<std::int64_t>();
+    return std::to_string(calls - a2a["matched"].get<std::int64_t>()) + " of " +
+           std::to_string(calls) +
+           " A2A calls differ (--fail-under RATE accepts a lower match rate)";
   }
   // Every step must match unless --fail-under accepts a lower rate.
   if (overall["match_rate"].get<double>() >= fail_under.value_or(1.0)) {
@@ -106,11 +120,12 @@ int compareAgents(const EvalCommand& command, std::ostream& out) {
     if (command.progress) {
       config.progress = progressLine(out, progress_mutex, config.label + ": ");
     }
-    ComparedAgent agent{config.agent.toString(), nullptr, "", {}};
+    ComparedAgent agent{config.agent.toString(), nullptr, "", {}, {}};
     try {
       const services::EvalRun run = services::runEvaluation(config);
       agent.report = evalReportJson(run, agent.url);
       agent.answers = answersOf(run);
+      agent.a2a_answers = a2aAnswersOf(run);
     } catch (const services::EvalRefused& refusal) {
       agent.refusal = std::string("refused: ") + refusal.what();
     } catch (const std::exception& error) {

@@ -20,7 +20,8 @@ bool sameDecisions(const protocol::Json& first_outputs, const protocol::Json& se
                      [](const CandidateComparison& candidate) { return candidate.match; });
 }
 
-std::vector<PairAgreement> pairwiseAgreement(const std::vector<AgentAnswers>& agents) {
+std::vector<PairAgreement> pairwiseAgreement(const std::vector<AgentAnswers>& agents,
+                                             SameAnswers same) {
   std::vector<PairAgreement> pairs;
   for (std::size_t i = 0; i < agents.size(); ++i) {
     for (std::size_t j = i + 1; j < agents.size(); ++j) {
@@ -33,7 +34,7 @@ std::vector<PairAgreement> pairwiseAgreement(const std::vector<AgentAnswers>& ag
         }
         ++pair.differing_steps;
         if (first.kept_contract && second->second.kept_contract &&
-            sameDecisions(first.outputs, second->second.outputs)) {
+            same(first.outputs, second->second.outputs)) {
           ++pair.agreeing_steps;
         }
       }

@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "a2a_evaluator.hpp"
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/magma.hpp"
@@ -313,8 +314,10 @@ std::string sessionName(const store::ReplaySelection& requested,
 /// sees a parent before its children whatever order the concurrent answers came in. The session
 /// spans the run, from the agent's checks to its last answer, not the moment of storing it.
 std::int64_t storeRun(const EvalConfig& config, const std::string& name,
-                      const AgentIdentity& identity, std::vector<PlannedExchange>& exchanges,
-                      std::int64_t started_ns, std::int64_t ended_ns) {
+                      const std::optional<AgentIdentity>& identity,
+                      std::vector<PlannedExchange>& exchanges,
+                      std::vector<detail::PlannedA2aCall>& a2a_calls, std::int64_t started_ns,
+                      std::int64_t ended_ns) {
   store::SessionInfo session;
   session.started_ns = started_ns;
   session.ended_ns = ended_ns;
@@ -323,11 +326,21 @@ std::int64_t storeRun(const EvalConfig& config, const std::string& name,
   session.upstream = config.agent.toString();
   session.node = config.node;
   store::Recorder recorder(config.db_path, session);
-  recorder.recordAgentIdentity(identity.health_body, identity.info_body);
-  for (auto& exchange : exchanges) {
-    while (!recorder.trySubmit(exchange.live)) {
+  if (identity) {
+    recorder.recordAgentIdentity(identity->health_body, identity->info_body);
+  }
+  auto submit = [&recorder](protocol::Exchange& live) {
+    while (!recorder.trySubmit(live)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+  };
+  for (auto& exchange : exchanges) {
+    submit(exchange.live);
+  }
+  // After the MAGMA exchanges, whose stored order linkSteps() reads; the recorder threads these
+  // by contextId, as it does recorded A2A traffic.
+  for (auto& call : a2a_calls) {
+    submit(call.live);
   }
   recorder.close();
   return recorder.sessionId();
@@ -361,24 +374,59 @@ std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::in
   return eval_step_of;
 }
 
+/// The conversation each live A2A call was threaded into: the recorder stored them, in order,
+/// after the `magma_exchanges` MAGMA exchanges.
+void linkA2aContexts(const store::ArchiveReader& reader, std::int64_t session_id,
+                     std::size_t magma_exchanges, std::vector<A2aEvalCall>& calls) {
+  if (calls.empty()) {
+    return;
+  }
+  const auto stored = reader.exchanges(session_id, static_cast<std::int64_t>(magma_exchanges),
+                                       store::ArchiveReader::kNoLimit);
+  std::map<std::int64_t, std::int64_t> conversation_of;  // recorded call id -> eval conversation
+  std::vector<std::int64_t> recorded_order;  // recorded call ids in the order they were sent
+  for (const auto& call : calls) {
+    recorded_order.push_back(call.recorded_call_id);
+  }
+  std::sort(recorded_order.begin(), recorded_order.end());
+  for (std::size_t i = 0; i < stored.size() && i < recorded_order.size(); ++i) {
+    const auto live = reader.a2aCallsOfExchange(stored[i].id);
+    if (!live.empty() && live.front().conversation_id) {
+      conversation_of[recorded_order[i]] = *live.front().conversation_id;
+    }
+  }
+  for (auto& call : calls) {
+    if (auto found = conversation_of.find(call.recorded_call_id); found != conversation_of.end()) {
+      call.eval_conversation_id = found->second;
+    }
+  }
+}
+
 }  // namespace
 
 EvalRun runEvaluation(const EvalConfig& config) {
   const auto ignored_outputs = replay::KeyRules::ignoring(config.ignored_output_paths);
   const std::int64_t started_ns = protocol::nowNs();
-  const AgentIdentity identity = checkAgent(config.agent, config.timeout);
   std::vector<PlannedExchange> exchanges;
-  store::ReplaySelection resolved;
+  std::vector<detail::PlannedA2aCall> a2a_calls;
   {
     store::ArchiveReader reader(config.db_path);
-    resolved = resolveSelection(reader, config.selection);
+    const store::ReplaySelection resolved = resolveSelection(reader, config.selection);
     exchanges = plan(reader, resolved);
+    a2a_calls = detail::planA2aCalls(reader, resolved);
+  }
+  // An agent asked only A2A calls need not speak MAGMA: BENCH's checks are for MAGMA agents.
+  std::optional<AgentIdentity> identity;
+  if (!exchanges.empty() || a2a_calls.empty()) {
+    identity = checkAgent(config.agent, config.timeout);
   }
   if (config.one_by_one) {
     exchanges = oneByOne(std::move(exchanges));
   }
   buildRequests(exchanges);
   askAll(config, exchanges);
+  detail::askA2aCalls(config.agent, config.timeout, a2a_calls, config.progress,
+                      /*first_contact=*/!identity);
   const std::int64_t ended_ns = protocol::nowNs();
 
   EvalRun run;
@@ -398,20 +446,36 @@ EvalRun runEvaluation(const EvalConfig& config) {
     return std::pair(a.conversation_id, a.step_number) <
            std::pair(b.conversation_id, b.step_number);
   });
-  for (const auto& step : run.steps) {
-    if (std::find(run.recorded_sessions.begin(), run.recorded_sessions.end(),
-                  step.recorded_session_id) == run.recorded_sessions.end()) {
-      run.recorded_sessions.push_back(step.recorded_session_id);
+  for (const auto& call : a2a_calls) {
+    run.a2a_calls.push_back(detail::judgeA2aCall(call));
+  }
+  std::stable_sort(run.a2a_calls.begin(), run.a2a_calls.end(),
+                   [](const A2aEvalCall& a, const A2aEvalCall& b) {
+                     return std::pair(a.conversation_id, a.message_number) <
+                            std::pair(b.conversation_id, b.message_number);
+                   });
+  auto note_session = [&run](std::int64_t session_id) {
+    if (std::find(run.recorded_sessions.begin(), run.recorded_sessions.end(), session_id) ==
+        run.recorded_sessions.end()) {
+      run.recorded_sessions.push_back(session_id);
     }
+  };
+  for (const auto& step : run.steps) {
+    note_session(step.recorded_session_id);
+  }
+  for (const auto& call : run.a2a_calls) {
+    note_session(call.recorded_session_id);
   }
   std::sort(run.recorded_sessions.begin(), run.recorded_sessions.end());
   std::string name = sessionName(config.selection, run.recorded_sessions);
   if (!config.label.empty()) {
     name += ", " + config.label;
   }
-  run.eval_session_id = storeRun(config, name, identity, exchanges, started_ns, ended_ns);
+  run.eval_session_id =
+      storeRun(config, name, identity, exchanges, a2a_calls, started_ns, ended_ns);
   const auto eval_step_of = linkSteps(config, run.eval_session_id, exchanges);
   const store::ArchiveReader reader(config.db_path);
+  linkA2aContexts(reader, run.eval_session_id, exchanges.size(), run.a2a_calls);
   for (auto& step : run.steps) {
     if (auto linked = eval_step_of.find(step.recorded_step_id); linked != eval_step_of.end()) {
       step.eval_step_id = linked->second;

@@ -22,7 +22,7 @@ struct AgentStepAnswer {
   protocol::Json outputs = protocol::Json::array();
 };
 
-/// One agent's answers, by the id of the recorded step they answer.
+/// One agent's answers, by the id of the recorded step (or A2A call) they answer.
 using AgentAnswers = std::map<std::int64_t, AgentStepAnswer>;
 
 /// Two agents, over the recorded steps both answered.
@@ -44,7 +44,12 @@ struct PairAgreement {
 /// equal (compareDecisions), tool declarations aside, which concern each answer alone.
 bool sameDecisions(const protocol::Json& first_outputs, const protocol::Json& second_outputs);
 
-/// Every pair of agents (i < j), in order (0,1), (0,2) ... (1,2) ...
-std::vector<PairAgreement> pairwiseAgreement(const std::vector<AgentAnswers>& agents);
+/// Whether two agents' outputs to one recorded question say the same thing.
+using SameAnswers = bool (*)(const protocol::Json& first, const protocol::Json& second);
+
+/// Every pair of agents (i < j), in order (0,1), (0,2) ... (1,2) ...; two answers agree when
+/// `same` says so of their outputs: sameDecisions for MAGMA steps, sameA2aReplies for A2A calls.
+std::vector<PairAgreement> pairwiseAgreement(const std::vector<AgentAnswers>& agents,
+                                             SameAnswers same = sameDecisions);
 
 }  // namespace agentvcr::replay

@@ -10,6 +10,7 @@
 
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/json_text.hpp"
+#include "agentvcr/replay/a2a_compare.hpp"
 #include "agentvcr/replay/decision_compare.hpp"
 #include "agentvcr/store/rows.hpp"
 
@@ -78,18 +79,44 @@ struct EvalExchange {
   std::optional<double> recorded_ms;
 };
 
+/// One recorded A2A call (message/send or SendMessage) sent again to the live agent.
+struct A2aEvalCall {
+  std::int64_t recorded_session_id = 0;
+  std::int64_t conversation_id = 0;  ///< the recorded context's conversation
+  std::string context_id;            ///< the recorded contextId
+  /// 1-based place among all the calls of its context, as `replay --fork-at` counts them.
+  std::int64_t message_number = 0;
+  std::int64_t recorded_call_id = 0;
+  std::int64_t recorded_exchange_id = 0;
+  /// The conversation of the evaluation session the live context was threaded into; 0 when the
+  /// live call was not stored as an A2A call.
+  std::int64_t eval_conversation_id = 0;
+  replay::A2aReplyComparison comparison;
+  /// What the live agent said (replay::toJson of its A2aReply): what another agent's answer to
+  /// the same call is compared with; null when no JSON-RPC answer came.
+  protocol::Json live_reply;
+  std::optional<double> live_ms;      ///< the agent's time to first byte, as EvalExchange's
+  std::optional<double> recorded_ms;  ///< the recorded one
+
+  bool match() const { return comparison.match(); }
+};
+
 struct EvalRun {
   std::int64_t eval_session_id = 0;
   std::vector<std::int64_t> recorded_sessions;
   std::vector<EvalStep> steps;  ///< by conversation, then step number
   std::vector<EvalExchange> exchanges;
+  /// The recorded A2A contexts' calls, by conversation, then message number.
+  std::vector<A2aEvalCall> a2a_calls;
 };
 
-/// Checks the agent's /health and /v1/info (throws EvalRefused), re-asks every recorded MAGMA
-/// input of the selection with its recorded exchange's batching and order under a fresh
-/// request_id, validates and compares each answer, and records the live exchanges into the
-/// archive as a new session of mode "eval" whose steps are linked one by one to the recorded
-/// steps they re-asked (store/step_links.hpp). Archive errors throw std::runtime_error; an
+/// Checks the agent's /health and /v1/info when the selection holds MAGMA steps (throws
+/// EvalRefused), re-asks every recorded MAGMA input of the selection with its recorded
+/// exchange's batching and order under a fresh request_id, sends every recorded A2A context's
+/// message/send calls again in order under the live agent's ids, validates and compares each
+/// answer, and records the live exchanges into the archive as a new session of mode "eval"
+/// whose steps are linked one by one to the recorded steps they re-asked
+/// (store/step_links.hpp). Archive errors throw std::runtime_error; an
 /// ignored output path that is not a JSON pointer throws std::invalid_argument before anything
 /// is asked.
 EvalRun runEvaluation(const EvalConfig& config);
