@@ -442,7 +442,7 @@ void printComparison(const Json& comparison, std::ostream& out) {
   if (!any_a2a) {
     return;
   }
-  out << "A2A agent  calls  matched    rate  violations  first byte p50     p95\n";
+  out << "A2A agent  calls  matched    rate  violations  first byte p50      p95\n";
   for (std::size_t i = 0; i < agents.size(); ++i) {
     if (!agents[i].contains("report")) {
       continue;
@@ -450,7 +450,7 @@ void printComparison(const Json& comparison, std::ostream& out) {
     const Json& overall = agents[i]["report"]["a2a"]["overall"];
     const Json& live = overall["latency_ms"]["live"];
     char line[160];
-    std::snprintf(line, sizeof line, "%9zu  %5lld  %7lld  %5.1f%%  %10lld  %14s  %6s\n", i + 1,
+    std::snprintf(line, sizeof line, "%9zu  %5lld  %7lld  %5.1f%%  %10lld  %14s  %7s\n", i + 1,
                   static_cast<long long>(overall["calls"].get<std::int64_t>()),
                   static_cast<long long>(overall["matched"].get<std::int64_t>()),
                   overall["match_rate"].get<double>() * 100,
