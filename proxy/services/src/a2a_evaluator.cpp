@@ -7,6 +7,7 @@
 #include "agentvcr/replay/a2a_compare.hpp"
 #include "agentvcr/replay/live_answer.hpp"
 #include "agentvcr/store/timing.hpp"
+#include "eval_exchange.hpp"
 
 namespace agentvcr::services::detail {
 namespace {
@@ -133,22 +134,13 @@ void askA2aCalls(const net::Url& agent, std::chrono::milliseconds timeout,
     live.started_ns = protocol::nowNs();
     live.request_ended_ns = live.started_ns;  // eval is its own caller: nothing to read
     try {
-      auto response = client.send("POST", live.target, live.request_body, live.request_headers);
-      live.upstream_sent_ns = response.sent_ns;
-      live.upstream_first_byte_ns = response.first_byte_ns;
-      live.upstream_last_byte_ns = response.last_byte_ns;
-      live.status = response.status;
-      live.response_headers = response.headers;
-      live.response_body = std::move(response.body);
-      live.response_from_upstream = true;
-      live.outcome = protocol::ExchangeOutcome::Complete;
+      takeAnswer(live, client.send("POST", live.target, live.request_body, live.request_headers));
     } catch (const net::ClientError& error) {
       if (first_contact && done == 0) {
         throw EvalRefused(agent.toString() + " is not answering: " + error.what());
       }
       call.client_error = error.what();
-      live.outcome = protocol::ExchangeOutcome::UpstreamError;
-      live.error = std::string(replay::kNoAnswerErrorPrefix) + error.what();
+      takeNoAnswer(live, error.what());
     }
     live.ended_ns = protocol::nowNs();
     if (auto answered = liveCall(call)) {

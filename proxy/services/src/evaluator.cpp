@@ -18,6 +18,7 @@
 #include "agentvcr/store/reindex.hpp"
 #include "agentvcr/store/step_links.hpp"
 #include "agentvcr/store/timing.hpp"
+#include "eval_exchange.hpp"
 
 namespace agentvcr::services {
 namespace {
@@ -219,19 +220,10 @@ void ask(const EvalConfig& config, net::HttpClient& client, PlannedExchange& exc
   live.started_ns = protocol::nowNs();
   live.request_ended_ns = live.started_ns;  // eval is its own caller: nothing to read
   try {
-    auto response = client.postJson(live.target, live.request_body);
-    live.upstream_sent_ns = response.sent_ns;
-    live.upstream_first_byte_ns = response.first_byte_ns;
-    live.upstream_last_byte_ns = response.last_byte_ns;
-    live.status = response.status;
-    live.response_headers = response.headers;
-    live.response_body = std::move(response.body);
-    live.response_from_upstream = true;
-    live.outcome = protocol::ExchangeOutcome::Complete;
+    detail::takeAnswer(live, client.postJson(live.target, live.request_body));
   } catch (const net::ClientError& error) {
     exchange.client_error = error.what();
-    live.outcome = protocol::ExchangeOutcome::UpstreamError;
-    live.error = std::string(replay::kNoAnswerErrorPrefix) + error.what();
+    detail::takeNoAnswer(live, error.what());
   }
   live.ended_ns = protocol::nowNs();
 }
