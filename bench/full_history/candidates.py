@@ -198,64 +198,118 @@ def decode_against(parent_bodies, frame_pair, own_request):
     return req, zstandard.ZstdDecompressor(dict_data=answer_ref).decompress(frame_pair[1])
 
 
-def against_parent(exchanges, keyframe_every, own_request=False):
+def against_parent(exchanges, keyframe_every, own_request=False, chained_keyframes=False):
     """own_request: the answer is compressed against its own request too (after the parent's
-    bodies), which holds the memory the answer extends."""
+    bodies), which holds the memory the answer extends. chained_keyframes: a keyframe is
+    compressed against the keyframe keyframe_every steps up rather than alone, so reading a body
+    decodes the keyframes back to the conversation's root, then at most keyframe_every steps."""
     r = Result(f"against the parent step's request and answer"
                f"{' (the answer also against its request)' if own_request else ''}, keyframe "
-               f"every {keyframe_every}")
+               f"every {keyframe_every}"
+               f"{' against the keyframe before it' if chained_keyframes else ''}")
     parent = parents(exchanges)
+    ref_of, keyframes = [], 0  # the exchange whose bodies a body is compressed against, or None
+    for i, e in enumerate(exchanges):
+        if parent[i] is None:
+            ref_of.append(None)
+        elif e.depth % keyframe_every:
+            ref_of.append(parent[i])
+        else:
+            keyframes += 1
+            ancestor = i
+            for _ in range(keyframe_every):
+                ancestor = parent[ancestor]
+            ref_of.append(ancestor if chained_keyframes else None)
+    keyframes += sum(1 for p in parent if p is None)
     plain = zstandard.ZstdCompressor(level=LEVEL)
-    frames, keyframe = [], []
+    frames = []
     t = time.process_time()
     for i, e in enumerate(exchanges):
-        p = parent[i]
-        key = p is None or e.depth % keyframe_every == 0
-        keyframe.append(key)
-        if key:
+        ref = ref_of[i]
+        if ref is None:
             frames.append((plain.compress(e.req), plain.compress(e.resp)))
             continue
-        base = exchanges[p].req + exchanges[p].resp
+        base = exchanges[ref].req + exchanges[ref].resp
         c = compressor_against(base)
         answer = compressor_against(base + e.req) if own_request else c
         frames.append((c.compress(e.req), answer.compress(e.resp)))
     r.encode_s = time.process_time() - t
     r.stored = sum(len(a) + len(b) for a, b in frames)
-    # Reading one body: its frame and every frame back to the keyframe (each step's bodies are
-    # the next one's reference).
+    # Reading one body: its frame and every frame it refers to, back to a self-contained one.
     chain = []
     for i in range(len(exchanges)):
         own = len(frames[i][0]) + len(frames[i][1])
-        chain.append(own if keyframe[i] else own + chain[parent[i]])
+        chain.append(own if ref_of[i] is None else own + chain[ref_of[i]])
     r.worst_read = max(chain)
+    plain_d = zstandard.ZstdDecompressor()
+
+    def decode(i, ref_bodies):
+        if ref_of[i] is None:
+            return tuple(plain_d.decompress(f) for f in frames[i])
+        return decode_against(ref_bodies, frames[i], own_request)
+
     t = time.process_time()
     decoded = [None] * len(exchanges)
-    plain_d = zstandard.ZstdDecompressor()
-    for i, e in enumerate(exchanges):  # parents come first: exchanges are in recorded order
-        if keyframe[i]:
-            req, resp = (plain_d.decompress(f) for f in frames[i])
-        else:
-            req, resp = decode_against(decoded[parent[i]], frames[i], own_request)
-        if (req, resp) != (e.req, e.resp):
+    for i, e in enumerate(exchanges):  # references come first: exchanges are in recorded order
+        decoded[i] = decode(i, decoded[ref_of[i]] if ref_of[i] is not None else None)
+        if decoded[i] != (e.req, e.resp):
             sys.exit("parent: a body did not come back byte for byte")
-        decoded[i] = (req, resp)
     r.decode_s = time.process_time() - t
     worst = max(range(len(exchanges)), key=lambda i: chain[i])
     t = time.perf_counter()
     steps, i = [], worst
-    while True:
+    while i is not None:
         steps.append(i)
-        if keyframe[i]:
-            break
-        i = parent[i]
+        i = ref_of[i]
     prev = None
     for i in reversed(steps):
-        if keyframe[i]:
-            prev = tuple(plain_d.decompress(f) for f in frames[i])
-        else:
-            prev = decode_against(prev, frames[i], own_request)
-    r.note = (f"{sum(keyframe):,} keyframes; the costliest body decodes a chain of "
-              f"{len(steps)} steps in {(time.perf_counter() - t) * 1e3:.1f} ms")
+        prev = decode(i, prev)
+    r.note = (f"{keyframes:,} keyframes; the costliest body decodes a chain of "
+              f"{len(steps)} frames in {(time.perf_counter() - t) * 1e3:.1f} ms")
+    return r
+
+
+def conversation_stream(exchanges, keyframe_every):
+    """The same reference, kept warm: one zstd stream per conversation, each body flushed as
+    its own block, so a body is compressed against everything since the keyframe (its parent's
+    bodies the nearest) without indexing a reference again; a new stream every keyframe_every
+    steps. Reading a body decodes the stream from its keyframe. Holds while a conversation's
+    steps arrive in order, one after the other (BENCH's case; a GEN branch would start a new
+    stream or fall back to a reference)."""
+    r = Result(f"one zstd stream per conversation, each body a flushed block, new stream every "
+               f"{keyframe_every}")
+    params = zstandard.ZstdCompressionParameters.from_level(LEVEL, window_log=23)
+    streams, pieces, start_of = {}, [], []
+    t = time.process_time()
+    for i, e in enumerate(exchanges):
+        key = e.conv if e.conv is not None else ("alone", i)
+        if e.conv is None or e.depth % keyframe_every == 0:
+            streams[key] = (zstandard.ZstdCompressor(compression_params=params).compressobj(), i)
+        cobj, first = streams[key]
+        start_of.append(first)
+        pair = []
+        for body in (e.req, e.resp):
+            pair.append(cobj.compress(body) + cobj.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK))
+        pieces.append(tuple(pair))
+    r.encode_s = time.process_time() - t
+    r.stored = sum(len(a) + len(b) for a, b in pieces)
+    chain = {}
+    for i, e in enumerate(exchanges):
+        own = len(pieces[i][0]) + len(pieces[i][1])
+        prev = chain.get((e.conv, start_of[i]), 0) if e.conv is not None else 0
+        chain[(e.conv, start_of[i])] = prev + own
+        r.worst_read = max(r.worst_read, prev + own)
+    t = time.process_time()
+    dobjs = {}
+    for i, e in enumerate(exchanges):
+        key = (e.conv, start_of[i]) if e.conv is not None else ("alone", i)
+        if key not in dobjs:
+            dobjs[key] = zstandard.ZstdDecompressor(max_window_size=1 << 23).decompressobj()
+        d = dobjs[key]
+        if (d.decompress(pieces[i][0]), d.decompress(pieces[i][1])) != (e.req, e.resp):
+            sys.exit("stream: a body did not come back byte for byte")
+    r.decode_s = time.process_time() - t
+    r.note = "window 8 MiB; the costliest body decodes its stream from the keyframe"
     return r
 
 
@@ -373,8 +427,9 @@ def measure(agentvcr, db, quick):
     results = [alone(exchanges, 1), alone(exchanges, LEVEL)]
     sizes = [(256, 1024, 4096)] + ([] if quick else [(1024, 4096, 16384)])
     results += [cdc(exchanges, *s) for s in sizes]
-    results += [against_parent(exchanges, k) for k in (16, 64)]
-    results.append(against_parent(exchanges, 64, own_request=True))
+    results += [against_parent(exchanges, k, own) for own in (False, True) for k in (16, 64)]
+    results += [against_parent(exchanges, k, chained_keyframes=True) for k in (16, 64)]
+    results += [conversation_stream(exchanges, k) for k in (16, 64)]
     results.append(json_shared(exchanges))
     return {"db": os.path.basename(db), "exchanges": len(exchanges), "steps": steps,
             "longest": longest, "traffic": len(traffic), "zstd": zstd_cli(traffic),
