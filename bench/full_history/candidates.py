@@ -313,6 +313,98 @@ def conversation_stream(exchanges, keyframe_every):
     return r
 
 
+def segmented_stream(exchanges, every, anchor_every):
+    """The stream and the chained keyframes together: a conversation's bodies go through a zstd
+    stream (one flushed block per body) cut into segments of `every` steps; a segment's stream
+    starts with the bodies of the previous segment's first step as a raw-content prefix, except
+    every `anchor_every` steps, where it starts from nothing. Reading a body decodes the first
+    step of each segment back to the anchor, then its own segment up to it."""
+    r = Result(f"one zstd stream per segment of {every} steps, each against the segment "
+               f"before's first step, self-contained every {anchor_every}")
+    params = zstandard.ZstdCompressionParameters.from_level(LEVEL, window_log=23)
+    at = {(e.conv, e.depth): i for i, e in enumerate(exchanges) if e.conv is not None}
+    segment_of, prefix_of, streams, pieces = [], {}, {}, []
+    t = time.process_time()
+    for i, e in enumerate(exchanges):
+        key = (e.conv, e.depth // every) if e.conv is not None else ("alone", i)
+        segment_of.append(key)
+        if key not in streams:
+            first = key[1] * every if e.conv is not None else 0
+            ref = None if e.conv is None or first % anchor_every == 0 \
+                else at[(e.conv, first - every)]
+            prefix_of[key] = ref
+            c = zstandard.ZstdCompressor(compression_params=params) if ref is None else \
+                zstandard.ZstdCompressor(compression_params=params, dict_data=raw_reference(
+                    exchanges[ref].req + exchanges[ref].resp))
+            streams[key] = c.compressobj()
+        cobj = streams[key]
+        pieces.append(tuple(cobj.compress(b) + cobj.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK)
+                            for b in (e.req, e.resp)))
+    r.encode_s = time.process_time() - t
+    r.stored = sum(len(a) + len(b) for a, b in pieces)
+
+    def size(i):
+        return len(pieces[i][0]) + len(pieces[i][1])
+
+    def keyframe_chain(key):  # bytes read to decode the segment's prefix
+        ref = prefix_of[key]
+        return 0 if ref is None else size(ref) + keyframe_chain(segment_of[ref])
+
+    within, worst_i = {}, 0
+    read = []
+    for i in range(len(exchanges)):
+        key = segment_of[i]
+        within[key] = within.get(key, 0) + size(i)
+        read.append(within[key] + keyframe_chain(key))
+        if read[i] > read[worst_i]:
+            worst_i = i
+    r.worst_read = read[worst_i]
+
+    def decompressor(key, decoded_prefix):
+        if prefix_of[key] is None:
+            return zstandard.ZstdDecompressor(max_window_size=1 << 23).decompressobj()
+        return zstandard.ZstdDecompressor(
+            max_window_size=1 << 23,
+            dict_data=raw_reference(decoded_prefix[0] + decoded_prefix[1])).decompressobj()
+
+    t = time.process_time()
+    decoded, dobjs = [None] * len(exchanges), {}
+    for i, e in enumerate(exchanges):
+        key = segment_of[i]
+        if key not in dobjs:
+            ref = prefix_of[key]
+            dobjs[key] = decompressor(key, decoded[ref] if ref is not None else None)
+        d = dobjs[key]
+        decoded[i] = (d.decompress(pieces[i][0]), d.decompress(pieces[i][1]))
+        if decoded[i] != (e.req, e.resp):
+            sys.exit("segments: a body did not come back byte for byte")
+    r.decode_s = time.process_time() - t
+    # Time the costliest read alone: the keyframes from the anchor, then the segment.
+    t = time.perf_counter()
+    keys, key = [], segment_of[worst_i]
+    while True:
+        keys.append(key)
+        ref = prefix_of[key]
+        if ref is None:
+            break
+        key = segment_of[ref]
+    prefix, frames = None, 0
+    for key in reversed(keys[1:]):
+        d = decompressor(key, prefix)
+        first = next(j for j in range(len(exchanges)) if segment_of[j] == key)
+        prefix = (d.decompress(pieces[first][0]), d.decompress(pieces[first][1]))
+        frames += 1
+    d = decompressor(keys[0], prefix)
+    for j in range(len(exchanges)):
+        if segment_of[j] == keys[0] and j <= worst_i:
+            d.decompress(pieces[j][0])
+            d.decompress(pieces[j][1])
+            frames += 1
+    r.note = (f"the costliest body decodes {frames} steps' bodies in "
+              f"{(time.perf_counter() - t) * 1e3:.1f} ms")
+    return r
+
+
 # ---- JSON values shared by hash ----------------------------------------------------------------
 
 def json_shared(exchanges):
@@ -430,6 +522,7 @@ def measure(agentvcr, db, quick):
     results += [against_parent(exchanges, k, own) for own in (False, True) for k in (16, 64)]
     results += [against_parent(exchanges, k, chained_keyframes=True) for k in (16, 64)]
     results += [conversation_stream(exchanges, k) for k in (16, 64)]
+    results.append(segmented_stream(exchanges, 16, 256))
     results.append(json_shared(exchanges))
     return {"db": os.path.basename(db), "exchanges": len(exchanges), "steps": steps,
             "longest": longest, "traffic": len(traffic), "zstd": zstd_cli(traffic),
