@@ -15,6 +15,7 @@
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {
@@ -163,6 +164,14 @@ TEST_F(A2aEvalTest, TheReplayOfTheRecordingMatchesEveryCall) {
     EXPECT_EQ(call.session_id, session->id);
     EXPECT_EQ(call.method, "message/send");
     EXPECT_EQ(call.context_id, "ctx-What");
+  }
+  // Each live call is linked to the recorded call it asked again, as the report names it.
+  const auto links = reader.callLinksOfSession(session->id);
+  ASSERT_EQ(links.size(), 3u);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    EXPECT_EQ(links[i].call_id, live_calls[i].id);
+    EXPECT_EQ(links[i].recorded_call_id, a2a["calls"][i]["recorded_call_id"].get<std::int64_t>());
+    EXPECT_EQ(reader.a2aCall(links[i].recorded_call_id)->message_id, "m-" + std::to_string(i + 1));
   }
 }
 
