@@ -355,11 +355,11 @@ TEST_F(A2aRecordReplayTest, AContextForksAtItsNthCallAndTheRestGoesLive) {
   const auto links = reader.callLinksOfSession(sessions[1].id);
   ASSERT_EQ(links.size(), 2u);
   for (const store::CallLink& link : links) {
-    const auto live = reader.a2aCall(link.call_id);
+    const auto live_call = reader.a2aCall(link.call_id);
     const auto recorded = reader.a2aCall(link.recorded_call_id);
-    ASSERT_TRUE(live && recorded);
+    ASSERT_TRUE(live_call && recorded);
     EXPECT_EQ(recorded->session_id, sessions[0].id);
-    EXPECT_EQ(recorded->method, live->method);
+    EXPECT_EQ(recorded->method, live_call->method);
   }
   ASSERT_TRUE(live_get.conversation_id);
   const auto origin = reader.a2aForkOrigin(*live_get.conversation_id);
