@@ -204,6 +204,34 @@ TEST_F(A2aEvalTest, AChangedAnswerIsTheFirstDivergentMessageUnderTheLiveContextI
   EXPECT_EQ(evaluate({changed.url()}, 0.6), cli::kExitOk) << output_.str();
 }
 
+// An HTTP error breaks the contract; the viewer's report, recomputed from the evaluation
+// session, says so as the terminal does.
+TEST_F(A2aEvalTest, AnHttpErrorBreaksTheContractInTheTerminalAndTheViewerAlike) {
+  recordContext();
+  FakeUpstream failing([agent = fakeA2aAgent("http://127.0.0.1:1")](const auto& request) {
+    if (request.body.find("And hope?") != std::string::npos) {
+      return FakeReply::http(503, "busy", "text/plain");
+    }
+    return agent(request);
+  });
+  ASSERT_EQ(evaluate({failing.url()}), cli::kExitFailure) << output_.str();
+  const Json result = report();
+  const Json& context = result["a2a"]["contexts"].at(0);
+  EXPECT_EQ(context["matched"], 2);
+  EXPECT_EQ(context["first_divergent_message"], 3);
+  EXPECT_EQ(context["first_difference"], "contract: http 503");
+
+  const auto recomputed = replay::evaluationReport(store::ArchiveReader(db_path_),
+                                                   result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(recomputed);
+  EXPECT_EQ(recomputed->a2a_calls, 3);
+  EXPECT_EQ(recomputed->a2a_matched, 2);
+  EXPECT_EQ(recomputed->a2a_contract_violations, 1);
+  ASSERT_EQ(recomputed->a2a_contexts.size(), 1u);
+  EXPECT_EQ(recomputed->a2a_contexts[0].first_divergent_message, std::optional<std::int64_t>(3));
+  EXPECT_EQ(recomputed->a2a_contexts[0].first_difference, "contract: http 503");
+}
+
 // An A2A agent is not asked BENCH's MAGMA checks, but one that does not answer its first call
 // is refused as a MAGMA agent that is down: exit 2, nothing stored.
 TEST_F(A2aEvalTest, AnA2aAgentThatIsDownIsRefusedAndNothingIsStored) {
