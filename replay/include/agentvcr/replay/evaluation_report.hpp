@@ -98,7 +98,8 @@ struct EvaluationComparison {
 ///
 /// Every A2A call of the session linked to a recorded call (call_links) is judged again the same
 /// way (a2a_compare.hpp): a stored answer that never came, or came with an HTTP error status,
-/// breaks the contract; otherwise the recorded call's reply is compared with the live call's.
+/// breaks the contract; otherwise the recorded call's reply is compared with the live call's. A
+/// live answer the archive could not decode into a call has no link and is missing here.
 std::optional<EvaluationReport> evaluationReport(const store::ArchiveReader& reader,
                                                  std::int64_t session_id);
 
