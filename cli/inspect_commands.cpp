@@ -190,38 +190,55 @@ int showExchange(const store::ArchiveReader& archive, std::int64_t id, bool bodi
   return kExitOk;
 }
 
-/// The calls of an A2A conversation (one context), one line each with what came of it.
+/// One A2A call, with what came of it.
+void printA2aCall(const store::A2aCallRow& call, std::ostream& out) {
+  out << "call " << call.id << " [" << call.method.value_or("?") << ", v" << call.wire_version
+      << "] in exchange " << call.exchange_id;
+  if (call.task_id) {
+    out << ", task " << *call.task_id;
+  }
+  out << "\n";
+  if (call.request_text && !call.request_text->empty()) {
+    out << "    asked: \"" << oneLine(*call.request_text, 90) << "\"\n";
+  }
+  out << "    -> ";
+  if (call.error_code) {
+    out << "error " << *call.error_code << ": " << oneLine(call.error_message.value_or(""), 70);
+  } else if (call.task_state) {
+    out << *call.task_state;
+  } else {
+    out << call.result_kind.value_or("no result") << " (HTTP " << call.status << ")";
+  }
+  if (call.stream_event_count > 0) {
+    out << ", " << call.stream_event_count << " stream events";
+  }
+  if (call.response_text && !call.response_text->empty()) {
+    out << ": \"" << oneLine(*call.response_text, 80) << "\"";
+  }
+  out << "\n";
+}
+
+/// The calls of an A2A conversation (one context). A fork's context prints the recorded calls
+/// before its fork point first, once, then a marker, then its live calls.
 void showA2aCalls(const store::ArchiveReader& archive, const store::ConversationRow& conversation,
                   std::ostream& out) {
   const std::vector<store::A2aCallRow> calls = archive.a2aCalls(conversation.id);
   out << "conversation " << conversation.id << " of session " << conversation.session_id
       << ": A2A context " << conversation.context_id.value_or("-") << ", " << calls.size()
       << (calls.size() == 1 ? " call\n" : " calls\n");
+  if (const auto fork = archive.a2aForkOrigin(conversation.id)) {
+    const store::A2aCallRow& reasked = fork->reasked;
+    out << "recorded prefix: conversation " << reasked.conversation_id.value_or(0) << " of session "
+        << reasked.session_id << ", " << fork->prefix.size()
+        << (fork->prefix.size() == 1 ? " call\n" : " calls\n");
+    for (const store::A2aCallRow& call : fork->prefix) {
+      printA2aCall(call, out);
+    }
+    out << "--- fork at call " << fork->prefix.size() + 1
+        << ": the live agent from here (recorded call " << reasked.id << " asked again)\n";
+  }
   for (const store::A2aCallRow& call : calls) {
-    out << "call " << call.id << " [" << call.method.value_or("?") << ", v" << call.wire_version
-        << "] in exchange " << call.exchange_id;
-    if (call.task_id) {
-      out << ", task " << *call.task_id;
-    }
-    out << "\n";
-    if (call.request_text && !call.request_text->empty()) {
-      out << "    asked: \"" << oneLine(*call.request_text, 90) << "\"\n";
-    }
-    out << "    -> ";
-    if (call.error_code) {
-      out << "error " << *call.error_code << ": " << oneLine(call.error_message.value_or(""), 70);
-    } else if (call.task_state) {
-      out << *call.task_state;
-    } else {
-      out << call.result_kind.value_or("no result") << " (HTTP " << call.status << ")";
-    }
-    if (call.stream_event_count > 0) {
-      out << ", " << call.stream_event_count << " stream events";
-    }
-    if (call.response_text && !call.response_text->empty()) {
-      out << ": \"" << oneLine(*call.response_text, 80) << "\"";
-    }
-    out << "\n";
+    printA2aCall(call, out);
   }
 }
 

@@ -25,7 +25,7 @@ int runMerge(const MergeCommand& command, std::ostream& out) {
   for (const std::string& in_path : command.in_paths) {
     const store::CopyResult result = store::mergeArchive(command.out_path, in_path, options);
     out << in_path << ": " << result.session_ids.size() << " session(s), " << result.exchanges
-        << " exchange(s), " << result.replay_misses << " replay miss(es), " << result.step_links
+        << " exchange(s), " << result.replay_misses << " replay miss(es), " << result.links
         << " evaluation link(s)\n";
     printAlreadyHeld(result, command.out_path, out);
   }

@@ -14,7 +14,7 @@ int runPull(const PullCommand& command, std::ostream& out) {
   const store::CopyResult result = fleet::pull(command.options);
   out << fleet::redactedUri(command.options.uri) << ": " << result.session_ids.size()
       << " session(s), " << result.exchanges << " exchange(s), " << result.replay_misses
-      << " replay miss(es), " << result.step_links << " evaluation link(s) into "
+      << " replay miss(es), " << result.links << " evaluation link(s) into "
       << command.options.db_path << "\n";
   printAlreadyHeld(result, command.options.db_path, out);
   return kExitOk;

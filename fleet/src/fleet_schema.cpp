@@ -428,13 +428,22 @@ constexpr const char* kFleetSchemaV6 = R"sql(
 ALTER TABLE exchanges ADD COLUMN upstream_last_byte_ns bigint;
 )sql";
 
+// Version 7: step_links.kind, 'step' or 'call': the SQLite archive's call_links (schema 15),
+// an A2A call a fork or an evaluation sent again, tied to the recorded call it continues. A
+// call is named as a step is, by its exchange's seq and its position, and an exchange holds
+// steps or calls, never both, so one table keeps both kinds under the same key.
+constexpr const char* kFleetSchemaV7 = R"sql(
+ALTER TABLE step_links ADD COLUMN kind text NOT NULL DEFAULT 'step';
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
 };
 
 constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3},
-                                     {4, kFleetSchemaV4}, {5, kFleetSchemaV5}, {6, kFleetSchemaV6}};
+                                     {4, kFleetSchemaV4}, {5, kFleetSchemaV5}, {6, kFleetSchemaV6},
+                                     {7, kFleetSchemaV7}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -462,7 +471,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 6, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 7, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

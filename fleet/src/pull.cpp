@@ -124,15 +124,16 @@ class FleetSource : public store::SessionSource {
     }
   }
 
-  std::vector<store::CopiedLink> stepLinks(const store::SessionRow& session) override {
+  std::vector<store::CopiedLink> links(const store::SessionRow& session) override {
     PgResult r = conn_.exec(R"sql(
-      SELECT seq, position, recorded_session_uuid::text, recorded_seq, recorded_position
-      FROM step_links WHERE session_uuid = $1 ORDER BY seq, position)sql",
+      SELECT seq, position, recorded_session_uuid::text, recorded_seq, recorded_position, kind
+      FROM step_links WHERE session_uuid = $1 ORDER BY kind DESC, seq, position)sql",
                             {session.uuid});
     std::vector<store::CopiedLink> links;
     for (int i = 0; i < r.rows(); ++i) {
       links.push_back({{session.uuid, r.integer(i, 0), r.integer(i, 1)},
-                       {std::string(r.text(i, 2)), r.integer(i, 3), r.integer(i, 4)}});
+                       {std::string(r.text(i, 2)), r.integer(i, 3), r.integer(i, 4)},
+                       r.text(i, 5) == "call" ? store::LinkKind::Call : store::LinkKind::Step});
     }
     return links;
   }

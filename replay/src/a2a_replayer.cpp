@@ -128,6 +128,7 @@ A2aReplayer::A2aReplayer(ReaderPool& readers, const ReplayOptions& options)
         continue;
       }
       Recorded recorded{call.exchange_id,
+                        call.session_id,
                         recordedThinkTime(exchange->started_ns, exchange->upstream_sent_ns,
                                           exchange->upstream_first_byte_ns)
                             .count(),
@@ -261,8 +262,12 @@ ReplayOutcome A2aReplayer::answerCall(const protocol::HttpRequest& request,
   ReplayOutcome outcome;
   if (index && options_.on_miss == MissPolicy::Forward && forward != nullptr && options_.fork_at &&
       recorded_[*index].in_context && *recorded_[*index].in_context >= *options_.fork_at) {
-    // Past the fork point of its context: the live agent answers, as it does a miss.
-    outcome.reply = forwarded(request, body, *forward);
+    // Past the fork point of its context: the live agent answers, as it does a miss, and the
+    // stored call is linked to the recorded one it asks again.
+    Reasked reasked;
+    reasked.a2a_exchange =
+        ReaskedExchange{recorded_[*index].exchange_id, recorded_[*index].session_id};
+    outcome.reply = forwarded(request, body, *forward, reasked);
     outcome.forwarded = true;
     outcome.forked = 1;
     return outcome;
@@ -480,8 +485,8 @@ std::optional<protocol::HttpReply> A2aReplayer::knownTaskAnswer(const Json& live
 }
 
 protocol::HttpReply A2aReplayer::forwarded(const protocol::HttpRequest& request, const Json& body,
-                                           const Forwarder& forward) {
-  ForwardReply live = forward(request, {});
+                                           const Forwarder& forward, const Reasked& reasked) {
+  ForwardReply live = forward(request, reasked);
   if (live.status == 0) {
     return jsonRpcError(502, idOf(body), kReplayMissCode, live.error,
                         {{"agentvcr_error", "replay.forward_failed"}});

@@ -78,6 +78,7 @@ class A2aReplayer {
   /// What replay needs of one recorded A2A exchange to answer again.
   struct Recorded {
     std::int64_t exchange_id = 0;
+    std::int64_t session_id = 0;   ///< the session it was recorded in: a fork's origin
     std::int64_t think_ns = 0;     ///< recordedThinkTime, what --pace holds the answer by
     std::int64_t answered_ns = 0;  ///< the answer's first byte, where event gaps count from
     protocol::Json request;        ///< the request body parsed (null when it did not parse)
@@ -119,8 +120,10 @@ class A2aReplayer {
   ReplayOutcome miss(const protocol::HttpRequest& request, const protocol::Json& body,
                      std::uint64_t key, const Forwarder* forward);
   /// The live agent's answer to `request`, or a JSON-RPC error naming why there is none.
+  /// `reasked`: the recorded exchange a call forked past --fork-at asks again; empty for a miss.
   static protocol::HttpReply forwarded(const protocol::HttpRequest& request,
-                                       const protocol::Json& body, const Forwarder& forward);
+                                       const protocol::Json& body, const Forwarder& forward,
+                                       const Reasked& reasked = {});
 
   ReaderPool& readers_;
   const ReplayOptions& options_;

@@ -385,12 +385,12 @@ std::optional<protocol::HttpReply> ResponsesReplayer::answerMisses(
   auto original = protocol::parseOrderedJson(request.body);
   OrderedJson missed_inputs = OrderedJson::array();
   magma::AgentRequest forwarded{parsed.request_id, {}};
-  ReaskedSteps reasked;
+  Reasked reasked;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (slots[i].missed || slots[i].forked) {
       missed_inputs.push_back((*original)["inputs"][i]);
       forwarded.inputs.push_back(parsed.inputs[i]);
-      reasked.push_back(slots[i].forked ? slots[i].step : std::nullopt);
+      reasked.steps.push_back(slots[i].forked ? slots[i].step : std::nullopt);
     }
   }
   (*original)["inputs"] = std::move(missed_inputs);

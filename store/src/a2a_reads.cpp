@@ -74,6 +74,16 @@ std::vector<A2aCallRow> a2aCallsOfConversation(SQLite::Database& db, std::int64_
   return readCalls(q);
 }
 
+std::optional<A2aCallRow> a2aCallById(SQLite::Database& db, std::int64_t call_id) {
+  SQLite::Statement q(db, std::string(kCallColumns) + " WHERE c.id = :call_id");
+  bindInt(q, ":call_id", call_id);
+  std::vector<A2aCallRow> rows = readCalls(q);
+  if (rows.empty()) {
+    return std::nullopt;
+  }
+  return std::move(rows.front());
+}
+
 std::vector<A2aCallRow> a2aCallsOfExchange(SQLite::Database& db, std::int64_t exchange_id) {
   SQLite::Statement q(
       db, std::string(kCallColumns) + " WHERE c.exchange_id = :exchange_id ORDER BY c.position");

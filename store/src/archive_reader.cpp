@@ -818,6 +818,10 @@ std::vector<A2aCallRow> ArchiveReader::a2aCalls(std::int64_t conversation_id) co
                  [&] { return detail::a2aCallsOfConversation(impl_->db, conversation_id); });
 }
 
+std::optional<A2aCallRow> ArchiveReader::a2aCall(std::int64_t call_id) const {
+  return guarded(impl_->path, [&] { return detail::a2aCallById(impl_->db, call_id); });
+}
+
 std::vector<A2aCallRow> ArchiveReader::a2aCallsOfExchange(std::int64_t exchange_id) const {
   return guarded(impl_->path, [&] { return detail::a2aCallsOfExchange(impl_->db, exchange_id); });
 }
@@ -833,6 +837,10 @@ std::vector<StreamEventRow> ArchiveReader::streamEvents(std::int64_t exchange_id
 
 std::vector<StepLink> ArchiveReader::stepLinksOfSession(std::int64_t session_id) const {
   return guarded(impl_->path, [&] { return detail::stepLinksOfSession(impl_->db, session_id); });
+}
+
+std::vector<CallLink> ArchiveReader::callLinksOfSession(std::int64_t session_id) const {
+  return guarded(impl_->path, [&] { return detail::callLinksOfSession(impl_->db, session_id); });
 }
 
 std::vector<EvaluationPair> ArchiveReader::evaluationPairs(std::int64_t conversation_id) const {
@@ -865,6 +873,39 @@ std::optional<ForkOrigin> ArchiveReader::forkOrigin(std::int64_t conversation_id
       }
       parent = above->parent_step_id;
       origin.prefix.insert(origin.prefix.begin(), std::move(*above));
+    }
+    return origin;
+  }
+  return std::nullopt;
+}
+
+std::optional<A2aForkOrigin> ArchiveReader::a2aForkOrigin(std::int64_t conversation_id) const {
+  const auto live = conversation(conversation_id);
+  if (!live) {
+    return std::nullopt;
+  }
+  const auto session_row = session(live->session_id);
+  if (!session_row || session_row->mode != "fork") {
+    return std::nullopt;
+  }
+  const std::vector<A2aCallRow> calls = a2aCalls(conversation_id);
+  if (calls.empty()) {
+    return std::nullopt;
+  }
+  for (const CallLink& link : callLinksOfSession(live->session_id)) {
+    if (link.call_id != calls.front().id) {
+      continue;
+    }
+    const std::optional<A2aCallRow> reasked = a2aCall(link.recorded_call_id);
+    if (!reasked || !reasked->conversation_id) {
+      return std::nullopt;
+    }
+    A2aForkOrigin origin{*reasked, {}};
+    for (A2aCallRow& recorded : a2aCalls(*reasked->conversation_id)) {
+      if (recorded.id == reasked->id) {
+        break;
+      }
+      origin.prefix.push_back(std::move(recorded));
     }
     return origin;
   }

@@ -90,9 +90,11 @@ constexpr const char* kStreamEvents = R"sql(
   WHERE v.exchange_id BETWEEN :first AND :last AND e.session_id = :session
   ORDER BY e.seq, v.position)sql";
 
-constexpr const char* kStepLinks = R"sql(
+// Step links and A2A call links in one table, told apart by `kind` (the fleet's step_links,
+// docs/fleet.md): both are named by an exchange's seq and a position in it.
+constexpr const char* kLinks = R"sql(
   SELECT e.seq, s.position, rx.uuid AS recorded_session_uuid, re.seq AS recorded_seq,
-         rs.position AS recorded_position
+         rs.position AS recorded_position, 'step' AS kind
   FROM step_links l
   JOIN steps s ON s.id = l.step_id
   JOIN exchanges e ON e.id = s.exchange_id
@@ -100,7 +102,16 @@ constexpr const char* kStepLinks = R"sql(
   JOIN exchanges re ON re.id = rs.exchange_id
   JOIN sessions rx ON rx.id = re.session_id
   WHERE e.session_id = :session
-  ORDER BY e.seq, s.position)sql";
+  UNION ALL
+  SELECT e.seq, c.position, rx.uuid, re.seq, rc.position, 'call'
+  FROM call_links l
+  JOIN a2a_calls c ON c.id = l.call_id
+  JOIN exchanges e ON e.id = c.exchange_id
+  JOIN a2a_calls rc ON rc.id = l.recorded_call_id
+  JOIN exchanges re ON re.id = rc.exchange_id
+  JOIN sessions rx ON rx.id = re.session_id
+  WHERE e.session_id = :session
+  ORDER BY 1, 2)sql";
 
 // The conversations that steps or calls of the batch belong to, as they stand now. Here and in
 // the blobs' query the `+` keeps SQLite on the exchange_id index: the session's index would
@@ -561,7 +572,7 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
 
   // An evaluation links its steps to the recorded ones when it ends, all at once: the links
   // are fed whole whenever their number grew (the fleet archive keeps each once).
-  SQLite::Statement links_query(db, kStepLinks);
+  SQLite::Statement links_query(db, kLinks);
   detail::bindInt(links_query, ":session", session.id);
   FeedTable links = readTable(links_query, "step_links", session.uuid);
   if (static_cast<std::int64_t>(links.rows.size()) > after.links) {

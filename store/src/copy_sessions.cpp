@@ -14,28 +14,39 @@
 namespace agentvcr::store {
 namespace {
 
-/// The output archive's steps by key, read per session when first asked.
-class StepFinder {
+/// The output archive's steps and A2A calls by key, read per session when first asked. A step
+/// and a call share the shape of their key (an exchange's seq, a position in its request), and
+/// an exchange holds steps or calls, never both.
+class RowFinder {
  public:
-  StepFinder(std::string path, std::chrono::milliseconds busy_timeout)
+  RowFinder(std::string path, std::chrono::milliseconds busy_timeout)
       : path_(std::move(path)), busy_timeout_(busy_timeout) {}
 
-  std::optional<std::int64_t> find(const StepKey& key) {
-    const auto& steps = load(canonicalUuid(key.session_uuid));
-    const auto found = steps.find({key.seq, key.position});
-    return found == steps.end() ? std::nullopt : std::optional(found->second);
-  }
+  std::optional<std::int64_t> step(const StepKey& key) { return find(load(key).steps, key); }
+
+  std::optional<std::int64_t> call(const StepKey& key) { return find(load(key).calls, key); }
 
  private:
-  using Steps = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
+  using Ids = std::map<std::pair<std::int64_t, std::int64_t>, std::int64_t>;
 
-  /// The steps of the session `uuid` (in lower case) names, however the archive spells it.
-  const Steps& load(const std::string& uuid) {
+  struct Session {
+    Ids steps;
+    Ids calls;
+  };
+
+  static std::optional<std::int64_t> find(const Ids& ids, const StepKey& key) {
+    const auto found = ids.find({key.seq, key.position});
+    return found == ids.end() ? std::nullopt : std::optional(found->second);
+  }
+
+  /// The rows of the session the key's uuid names, however the archive spells it.
+  const Session& load(const StepKey& key) {
+    const std::string uuid = canonicalUuid(key.session_uuid);
     auto known = sessions_.find(uuid);
     if (known != sessions_.end()) {
       return known->second;
     }
-    Steps& steps = sessions_[uuid];
+    Session& rows = sessions_[uuid];
     const ArchiveReader reader(path_, busy_timeout_);
     for (const SessionRow& session : reader.sessions()) {
       if (canonicalUuid(session.uuid) != uuid) {
@@ -43,16 +54,19 @@ class StepFinder {
       }
       for (const ExchangeRow& exchange : reader.exchanges(session.id, 0, ArchiveReader::kNoLimit)) {
         for (const StepRow& step : reader.stepsOfExchange(exchange.id)) {
-          steps[{exchange.seq, step.position}] = step.id;
+          rows.steps[{exchange.seq, step.position}] = step.id;
+        }
+        for (const A2aCallRow& call : reader.a2aCallsOfExchange(exchange.id)) {
+          rows.calls[{exchange.seq, call.position}] = call.id;
         }
       }
     }
-    return steps;
+    return rows;
   }
 
   std::string path_;
   std::chrono::milliseconds busy_timeout_;
-  std::map<std::string, Steps> sessions_;
+  std::map<std::string, Session> sessions_;
 };
 
 }  // namespace
@@ -102,26 +116,36 @@ CopyResult copySessions(SessionSource& source, const std::string& out_path,
       }
       return key;
     };
-    StepFinder steps(out_path, options.busy_timeout);
+    RowFinder rows(out_path, options.busy_timeout);
     for (CopiedMiss copied : source.replayMisses(session)) {
       copied.miss.closest_step_id =
-          copied.closest ? steps.find(inOutput(*copied.closest)) : std::nullopt;
+          copied.closest ? rows.step(inOutput(*copied.closest)) : std::nullopt;
       while (!recorder.tryRecordReplayMiss(copied.miss)) {
         recorder.flush();
       }
       ++result.replay_misses;
     }
     recorder.close();
-    std::vector<StepLink> links;
-    for (const CopiedLink& link : source.stepLinks(session)) {
-      auto step = steps.find(inOutput(link.step));
-      auto recorded = steps.find(inOutput(link.recorded));
-      if (step && recorded) {
-        links.push_back({*step, *recorded});
+    std::vector<StepLink> step_links;
+    std::vector<CallLink> call_links;
+    for (const CopiedLink& link : source.links(session)) {
+      if (link.kind == LinkKind::Step) {
+        auto step = rows.step(inOutput(link.step));
+        auto recorded = rows.step(inOutput(link.recorded));
+        if (step && recorded) {
+          step_links.push_back({*step, *recorded});
+        }
+      } else {
+        auto call = rows.call(inOutput(link.step));
+        auto recorded = rows.call(inOutput(link.recorded));
+        if (call && recorded) {
+          call_links.push_back({*call, *recorded});
+        }
       }
     }
-    writeStepLinks(out_path, links, options.busy_timeout);
-    result.step_links += links.size();
+    writeStepLinks(out_path, step_links, options.busy_timeout);
+    writeCallLinks(out_path, call_links, options.busy_timeout);
+    result.links += step_links.size() + call_links.size();
   }
   return result;
 }

@@ -41,13 +41,20 @@ class ArchiveSource : public SessionSource {
     }
   }
 
-  std::vector<CopiedLink> stepLinks(const SessionRow& session) override {
+  std::vector<CopiedLink> links(const SessionRow& session) override {
     std::vector<CopiedLink> links;
     for (const StepLink& link : input_.stepLinksOfSession(session.id)) {
       auto step = keyOf(link.step_id);
       auto recorded = keyOf(link.recorded_step_id);
       if (step && recorded) {
-        links.push_back({*step, *recorded});
+        links.push_back({*step, *recorded, LinkKind::Step});
+      }
+    }
+    for (const CallLink& link : input_.callLinksOfSession(session.id)) {
+      auto call = keyOfCall(link.call_id);
+      auto recorded = keyOfCall(link.recorded_call_id);
+      if (call && recorded) {
+        links.push_back({*call, *recorded, LinkKind::Call});
       }
     }
     return links;
@@ -67,16 +74,30 @@ class ArchiveSource : public SessionSource {
     if (!step) {
       return std::nullopt;
     }
-    const std::optional<ExchangeRow> exchange = input_.exchange(step->exchange_id);
+    return keyAt(step->session_id, step->exchange_id, step->position);
+  }
+
+  std::optional<StepKey> keyOfCall(std::int64_t call_id) {
+    const std::optional<A2aCallRow> call = input_.a2aCall(call_id);
+    if (!call) {
+      return std::nullopt;
+    }
+    return keyAt(call->session_id, call->exchange_id, call->position);
+  }
+
+  /// The key of the row at `position` of exchange `exchange_id` of session `session_id`.
+  std::optional<StepKey> keyAt(std::int64_t session_id, std::int64_t exchange_id,
+                               std::int64_t position) {
+    const std::optional<ExchangeRow> exchange = input_.exchange(exchange_id);
     if (!exchange) {
       return std::nullopt;
     }
-    auto uuid = uuids_.find(step->session_id);
+    auto uuid = uuids_.find(session_id);
     if (uuid == uuids_.end()) {
-      const std::optional<SessionRow> owner = input_.session(step->session_id);
-      uuid = uuids_.emplace(step->session_id, owner ? owner->uuid : std::string()).first;
+      const std::optional<SessionRow> owner = input_.session(session_id);
+      uuid = uuids_.emplace(session_id, owner ? owner->uuid : std::string()).first;
     }
-    return StepKey{uuid->second, exchange->seq, step->position};
+    return StepKey{uuid->second, exchange->seq, position};
   }
 
   ArchiveReader input_;

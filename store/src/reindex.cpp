@@ -286,7 +286,10 @@ std::vector<Placement> placeByLinks(SQLite::Database& db, std::int64_t session_i
 }
 
 bool hasStepLinks(SQLite::Database& db, std::int64_t session_id) {
-  SQLite::Statement q(db, "SELECT link_count FROM sessions WHERE id = :session");
+  // Not the session's link_count: it counts the links of A2A calls too, which thread nothing.
+  SQLite::Statement q(db,
+                      "SELECT EXISTS (SELECT 1 FROM step_links l JOIN steps s ON s.id = l.step_id "
+                      "WHERE s.session_id = :session)");
   q.bind(":session", static_cast<std::int64_t>(session_id));
   return q.executeStep() && q.getColumn(0).getInt64() > 0;
 }

@@ -504,6 +504,17 @@ constexpr const char* kSchemaV14 = R"sql(
 ALTER TABLE exchanges ADD COLUMN upstream_last_byte_ns INTEGER;
 )sql";
 
+// Version 15: A2A calls linked as steps are. `call_links` ties each A2A call a fork or an
+// evaluation sent again to the recorded call it continues (store/step_links.hpp); a session's
+// link_count counts both kinds, so that the change feed ships them alike.
+constexpr const char* kSchemaV15 = R"sql(
+CREATE TABLE call_links (
+  call_id          INTEGER PRIMARY KEY REFERENCES a2a_calls(id),
+  recorded_call_id INTEGER NOT NULL REFERENCES a2a_calls(id)
+);
+CREATE INDEX call_links_recorded ON call_links(recorded_call_id);
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
@@ -516,7 +527,7 @@ const std::vector<Migration>& migrations() {
       {4, kSchemaV4, nullptr},   {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
       {7, kSchemaV7, nullptr},   {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
       {10, kSchemaV10, nullptr}, {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
-      {13, kSchemaV13, nullptr}, {14, kSchemaV14, nullptr},
+      {13, kSchemaV13, nullptr}, {14, kSchemaV14, nullptr},   {15, kSchemaV15, nullptr},
   };
   return list;
 }
@@ -537,7 +548,7 @@ int schemaVersionOf(SQLite::Database& db) {
 }
 
 int prepareArchive(SQLite::Database& db, const std::string& path) {
-  static_assert(kSchemaVersion == 14, "add a migration step for the new version");
+  static_assert(kSchemaVersion == 15, "add a migration step for the new version");
   // journal_mode cannot change inside a transaction; it is persistent once set.
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA foreign_keys = ON");

@@ -2,6 +2,8 @@
 
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
@@ -14,33 +16,40 @@
 
 namespace agentvcr::store {
 
-void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& links,
-                    std::chrono::milliseconds busy_timeout) {
+namespace {
+
+/// Writes links of one kind in one transaction: `insert` binds :id and :recorded_id, and
+/// `session_of` finds the session of :id. Each session's link_count is counted again after,
+/// steps and calls together, rather than added to: a link may replace one the session had.
+template <class Link, class Ids>
+void writeLinks(const std::string& db_path, const std::vector<Link>& links,
+                std::chrono::milliseconds busy_timeout, const char* insert_sql,
+                const char* session_sql, const char* what, Ids ids) {
   migrateArchive(db_path, busy_timeout);
   SQLite::Database db = detail::openDatabase(db_path, SQLite::OPEN_READWRITE, busy_timeout);
   try {
     db.exec("PRAGMA foreign_keys = ON");
     SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement insert(db,
-                             "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES "
-                             "(:step_id, :recorded_step_id)");
-    SQLite::Statement session_of(db, "SELECT session_id FROM steps WHERE id = :step_id");
+    SQLite::Statement insert(db, insert_sql);
+    SQLite::Statement session_of(db, session_sql);
     std::set<std::int64_t> sessions;
-    for (const StepLink& link : links) {
-      detail::bindInt(insert, ":step_id", link.step_id);
-      detail::bindInt(insert, ":recorded_step_id", link.recorded_step_id);
+    for (const Link& link : links) {
+      const auto [id, recorded_id] = ids(link);
+      detail::bindInt(insert, ":id", id);
+      detail::bindInt(insert, ":recorded_id", recorded_id);
       detail::execOnce(insert);
-      detail::bindInt(session_of, ":step_id", link.step_id);
+      detail::bindInt(session_of, ":id", id);
       if (session_of.executeStep()) {
         sessions.insert(session_of.getColumn(0).getInt64());
       }
       session_of.reset();
     }
-    // Counted again rather than added to: a link may replace one the session had.
     SQLite::Statement count(db, R"sql(
-      UPDATE sessions SET link_count = (SELECT count(*) FROM step_links l
-                                        JOIN steps s ON s.id = l.step_id
-                                        WHERE s.session_id = sessions.id)
+      UPDATE sessions SET link_count =
+        (SELECT count(*) FROM step_links l JOIN steps s ON s.id = l.step_id
+         WHERE s.session_id = sessions.id) +
+        (SELECT count(*) FROM call_links l JOIN a2a_calls c ON c.id = l.call_id
+         WHERE c.session_id = sessions.id)
       WHERE id = :session_id)sql");
     for (const std::int64_t session_id : sessions) {
       detail::bindInt(count, ":session_id", session_id);
@@ -48,8 +57,29 @@ void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& lin
     }
     tx.commit();
   } catch (const SQLite::Exception& e) {
-    throw std::runtime_error("[store.links] cannot link steps in " + db_path + ": " + e.what());
+    throw std::runtime_error(std::string("[store.links] cannot link ") + what + " in " + db_path +
+                             ": " + e.what());
   }
+}
+
+}  // namespace
+
+void writeStepLinks(const std::string& db_path, const std::vector<StepLink>& links,
+                    std::chrono::milliseconds busy_timeout) {
+  writeLinks(db_path, links, busy_timeout,
+             "INSERT OR REPLACE INTO step_links (step_id, recorded_step_id) VALUES (:id, "
+             ":recorded_id)",
+             "SELECT session_id FROM steps WHERE id = :id", "steps",
+             [](const StepLink& link) { return std::pair(link.step_id, link.recorded_step_id); });
+}
+
+void writeCallLinks(const std::string& db_path, const std::vector<CallLink>& links,
+                    std::chrono::milliseconds busy_timeout) {
+  writeLinks(db_path, links, busy_timeout,
+             "INSERT OR REPLACE INTO call_links (call_id, recorded_call_id) VALUES (:id, "
+             ":recorded_id)",
+             "SELECT session_id FROM a2a_calls WHERE id = :id", "A2A calls",
+             [](const CallLink& link) { return std::pair(link.call_id, link.recorded_call_id); });
 }
 
 namespace detail {
@@ -64,6 +94,20 @@ std::vector<StepLink> stepLinksOfSession(SQLite::Database& db, std::int64_t sess
   std::vector<StepLink> links;
   while (q.executeStep()) {
     links.push_back({c.get("step_id").getInt64(), c.get("recorded_step_id").getInt64()});
+  }
+  return links;
+}
+
+std::vector<CallLink> callLinksOfSession(SQLite::Database& db, std::int64_t session_id) {
+  SQLite::Statement q(db, R"sql(
+    SELECT l.call_id, l.recorded_call_id
+    FROM call_links l JOIN a2a_calls c ON c.id = l.call_id
+    WHERE c.session_id = :session_id ORDER BY l.call_id)sql");
+  bindInt(q, ":session_id", session_id);
+  const NamedColumns c(q);
+  std::vector<CallLink> links;
+  while (q.executeStep()) {
+    links.push_back({c.get("call_id").getInt64(), c.get("recorded_call_id").getInt64()});
   }
   return links;
 }

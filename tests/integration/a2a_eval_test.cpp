@@ -13,8 +13,10 @@
 #include "agentvcr/cli/eval_command.hpp"
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
+#include "agentvcr/replay/evaluation_report.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {
@@ -164,6 +166,14 @@ TEST_F(A2aEvalTest, TheReplayOfTheRecordingMatchesEveryCall) {
     EXPECT_EQ(call.method, "message/send");
     EXPECT_EQ(call.context_id, "ctx-What");
   }
+  // Each live call is linked to the recorded call it asked again, as the report names it.
+  const auto links = reader.callLinksOfSession(session->id);
+  ASSERT_EQ(links.size(), 3u);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    EXPECT_EQ(links[i].call_id, live_calls[i].id);
+    EXPECT_EQ(links[i].recorded_call_id, a2a["calls"][i]["recorded_call_id"].get<std::int64_t>());
+    EXPECT_EQ(reader.a2aCall(links[i].recorded_call_id)->message_id, "m-" + std::to_string(i + 1));
+  }
 }
 
 TEST_F(A2aEvalTest, AChangedAnswerIsTheFirstDivergentMessageUnderTheLiveContextId) {
@@ -192,6 +202,34 @@ TEST_F(A2aEvalTest, AChangedAnswerIsTheFirstDivergentMessageUnderTheLiveContextI
   // --fail-under accepts the A2A rate of 2/3 as it does a MAGMA one.
   output_.str("");
   EXPECT_EQ(evaluate({changed.url()}, 0.6), cli::kExitOk) << output_.str();
+}
+
+// An HTTP error breaks the contract; the viewer's report, recomputed from the evaluation
+// session, says so as the terminal does.
+TEST_F(A2aEvalTest, AnHttpErrorBreaksTheContractInTheTerminalAndTheViewerAlike) {
+  recordContext();
+  FakeUpstream failing([agent = fakeA2aAgent("http://127.0.0.1:1")](const auto& request) {
+    if (request.body.find("And hope?") != std::string::npos) {
+      return FakeReply::http(503, "busy", "text/plain");
+    }
+    return agent(request);
+  });
+  ASSERT_EQ(evaluate({failing.url()}), cli::kExitFailure) << output_.str();
+  const Json result = report();
+  const Json& context = result["a2a"]["contexts"].at(0);
+  EXPECT_EQ(context["matched"], 2);
+  EXPECT_EQ(context["first_divergent_message"], 3);
+  EXPECT_EQ(context["first_difference"], "contract: http 503");
+
+  const auto recomputed = replay::evaluationReport(store::ArchiveReader(db_path_),
+                                                   result["eval_session_id"].get<std::int64_t>());
+  ASSERT_TRUE(recomputed);
+  EXPECT_EQ(recomputed->a2a_calls, 3);
+  EXPECT_EQ(recomputed->a2a_matched, 2);
+  EXPECT_EQ(recomputed->a2a_contract_violations, 1);
+  ASSERT_EQ(recomputed->a2a_contexts.size(), 1u);
+  EXPECT_EQ(recomputed->a2a_contexts[0].first_divergent_message, std::optional<std::int64_t>(3));
+  EXPECT_EQ(recomputed->a2a_contexts[0].first_difference, "contract: http 503");
 }
 
 // An A2A agent is not asked BENCH's MAGMA checks, but one that does not answer its first call
@@ -241,6 +279,51 @@ TEST_F(A2aEvalTest, ThreeAgentsAreComparedCallByCallAsCountedByHand) {
        Json{{"agents", {1, 2}}, {"differing_steps", 2}, {"agreeing_steps", 1}, {"rate", 0.5}}});
   EXPECT_EQ(comparison["a2a_agreement"], expected_agreement) << comparison["a2a_agreement"];
   EXPECT_EQ(comparison["agreement"].size(), 3u) << "the MAGMA pairs, with no step to compare";
+
+  // The viewer's comparison, recomputed from the three evaluation sessions' stored answers,
+  // gives the same A2A figures, first divergences and agreement as the terminal.
+  std::vector<std::int64_t> sessions;
+  for (std::size_t i = 0; i < 3; ++i) {
+    sessions.push_back(agents[i]["report"]["eval_session_id"].get<std::int64_t>());
+  }
+  const replay::EvaluationComparison recomputed =
+      replay::compareEvaluations(store::ArchiveReader(db_path_), sessions);
+  ASSERT_EQ(recomputed.agents.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE("recomputed agent " + std::to_string(i + 1));
+    const replay::EvaluationReport& agent = recomputed.agents[i];
+    const Json& a2a = agents[i]["report"]["a2a"];
+    EXPECT_EQ(agent.a2a_calls, a2a["overall"]["calls"].get<std::int64_t>());
+    EXPECT_EQ(agent.a2a_matched, a2a["overall"]["matched"].get<std::int64_t>());
+    EXPECT_DOUBLE_EQ(agent.a2aMatchRate(), a2a["overall"]["match_rate"].get<double>());
+    EXPECT_EQ(agent.a2a_contract_violations,
+              a2a["overall"]["contract_violations"].get<std::int64_t>());
+    EXPECT_EQ(agent.a2a_text_normalised, a2a["overall"]["text_normalised"].get<std::int64_t>());
+    ASSERT_EQ(agent.a2a_contexts.size(), 1u);
+    const replay::EvaluatedA2aContext& context = agent.a2a_contexts[0];
+    const Json& printed_context = a2a["contexts"][0];
+    EXPECT_EQ(context.recorded_conversation_id, conversation_id_);
+    EXPECT_EQ(context.context_id, "ctx-What");
+    EXPECT_EQ(context.evaluated_conversation_id,
+              printed_context["eval_conversation_id"].get<std::int64_t>());
+    EXPECT_EQ(context.calls, 3);
+    EXPECT_EQ(context.matched, matched[i]);
+    EXPECT_EQ(context.first_divergent_message ? Json(*context.first_divergent_message) : Json(),
+              first_divergent[i]);
+    EXPECT_EQ(context.first_difference.empty() ? Json() : Json(context.first_difference),
+              printed_context["first_difference"]);
+    EXPECT_EQ(agent.a2a_answers.size(), 3u);
+    EXPECT_EQ(agent.steps, 0);
+  }
+  ASSERT_EQ(recomputed.a2a_agreement.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(recomputed.a2a_agreement[k].first, expected_agreement[k]["agents"][0]);
+    EXPECT_EQ(recomputed.a2a_agreement[k].second, expected_agreement[k]["agents"][1]);
+    EXPECT_EQ(recomputed.a2a_agreement[k].differing_steps,
+              expected_agreement[k]["differing_steps"].get<std::int64_t>());
+    EXPECT_EQ(recomputed.a2a_agreement[k].agreeing_steps,
+              expected_agreement[k]["agreeing_steps"].get<std::int64_t>());
+  }
 
   const std::string printed = output_.str();
   EXPECT_THAT(printed, HasSubstr("agents 2 and 3: the same answers at 1 of 2 calls where either "

@@ -2,14 +2,18 @@
 // calls and events, streaming relayed as it arrives, ids re-stamped, streams at the recorded
 // pace or fast, cards pointed at the replay, and misses that say so.
 
+#include <sstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "a2a_fixture.hpp"
+#include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/net/http_client.hpp"
 #include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/services/replay_service.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/step_links.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {
@@ -339,11 +343,50 @@ TEST_F(A2aRecordReplayTest, AContextForksAtItsNthCallAndTheRestGoesLive) {
   const auto sessions = reader.sessions();
   ASSERT_EQ(sessions.size(), 2u);
   EXPECT_EQ(sessions[1].mode, "fork");
-  EXPECT_EQ(sessions[1].name, "fork at 2");
+  EXPECT_EQ(sessions[1].name, "fork of 1 at 2");
   const auto stored = reader.exchanges(sessions[1].id, 0, 10);
   ASSERT_EQ(stored.size(), 2u);
-  EXPECT_EQ(reader.a2aCallsOfExchange(stored[0].id).at(0).method, "tasks/get");
+  const store::A2aCallRow live_get = reader.a2aCallsOfExchange(stored[0].id).at(0);
+  EXPECT_EQ(live_get.method, "tasks/get");
   EXPECT_EQ(reader.a2aCallsOfExchange(stored[1].id).at(0).method, "tasks/cancel");
+
+  // Each live call is linked to the recorded call it asked again: the context's third and
+  // fourth, whose two calls before them are the recorded prefix.
+  const auto links = reader.callLinksOfSession(sessions[1].id);
+  ASSERT_EQ(links.size(), 2u);
+  for (const store::CallLink& link : links) {
+    const auto live_call = reader.a2aCall(link.call_id);
+    const auto recorded = reader.a2aCall(link.recorded_call_id);
+    ASSERT_TRUE(live_call && recorded);
+    EXPECT_EQ(recorded->session_id, sessions[0].id);
+    EXPECT_EQ(recorded->method, live_call->method);
+  }
+  ASSERT_TRUE(live_get.conversation_id);
+  const auto origin = reader.a2aForkOrigin(*live_get.conversation_id);
+  ASSERT_TRUE(origin);
+  EXPECT_EQ(origin->reasked.method, "tasks/get");
+  ASSERT_EQ(origin->prefix.size(), 2u);
+  EXPECT_EQ(origin->prefix[0].method, "message/send");
+  EXPECT_EQ(origin->prefix[1].message_id, "m-2");
+
+  // `show` prints the recorded prefix once, the fork point, then the live calls.
+  cli::ShowCommand show;
+  show.db_path = db_path_;
+  show.conversation = *live_get.conversation_id;
+  std::ostringstream out;
+  EXPECT_EQ(cli::runShow(show, out), cli::kExitOk);
+  const std::string printed = out.str();
+  EXPECT_THAT(printed, HasSubstr("recorded prefix: conversation " +
+                                 std::to_string(*origin->reasked.conversation_id) + " of session " +
+                                 std::to_string(sessions[0].id) + ", 2 calls\n"));
+  const auto fork_line =
+      printed.find("--- fork at call 3: the live agent from here (recorded call " +
+                   std::to_string(origin->reasked.id) + " asked again)");
+  ASSERT_NE(fork_line, std::string::npos) << printed;
+  EXPECT_LT(printed.find("call " + std::to_string(origin->prefix[1].id) + " [message/send"),
+            fork_line);
+  EXPECT_GT(printed.find("call " + std::to_string(live_get.id) + " [tasks/get"), fork_line)
+      << printed;
 }
 
 }  // namespace

@@ -801,6 +801,15 @@ TEST_F(EvalTest, ThreeAgentsAreRankedAndComparedPairByPairAsCountedByHand) {
     EXPECT_EQ(recomputed.agents[i].matched,
               agents[i]["report"]["overall"]["matched"].get<std::int64_t>());
     EXPECT_EQ(recomputed.agents[i].agent, agents[i]["agent"].get<std::string>());
+    // No A2A call was recorded: none is judged, as none was asked.
+    EXPECT_EQ(recomputed.agents[i].a2a_calls,
+              agents[i]["report"]["a2a"]["overall"]["calls"].get<std::int64_t>());
+    EXPECT_TRUE(recomputed.agents[i].a2a_contexts.empty());
+  }
+  ASSERT_EQ(recomputed.a2a_agreement.size(), comparison["a2a_agreement"].size());
+  for (std::size_t k = 0; k < recomputed.a2a_agreement.size(); ++k) {
+    EXPECT_EQ(recomputed.a2a_agreement[k].differing_steps,
+              comparison["a2a_agreement"][k]["differing_steps"].get<std::int64_t>());
   }
   ASSERT_EQ(recomputed.agreement.size(), 3u);
   for (std::size_t k = 0; k < 3; ++k) {

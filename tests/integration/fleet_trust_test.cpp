@@ -370,6 +370,70 @@ TEST_F(FleetTrustTest, PullKeepsEachExchangesSeqSoLinksStillFindTheirSteps) {
   EXPECT_EQ(linkKeys(pulled), expected);
 }
 
+std::vector<std::string> callLinkKeys(const std::string& path) {
+  return sqliteColumn(path, R"sql(
+    SELECT e.seq || '/' || c.position || ' -> ' || rx.uuid || '/' || re.seq || '/' || rc.position
+    FROM call_links k
+    JOIN a2a_calls c ON c.id = k.call_id JOIN exchanges e ON e.id = c.exchange_id
+    JOIN a2a_calls rc ON rc.id = k.recorded_call_id JOIN exchanges re ON re.id = rc.exchange_id
+    JOIN sessions rx ON rx.id = re.session_id
+    ORDER BY 1)sql");
+}
+
+/// Records `calls` message/send calls of one A2A context into `path` as a session of `mode`.
+void recordA2aContext(const std::string& path, const std::string& name, const std::string& mode,
+                      int calls) {
+  namespace support = store::testing;
+  store::SessionInfo session = support::testSession(name);
+  session.mode = mode;
+  store::Recorder recorder(path, session, support::testOptions());
+  for (int i = 1; i <= calls; ++i) {
+    support::submit(
+        recorder, support::httpExchange(
+                      "POST", "/a2a",
+                      support::a2aSend(i, name + "-m" + std::to_string(i), "q", "ctx-" + name), 200,
+                      support::a2aTask(i, "t-" + name, "ctx-" + name, "completed",
+                                       name + " answer " + std::to_string(i))));
+  }
+  recorder.close();
+}
+
+// A fork's A2A calls are linked to the recorded calls they asked again (call_links): the links
+// ship with the session, in the fleet's step_links as kind 'call', and a pull finds the same
+// calls again, while step links stay steps.
+TEST_F(FleetTrustTest, AForksA2aCallLinksShipAndPullBackToTheSameCalls) {
+  const std::string db = dir_.file("a2a-fork.sqlite");
+  recordA2aContext(db, "recorded", "record", 3);
+  recordA2aContext(db, "fork", "fork", 2);
+  // The fork's calls continue the recording's second and third.
+  std::vector<store::CallLink> links;
+  {
+    SQLite::Database sqlite(db, SQLite::OPEN_READONLY);
+    SQLite::Statement pairs(sqlite, R"sql(
+      SELECT c2.id, c1.id FROM a2a_calls c2
+      JOIN exchanges e2 ON e2.id = c2.exchange_id
+      JOIN exchanges e1 ON e1.seq = e2.seq + 1 AND e1.session_id = (SELECT min(id) FROM sessions)
+      JOIN a2a_calls c1 ON c1.exchange_id = e1.id AND c1.position = c2.position
+      WHERE e2.session_id = (SELECT max(id) FROM sessions))sql");
+    while (pairs.executeStep()) {
+      links.push_back({pairs.getColumn(0).getInt64(), pairs.getColumn(1).getInt64()});
+    }
+  }
+  ASSERT_EQ(links.size(), 2u);
+  store::writeCallLinks(db, links);
+  ASSERT_EQ(callLinkKeys(db).size(), 2u);
+  ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM step_links WHERE kind = 'call'"), 2);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM step_links WHERE kind = 'step'"), 0);
+
+  const std::string pulled = pull();
+  EXPECT_EQ(callLinkKeys(pulled), callLinkKeys(db));
+  EXPECT_TRUE(linkKeys(pulled).empty());
+  // Shipping what was pulled adds nothing.
+  ship(pulled, fleet_db_->uri());
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM step_links"), 2);
+}
+
 TEST_F(FleetTrustTest, ASessionWhoseUuidIsNotAUuidStopsNoOtherSession) {
   const std::string db = twoSessions();
   SQLite::Database(db, SQLite::OPEN_READWRITE)

@@ -228,8 +228,8 @@ TEST_F(ReplayForkTest, LinksThatCannotBeWrittenAreReportedAndTheForkIsKept) {
   ::testing::internal::CaptureStderr();
   replay_->stop();
   const std::string said = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(said.find("[replay.fork] the fork's exchanges are stored, but its steps could not be "
-                      "linked to the recorded steps they continue: [store.links]"),
+  EXPECT_NE(said.find("[replay.fork] the fork's exchanges are stored, but its steps and calls "
+                      "could not be linked to the recorded ones they continue: [store.links]"),
             std::string::npos)
       << said;
   const store::ArchiveReader reader(db_path_);

@@ -134,7 +134,7 @@ class MemoPair {
 
  private:
   /// Under --on-miss forward: an agent that is down.
-  replay::Forwarder forward_ = [](const HttpRequest&, const replay::ReaskedSteps&) {
+  replay::Forwarder forward_ = [](const HttpRequest&, const replay::Reasked&) {
     return replay::ForwardReply{0, {}, "", "[proxy.upstream.refused] connection refused"};
   };
   replay::Replayer without_;

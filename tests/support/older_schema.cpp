@@ -105,11 +105,14 @@ void shapeBelowVersion11(SQLite::Database& db, int version) {
 }  // namespace
 
 void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 2 || version > 13) {
+  if (version < 2 || version > 14) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 14: the last byte of the agent's answer.
-  db.exec("ALTER TABLE exchanges DROP COLUMN upstream_last_byte_ns");
+  // Version 15: A2A call links.
+  db.exec("DROP TABLE call_links");
+  if (version < 14) {  // the last byte of the agent's answer
+    db.exec("ALTER TABLE exchanges DROP COLUMN upstream_last_byte_ns");
+  }
   if (version < 13) {  // the note of a card the recorder rewrote
     db.exec("ALTER TABLE exchanges DROP COLUMN card_rewrite");
   }

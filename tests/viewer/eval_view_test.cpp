@@ -3,7 +3,8 @@
 // evaluation session recorded against the demo's own replay: in front when the window opens on
 // it, every column in sight. Then several agents compared: a known comparison, and three real
 // evaluation sessions of the demo (its replay, and two scripted agents that word some answers
-// their own way) selected together in the window.
+// their own way) selected together in the window. A recorded A2A context evaluated twice: its
+// row in the report and in the comparison.
 
 #include "widgets/eval_view.hpp"
 
@@ -256,6 +257,59 @@ class EvalViewTest : public QObject {
     const QLabel& figures = *window.evalView()->figures();
     QVERIFY(figures.width() <= window.evalView()->width());
     QVERIFY(figures.height() >= figures.heightForWidth(figures.width()));
+  }
+
+  void a2aContextsAreRowsOfTheReportAndTheComparison() {
+    // ctx-What recorded, then evaluated against its replay (both messages match) and against
+    // the agent answering in other words (neither does).
+    const std::string db = temp_.file("a2a-eval.sqlite");
+    avt::recordA2aContextInto(db);
+    const services::EvalRun same = avt::evaluateAgainstItsReplay(db);
+    avt::FakeUpstream changed(avt::changedA2aAgent());
+    const services::EvalRun other = avt::evaluateAgent(db, changed.url());
+    store::ArchiveReader reader(db);
+
+    viewer::EvalView view;
+    view.setReport(*replay::evaluationReport(reader, other.eval_session_id));
+    const EvalReportModel& model = *view.model();
+    QAbstractItemModelTester tester(view.model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 1);
+    QVERIFY(model.isA2a(0));
+    QCOMPARE(cell(model, 0, EvalReportModel::Title), QString("A2A ctx-What"));
+    QCOMPARE(cell(model, 0, EvalReportModel::Steps), QString("2"));
+    QCOMPARE(cell(model, 0, EvalReportModel::Matched), QString("0"));
+    QCOMPARE(cell(model, 0, EvalReportModel::MatchRate), QString("0.0%"));
+    QCOMPARE(cell(model, 0, EvalReportModel::FirstDivergentStep), QString("message 1"));
+    QVERIFY(cell(model, 0, EvalReportModel::FirstDifference).startsWith("text "));
+    QCOMPARE(model.data(model.index(0, 0), Qt::BackgroundRole).value<QColor>(),
+             viewer::diffBackground(replay::RowKind::Changed));
+    // No diff to open for an A2A context: no button, and asking opens nothing.
+    QCOMPARE(cell(model, 0, EvalReportModel::Diff), QString());
+    QSignalSpy requested(&view, &viewer::EvalView::diffRequested);
+    view.requestDiff(0);
+    QCOMPARE(requested.count(), 0);
+    QVERIFY(view.figures()->text().endsWith(
+        "\nA2A: 0/2 calls match (0.0%, 0 only once text is normalised), 0 contract violations"));
+
+    view.setComparison(
+        replay::compareEvaluations(reader, {same.eval_session_id, other.eval_session_id}));
+    const AgentComparisonModel& agents = *view.comparisonModel();
+    QAbstractItemModelTester agents_tester(view.comparisonModel(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(agents.rowCount(), 1);
+    QCOMPARE(cell(agents, 0, AgentComparisonModel::Title), QString("A2A ctx-What"));
+    QCOMPARE(cell(agents, 0, AgentComparisonModel::Steps), QString("2"));
+    QCOMPARE(cell(agents, 0, 2), QString("2/2"));
+    QCOMPARE(cell(agents, 0, 3), QString("0/2, first divergence message 1"));
+    QVERIFY(!agents.diffPair(0, 3));
+    const QStringList lines = view.figures()->text().split('\n');
+    QVERIFY(lines.contains(
+        "agent 1 A2A: 2/2 calls match (100.0%, 0 only once text is normalised), 0 contract "
+        "violations"));
+    QCOMPARE(lines.last(),
+             QString("A2A: agents 1 and 2: the same answers at 0 of 2 calls where either differs "
+                     "(0.0%)"));
   }
 
   void aComparisonHasAColumnPerAgentAndALinePerAgentAndPair() {

@@ -584,6 +584,46 @@ class ModelsTest : public QObject {
                  .isValid());
   }
 
+  void a2aCallsOfAForkShowTheRecordedPrefixOnceThenTheLiveCalls() {
+    const std::string db = temp_.file("a2a-fork.sqlite");
+    avt::recordA2aContextInto(db);
+    avt::forkA2aContextAt2(db);
+    auto reader = std::make_shared<store::ArchiveReader>(db);
+    const store::SessionRow fork = reader->sessions().back();
+    QCOMPARE(fork.mode, std::string("fork"));
+    const auto contexts = reader->conversations(fork.id);
+    QCOMPARE(contexts.size(), std::size_t{1});
+    const std::optional<store::A2aForkOrigin> origin = reader->a2aForkOrigin(contexts[0].id);
+    QVERIFY(origin);
+    A2aCallsModel model(reader);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setConversation(contexts[0].id);
+    // Rows: the two recorded questions above the fork, once, then the two live calls.
+    QCOMPARE(model.forkRow(), std::optional<int>(2));
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(model.at(0).id, origin->prefix.at(0).id);
+    QCOMPARE(model.at(1).id, origin->prefix.at(1).id);
+    QCOMPARE(cell(model, 0, A2aCallsModel::Answer), QString("answer: What is grace?"));
+    const auto live = reader->a2aCalls(contexts[0].id);
+    QCOMPARE(live.size(), std::size_t{2});
+    QCOMPARE(model.at(2).id, live[0].id);
+    QCOMPARE(model.at(3).id, live[1].id);
+    QCOMPARE(cell(model, 2, A2aCallsModel::Method), QString("tasks/get"));
+    QCOMPARE(cell(model, 2, A2aCallsModel::Answer), QString("changed:from get"));
+    QCOMPARE(model.rowOfCall(live[1].id), 3);
+    // The first live call says where the fork is, in its cell and its tool tip; no other does.
+    QVERIFY(cell(model, 2, A2aCallsModel::Time).startsWith("fork at call 3 ▶ "));
+    QVERIFY(model.data(model.index(2, A2aCallsModel::Time), Qt::ToolTipRole)
+                .toString()
+                .startsWith("Fork at call 3"));
+    QVERIFY(!cell(model, 1, A2aCallsModel::Time).contains("fork"));
+    QVERIFY(!cell(model, 3, A2aCallsModel::Time).contains("fork"));
+    // The recorded context itself is no fork: its four calls, unmarked.
+    model.setConversation(*origin->reasked.conversation_id);
+    QVERIFY(!model.forkRow());
+    QCOMPARE(model.rowCount(), 4);
+  }
+
   void a2aCallsShowOneRowPerCall() {
     A2aCallsModel model(mixed_reader_);
     model.setConversation(mixed_.a2a_conversation);

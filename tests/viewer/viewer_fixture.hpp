@@ -3,16 +3,20 @@
 // The archive the viewer tests look at: the bundled demo (BENCH-like episodes and a GEN tree
 // with 2 candidates) recorded through the real proxy into a real SQLite file, once per test
 // binary; the demo evaluated against a replay of itself; and the demo's scripted agent with
-// some of its sentences changed, an agent that leaves the recording at known steps.
+// some of its sentences changed, an agent that leaves the recording at known steps; an A2A
+// context recorded from a fake agent, and forked against that agent answering in other words.
 
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "a2a_fixture.hpp"
+#include "agentvcr/net/http_client.hpp"
 #include "agentvcr/net/url.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/proxy/local_service.hpp"
+#include "agentvcr/proxy/recording_proxy.hpp"
 #include "agentvcr/proxy/server.hpp"
 #include "agentvcr/services/evaluator.hpp"
 #include "agentvcr/services/replay_service.hpp"
@@ -103,5 +107,68 @@ class ChangedScriptedAgent {
 
   proxy::Server server_;
 };
+
+/// Sends one A2A JSON-RPC call to the proxy or replay on `port`, as the fake agent's clients do.
+inline void postA2a(std::uint16_t port, const std::string& body) {
+  net::HttpClient("127.0.0.1", port)
+      .send("POST", "/api/v1/a2a", body,
+            {{"Content-Type", "application/json"},
+             {"Authorization", "Bearer a2a-secret-token-93f1"}});
+}
+
+/// The four calls of context ctx-What (two questions, a tasks/get, a refused tasks/cancel)
+/// recorded through the real proxy from the fake A2A agent into `db_path`, as session 1.
+inline void recordA2aContextInto(const std::string& db_path) {
+  FakeUpstream agent(fakeA2aAgent("http://127.0.0.1:1"));
+  proxy::RecordingProxyConfig config;
+  config.relay.upstream = *net::parseUrl(agent.url());
+  config.db_path = db_path;
+  config.session.name = "a2a";
+  config.probe_identity = false;
+  proxy::RecordingProxy recording(config);
+  recording.start();
+  const std::uint16_t port = recording.endpoint().port;
+  postA2a(port, sendBody(1, "m-1", "What is grace?"));
+  postA2a(port, sendBody(2, "m-2", "And mercy?", "message/send", "ctx-What"));
+  postA2a(port, taskCall(3, "tasks/get", "task-14"));
+  postA2a(port, taskCall(4, "tasks/cancel", "task-14"));
+  recording.settle();
+  recording.stop();
+}
+
+/// The fake A2A agent answering in other words ("changed:" for "answer: ", as long).
+inline FakeHandler changedA2aAgent() {
+  return [agent = fakeA2aAgent("http://127.0.0.1:1")](const protocol::HttpRequest& request) {
+    FakeReply reply = agent(request);
+    for (auto& segment : reply.segments) {
+      for (auto at = segment.bytes.find("answer: "); at != std::string::npos;
+           at = segment.bytes.find("answer: ", at)) {
+        segment.bytes.replace(at, 8, "changed:");
+      }
+    }
+    return reply;
+  };
+}
+
+/// Replays the recorded ctx-What with `replay --fork-at 2` against the changed agent: its
+/// first two calls from the recording, its tasks/get and tasks/cancel live, in a fork session.
+inline void forkA2aContextAt2(const std::string& db_path) {
+  FakeUpstream changed(changedA2aAgent());
+  services::ReplayServiceConfig config;
+  config.db_path = db_path;
+  config.server.port = 0;
+  config.replay.on_miss = replay::MissPolicy::Forward;
+  config.replay.fork_at = 2;
+  config.upstream = *net::parseUrl(changed.url());
+  config.log_miss = [](const std::string&) {};
+  services::ReplayService replay(config);
+  replay.start();
+  const std::uint16_t port = replay.endpoint().port;
+  postA2a(port, sendBody(1, "m-1", "What is grace?"));
+  postA2a(port, sendBody(2, "m-2", "And mercy?", "message/send", "ctx-What"));
+  postA2a(port, taskCall(3, "tasks/get", "task-14"));
+  postA2a(port, taskCall(4, "tasks/cancel", "task-14"));
+  replay.stop();
+}
 
 }  // namespace agentvcr::testing

@@ -1,5 +1,7 @@
 #include "models/a2a_calls_model.hpp"
 
+#include <iterator>
+
 #include <QColor>
 
 #include "models/a2a_text.hpp"
@@ -22,6 +24,14 @@ void A2aCallsModel::setConversation(std::int64_t conversation_id) {
   beginResetModel();
   conversation_id_ = conversation_id;
   calls_ = reader_->a2aCalls(conversation_id);
+  fork_row_.reset();
+  if (std::optional<store::A2aForkOrigin> fork = reader_->a2aForkOrigin(conversation_id)) {
+    // The recorded calls before the fork point and the live ones are one timeline, as
+    // `agentvcr show` prints it.
+    fork_row_ = static_cast<int>(fork->prefix.size());
+    calls_.insert(calls_.begin(), std::make_move_iterator(fork->prefix.begin()),
+                  std::make_move_iterator(fork->prefix.end()));
+  }
   endResetModel();
 }
 
@@ -29,6 +39,7 @@ void A2aCallsModel::clear() {
   beginResetModel();
   conversation_id_.reset();
   calls_.clear();
+  fork_row_.reset();
   endResetModel();
 }
 
@@ -78,8 +89,19 @@ QVariant A2aCallsModel::data(const QModelIndex& index, int role) const {
       }
       return {};
     case Qt::ToolTipRole:
+      if (column == Time && fork_row_ == index.row()) {
+        return tr("Fork at call %1: the live agent from here on; the calls above are the "
+                  "recording's.")
+            .arg(*fork_row_ + 1);
+      }
       return toolTip(call, column);
     case Qt::DisplayRole:
+      if (column == Time && fork_row_ == index.row()) {
+        // Where the recording ends must show without hovering: the rows look alike otherwise.
+        return tr("fork at call %1 ▶ %2")
+            .arg(*fork_row_ + 1)
+            .arg(displayText(call, column).toString());
+      }
       return displayText(call, column);
     default:
       return {};

@@ -14,7 +14,9 @@ namespace agentvcr::viewer {
 /// The timeline of an A2A conversation (one contextId): a row per JSON-RPC call in recording
 /// order, with when it started, method, wire version (flagged when the agent refused it, see
 /// wireWarning()), state in one vocabulary for both versions, latency, the user's text and the
-/// answer's text, error, skill and task. Failed calls read in red.
+/// answer's text, error, skill and task. Failed calls read in red. A fork's context
+/// (`replay --fork-at`) starts with the recorded calls before its fork point, once, and its
+/// first live call is marked (store::ArchiveReader::a2aForkOrigin).
 class A2aCallsModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -49,6 +51,9 @@ class A2aCallsModel : public QAbstractTableModel {
 
   const std::vector<store::A2aCallRow>& calls() const { return calls_; }
 
+  /// The first live row of a fork's context, below its recorded prefix; empty otherwise.
+  std::optional<int> forkRow() const { return fork_row_; }
+
   /// The row of a call, or -1.
   int rowOfCall(std::int64_t call_id) const;
 
@@ -65,6 +70,7 @@ class A2aCallsModel : public QAbstractTableModel {
   std::shared_ptr<store::ArchiveReader> reader_;
   std::optional<std::int64_t> conversation_id_;
   std::vector<store::A2aCallRow> calls_;
+  std::optional<int> fork_row_;
 };
 
 }  // namespace agentvcr::viewer

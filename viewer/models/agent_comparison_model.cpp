@@ -14,22 +14,39 @@ void AgentComparisonModel::setComparison(replay::EvaluationComparison comparison
   comparison_ = std::move(comparison);
   rows_.clear();
   // By recorded conversation id, as each report lists its own: a conversation one agent never
-  // re-asked still has its row, with a blank cell there.
+  // re-asked still has its row, with a blank cell there. A2A contexts come after.
   std::map<std::int64_t, Row> by_id;
+  std::map<std::int64_t, Row> a2a_by_id;
   const std::size_t agents = comparison_.agents.size();
+  auto place = [agents](Row& row, std::size_t agent, const QString& title, const Cell& cell) {
+    if (row.agents.empty()) {
+      row.title = title;
+      row.asked = cell.asked;
+      row.agents.resize(agents);
+    }
+    row.agents[agent] = cell;
+  };
   for (std::size_t agent = 0; agent < agents; ++agent) {
-    for (const replay::EvaluatedConversation& conversation :
-         comparison_.agents[agent].conversations) {
-      Row& row = by_id[conversation.recorded_conversation_id];
-      if (row.first == nullptr) {
-        row.first = &conversation;
-        row.agents.resize(agents, nullptr);
-      }
-      row.agents[agent] = &conversation;
+    const replay::EvaluationReport& report = comparison_.agents[agent];
+    for (const replay::EvaluatedConversation& conversation : report.conversations) {
+      place(by_id[conversation.recorded_conversation_id], agent, conversationTitle(conversation),
+            {conversation.matched, conversation.steps, conversation.first_divergent_step,
+             conversation.first_difference, conversation.recorded_conversation_id,
+             conversation.evaluated_conversation_id});
+    }
+    for (const replay::EvaluatedA2aContext& context : report.a2a_contexts) {
+      Row& row = a2a_by_id[context.recorded_conversation_id];
+      row.a2a = true;
+      place(row, agent, a2aContextTitle(context),
+            {context.matched, context.calls, context.first_divergent_message,
+             context.first_difference, context.recorded_conversation_id,
+             context.evaluated_conversation_id});
     }
   }
-  for (auto& entry : by_id) {
-    rows_.push_back(std::move(entry.second));
+  for (auto* rows : {&by_id, &a2a_by_id}) {
+    for (auto& entry : *rows) {
+      rows_.push_back(std::move(entry.second));
+    }
   }
   endResetModel();
 }
@@ -43,19 +60,20 @@ std::optional<std::size_t> AgentComparisonModel::agentOf(int column) const {
 
 std::optional<std::pair<std::int64_t, std::int64_t>> AgentComparisonModel::diffPair(
     int row, int column) const {
-  const replay::EvaluatedConversation* evaluated = cell(index(row, column));
-  if (evaluated == nullptr) {
+  const Cell* evaluated = cell(index(row, column));
+  if (evaluated == nullptr || rows_[static_cast<std::size_t>(row)].a2a) {
     return std::nullopt;
   }
   return std::pair{evaluated->recorded_conversation_id, evaluated->evaluated_conversation_id};
 }
 
-const replay::EvaluatedConversation* AgentComparisonModel::cell(const QModelIndex& index) const {
+const AgentComparisonModel::Cell* AgentComparisonModel::cell(const QModelIndex& index) const {
   const auto agent = agentOf(index.column());
   if (!index.isValid() || !agent || index.row() >= rowCount()) {
     return nullptr;
   }
-  return rows_[static_cast<std::size_t>(index.row())].agents[*agent];
+  const std::optional<Cell>& found = rows_[static_cast<std::size_t>(index.row())].agents[*agent];
+  return found ? &*found : nullptr;
 }
 
 int AgentComparisonModel::rowCount(const QModelIndex& parent) const {
@@ -78,26 +96,27 @@ QVariant AgentComparisonModel::data(const QModelIndex& index, int role) const {
     if (role != Qt::DisplayRole) {
       return {};
     }
-    return index.column() == Title ? QVariant(conversationTitle(*row.first))
-                                   : QVariant::fromValue<qint64>(row.first->steps);
+    return index.column() == Title ? QVariant(row.title) : QVariant::fromValue<qint64>(row.asked);
   }
-  const replay::EvaluatedConversation* evaluated = cell(index);
+  const Cell* evaluated = cell(index);
   if (evaluated == nullptr) {
     return role == Qt::DisplayRole ? QVariant(QStringLiteral("-")) : QVariant();
   }
   switch (role) {
     case Qt::DisplayRole: {
-      const QString matched = QStringLiteral("%1/%2").arg(evaluated->matched).arg(evaluated->steps);
-      return evaluated->first_divergent_step ? tr("%1, first divergence step %2")
-                                                   .arg(matched)
-                                                   .arg(*evaluated->first_divergent_step)
-                                             : matched;
+      const QString matched = QStringLiteral("%1/%2").arg(evaluated->matched).arg(evaluated->asked);
+      if (!evaluated->first_divergence) {
+        return matched;
+      }
+      return (row.a2a ? tr("%1, first divergence message %2") : tr("%1, first divergence step %2"))
+          .arg(matched)
+          .arg(*evaluated->first_divergence);
     }
     case Qt::BackgroundRole:
-      return evaluated->first_divergent_step ? QVariant(diffBackground(replay::RowKind::Changed))
-                                             : QVariant();
+      return evaluated->first_divergence ? QVariant(diffBackground(replay::RowKind::Changed))
+                                         : QVariant();
     case Qt::ToolTipRole:
-      return evaluated->first_divergent_step
+      return evaluated->first_divergence
                  ? QVariant(QString::fromStdString(evaluated->first_difference))
                  : QVariant();
     default:

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace agentvcr::viewer {
 /// Several agents evaluated on the same recording (replay::compareEvaluations), one row per
 /// recorded conversation (the union over the agents, by id) and one column per agent after the
 /// title and the step count: "5/7, first divergence step 3" (amber, the first difference in
-/// the tooltip) or "7/7", "-" when that agent did not re-ask the conversation.
+/// the tooltip) or "7/7", "-" when that agent did not re-ask the conversation. Then one row per
+/// recorded A2A context, its calls counted as steps: "2/3, first divergence message 2".
 class AgentComparisonModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -32,7 +34,7 @@ class AgentComparisonModel : public QAbstractTableModel {
 
   /// The recorded conversation of `row` and the conversation agent `column` re-asked it in:
   /// what a diff of that cell opens. Empty for a column that is not an agent's, or an agent
-  /// that did not re-ask it.
+  /// that did not re-ask it, or an A2A context's row (the diff window compares MAGMA steps).
   std::optional<std::pair<std::int64_t, std::int64_t>> diffPair(int row, int column) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -42,14 +44,26 @@ class AgentComparisonModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
-  /// One recorded conversation: each agent's evaluation of it, null where it has none.
-  struct Row {
-    /// The first agent's evaluation of it: its title and step count, the same for every agent.
-    const replay::EvaluatedConversation* first = nullptr;
-    std::vector<const replay::EvaluatedConversation*> agents;
+  /// One agent's evaluation of one recorded conversation or A2A context.
+  struct Cell {
+    std::int64_t matched = 0;
+    std::int64_t asked = 0;                        ///< steps, or A2A calls
+    std::optional<std::int64_t> first_divergence;  ///< step, or A2A message number
+    std::string first_difference;
+    std::int64_t recorded_conversation_id = 0;
+    std::int64_t evaluated_conversation_id = 0;
   };
 
-  const replay::EvaluatedConversation* cell(const QModelIndex& index) const;
+  /// One recorded conversation or A2A context: each agent's evaluation of it, empty where it
+  /// has none.
+  struct Row {
+    QString title;           ///< the first agent's: the same for every agent
+    std::int64_t asked = 0;  ///< likewise
+    bool a2a = false;
+    std::vector<std::optional<Cell>> agents;
+  };
+
+  const Cell* cell(const QModelIndex& index) const;
 
   replay::EvaluationComparison comparison_;
   std::vector<Row> rows_;

@@ -1,5 +1,6 @@
 #include "widgets/eval_view.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -28,6 +29,10 @@ class ButtonDelegate : public QStyledItemDelegate {
 
   void paint(QPainter* painter, const QStyleOptionViewItem& option,
              const QModelIndex& index) const override {
+    if (index.data().toString().isEmpty()) {  // a row with nothing to open: no button
+      QStyledItemDelegate::paint(painter, option, index);
+      return;
+    }
     QStyleOptionButton button;
     button.rect = option.rect.adjusted(2, 2, -2, -2);
     button.text = index.data().toString();
@@ -49,7 +54,7 @@ class ButtonDelegate : public QStyledItemDelegate {
 
   bool editorEvent(QEvent* event, QAbstractItemModel* /*model*/, const QStyleOptionViewItem& option,
                    const QModelIndex& index) override {
-    if (event->type() != QEvent::MouseButtonRelease) {
+    if (event->type() != QEvent::MouseButtonRelease || index.data().toString().isEmpty()) {
       return false;
     }
     const auto* mouse = static_cast<QMouseEvent*>(event);
@@ -64,16 +69,51 @@ class ButtonDelegate : public QStyledItemDelegate {
   std::function<void(int row)> clicked_;
 };
 
-QString figuresText(const replay::EvaluationReport& report) {
+/// The A2A calls' figures, worded as `agentvcr eval` prints its "A2A overall" line.
+QString a2aFiguresText(const replay::EvaluationReport& report) {
   return QObject::tr(
-             "Match rate: %1   Steps: %2   Matched: %3   Say normalised: %4   "
-             "Contract violations: %5   Error candidates: %6")
-      .arg(matchRateText(report.matchRate()))
-      .arg(report.steps)
-      .arg(report.matched)
-      .arg(report.say_normalised)
-      .arg(report.contract_violations)
-      .arg(report.error_candidates);
+             "A2A: %1/%2 calls match (%3, %4 only once text is normalised), %5 contract "
+             "violations")
+      .arg(report.a2a_matched)
+      .arg(report.a2a_calls)
+      .arg(matchRateText(report.a2aMatchRate()))
+      .arg(report.a2a_text_normalised)
+      .arg(report.a2a_contract_violations);
+}
+
+/// The MAGMA figures, and the A2A line below them when A2A calls were asked again.
+QString figuresText(const replay::EvaluationReport& report) {
+  QString text = QObject::tr(
+                     "Match rate: %1   Steps: %2   Matched: %3   Say normalised: %4   "
+                     "Contract violations: %5   Error candidates: %6")
+                     .arg(matchRateText(report.matchRate()))
+                     .arg(report.steps)
+                     .arg(report.matched)
+                     .arg(report.say_normalised)
+                     .arg(report.contract_violations)
+                     .arg(report.error_candidates);
+  if (report.a2a_calls > 0) {
+    text += QLatin1Char('\n') + a2aFiguresText(report);
+  }
+  return text;
+}
+
+/// One line per pair of agents, worded as the terminal prints an agreement: `what` they share,
+/// counted in `unit`s.
+void addAgreementLines(const std::vector<replay::PairAgreement>& agreement, const QString& prefix,
+                       const QString& what, const QString& unit, QStringList& lines) {
+  for (const replay::PairAgreement& pair : agreement) {
+    const QString agents =
+        prefix + QObject::tr("agents %1 and %2").arg(pair.first + 1).arg(pair.second + 1);
+    const std::optional<double> rate = pair.rate();
+    lines << (rate ? QObject::tr("%1: the same %2 at %3 of %4 %5s where either differs (%6)")
+                         .arg(agents, what)
+                         .arg(pair.agreeing_steps)
+                         .arg(pair.differing_steps)
+                         .arg(unit)
+                         .arg(matchRateText(*rate))
+                   : QObject::tr("%1: both match the recording at every %2").arg(agents, unit));
+  }
 }
 
 /// One line per agent, then one per pair, worded as `agentvcr eval --agent A --agent B ...`
@@ -94,16 +134,17 @@ QString comparisonText(const replay::EvaluationComparison& comparison) {
                  .arg(agent.contract_violations)
                  .arg(agent.error_candidates);
   }
-  for (const replay::PairAgreement& pair : comparison.agreement) {
-    const QString agents = QObject::tr("agents %1 and %2").arg(pair.first + 1).arg(pair.second + 1);
-    const std::optional<double> rate = pair.rate();
-    lines << (rate ? QObject::tr("%1: the same decisions at %2 of %3 steps where either differs "
-                                 "(%4)")
-                         .arg(agents)
-                         .arg(pair.agreeing_steps)
-                         .arg(pair.differing_steps)
-                         .arg(matchRateText(*rate))
-                   : QObject::tr("%1: both match the recording at every step").arg(agents));
+  addAgreementLines(comparison.agreement, QString(), QObject::tr("decisions"), QObject::tr("step"),
+                    lines);
+  const bool any_a2a =
+      std::any_of(comparison.agents.begin(), comparison.agents.end(),
+                  [](const replay::EvaluationReport& agent) { return agent.a2a_calls > 0; });
+  if (any_a2a) {
+    for (std::size_t i = 0; i < comparison.agents.size(); ++i) {
+      lines << QObject::tr("agent %1 ").arg(i + 1) + a2aFiguresText(comparison.agents[i]);
+    }
+    addAgreementLines(comparison.a2a_agreement, QObject::tr("A2A: "), QObject::tr("answers"),
+                      QObject::tr("call"), lines);
   }
   return lines.join(QLatin1Char('\n'));
 }
@@ -183,8 +224,8 @@ bool EvalView::showingComparison() const {
 }
 
 void EvalView::requestDiff(int row) {
-  if (row < 0 || row >= model_->rowCount()) {
-    return;
+  if (row < 0 || row >= model_->rowCount() || model_->isA2a(row)) {
+    return;  // an A2A context has no diff to open
   }
   const replay::EvaluatedConversation& conversation = model_->conversation(row);
   emit diffRequested(conversation.recorded_conversation_id, conversation.evaluated_conversation_id);

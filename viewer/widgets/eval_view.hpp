@@ -41,10 +41,11 @@ class EvalView : public QWidget {
   QTableView* comparisonTable() const { return comparison_table_; }
 
   /// The overall figures: one line for a report; for a comparison, one per agent, then one per
-  /// pair of agents.
+  /// pair of agents. When A2A calls were asked again, their lines follow: one for a report; one
+  /// per agent and one per pair for a comparison.
   QLabel* figures() const { return figures_; }
 
-  /// Emits diffRequested for the conversation of row `row`.
+  /// Emits diffRequested for the conversation of row `row`; nothing for an A2A context's row.
   void requestDiff(int row);
   /// Emits diffRequested for the conversation of row `row` as the agent of `column` of the
   /// comparison re-asked it; nothing for a cell that is not an agent's.

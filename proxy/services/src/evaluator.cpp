@@ -366,27 +366,37 @@ std::map<std::int64_t, std::int64_t> linkSteps(const EvalConfig& config, std::in
   return eval_step_of;
 }
 
-/// The conversation each live A2A call was threaded into: the recorder stored them, in order,
-/// after the `magma_exchanges` MAGMA exchanges.
-void linkA2aContexts(const store::ArchiveReader& reader, std::int64_t session_id,
-                     std::size_t magma_exchanges, std::vector<A2aEvalCall>& calls) {
+/// Links each live A2A call to the recorded call it asked again (store/step_links.hpp), and
+/// notes the conversation it was threaded into: the recorder stored them, in order, after the
+/// `magma_exchanges` MAGMA exchanges.
+void linkA2aCalls(const EvalConfig& config, std::int64_t session_id, std::size_t magma_exchanges,
+                  std::vector<A2aEvalCall>& calls) {
   if (calls.empty()) {
     return;
   }
-  const auto stored = reader.exchanges(session_id, static_cast<std::int64_t>(magma_exchanges),
-                                       store::ArchiveReader::kNoLimit);
   std::map<std::int64_t, std::int64_t> conversation_of;  // recorded call id -> eval conversation
-  std::vector<std::int64_t> recorded_order;  // recorded call ids in the order they were sent
-  for (const auto& call : calls) {
-    recorded_order.push_back(call.recorded_call_id);
-  }
-  std::sort(recorded_order.begin(), recorded_order.end());
-  for (std::size_t i = 0; i < stored.size() && i < recorded_order.size(); ++i) {
-    const auto live = reader.a2aCallsOfExchange(stored[i].id);
-    if (!live.empty() && live.front().conversation_id) {
-      conversation_of[recorded_order[i]] = *live.front().conversation_id;
+  std::vector<store::CallLink> links;
+  {
+    const store::ArchiveReader reader(config.db_path);
+    const auto stored = reader.exchanges(session_id, static_cast<std::int64_t>(magma_exchanges),
+                                         store::ArchiveReader::kNoLimit);
+    std::vector<std::int64_t> recorded_order;  // recorded call ids in the order they were sent
+    for (const auto& call : calls) {
+      recorded_order.push_back(call.recorded_call_id);
+    }
+    std::sort(recorded_order.begin(), recorded_order.end());
+    for (std::size_t i = 0; i < stored.size() && i < recorded_order.size(); ++i) {
+      const auto live = reader.a2aCallsOfExchange(stored[i].id);
+      if (live.empty()) {
+        continue;
+      }
+      links.push_back({live.front().id, recorded_order[i]});
+      if (live.front().conversation_id) {
+        conversation_of[recorded_order[i]] = *live.front().conversation_id;
+      }
     }
   }
+  store::writeCallLinks(config.db_path, links);
   for (auto& call : calls) {
     if (auto found = conversation_of.find(call.recorded_call_id); found != conversation_of.end()) {
       call.eval_conversation_id = found->second;
@@ -466,8 +476,8 @@ EvalRun runEvaluation(const EvalConfig& config) {
   run.eval_session_id =
       storeRun(config, name, identity, exchanges, a2a_calls, started_ns, ended_ns);
   const auto eval_step_of = linkSteps(config, run.eval_session_id, exchanges);
+  linkA2aCalls(config, run.eval_session_id, exchanges.size(), run.a2a_calls);
   const store::ArchiveReader reader(config.db_path);
-  linkA2aContexts(reader, run.eval_session_id, exchanges.size(), run.a2a_calls);
   for (auto& step : run.steps) {
     if (auto linked = eval_step_of.find(step.recorded_step_id); linked != eval_step_of.end()) {
       step.eval_step_id = linked->second;

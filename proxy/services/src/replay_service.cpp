@@ -94,7 +94,7 @@ ReplayService::ReplayService(ReplayServiceConfig config) : config_(std::move(con
     config_.log_miss = [](const std::string& line) { std::cerr << line << "\n"; };
   }
   replayer_ = std::make_unique<replay::Replayer>(config_.db_path, config_.replay);
-  forwarder_ = [this](const protocol::HttpRequest& request, const replay::ReaskedSteps& reasked) {
+  forwarder_ = [this](const protocol::HttpRequest& request, const replay::Reasked& reasked) {
     return forward(request, reasked);
   };
   if (!config_.chaos) {
@@ -128,41 +128,56 @@ void ReplayService::stop() {
     recorder_->close();
   }
   try {
-    linkForkedSteps();
+    linkForkedExchanges();
   } catch (const std::exception& error) {
     // stop() runs in the destructor too: say what is missing rather than end the process.
-    std::cerr << "[replay.fork] the fork's exchanges are stored, but its steps could not be "
-                 "linked to the recorded steps they continue: "
+    std::cerr << "[replay.fork] the fork's exchanges are stored, but its steps and calls could "
+                 "not be linked to the recorded ones they continue: "
               << error.what() << "\n";
   }
 }
 
-void ReplayService::linkForkedSteps() {
-  std::vector<replay::ReaskedSteps> submitted;
+void ReplayService::linkForkedExchanges() {
+  std::vector<replay::Reasked> submitted;
   {
     std::lock_guard<std::mutex> lock(submit_mutex_);
     submitted.swap(submitted_);  // once: a second stop() finds nothing left to link
   }
   const bool any = std::any_of(submitted.begin(), submitted.end(), [](const auto& reasked) {
-    return std::any_of(reasked.begin(), reasked.end(), [](const auto& step) { return step; });
+    return reasked.a2a_exchange || std::any_of(reasked.steps.begin(), reasked.steps.end(),
+                                               [](const auto& step) { return step.has_value(); });
   });
   if (!any) {
     return;
   }
-  std::vector<store::StepLink> links;
+  std::vector<store::StepLink> step_links;
+  std::vector<store::CallLink> call_links;
   {
     const store::ArchiveReader reader(config_.db_path);
     const auto stored = reader.exchanges(recorder_->sessionId(), 0, store::ArchiveReader::kNoLimit);
     for (std::size_t i = 0; i < stored.size() && i < submitted.size(); ++i) {
+      const replay::Reasked& reasked = submitted[i];
       for (const auto& step : reader.stepsOfExchange(stored[i].id)) {
         const auto position = static_cast<std::size_t>(step.position);
-        if (position < submitted[i].size() && submitted[i][position]) {
-          links.push_back({step.id, submitted[i][position]->step_id});
+        if (position < reasked.steps.size() && reasked.steps[position]) {
+          step_links.push_back({step.id, reasked.steps[position]->step_id});
+        }
+      }
+      if (reasked.a2a_exchange) {
+        // The live calls ask again the recorded exchange's calls, position by position.
+        const auto recorded = reader.a2aCallsOfExchange(reasked.a2a_exchange->exchange_id);
+        for (const auto& call : reader.a2aCallsOfExchange(stored[i].id)) {
+          for (const auto& asked : recorded) {
+            if (asked.position == call.position) {
+              call_links.push_back({call.id, asked.id});
+            }
+          }
         }
       }
     }
   }
-  store::writeStepLinks(config_.db_path, links);
+  store::writeStepLinks(config_.db_path, step_links);
+  store::writeCallLinks(config_.db_path, call_links);
 }
 
 void ReplayService::flush() {
@@ -266,7 +281,7 @@ void ReplayService::noteMisses(const replay::ReplayOutcome& outcome) {
   }
 }
 
-store::Recorder& ReplayService::recorder(const std::optional<replay::RecordedStep>& origin) {
+store::Recorder& ReplayService::recorder(std::optional<std::int64_t> origin_session) {
   std::lock_guard<std::mutex> lock(recorder_mutex_);
   if (!recorder_) {
     const bool forwarding =
@@ -278,8 +293,8 @@ store::Recorder& ReplayService::recorder(const std::optional<replay::RecordedSte
       // `ls` shows the name: it says where the fork comes from, in its NAME column's width.
       session.mode = "fork";
       session.name = "fork";
-      if (origin) {
-        session.name += " of " + std::to_string(origin->session_id);
+      if (origin_session) {
+        session.name += " of " + std::to_string(*origin_session);
       }
       session.name += " at " + std::to_string(*config_.replay.fork_at);
     }
@@ -292,7 +307,7 @@ store::Recorder& ReplayService::recorder(const std::optional<replay::RecordedSte
 }
 
 replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request,
-                                            const replay::ReaskedSteps& reasked) {
+                                            const replay::Reasked& reasked) {
   const net::Url& upstream = *config_.upstream;
   protocol::Headers headers;
   for (const auto& header : request.headers) {
@@ -344,13 +359,16 @@ replay::ForwardReply ReplayService::forward(const protocol::HttpRequest& request
   exchange.status = reply.status;
   exchange.response_headers = reply.headers;
   exchange.response_body = reply.body;
-  std::optional<replay::RecordedStep> origin;
-  for (const auto& step : reasked) {
-    if (step && !origin) {
-      origin = step;
+  std::optional<std::int64_t> origin_session;
+  if (reasked.a2a_exchange) {
+    origin_session = reasked.a2a_exchange->session_id;
+  }
+  for (const auto& step : reasked.steps) {
+    if (step && !origin_session) {
+      origin_session = step->session_id;
     }
   }
-  store::Recorder& into = recorder(origin);
+  store::Recorder& into = recorder(origin_session);
   // One submission at a time, so that submitted_ follows the recorder's numbering.
   std::lock_guard<std::mutex> lock(submit_mutex_);
   bool submitted = false;

@@ -780,6 +780,28 @@ TEST(Schema, MigratesAVersion13ArchiveWhoseLastAnswerBytesWereNeverMeasured) {
   EXPECT_EQ(split.relay, std::nullopt);
 }
 
+TEST(Schema, MigratesAVersion14ArchiveToOneThatLinksA2aCalls) {
+  TempDir dir;
+  const std::string path = dir.file("v14.sqlite");
+  recordMixedSessions(path);
+  const std::int64_t calls = queryInt(path, "SELECT count(*) FROM a2a_calls");
+  ASSERT_GE(calls, 2);
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    agentvcr::testing::shapeAsVersion(db, 14);
+  }
+  EXPECT_EQ(migrateArchive(path), 14);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM call_links"), 0);
+  // The migrated archive links calls, and counts them among its session's links.
+  writeCallLinks(path, {{2, 1}});
+  const ArchiveReader reader(path);
+  const std::int64_t session = reader.a2aCall(2)->session_id;
+  EXPECT_EQ(reader.callLinksOfSession(session).size(), 1u);
+  EXPECT_EQ(queryInt(path, "SELECT link_count FROM sessions WHERE id = " + std::to_string(session)),
+            1);
+}
+
 TEST(SessionIdentity, ANewSessionGetsAUuidTheHostNameAndThisVersion) {
   TempDir dir;
   const std::string path = dir.file("archive.sqlite");

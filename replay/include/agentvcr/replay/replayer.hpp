@@ -100,15 +100,24 @@ struct ForwardReply {
   std::string error;  ///< why there is no answer, "[proxy.upstream.refused] ..."
 };
 
-/// For each input of a forwarded MAGMA request, in its order, the recorded step it asks again
-/// (sent live by --fork-at), or empty (a miss): what links the stored live steps to the
-/// recording. Empty for other routes.
-using ReaskedSteps = std::vector<std::optional<RecordedStep>>;
+/// A recorded A2A exchange that a call sent live by --fork-at asks again.
+struct ReaskedExchange {
+  std::int64_t exchange_id = 0;
+  std::int64_t session_id = 0;  ///< the session it was recorded in: a fork's origin
+};
+
+/// What a forwarded request asks again of the recording, which links the stored live exchange
+/// to it: for each input of a MAGMA request, in its order, the recorded step (sent live by
+/// --fork-at) or empty (a miss); for an A2A request sent live by --fork-at, the recorded
+/// exchange, whose calls its calls ask again position by position. Empty for misses.
+struct Reasked {
+  std::vector<std::optional<RecordedStep>> steps;
+  std::optional<ReaskedExchange> a2a_exchange;
+};
 
 /// Sends a request to the live agent (and records the exchange). Must be safe to call from
 /// several threads at once. Only consulted under MissPolicy::Forward.
-using Forwarder =
-    std::function<ForwardReply(const protocol::HttpRequest&, const ReaskedSteps& reasked)>;
+using Forwarder = std::function<ForwardReply(const protocol::HttpRequest&, const Reasked& reasked)>;
 
 struct ReplayOutcome {
   protocol::HttpReply reply;

@@ -138,6 +138,8 @@ class ArchiveReader {
 
   /// A2A calls of a conversation, in recording order.
   std::vector<A2aCallRow> a2aCalls(std::int64_t conversation_id) const;
+  /// One A2A call by id; empty when there is none.
+  std::optional<A2aCallRow> a2aCall(std::int64_t call_id) const;
   /// A2A calls of one exchange, by position in a batch.
   std::vector<A2aCallRow> a2aCallsOfExchange(std::int64_t exchange_id) const;
   /// Calls `visit` for every A2A call in `selection` (the listed sessions and conversations;
@@ -151,6 +153,9 @@ class ArchiveReader {
   /// Links from the steps of evaluation session `session_id` to the recorded steps they
   /// re-asked (store/step_links.hpp), by step id.
   std::vector<StepLink> stepLinksOfSession(std::int64_t session_id) const;
+  /// Links from the A2A calls of a fork or evaluation session to the recorded calls they asked
+  /// again, by call id.
+  std::vector<CallLink> callLinksOfSession(std::int64_t session_id) const;
   /// The recorded/evaluated conversation pairs `conversation_id` is part of (either side),
   /// oldest evaluation first: what the viewer's "diff with evaluation" opens.
   std::vector<EvaluationPair> evaluationPairs(std::int64_t conversation_id) const;
@@ -159,6 +164,9 @@ class ArchiveReader {
   /// recorded step its root asked again, and the recorded steps above that one, root first.
   /// Empty for any other conversation, and for a fork's conversation that began with a miss.
   std::optional<ForkOrigin> forkOrigin(std::int64_t conversation_id) const;
+  /// The same for an A2A context of a fork: the recorded call its first call asked again, and
+  /// the recorded calls of that context before it. Empty for any other conversation.
+  std::optional<A2aForkOrigin> a2aForkOrigin(std::int64_t conversation_id) const;
 
   ArchiveCounts counts() const;
   int schemaVersion() const;

@@ -294,6 +294,14 @@ struct A2aCallRow {
   std::int64_t stream_event_count = 0;  ///< events of the exchange's event-stream response
 };
 
+/// A live A2A context of a fork: the recorded call its first live call asked again (the
+/// --fork-at N-th of its context) and the recorded calls of that context before it
+/// (ArchiveReader::a2aForkOrigin).
+struct A2aForkOrigin {
+  A2aCallRow reasked;
+  std::vector<A2aCallRow> prefix;  ///< in recording order
+};
+
 /// One event of an event-stream response, as it reached the proxy.
 struct StreamEventRow {
   std::int64_t id = 0;

@@ -42,7 +42,7 @@ struct CopyResult {
   std::vector<std::int64_t> session_ids;  ///< the new sessions, in the order written
   std::size_t exchanges = 0;
   std::size_t replay_misses = 0;
-  std::size_t step_links = 0;
+  std::size_t links = 0;  ///< evaluation and fork links, of steps and of A2A calls
   std::vector<SkippedSession> already_held;  ///< not copied: the archive held them before
 };
 
@@ -64,10 +64,16 @@ struct StepKey {
   std::int64_t position = 0;
 };
 
-/// An evaluation link of a copied session: its step, and the recorded step it re-asked.
+/// What a link ties: steps (`step_links`) or A2A calls (`call_links`), both named by a StepKey:
+/// a call's key is its exchange's seq and its position in a batch.
+enum class LinkKind { Step, Call };
+
+/// A link of a copied evaluation or fork session: its step or call, and the recorded one it
+/// asked again.
 struct CopiedLink {
   StepKey step;
   StepKey recorded;
+  LinkKind kind = LinkKind::Step;
 };
 
 /// A replay miss of a copied session, its closest recorded step named by key.
@@ -88,7 +94,8 @@ class SessionSource {
   virtual void exchanges(
       const SessionRow& session,
       const std::function<void(const ExchangeRow&, const std::vector<std::int64_t>&)>& each) = 0;
-  virtual std::vector<CopiedLink> stepLinks(const SessionRow& session) = 0;
+  /// Its step links, then its call links.
+  virtual std::vector<CopiedLink> links(const SessionRow& session) = 0;
   virtual std::vector<CopiedMiss> replayMisses(const SessionRow& session) = 0;
 };
 

@@ -76,13 +76,14 @@ class ReplayService {
   protocol::HttpReply replayed(const protocol::HttpRequest& request);
   replay::ReplayOutcome handle(const protocol::HttpRequest& request);
   replay::ForwardReply forward(const protocol::HttpRequest& request,
-                               const replay::ReaskedSteps& reasked);
+                               const replay::Reasked& reasked);
   void noteMisses(const replay::ReplayOutcome& outcome);
-  /// The recorder of misses and forwards, made at the first of them. `origin`: the recorded
-  /// step the first forward asks again, which a fork session's name gives as its origin.
-  store::Recorder& recorder(const std::optional<replay::RecordedStep>& origin = std::nullopt);
-  /// Links the fork session's stored steps to the recorded steps they asked again.
-  void linkForkedSteps();
+  /// The recorder of misses and forwards, made at the first of them. `origin_session`: the
+  /// session of what the first forward asks again, which a fork session's name gives as its
+  /// origin.
+  store::Recorder& recorder(std::optional<std::int64_t> origin_session = std::nullopt);
+  /// Links the fork session's stored steps and A2A calls to the recorded ones they asked again.
+  void linkForkedExchanges();
   /// Ends the forwards in progress and every later one: the stop's drain is over (the server's
   /// on_cut), and a forward blocks its worker where no cut reaches it.
   void cutForwards();
@@ -96,10 +97,10 @@ class ReplayService {
   replay::Forwarder forwarder_;
   std::mutex recorder_mutex_;
   std::unique_ptr<store::Recorder> recorder_;
-  /// The forwarded exchanges' ReaskedSteps in the order they were submitted, which is the
-  /// order the recorder numbers them in: linkForkedSteps() pairs them by position.
+  /// What the forwarded exchanges asked again, in the order they were submitted, which is the
+  /// order the recorder numbers them in: linkForkedExchanges() pairs them by position.
   std::mutex submit_mutex_;
-  std::vector<replay::ReaskedSteps> submitted_;
+  std::vector<replay::Reasked> submitted_;
   std::unique_ptr<proxy::Server> server_;
 };
 
