@@ -96,14 +96,10 @@ struct PendingColumns {
         http_version(columnIndex(q, "http_version")),
         status(columnIndex(q, "status")),
         request_headers(columnIndex(q, "request_headers")),
-        request_body(columnIndex(q, "request_body")),
-        request_body_codec(columnIndex(q, "request_body_codec")),
-        request_body_dictionary(columnIndex(q, "request_body_dictionary")),
+        request_body(BodyColumns::of(q, BodySide::Request)),
         request_body_redacted(columnIndex(q, "request_body_redacted")),
         response_headers(columnIndex(q, "response_headers")),
-        response_body(columnIndex(q, "response_body")),
-        response_body_codec(columnIndex(q, "response_body_codec")),
-        response_body_dictionary(columnIndex(q, "response_body_dictionary")),
+        response_body(BodyColumns::of(q, BodySide::Response)),
         response_from_upstream(columnIndex(q, "response_from_upstream")),
         started_ns(columnIndex(q, "started_ns")),
         upstream_first_byte_ns(columnIndex(q, "upstream_first_byte_ns")),
@@ -123,14 +119,10 @@ struct PendingColumns {
   int http_version;
   int status;
   int request_headers;
-  int request_body;
-  int request_body_codec;
-  int request_body_dictionary;
+  BodyColumns request_body;
   int request_body_redacted;
   int response_headers;
-  int response_body;
-  int response_body_codec;
-  int response_body_dictionary;
+  BodyColumns response_body;
   int response_from_upstream;
   int started_ns;
   int upstream_first_byte_ns;
@@ -152,7 +144,8 @@ struct ArchiveIndexer::Statements {
             request_headers, request_body, request_body_codec, request_body_redacted,
             response_headers, response_body, response_body_codec, response_from_upstream,
             started_ns, upstream_first_byte_ns, ended_ns, outcome, error, protocol, route,
-            findings, response_arrivals, request_body_dictionary, response_body_dictionary
+            findings, response_arrivals, request_body_dictionary, response_body_dictionary,
+            body_segment_id
           FROM exchanges
           WHERE indexed = 0 AND id > :after_id AND id <= :through_id
             AND (session_id = :own_session_id OR id <= :others_through)
@@ -302,10 +295,8 @@ std::vector<PendingExchange> ArchiveIndexer::loadPending(std::size_t limit, std:
     ex.request_headers = headersFromJson(q.getColumn(c.request_headers).getString());
     ex.response_headers = headersFromJson(q.getColumn(c.response_headers).getString());
     try {
-      ex.request_body =
-          bodies_.unpackColumns(q, c.request_body, c.request_body_codec, c.request_body_dictionary);
-      ex.response_body = bodies_.unpackColumns(q, c.response_body, c.response_body_codec,
-                                               c.response_body_dictionary);
+      ex.request_body = bodies_.read(q, c.request_body);
+      ex.response_body = bodies_.read(q, c.response_body);
     } catch (const std::exception& e) {
       row.load_error = e.what();
     }

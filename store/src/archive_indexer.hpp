@@ -20,8 +20,8 @@
 
 #include "agentvcr/store/recorder.hpp"
 #include "body_compression.hpp"
-#include "body_dictionaries.hpp"
 #include "decode.hpp"
+#include "stored_bodies.hpp"
 #include "threading.hpp"
 
 namespace agentvcr::store::detail {
@@ -203,7 +203,7 @@ class ArchiveIndexer {
   SQLite::Database& db_;
   RecorderOptions options_;
   std::unique_ptr<Statements> st_;
-  DictionaryShelf bodies_;
+  StoredBodies bodies_;
   std::unique_ptr<A2aStatements> a2a_st_;
   std::map<std::int64_t, ThreadingIndex> threading_;
   std::unordered_set<std::uint64_t> blob_cache_;

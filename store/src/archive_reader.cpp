@@ -18,13 +18,13 @@
 #include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
-#include "body_dictionaries.hpp"
 #include "decode.hpp"
 #include "schema_internal.hpp"
 #include "search.hpp"
 #include "session_lock.hpp"
 #include "sqlite_support.hpp"
 #include "step_link_reads.hpp"
+#include "stored_bodies.hpp"
 
 namespace agentvcr::store {
 
@@ -79,8 +79,9 @@ constexpr const char* kExchangeColumns = R"sql(
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
 /// (readExchangeWithPayload()).
 constexpr const char* kExchangePayloadColumns =
-    ", request_headers, request_body, response_headers, response_body, request_body_codec, "
-    "response_body_codec, request_body_dictionary, response_body_dictionary";
+    ", request_headers, response_headers, request_body, request_body_codec, "
+    "request_body_dictionary, response_body, response_body_codec, response_body_dictionary, "
+    "body_segment_id";
 
 std::int64_t sqlLimit(std::size_t limit) {
   if (limit > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -231,17 +232,13 @@ ExchangeRow readExchange(const NamedColumns& c) {
 }
 
 /// Columns of kExchangeColumns and kExchangePayloadColumns.
-ExchangeRow readExchangeWithPayload(const NamedColumns& c, detail::DictionaryShelf& bodies) {
+ExchangeRow readExchangeWithPayload(const NamedColumns& c, detail::StoredBodies& bodies) {
   ExchangeRow r = readExchange(c);
   r.has_payload = true;
   r.request_headers = detail::headersFromJson(c.get("request_headers").getString());
-  r.request_body =
-      bodies.unpackColumns(c.statement(), c.index("request_body"), c.index("request_body_codec"),
-                           c.index("request_body_dictionary"));
+  r.request_body = bodies.read(c.statement(), detail::BodySide::Request);
   r.response_headers = detail::headersFromJson(c.get("response_headers").getString());
-  r.response_body =
-      bodies.unpackColumns(c.statement(), c.index("response_body"), c.index("response_body_codec"),
-                           c.index("response_body_dictionary"));
+  r.response_body = bodies.read(c.statement(), detail::BodySide::Response);
   return r;
 }
 
@@ -405,7 +402,7 @@ class ArchiveReader::Impl {
   detail::LeavesNoWal leaves_no_wal;  ///< before db: tidies after db has closed
   SQLite::Database db;
   int version = kSchemaVersion;
-  detail::DictionaryShelf bodies{db};
+  detail::StoredBodies bodies{db};
   // Reads made once per step or per request, prepared on first use (StatementLease): compiling
   // them again on every call cost as much as the read.
   std::optional<detail::ReusedStatement> recorded_response;   // for recordedResponse()
@@ -783,9 +780,9 @@ std::vector<ExchangeRow> ArchiveReader::exchangesOfRoute(const ReplaySelection& 
 std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exchange_id) const {
   return guarded(impl_->path, [&]() -> std::optional<RecordedResponse> {
     const detail::StatementLease lease(impl_->recorded_response, impl_->db,
-                                       "SELECT status, response_headers, response_body, "
-                                       "response_body_codec, response_body_dictionary "
-                                       "FROM exchanges WHERE id = :id");
+                                       "SELECT id, status, response_headers, response_body, "
+                                       "response_body_codec, response_body_dictionary, "
+                                       "body_segment_id FROM exchanges WHERE id = :id");
     detail::ReusedStatement& q = *lease;
     bindInt(q, ":id", exchange_id);
     if (!q.executeStep()) {
@@ -795,9 +792,7 @@ std::optional<RecordedResponse> ArchiveReader::recordedResponse(std::int64_t exc
     RecordedResponse r;
     r.status = c.get("status").getInt();
     r.headers = detail::headersFromJson(c.get("response_headers").getString());
-    r.body =
-        impl_->bodies.unpackColumns(q, c.index("response_body"), c.index("response_body_codec"),
-                                    c.index("response_body_dictionary"));
+    r.body = impl_->bodies.read(q, detail::BodySide::Response);
     return r;
   });
 }

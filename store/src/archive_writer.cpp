@@ -24,6 +24,7 @@ namespace agentvcr::store::detail {
 namespace {
 
 const std::optional<std::string> kZstd{std::string(kZstdCodec)};
+const std::optional<std::string> kSegment{std::string(kSegmentCodec)};
 const std::optional<std::string> kVerbatim;
 
 std::optional<std::int64_t> nonZero(std::int64_t v) {
@@ -81,15 +82,15 @@ struct ArchiveWriter::Statements {
             response_body, response_from_upstream, started_ns, upstream_first_byte_ns, ended_ns,
             outcome, error, protocol, route, findings, request_body_codec, response_body_codec,
             request_body_size, response_body_size, response_arrivals, indexed, decoder_version,
-            request_body_dictionary, response_body_dictionary, request_ended_ns, upstream_sent_ns,
-            fault, card_rewrite, upstream_last_byte_ns)
+            body_segment_id, request_ended_ns, upstream_sent_ns, fault, card_rewrite,
+            upstream_last_byte_ns)
           VALUES (:session_id, :seq, :client_address, :method, :target, :http_version, :status,
             :request_headers, :request_body, :request_body_redacted, :response_headers,
             :response_body, :response_from_upstream, :started_ns, :upstream_first_byte_ns,
             :ended_ns, :outcome, :error, :protocol, :route, :findings, :request_body_codec,
             :response_body_codec, :request_body_size, :response_body_size, :response_arrivals,
-            :indexed, :decoder_version, :request_body_dictionary, :response_body_dictionary,
-            :request_ended_ns, :upstream_sent_ns, :fault, :card_rewrite, :upstream_last_byte_ns))sql"),
+            :indexed, :decoder_version, :body_segment_id, :request_ended_ns, :upstream_sent_ns,
+            :fault, :card_rewrite, :upstream_last_byte_ns))sql"),
         session_counters(db, R"sql(
           UPDATE sessions SET
             exchange_count = exchange_count + :exchanges,
@@ -140,7 +141,7 @@ ArchiveWriter::ArchiveWriter(SQLite::Database& db, const std::string& path,
     tx.commit();
     ended_ns_ = session.ended_ns;
     st_ = std::make_unique<Statements>(db_);
-    packer_ = std::make_unique<DictionaryPacker>(db_);
+    segments_ = std::make_unique<SegmentPacker>(db_);
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error("[store.open] cannot prepare archive " + path + ": " + e.what());
   }
@@ -182,7 +183,6 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items, bool give_
     bindInt(s, ":id", session_id_);
     execOnce(s);
     tx.commit();
-    packer_->committed();
     out.committed = true;
   } catch (const std::exception& e) {
     // BEGIN, an insert that lost the transaction, the counters or COMMIT failed: nothing of
@@ -192,14 +192,14 @@ BatchOutcome ArchiveWriter::writeBatch(std::vector<QueueItem>& items, bool give_
     out = BatchOutcome{};
     out.errors = exchange_items;
     next_seq_ = seq_at_start;
-    packer_->rolledBack();
+    segments_->rolledBack();
   } catch (...) {
     logLine("[store.write] batch of " + std::to_string(exchange_items) +
             " exchanges not committed: unknown exception");
     out = BatchOutcome{};
     out.errors = exchange_items;
     next_seq_ = seq_at_start;
-    packer_->rolledBack();
+    segments_->rolledBack();
   }
   items.clear();
   return out;
@@ -218,16 +218,23 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const std::optional<std::string> fault = nonEmpty(ex.fault);
     const std::optional<std::string> card_rewrite = nonEmpty(ex.card_rewrite);
     const std::string outcome = protocol::outcomeName(ex.outcome);
-    PackedBody request;
-    PackedBody response;
+    std::optional<SegmentedBodies> segmented;
+    std::optional<std::string> request_frame;
+    std::optional<std::string> response_frame;
     if (options_.compress_bodies) {
-      // MAGMA bodies repeat from step to step: each route and side is a dictionary stream.
-      const bool repeats = r.protocol == "magma";
-      request = packer_->pack(ex.request_body, repeats ? r.route + "/request" : std::string());
-      response = packer_->pack(ex.response_body, repeats ? r.route + "/response" : std::string());
+      // MAGMA bodies repeat from step to step: each route's are one stream of segments.
+      if (r.protocol == "magma") {
+        segmented = segments_->pack(ex.request_body, ex.response_body, r.route);
+      }
+      if (segmented) {
+        request_frame = std::move(segmented->request_blocks);
+        response_frame = std::move(segmented->response_blocks);
+      } else {
+        request_frame = plain_.pack(ex.request_body);
+        response_frame = plain_.pack(ex.response_body);
+      }
     }
-    const std::optional<std::string>& request_frame = request.frame;
-    const std::optional<std::string>& response_frame = response.frame;
+    const std::optional<std::string>& frame_codec = segmented ? kSegment : kZstd;
     // A copy keeps its recorded numbers, gaps included, in the order it hands them over.
     const std::int64_t seq = ex.recorded_seq.value_or(next_seq_);
     if (seq < next_seq_) {
@@ -261,8 +268,8 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     bindText(e, ":protocol", r.protocol);
     bindText(e, ":route", r.route);
     bindOptText(e, ":findings", r.findings);
-    bindOptText(e, ":request_body_codec", request_frame ? kZstd : kVerbatim);
-    bindOptText(e, ":response_body_codec", response_frame ? kZstd : kVerbatim);
+    bindOptText(e, ":request_body_codec", request_frame ? frame_codec : kVerbatim);
+    bindOptText(e, ":response_body_codec", response_frame ? frame_codec : kVerbatim);
     bindInt(e, ":request_body_size", static_cast<std::int64_t>(ex.request_body.size()));
     bindInt(e, ":response_body_size", static_cast<std::int64_t>(ex.response_body.size()));
     bindOptText(e, ":response_arrivals", arrivals);
@@ -270,9 +277,10 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
     const bool complete = derivesNothing(r);
     bindInt(e, ":indexed", complete ? 1 : 0);
     bindInt(e, ":decoder_version", complete ? kDecoderVersion : 0);
-    bindOptInt(e, ":request_body_dictionary", request.dictionary);
-    bindOptInt(e, ":response_body_dictionary", response.dictionary);
+    bindOptInt(e, ":body_segment_id",
+               segmented ? std::optional<std::int64_t>(segmented->segment_id) : std::nullopt);
     execOnce(e);
+    segments_->confirmed();
     out.last_exchange_id = db_.getLastInsertRowid();
     ++out.written;
     out.complete += complete ? 1 : 0;
@@ -286,6 +294,7 @@ bool ArchiveWriter::writeExchange(protocol::Exchange&& exchange, BatchOutcome& o
   } catch (const std::exception& err) {
     logLine("[store.write] exchange " + what + " (seq " + std::to_string(next_seq_) +
             ") not written: " + err.what());
+    segments_->abandoned();
     throwIfTransactionLost(db_);
     return false;
   }

@@ -17,7 +17,8 @@
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/store/recorder.hpp"
 #include "archive_indexer.hpp"
-#include "body_dictionaries.hpp"
+#include "body_compression.hpp"
+#include "body_segments.hpp"
 #include "session_lock.hpp"
 
 namespace agentvcr::store::detail {
@@ -94,7 +95,8 @@ class ArchiveWriter {
   std::optional<std::int64_t> ended_ns_;       // SessionInfo::ended_ns: a copied session's end
   std::unique_ptr<SessionLock> session_lock_;  // the session is being recorded
   std::unique_ptr<Statements> st_;
-  std::unique_ptr<DictionaryPacker> packer_;
+  std::unique_ptr<SegmentPacker> segments_;
+  BodyCompressor plain_;
   std::int64_t next_seq_ = 0;
 };
 

@@ -1,18 +1,15 @@
 #pragma once
 
-// Bodies compressed against an earlier body (docs/schema.md, Bodies). Consecutive MAGMA bodies
-// share nearly everything: tools, attributes and most of every memory repeat from one step to
-// the next. Compressed alone, a 2 KB request still takes about 900 bytes; compressed with the
-// previous step's body as a zstd dictionary it takes a few dozen. The capture keeps one
-// dictionary per stream (a MAGMA route and side); when a body no longer compresses well against
-// it (the episode moved on), that body becomes the stream's next dictionary. Dictionaries live
-// in `body_dictionaries`, themselves stored as plain zstd frames, and a body names its
-// dictionary in `exchanges.request_body_dictionary` / `response_body_dictionary`.
+// Bodies compressed against an earlier body, as archives of schema 9 to 15 keep their MAGMA
+// bodies (docs/schema.md, Bodies): a zstd frame made with an earlier body of its route as a
+// raw-content dictionary, kept in `body_dictionaries` and named by
+// `exchanges.request_body_dictionary` / `response_body_dictionary`. Schema 16 writes segments
+// instead (body_segments.hpp); these rows are still read, and a fleet's bodies are still shipped
+// so.
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,55 +24,6 @@
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
-
-/// Bodies larger than this are compressed alone: a dictionary only reaches back as far as the
-/// compression window, and keeping larger ones would cost memory for little gain.
-inline constexpr std::size_t kLargestDictionary = 256 * 1024;
-
-/// A body as the capture stores it.
-struct PackedBody {
-  std::optional<std::string> frame;        ///< zstd frame; empty: store the body verbatim
-  std::optional<std::int64_t> dictionary;  ///< `body_dictionaries.id` the frame needs
-};
-
-/// Compresses the capture's bodies, against the stream's dictionary where one helps. Writes new
-/// dictionaries through the writer's connection, inside its open transaction. Not thread-safe:
-/// one per writer.
-class DictionaryPacker {
- public:
-  explicit DictionaryPacker(SQLite::Database& db);
-  ~DictionaryPacker();
-  DictionaryPacker(const DictionaryPacker&) = delete;
-  DictionaryPacker& operator=(const DictionaryPacker&) = delete;
-
-  /// `body` packed for `stream` (empty: no dictionary, compressed alone as before). Throws on a
-  /// failed dictionary insert; the body is then not written either.
-  PackedBody pack(std::string_view body, const std::string& stream);
-
-  /// The transaction committed: dictionaries made since are on disk for good.
-  void committed();
-  /// The transaction rolled back: dictionaries made since are gone, so later bodies must not
-  /// name them.
-  void rolledBack();
-
- private:
-  struct Dictionary;
-
-  /// Makes `body` the stream's dictionary: stores it and prepares it for compression.
-  const Dictionary& promote(std::string_view body, const std::string& stream);
-
-  struct Current {
-    std::shared_ptr<const Dictionary> dictionary;
-    bool committed = false;
-  };
-
-  SQLite::Database& db_;
-  ReusedStatement insert_;
-  BodyCompressor plain_;
-  struct Context;
-  std::unique_ptr<Context> context_;
-  std::map<std::string, Current> current_;  // per stream
-};
 
 /// Decompresses stored bodies for readers, keeping the dictionaries they met most recently.
 /// Thread-safe.

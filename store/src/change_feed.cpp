@@ -16,6 +16,7 @@
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
+#include "body_segments.hpp"
 #include "schema_internal.hpp"
 #include "session_lock.hpp"
 #include "sqlite_support.hpp"
@@ -26,6 +27,9 @@ namespace {
 // Columns named `local_*` are this file's own ids: the feed reads them to find related rows and
 // never hands them on.
 constexpr std::string_view kLocalPrefix = "local_";
+// A local column that adds to a row's weight against FeedLimits::bytes: what the row will hold
+// once it is ready to ship (a segmented body travels decoded, as a frame of its own).
+constexpr std::string_view kExtraBytes = "local_extra_bytes";
 
 constexpr const char* kExchanges = R"sql(
   SELECT id AS local_id, indexed AS local_indexed, seq, client_address, method, target,
@@ -36,7 +40,10 @@ constexpr const char* kExchanges = R"sql(
          response_from_upstream, started_ns, request_ended_ns, upstream_sent_ns,
          upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, outcome, error, fault,
          card_rewrite, protocol, route,
-         magma_request_id, request_valid, response_valid, findings, decoder_version
+         magma_request_id, request_valid, response_valid, findings, decoder_version,
+         body_segment_id AS local_segment,
+         CASE WHEN body_segment_id IS NULL THEN 0
+              ELSE request_body_size + response_body_size END AS local_extra_bytes
   FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
 
 constexpr const char* kSteps = R"sql(
@@ -245,11 +252,14 @@ FeedTable readTable(SQLite::Statement& q, const std::string& table, const std::s
     }
     read_bytes += bytesIn(row);
     out.rows.push_back(std::move(row));
-    if (local != nullptr) {
-      std::vector<FeedValue> locals;
-      for (int i : local_columns) {
-        locals.push_back(valueOf(q.getColumn(i)));
+    std::vector<FeedValue> locals;
+    for (int i : local_columns) {
+      locals.push_back(valueOf(q.getColumn(i)));
+      if (q.getColumnName(i) == kExtraBytes) {
+        read_bytes += static_cast<std::size_t>(q.getColumn(i).getInt64());
       }
+    }
+    if (local != nullptr) {
       local->push_back(std::move(locals));
     }
     if (read_bytes >= max_bytes) {
@@ -326,6 +336,8 @@ struct ChangeFeed::Impl {
   std::string path;
   detail::LeavesNoWal leaves_no_wal;  ///< before db: tidies after db has closed
   SQLite::Database db;
+  detail::SegmentShelf segments{db};
+  detail::BodyCompressor compressor;
 
   Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
       : path(archive_path),
@@ -478,6 +490,35 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     const std::int64_t first = *intOf(locals.front()[0]);
     const std::int64_t last = *intOf(locals.back()[0]);
     batch.end.exchanges = *intOf(exchanges.rows.back()[1]) + 1;
+
+    // A segmented body travels as a frame of its own: the fleet keeps no segments.
+    for (const auto side : {detail::BodySide::Request, detail::BodySide::Response}) {
+      const bool request = side == detail::BodySide::Request;
+      const auto at = [&](std::string_view name) {
+        return static_cast<std::size_t>(
+            std::find(exchanges.columns.begin(), exchanges.columns.end(), name) -
+            exchanges.columns.begin());
+      };
+      const std::size_t body = at(request ? "request_body" : "response_body");
+      const std::size_t codec = at(request ? "request_body_codec" : "response_body_codec");
+      for (std::size_t r = 0; r < exchanges.rows.size(); ++r) {
+        auto& row = exchanges.rows[r];
+        const auto* stored_codec = std::get_if<std::string>(&row[codec]);
+        if (stored_codec == nullptr || *stored_codec != detail::kSegmentCodec) {
+          continue;
+        }
+        const auto segment = intOf(locals[r][4]);
+        if (!segment) {
+          throw std::runtime_error("[store.body.corrupt] a segmented body of exchange seq " +
+                                   std::to_string(intOf(row[1]).value_or(-1)) +
+                                   " names no segment");
+        }
+        std::string bytes = impl_->segments.body(*segment, *intOf(locals[r][0]), side);
+        std::optional<std::string> frame = impl_->compressor.pack(bytes);
+        row[codec] = frame ? FeedValue(std::string(detail::kZstdCodec)) : FeedValue();
+        row[body] = FeedBytes{frame ? std::move(*frame) : std::move(bytes)};
+      }
+    }
 
     // Dictionary ids become the hashes of their contents.
     std::set<std::int64_t> referenced;

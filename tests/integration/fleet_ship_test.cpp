@@ -19,6 +19,7 @@
 #include "agentvcr/cli/inspect_commands.hpp"
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/pull.hpp"
+#include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
@@ -40,31 +41,42 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
   EXPECT_EQ(fleetCounts(*fleet_db_), local);
   EXPECT_GT(local.at("steps"), 10);
   EXPECT_GT(local.at("internal_steps"), 0);
-  EXPECT_GT(local.at("body_dictionaries"), 0);
   EXPECT_EQ(stats.exchanges, static_cast<std::uint64_t>(local.at("exchanges")));
   EXPECT_EQ(stats.left, 0u);
 
-  // Bodies stay the stored frames, headers and timing points as recorded.
+  // Bodies byte for byte (a segmented body travels as a frame of its own), headers and timing
+  // points as recorded.
   SQLite::Database sqlite(db, SQLite::OPEN_READONLY);
   SQLite::Statement q(sqlite, R"sql(
-    SELECT e.seq, hex(e.request_body), hex(e.response_body), e.request_headers, e.started_ns,
-           e.upstream_first_byte_ns, s.uuid
+    SELECT e.seq, e.id, e.request_headers, e.started_ns, e.upstream_first_byte_ns, s.uuid
     FROM exchanges e JOIN sessions s ON s.id = e.session_id ORDER BY e.seq)sql");
+  const store::ArchiveReader reader(db);
   fleet::PgConnection pg(fleet_db_->uri());
+  auto bytesOfHex = [](std::string_view hex) {
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+      bytes.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+    }
+    return bytes;
+  };
   int compared = 0;
   while (q.executeStep()) {
     fleet::PgResult r = pg.exec(
-        "SELECT upper(encode(request_body, 'hex')), upper(encode(response_body, 'hex')), "
-        "request_headers, started_ns, upstream_first_byte_ns FROM exchanges "
+        "SELECT encode(request_body, 'hex'), request_body_codec, encode(response_body, 'hex'), "
+        "response_body_codec, request_headers, started_ns, upstream_first_byte_ns FROM exchanges "
         "WHERE session_uuid = $1 AND seq = $2",
-        {q.getColumn(6).getString(), q.getColumn(0).getString()});
+        {q.getColumn(5).getString(), q.getColumn(0).getString()});
     ASSERT_EQ(r.rows(), 1);
-    EXPECT_EQ(r.text(0, 0), q.getColumn(1).getString());
-    EXPECT_EQ(r.text(0, 1), q.getColumn(2).getString());
-    EXPECT_EQ(r.text(0, 2), q.getColumn(3).getString());
-    EXPECT_EQ(r.integer(0, 3), q.getColumn(4).getInt64());
-    EXPECT_EQ(r.optionalInteger(0, 4).value_or(-1),
-              q.getColumn(5).isNull() ? -1 : q.getColumn(5).getInt64());
+    const std::optional<store::ExchangeRow> row = reader.exchange(q.getColumn(1).getInt64());
+    ASSERT_TRUE(row);
+    EXPECT_EQ(store::unpackStoredBody(bytesOfHex(r.text(0, 0)), r.optionalText(0, 1)),
+              row->request_body);
+    EXPECT_EQ(store::unpackStoredBody(bytesOfHex(r.text(0, 2)), r.optionalText(0, 3)),
+              row->response_body);
+    EXPECT_EQ(r.text(0, 4), q.getColumn(2).getString());
+    EXPECT_EQ(r.integer(0, 5), q.getColumn(3).getInt64());
+    EXPECT_EQ(r.optionalInteger(0, 6).value_or(-1),
+              q.getColumn(4).isNull() ? -1 : q.getColumn(4).getInt64());
     ++compared;
   }
   EXPECT_EQ(compared, local.at("exchanges"));
@@ -389,9 +401,12 @@ TEST_F(FleetShipTest, LsAndStatsReadTheFleetArchiveWithEachSessionsNode) {
   auto fleet_session =
       json["sessions"][0]["name"] == "gen-worker-1" ? json["sessions"][0] : json["sessions"][1];
   for (const char* key : {"steps", "candidates", "env_failures", "tools_by_robot", "latency_ms",
-                          "http_statuses", "error_codes", "body_bytes"}) {
+                          "http_statuses", "error_codes"}) {
     EXPECT_EQ(fleet_session[key], local_session[key]) << key;
   }
+  // The same traffic; the fleet keeps each body as a frame of its own, not in segments.
+  EXPECT_EQ(fleet_session["body_bytes"]["on_wire"], local_session["body_bytes"]["on_wire"]);
+  EXPECT_GE(fleet_session["body_bytes"]["stored"], local_session["body_bytes"]["stored"]);
   EXPECT_GT(json["body_bytes_on_wire"].get<std::int64_t>(),
             local_session["body_bytes"]["on_wire"].get<std::int64_t>())
       << "both shipped sessions' traffic";

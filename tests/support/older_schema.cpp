@@ -1,7 +1,12 @@
 #include "older_schema.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "agentvcr/store/archive_reader.hpp"
 
 namespace agentvcr::testing {
 
@@ -102,11 +107,52 @@ void shapeBelowVersion11(SQLite::Database& db, int version) {
   }
 }
 
+/// Version 16 keeps MAGMA bodies as segments; an older recorder kept each body whole. Every
+/// segmented body goes back into its row verbatim, as the current reader reads it.
+void unsegmentBodies(SQLite::Database& db) {
+  std::vector<std::int64_t> ids;
+  SQLite::Statement segmented(db, "SELECT id FROM exchanges WHERE body_segment_id IS NOT NULL");
+  while (segmented.executeStep()) {
+    ids.push_back(segmented.getColumn(0).getInt64());
+  }
+  if (ids.empty()) {
+    return;
+  }
+  // Every body read before any is rewritten: a segment's later bodies need its first ones.
+  std::vector<store::ExchangeRow> rows;
+  {
+    store::ArchiveReader reader(db.getFilename());
+    for (const std::int64_t id : ids) {
+      rows.push_back(*reader.exchange(id));
+    }
+  }
+  SQLite::Statement update(db, R"sql(
+    UPDATE exchanges SET request_body = ?, request_body_codec = NULL, response_body = ?,
+      response_body_codec = NULL, body_segment_id = NULL WHERE id = ?)sql");
+  for (const store::ExchangeRow& row : rows) {
+    update.bind(1, row.request_body.data(), static_cast<int>(row.request_body.size()));
+    update.bind(2, row.response_body.data(), static_cast<int>(row.response_body.size()));
+    update.bind(3, row.id);
+    update.exec();
+    update.reset();
+  }
+}
+
 }  // namespace
 
 void shapeAsVersion(SQLite::Database& db, int version) {
-  if (version < 2 || version > 14) {
+  if (version < 2 || version > 15) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
+  }
+  // Version 16: bodies as segments.
+  unsegmentBodies(db);
+  db.exec(R"sql(
+    DROP INDEX exchanges_body_segment;
+    ALTER TABLE exchanges DROP COLUMN body_segment_id;
+    DROP TABLE body_segments)sql");
+  if (version == 15) {
+    db.exec("PRAGMA user_version = 15");
+    return;
   }
   // Version 15: A2A call links.
   db.exec("DROP TABLE call_links");

@@ -7,7 +7,7 @@
 
 namespace agentvcr::testing {
 
-/// Removes what versions after `version` (2 to 13) added and sets user_version to it. Archives
+/// Removes what versions after `version` (2 to 15) added and sets user_version to it. Archives
 /// before version 7 stored bodies verbatim: record the file with compression off for those.
 /// Before version 8, nothing was captured ahead of its index: close the recorder first.
 void shapeAsVersion(SQLite::Database& db, int version);

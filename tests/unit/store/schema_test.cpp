@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/store/archive_reader.hpp"
@@ -800,6 +801,81 @@ TEST(Schema, MigratesAVersion14ArchiveToOneThatLinksA2aCalls) {
   EXPECT_EQ(reader.callLinksOfSession(session).size(), 1u);
   EXPECT_EQ(queryInt(path, "SELECT link_count FROM sessions WHERE id = " + std::to_string(session)),
             1);
+}
+
+TEST(Schema, MigratesAVersion15ArchiveItsMagmaBodiesIntoSegmentsByteForByte) {
+  TempDir dir;
+  const std::string path = dir.file("v15.sqlite");
+  std::vector<protocol::Exchange> sent;
+  for (int turn = 0; turn < 20; ++turn) {
+    sent.push_back(testing::magmaExchange(
+        testing::request("r" + std::to_string(turn),
+                         {testing::input(1, "user", "Press sw3", testing::memoryOf("e", turn))}),
+        Json::array({testing::sayOutput("r" + std::to_string(turn), 1, 0,
+                                        testing::memoryOf("e", turn + 1), "Pressed")})));
+  }
+  sent.push_back(testing::httpExchange("POST", "/other", "plain", 200, "answer"));
+  {
+    Recorder recorder(path, testing::testSession(), testing::testOptions());
+    for (const protocol::Exchange& ex : sent) {
+      testing::submit(recorder, ex);
+    }
+  }
+  const std::string uuid = queryText(path, "SELECT uuid FROM sessions");
+  const std::int64_t steps = queryInt(path, "SELECT count(*) FROM steps");
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    agentvcr::testing::shapeAsVersion(db, 15);
+    // As an older recorder kept it: the third request against the second as a dictionary.
+    const std::string& dictionary = sent[1].request_body;
+    const std::string& body = sent[2].request_body;
+    std::string frame(ZSTD_compressBound(body.size()), '\0');
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    frame.resize(ZSTD_compress_usingDict(cctx, frame.data(), frame.size(), body.data(), body.size(),
+                                         dictionary.data(), dictionary.size(), 1));
+    ZSTD_freeCCtx(cctx);
+    SQLite::Statement insert(db,
+                             "INSERT INTO body_dictionaries (id, content, size) VALUES (7, ?, ?)");
+    insert.bind(1, dictionary.data(), static_cast<int>(dictionary.size()));
+    insert.bind(2, static_cast<std::int64_t>(dictionary.size()));
+    insert.exec();
+    SQLite::Statement update(db,
+                             "UPDATE exchanges SET request_body = ?, request_body_codec = "
+                             "'zstd', request_body_dictionary = 7 WHERE seq = 2");
+    update.bind(1, frame.data(), static_cast<int>(frame.size()));
+    update.exec();
+  }
+  ASSERT_EQ(queryText(path, "SELECT request_body_codec FROM exchanges WHERE seq = 2"), "zstd");
+  const std::int64_t bytes_before =
+      queryInt(path, "SELECT sum(length(request_body) + length(response_body)) FROM exchanges");
+
+  EXPECT_EQ(migrateArchive(path), 15);
+  EXPECT_EQ(queryInt(path, "PRAGMA user_version"), kSchemaVersion);
+  // Every MAGMA body is now in its route's segments, the dictionary gone; plain HTTP as it was.
+  EXPECT_EQ(queryInt(path,
+                     "SELECT count(*) FROM exchanges WHERE request_body_codec = "
+                     "'zstd-segment' AND response_body_codec = 'zstd-segment'"),
+            20);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM body_segments"), 2);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM body_dictionaries"), 0);
+  EXPECT_EQ(queryText(path,
+                      "SELECT coalesce(request_body_codec, 'none') FROM exchanges WHERE "
+                      "seq = 20"),
+            "none");
+  EXPECT_LT(
+      queryInt(path, "SELECT sum(length(request_body) + length(response_body)) FROM exchanges"),
+      bytes_before / 4);
+  // The same session, ids and rows, and every body byte for byte.
+  EXPECT_EQ(queryText(path, "SELECT uuid FROM sessions"), uuid);
+  EXPECT_EQ(queryInt(path, "SELECT count(*) FROM steps"), steps);
+  ArchiveReader reader(path);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    const std::optional<ExchangeRow> row = reader.exchange(
+        queryInt(path, "SELECT id FROM exchanges WHERE seq = " + std::to_string(i)));
+    ASSERT_TRUE(row);
+    EXPECT_EQ(row->request_body, sent[i].request_body) << "seq " << i;
+    EXPECT_EQ(row->response_body, sent[i].response_body) << "seq " << i;
+  }
 }
 
 TEST(SessionIdentity, ANewSessionGetsAUuidTheHostNameAndThisVersion) {

@@ -7,7 +7,7 @@
 namespace agentvcr::store {
 
 /// The archive schema this build writes and reads (PRAGMA user_version; docs/schema.md).
-inline constexpr int kSchemaVersion = 15;
+inline constexpr int kSchemaVersion = 16;
 
 /// Creates the archive at `path` if needed and applies every pending migration in one
 /// transaction. Returns the version the file had before (0 for a new file). Throws
