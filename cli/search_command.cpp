@@ -77,6 +77,10 @@ void writeHitLines(const std::vector<store::SearchHit>& hits,
     if (!hits[i].field.empty()) {
       out << "  " << hits[i].field << ": " << simplified(hits[i].snippet);
     }
+    if (hits[i].repeated_by > 0) {
+      out << "  (repeated by " << hits[i].repeated_by << " later step"
+          << (hits[i].repeated_by == 1 ? "" : "s") << ")";
+    }
     out << "\n";
   }
   if (hits.empty()) {
@@ -104,7 +108,8 @@ void writeHitsJson(const std::vector<store::SearchHit>& hits,
                     {"a2a_call_id", orNull(hit.a2a_call_id)},
                     {"exchange_id", hit.exchange_id},
                     {"field", hit.field.empty() ? Json() : Json(hit.field)},
-                    {"excerpt", hit.field.empty() ? Json() : Json(simplified(hit.snippet))}});
+                    {"excerpt", hit.field.empty() ? Json() : Json(simplified(hit.snippet))},
+                    {"repeated_by", hit.repeated_by}});
   }
   out << Json{{"hits", list}, {"count", hits.size()}, {"limited", hits.size() >= limit}}.dump(2)
       << "\n";

@@ -183,9 +183,9 @@ struct ArchiveIndexer::Statements {
             :internal_step_count))sql"),
         internal_step(db, R"sql(
           INSERT INTO internal_steps (candidate_id, position, step_key, component, origin,
-            full_prompt, output_raw, rest)
+            full_prompt, full_prompt_at, prompt_new, prompt_parent_id, output_raw, rest)
           VALUES (:candidate_id, :position, :step_key, :component, :origin, :full_prompt,
-            :output_raw, :rest))sql"),
+            :full_prompt_at, :prompt_new, :prompt_parent_id, :output_raw, :rest))sql"),
         conversation_update(db, R"sql(
           UPDATE conversations SET
             root_step_id = coalesce(root_step_id, :root_step_id),
@@ -216,7 +216,7 @@ struct ArchiveIndexer::Statements {
           INSERT INTO search_candidates (rowid, say, error_message)
           VALUES (:rowid, :first, :second))sql"),
         search_internal_steps(db, R"sql(
-          INSERT INTO search_internal_steps (rowid, full_prompt, output_raw)
+          INSERT INTO search_internal_steps (rowid, prompt_new, output_raw)
           VALUES (:rowid, :first, :second))sql"),
         search_a2a_calls(db, R"sql(
           INSERT INTO search_a2a_calls (rowid, request_text, response_text, error_message)
@@ -414,6 +414,7 @@ void ArchiveIndexer::forgetAfterFailure() {
   // The in-memory state learnt from rows that are not on disk.
   threading_.clear();
   blob_cache_.clear();
+  prompts_.clear();
   search_rows_.clear();
 }
 
@@ -474,6 +475,13 @@ struct ArchiveIndexer::WrittenExchange {
     std::int64_t id;
     std::int64_t conversation_id;
     std::int64_t depth;
+    std::optional<std::int64_t> parent_candidate_id;
+  };
+
+  /// A candidate's prompts, to be kept once every row of the exchange is in.
+  struct CandidatePrompts {
+    std::int64_t candidate_id;
+    std::vector<std::pair<std::int64_t, std::optional<std::string>>> prompts;
   };
 
   /// What one exchange changes in one conversation row.
@@ -499,6 +507,8 @@ struct ArchiveIndexer::WrittenExchange {
   std::vector<Step> steps;
   std::vector<std::int64_t> candidate_ids;
   std::vector<std::int64_t> internal_step_ids;
+  std::vector<std::optional<std::string>> prompt_news;  ///< by internal_step_ids
+  std::vector<CandidatePrompts> prompts;
   std::map<std::int64_t, ConversationDelta> conversations;
   std::vector<std::uint64_t> new_roots;  ///< memories of the steps that started a conversation
   std::vector<NewLink> new_links;
@@ -523,6 +533,9 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   // Every row is in: now the in-memory state may learn from this exchange.
   queueSearchRows(d, written, a2a_search_rows);
   rememberBlobs(d);
+  for (WrittenExchange::CandidatePrompts& kept : written.prompts) {
+    prompts_.keep(kept.candidate_id, std::move(kept.prompts));
+  }
   decisions.commit();
   learnThreads(threading, written);
   addToSessionDelta(d, written, delta);
@@ -586,7 +599,10 @@ void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_
     bindInt(s, ":depth", depth);
     execOnce(s);
     const std::int64_t step_id = db_.getLastInsertRowid();
-    written.steps.push_back(WrittenExchange::Step{step_id, conversation_id, depth});
+    written.steps.push_back(WrittenExchange::Step{
+        step_id, conversation_id, depth,
+        decision.parent ? std::optional<std::int64_t>(decision.parent->candidate_id)
+                        : std::nullopt});
 
     WrittenExchange::ConversationDelta& c = written.conversations[conversation_id];
     if (!decision.parent) {
@@ -635,7 +651,7 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
     execOnce(s);
     const std::int64_t candidate_id = db_.getLastInsertRowid();
     written.candidate_ids.push_back(candidate_id);
-    writeInternalSteps(cand, candidate_id, written);
+    writeInternalSteps(cand, candidate_id, ws.parent_candidate_id, written);
     written.error_candidates += cand.is_error ? 1 : 0;
 
     WrittenExchange::ConversationDelta& c = written.conversations[ws.conversation_id];
@@ -651,21 +667,48 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
 }
 
 void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
+                                        std::optional<std::int64_t> parent_candidate_id,
                                         WrittenExchange& written) {
   ReusedStatement& s = st_->internal_step;
-  std::int64_t position = 0;
+  WrittenExchange::CandidatePrompts kept{candidate_id, {}};
+  std::size_t position = 0;
   for (const DecodedInternalStep& is : cand.internal_steps) {
+    // What the prompt adds to the same internal step of the step it continues.
+    std::optional<std::string> prompt_new;
+    std::optional<std::int64_t> prompt_parent_id;
+    if (is.full_prompt) {
+      const std::optional<PromptMemory::Kept> parent =
+          parent_candidate_id ? prompts_.find(*parent_candidate_id, position) : std::nullopt;
+      const PromptDelta delta = parent ? promptDelta(*parent->prompt, *is.full_prompt)
+                                       : PromptDelta{std::nullopt, 0, is.full_prompt->size()};
+      prompt_new = is.full_prompt->substr(delta.begin, delta.end - delta.begin);
+      if (parent) {
+        prompt_parent_id = parent->internal_step_id;
+      }
+    }
     bindInt(s, ":candidate_id", candidate_id);
-    bindInt(s, ":position", position++);
+    bindInt(s, ":position", static_cast<std::int64_t>(position++));
     bindOptText(s, ":step_key", is.step_key);
     bindOptText(s, ":component", is.component);
     bindOptText(s, ":origin", is.origin);
-    bindOptText(s, ":full_prompt", is.full_prompt);
+    // A prompt the response body holds is read from there: the row keeps where.
+    static const std::optional<std::string> kNoText;
+    bindOptText(s, ":full_prompt", is.full_prompt_at ? kNoText : is.full_prompt);
+    bindOptInt(s, ":full_prompt_at",
+               is.full_prompt_at
+                   ? std::optional<std::int64_t>(static_cast<std::int64_t>(*is.full_prompt_at))
+                   : std::nullopt);
+    bindOptText(s, ":prompt_new", prompt_new);
+    bindOptInt(s, ":prompt_parent_id", prompt_parent_id);
     bindOptText(s, ":output_raw", is.output_raw);
     bindText(s, ":rest", is.rest);
     execOnce(s);
-    written.internal_step_ids.push_back(db_.getLastInsertRowid());
+    const std::int64_t id = db_.getLastInsertRowid();
+    written.internal_step_ids.push_back(id);
+    written.prompt_news.push_back(std::move(prompt_new));
+    kept.prompts.emplace_back(id, is.full_prompt);
   }
+  written.prompts.push_back(std::move(kept));
 }
 
 void ArchiveIndexer::updateConversations(const WrittenExchange& written, std::int64_t end_ns) {
@@ -685,7 +728,7 @@ void ArchiveIndexer::updateConversations(const WrittenExchange& written, std::in
   }
 }
 
-void ArchiveIndexer::queueSearchRows(DecodedExchange& d, const WrittenExchange& written,
+void ArchiveIndexer::queueSearchRows(DecodedExchange& d, WrittenExchange& written,
                                      std::vector<SearchRow>& a2a_search_rows) {
   // The strings are not needed here any more (the statements rebind before each use).
   for (std::size_t k = 0; k < d.steps.size(); ++k) {
@@ -699,9 +742,10 @@ void ArchiveIndexer::queueSearchRows(DecodedExchange& d, const WrittenExchange& 
                                      std::move(cand.say), std::move(cand.error_message),
                                      std::nullopt});
     for (DecodedInternalStep& is : cand.internal_steps) {
-      search_rows_.push_back(
-          SearchRow{SearchRow::Table::InternalSteps, written.internal_step_ids[next_internal++],
-                    std::move(is.full_prompt), std::move(is.output_raw), std::nullopt});
+      search_rows_.push_back(SearchRow{
+          SearchRow::Table::InternalSteps, written.internal_step_ids[next_internal],
+          std::move(written.prompt_news[next_internal]), std::move(is.output_raw), std::nullopt});
+      ++next_internal;
     }
   }
   std::move(a2a_search_rows.begin(), a2a_search_rows.end(), std::back_inserter(search_rows_));

@@ -21,6 +21,7 @@
 #include "agentvcr/store/recorder.hpp"
 #include "body_compression.hpp"
 #include "decode.hpp"
+#include "prompt_deltas.hpp"
 #include "stored_bodies.hpp"
 #include "threading.hpp"
 
@@ -124,7 +125,7 @@ class ArchiveIndexer {
     enum class Table { Steps, Candidates, InternalSteps, A2aCalls };
     Table table = Table::Steps;
     std::int64_t rowid = 0;
-    std::optional<std::string> first;   ///< instruction_content, say, full_prompt, request_text
+    std::optional<std::string> first;   ///< instruction_content, say, prompt_new, request_text
     std::optional<std::string> second;  ///< error_message, output_raw, response_text
     std::optional<std::string> third;   ///< error_message of an A2A call
   };
@@ -153,7 +154,10 @@ class ArchiveIndexer {
   std::int64_t insertConversation(std::int64_t session_id, std::int64_t first_ns);
   /// The candidates, each with its internal steps.
   void writeCandidates(const DecodedExchange& d, WrittenExchange& written);
+  /// Each with the part of its prompt that is new against the internal step at the same
+  /// position of `parent_candidate_id` (prompt_deltas.hpp).
   void writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
+                          std::optional<std::int64_t> parent_candidate_id,
                           WrittenExchange& written);
   /// Adds what the exchange's steps and candidates changed to their conversations' rows.
   void updateConversations(const WrittenExchange& written, std::int64_t end_ns);
@@ -161,7 +165,7 @@ class ArchiveIndexer {
   // Then, once every row is in, what the in-memory state learns:
 
   /// Moves the text of the exchange's rows (and its A2A calls') to the batch's search rows.
-  void queueSearchRows(DecodedExchange& d, const WrittenExchange& written,
+  void queueSearchRows(DecodedExchange& d, WrittenExchange& written,
                        std::vector<SearchRow>& a2a_search_rows);
   void rememberBlobs(const DecodedExchange& d);
   /// The conversation the threading index places a step in (see learnThreads()).
@@ -207,6 +211,7 @@ class ArchiveIndexer {
   std::unique_ptr<A2aStatements> a2a_st_;
   std::map<std::int64_t, ThreadingIndex> threading_;
   std::unordered_set<std::uint64_t> blob_cache_;
+  PromptMemory prompts_;  ///< the prompts of the candidates indexed last
   BodyCompressor memory_compressor_;
   std::vector<SearchRow> search_rows_;  ///< of the current batch
   std::int64_t own_session_id_ = 0;

@@ -15,6 +15,7 @@
 #include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/http_message.hpp"
+#include "agentvcr/protocol/json_spans.hpp"
 #include "agentvcr/protocol/scope.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
@@ -293,7 +294,9 @@ std::vector<std::size_t> treeOrder(const std::vector<Row>& rows) {
   return ordered;
 }
 
-InternalStepRow readInternalStep(const NamedColumns& c) {
+/// An internal step's row; its prompt read from `response_body` when the row keeps where the
+/// body holds it instead of a copy (schema 16).
+InternalStepRow readInternalStep(const NamedColumns& c, const std::string* response_body) {
   InternalStepRow r;
   r.id = c.get("id").getInt64();
   r.candidate_id = c.get("candidate_id").getInt64();
@@ -302,6 +305,16 @@ InternalStepRow readInternalStep(const NamedColumns& c) {
   r.component = c.optText("component");
   r.origin = c.optText("origin");
   r.full_prompt = c.optText("full_prompt");
+  if (const std::optional<std::int64_t> at = c.optInt("full_prompt_at");
+      at && !r.full_prompt && response_body != nullptr) {
+    r.full_prompt = protocol::jsonStringAt(*response_body, static_cast<std::size_t>(*at));
+    if (!r.full_prompt) {
+      throw std::runtime_error("[store.body.corrupt] the prompt of internal step " +
+                               std::to_string(r.id) +
+                               " is not where its response body should "
+                               "hold it");
+    }
+  }
   r.output_raw = c.optText("output_raw");
   Json body = parseStored(c.get("rest").getString(), "internal step");
   if (body.is_object()) {
@@ -604,11 +617,21 @@ std::optional<CandidateRow> ArchiveReader::candidate(std::int64_t id) const {
 std::vector<InternalStepRow> ArchiveReader::internalSteps(std::int64_t candidate_id) const {
   return guarded(impl_->path, [&] {
     SQLite::Statement q = impl_->prepare(R"sql(
-      SELECT id, candidate_id, position, step_key, component, origin, full_prompt, output_raw,
-             rest
-      FROM internal_steps WHERE candidate_id = :candidate_id ORDER BY position)sql");
+      SELECT i.id, i.candidate_id, i.position, i.step_key, i.component, i.origin, i.full_prompt,
+             i.full_prompt_at, i.output_raw, i.rest, s.exchange_id
+      FROM internal_steps i
+      JOIN candidates c ON c.id = i.candidate_id
+      JOIN steps s ON s.id = c.step_id
+      WHERE i.candidate_id = :candidate_id ORDER BY i.position)sql");
     bindInt(q, ":candidate_id", candidate_id);
-    return readAll<InternalStepRow>(q, readInternalStep);
+    std::optional<std::string> response_body;  // read once, for the first prompt kept there
+    return readAll<InternalStepRow>(q, [&](const NamedColumns& c) {
+      if (!response_body && !c.optText("full_prompt") && c.optInt("full_prompt_at")) {
+        response_body =
+            impl_->bodies.read(c.get("exchange_id").getInt64(), detail::BodySide::Response);
+      }
+      return readInternalStep(c, response_body ? &*response_body : nullptr);
+    });
   });
 }
 

@@ -13,6 +13,7 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/json_spans.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
@@ -20,6 +21,7 @@
 #include "schema_internal.hpp"
 #include "session_lock.hpp"
 #include "sqlite_support.hpp"
+#include "stored_bodies.hpp"
 
 namespace agentvcr::store {
 namespace {
@@ -41,7 +43,6 @@ constexpr const char* kExchanges = R"sql(
          upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, outcome, error, fault,
          card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings, decoder_version,
-         body_segment_id AS local_segment,
          CASE WHEN body_segment_id IS NULL THEN 0
               ELSE request_body_size + response_body_size END AS local_extra_bytes
   FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
@@ -72,7 +73,8 @@ constexpr const char* kCandidates = R"sql(
 
 constexpr const char* kInternalSteps = R"sql(
   SELECT e.seq, s.position AS input_position, c.candidate_index, i.position, i.step_key,
-         i.component, i.origin, i.full_prompt, i.output_raw, i.rest
+         i.component, i.origin, i.full_prompt, i.output_raw, i.rest,
+         i.full_prompt_at AS local_prompt_at, e.id AS local_exchange
   FROM internal_steps i
   JOIN candidates c ON c.id = i.candidate_id
   JOIN steps s ON s.id = c.step_id
@@ -336,7 +338,7 @@ struct ChangeFeed::Impl {
   std::string path;
   detail::LeavesNoWal leaves_no_wal;  ///< before db: tidies after db has closed
   SQLite::Database db;
-  detail::SegmentShelf segments{db};
+  detail::StoredBodies bodies{db};
   detail::BodyCompressor compressor;
 
   Impl(const std::string& archive_path, std::chrono::milliseconds busy_timeout)
@@ -507,13 +509,7 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
         if (stored_codec == nullptr || *stored_codec != detail::kSegmentCodec) {
           continue;
         }
-        const auto segment = intOf(locals[r][4]);
-        if (!segment) {
-          throw std::runtime_error("[store.body.corrupt] a segmented body of exchange seq " +
-                                   std::to_string(intOf(row[1]).value_or(-1)) +
-                                   " names no segment");
-        }
-        std::string bytes = impl_->segments.body(*segment, *intOf(locals[r][0]), side);
+        std::string bytes = impl_->bodies.read(*intOf(locals[r][0]), side).value_or("");
         std::optional<std::string> frame = impl_->compressor.pack(bytes);
         row[codec] = frame ? FeedValue(std::string(detail::kZstdCodec)) : FeedValue();
         row[body] = FeedBytes{frame ? std::move(*frame) : std::move(bytes)};
@@ -561,7 +557,29 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
       detail::bindInt(q, ":first", first);
       detail::bindInt(q, ":last", last);
       std::vector<std::vector<FeedValue>> blob_locals;
-      FeedTable t = readTable(q, table, session.uuid, table == "blobs" ? &blob_locals : nullptr);
+      const bool with_locals = table == "blobs" || table == "internal_steps";
+      FeedTable t = readTable(q, table, session.uuid, with_locals ? &blob_locals : nullptr);
+      if (table == "internal_steps") {
+        // The fleet keeps each prompt whole: one the archive reads from its body is read so.
+        const auto prompt = static_cast<std::size_t>(
+            std::find(t.columns.begin(), t.columns.end(), "full_prompt") - t.columns.begin());
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          const auto at = intOf(blob_locals[r][0]);
+          if (!at || !std::holds_alternative<std::monostate>(t.rows[r][prompt])) {
+            continue;
+          }
+          const std::optional<std::string> body =
+              impl_->bodies.read(*intOf(blob_locals[r][1]), detail::BodySide::Response);
+          std::optional<std::string> text =
+              body ? protocol::jsonStringAt(*body, static_cast<std::size_t>(*at)) : std::nullopt;
+          if (!text) {
+            throw std::runtime_error("[store.body.corrupt] a prompt of exchange seq " +
+                                     std::to_string(intOf(t.rows[r][1]).value_or(-1)) +
+                                     " is not where its response body should hold it");
+          }
+          t.rows[r][prompt] = std::move(*text);
+        }
+      }
       if (table == "blobs") {
         // Blobs are global, keyed by hash alone; the fleet keeps their JSON text whole (a
         // compressed memory is unpacked) so that SQL can reach inside.

@@ -10,6 +10,7 @@
 
 #include "agentvcr/protocol/canonical.hpp"
 #include "agentvcr/protocol/env_feedback.hpp"
+#include "agentvcr/protocol/json_spans.hpp"
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/redact.hpp"
 #include "agentvcr/protocol/validation.hpp"
@@ -232,13 +233,16 @@ void decodeCandidates(magma::AgentResponse& response, DecodedExchange& d, BlobCo
     step_of_source.emplace(d.steps[i].source_id, i);
   }
   d.candidates.reserve(response.size());
+  std::size_t position = 0;
   for (magma::AgentOutput& output : response) {
     auto it = step_of_source.find(output.source_id);
     if (it == step_of_source.end()) {
+      ++position;
       continue;  // cannot happen after the order check; never trust it blindly
     }
     DecodedCandidate c;
     c.step_index = it->second;
+    c.response_position = position++;
     c.candidate_index = output.candidate_index;
     c.is_error = output.status == magma::OutputStatus::Error;
     if (output.output) {
@@ -272,6 +276,43 @@ void decodeCandidates(magma::AgentResponse& response, DecodedExchange& d, BlobCo
   }
 }
 
+/// Finds each internal step's prompt in the response body (DecodedInternalStep::full_prompt_at):
+/// only where the literal there holds exactly the decoded text.
+void findPromptReferences(std::string_view body, std::vector<DecodedCandidate>& candidates) {
+  std::unordered_map<std::size_t, DecodedCandidate*> at_position;
+  for (DecodedCandidate& c : candidates) {
+    for (const DecodedInternalStep& step : c.internal_steps) {
+      if (step.full_prompt) {
+        at_position.emplace(c.response_position, &c);
+        break;
+      }
+    }
+  }
+  if (at_position.empty()) {
+    return;
+  }
+  static constexpr protocol::JsonPathStep kPrompts[] = {
+      {""}, {"internal_steps"}, {""}, {"full_prompt"}};
+  protocol::findJsonValues(
+      body, kPrompts, [&](std::span<const std::size_t> indexes, protocol::JsonSpan span) {
+        auto candidate = at_position.find(indexes[0]);
+        if (candidate == at_position.end() ||
+            indexes[1] >= candidate->second->internal_steps.size()) {
+          return;
+        }
+        DecodedInternalStep& step = candidate->second->internal_steps[indexes[1]];
+        if (!step.full_prompt) {
+          return;
+        }
+        // A member named twice: the later literal is the one decoded, so each one decides.
+        const std::string_view literal = body.substr(span.begin, span.end - span.begin);
+        const bool plain = literal.size() >= 2 && literal.find('\\') == std::string_view::npos;
+        const bool same = plain ? literal.substr(1, literal.size() - 2) == *step.full_prompt
+                                : protocol::jsonStringAt(body, span.begin) == step.full_prompt;
+        step.full_prompt_at = same ? std::optional<std::size_t>(span.begin) : std::nullopt;
+      });
+}
+
 void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,
                  const DecodeOptions& options) {
   const protocol::Exchange& ex = d.exchange;
@@ -296,6 +337,7 @@ void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,
           decodeSteps(*request, d, blobs);
           if (response) {
             decodeCandidates(*response, d, blobs);
+            findPromptReferences(ex.response_body, d.candidates);
           }
         }
       } else if (request) {

@@ -53,12 +53,16 @@ struct DecodedInternalStep {
   std::optional<std::string> component;
   std::optional<std::string> origin;
   std::optional<std::string> full_prompt;
+  /// Where the response body holds `full_prompt`: the offset of its string literal, which holds
+  /// exactly that text. The archive keeps this reference instead of a copy (schema 16).
+  std::optional<std::size_t> full_prompt_at;
   std::optional<std::string> output_raw;
   std::string rest;  ///< the entry without full_prompt/output_raw when they are strings
 };
 
 struct DecodedCandidate {
-  std::size_t step_index = 0;  ///< into DecodedExchange::steps
+  std::size_t step_index = 0;         ///< into DecodedExchange::steps
+  std::size_t response_position = 0;  ///< its index in the response's array
   std::int64_t candidate_index = 0;
   bool is_error = false;
   std::optional<std::string> say;

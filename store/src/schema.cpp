@@ -3,8 +3,6 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,10 +20,8 @@
 #include "agentvcr/protocol/exchange.hpp"
 #include "agentvcr/protocol/magma.hpp"
 #include "agentvcr/store/identity.hpp"
-#include "body_segments.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
-#include "stored_bodies.hpp"
 #include "yielding_vfs.hpp"
 
 namespace agentvcr::store {
@@ -519,9 +515,11 @@ CREATE TABLE call_links (
 CREATE INDEX call_links_recorded ON call_links(recorded_call_id);
 )sql";
 
-// Version 16: bodies as segments of one zstd stream per MAGMA route (body_segments.hpp). A
-// segment's frame starts from the keyframe of the segment it names, or from nothing. Rows
-// already there keep their bodies as they were.
+// Version 16: an archive that keeps what is new. MAGMA bodies as segments of one zstd stream
+// per route (body_segments.hpp): a segment's frame starts from the keyframe of the segment it
+// names, or from nothing. An internal step's prompt read from the response body that holds it
+// (`full_prompt_at`), and searched by what it adds to the prompt it continues (`prompt_new`,
+// `prompt_parent_id`: prompt_deltas.hpp). convertToVersion16() converts the rows already there.
 constexpr const char* kSchemaV16 = R"sql(
 CREATE TABLE body_segments (
   id                INTEGER PRIMARY KEY,
@@ -530,80 +528,16 @@ CREATE TABLE body_segments (
 ALTER TABLE exchanges ADD COLUMN body_segment_id INTEGER REFERENCES body_segments(id);
 CREATE INDEX exchanges_body_segment ON exchanges(body_segment_id, id)
   WHERE body_segment_id IS NOT NULL;
+ALTER TABLE internal_steps ADD COLUMN full_prompt_at INTEGER;
+ALTER TABLE internal_steps ADD COLUMN prompt_new TEXT;
+ALTER TABLE internal_steps ADD COLUMN prompt_parent_id INTEGER;
+CREATE INDEX internal_steps_prompt_parent ON internal_steps(prompt_parent_id)
+  WHERE prompt_parent_id IS NOT NULL;
+DROP TABLE search_internal_steps;
+CREATE VIRTUAL TABLE search_internal_steps USING fts5(
+  prompt_new, output_raw, content='internal_steps', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
 )sql";
-
-/// Version 16 converts what is there: each MAGMA body an older recorder kept (verbatim, a frame
-/// of its own, or a frame against a dictionary) becomes part of its session and route's segments,
-/// as the recorder now writes them, and the dictionaries go. A body that does not decode stays as
-/// it was, with its dictionary.
-void afterV16(SQLite::Database& db) {
-  std::vector<std::int64_t> ids;
-  {
-    SQLite::Statement q(
-        db, "SELECT id FROM exchanges WHERE protocol = 'magma' ORDER BY session_id, id");
-    while (q.executeStep()) {
-      ids.push_back(q.getColumn(0).getInt64());
-    }
-  }
-  StoredBodies bodies(db);
-  SQLite::Statement read(db, std::string("SELECT id, session_id, route, ") + kStoredBodyColumns +
-                                 " FROM exchanges WHERE id = :id");
-  const BodyColumns request = BodyColumns::of(read, BodySide::Request);
-  const BodyColumns response = BodyColumns::of(read, BodySide::Response);
-  SQLite::Statement update(db, R"sql(
-    UPDATE exchanges SET request_body = :request, request_body_codec = :request_codec,
-      request_body_dictionary = NULL, request_body_size = :request_size,
-      response_body = :response, response_body_codec = :response_codec,
-      response_body_dictionary = NULL,
-      response_body_size = :response_size, body_segment_id = :segment
-    WHERE id = :id)sql");
-  std::unique_ptr<SegmentPacker> packer;  // one per session: its streams end with it
-  std::int64_t session = -1;
-  for (const std::int64_t id : ids) {
-    bindInt(read, ":id", id);
-    if (!read.executeStep()) {
-      read.reset();
-      continue;
-    }
-    std::string request_body;
-    std::string response_body;
-    try {
-      request_body = bodies.read(read, request);
-      response_body = bodies.read(read, response);
-    } catch (const std::runtime_error&) {
-      read.reset();
-      continue;
-    }
-    if (read.getColumn(1).getInt64() != session || !packer) {
-      session = read.getColumn(1).getInt64();
-      packer = std::make_unique<SegmentPacker>(db);
-    }
-    const std::string route = read.getColumn(2).getString();
-    read.reset();
-    const std::optional<SegmentedBodies> packed = packer->pack(request_body, response_body, route);
-    if (!packed) {
-      continue;  // too large for a segment, or short: it stays as it was
-    }
-    static const std::optional<std::string> segment_codec{std::string(kSegmentCodec)};
-    static const std::optional<std::string> verbatim;
-    bindBlob(update, ":request", packed->request_blocks ? *packed->request_blocks : request_body);
-    bindBlob(update, ":response",
-             packed->response_blocks ? *packed->response_blocks : response_body);
-    bindOptText(update, ":request_codec", packed->request_blocks ? segment_codec : verbatim);
-    bindOptText(update, ":response_codec", packed->response_blocks ? segment_codec : verbatim);
-    bindInt(update, ":request_size", static_cast<std::int64_t>(request_body.size()));
-    bindInt(update, ":response_size", static_cast<std::int64_t>(response_body.size()));
-    bindInt(update, ":segment", packed->segment_id);
-    bindInt(update, ":id", id);
-    execOnce(update);
-    packer->confirmed();
-  }
-  db.exec(R"sql(
-    DELETE FROM body_dictionaries WHERE id NOT IN (
-      SELECT request_body_dictionary FROM exchanges WHERE request_body_dictionary IS NOT NULL
-      UNION SELECT response_body_dictionary FROM exchanges
-      WHERE response_body_dictionary IS NOT NULL))sql");
-}
 
 struct Migration {
   int to_version;
@@ -613,12 +547,14 @@ struct Migration {
 
 const std::vector<Migration>& migrations() {
   static const std::vector<Migration> list = {
-      {1, kSchemaV1, nullptr},     {2, kSchemaV2, &afterV2},    {3, kSchemaV3, nullptr},
-      {4, kSchemaV4, nullptr},     {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
-      {7, kSchemaV7, nullptr},     {8, kSchemaV8, nullptr},     {9, kSchemaV9, nullptr},
-      {10, kSchemaV10, nullptr},   {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
-      {13, kSchemaV13, nullptr},   {14, kSchemaV14, nullptr},   {15, kSchemaV15, nullptr},
-      {16, kSchemaV16, &afterV16},
+      {1, kSchemaV1, nullptr},     {2, kSchemaV2, &afterV2},
+      {3, kSchemaV3, nullptr},     {4, kSchemaV4, nullptr},
+      {5, kSchemaV5, nullptr},     {6, kSchemaV6, nullptr},
+      {7, kSchemaV7, nullptr},     {8, kSchemaV8, nullptr},
+      {9, kSchemaV9, nullptr},     {10, kSchemaV10, nullptr},
+      {11, kSchemaV11, &afterV11}, {12, kSchemaV12, nullptr},
+      {13, kSchemaV13, nullptr},   {14, kSchemaV14, nullptr},
+      {15, kSchemaV15, nullptr},   {16, kSchemaV16, &convertToVersion16},
   };
   return list;
 }

@@ -12,6 +12,10 @@ namespace agentvcr::store::detail {
 /// std::runtime_error "[store.schema.newer]" / "[store.schema.foreign]".
 int prepareArchive(SQLite::Database& db, const std::string& path);
 
+/// The data step of migration 16 (schema_v16.cpp): MAGMA bodies into segments, prompts into
+/// references to their bodies, each prompt's new part searchable.
+void convertToVersion16(SQLite::Database& db);
+
 /// PRAGMA user_version of an open connection.
 int schemaVersionOf(SQLite::Database& db);
 

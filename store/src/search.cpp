@@ -86,7 +86,7 @@ const FieldSpec kFields[] = {
       JOIN candidates c ON c.id = i.candidate_id
       WHERE search_internal_steps MATCH :match AND search_internal_steps.rowid BETWEEN :lo AND :hi
       ORDER BY search_internal_steps.rowid)sql"},
-    {"full_prompt", "search_internal_steps", "full_prompt", 0, 2, R"sql(
+    {"full_prompt", "search_internal_steps", "prompt_new", 0, 2, R"sql(
       SELECT c.step_id, search_internal_steps.rowid AS rowid
       FROM search_internal_steps
       JOIN internal_steps i ON i.id = search_internal_steps.rowid
@@ -327,6 +327,20 @@ class FieldStream {
   std::int64_t rowid_ = 0;
 };
 
+/// How many later internal steps continue the prompt of internal step `id`, directly or through
+/// others (`prompt_parent_id`): the later steps whose prompts repeat what it added.
+std::int64_t laterRepeats(SQLite::Database& db, std::int64_t id) {
+  SQLite::Statement q(db, R"sql(
+    WITH RECURSIVE later(id) AS (
+      SELECT id FROM internal_steps WHERE prompt_parent_id = :id
+      UNION ALL
+      SELECT i.id FROM internal_steps i JOIN later l ON i.prompt_parent_id = l.id)
+    SELECT count(*) FROM later)sql");
+  q.bind(":id", id);
+  q.executeStep();
+  return q.getColumn(0).getInt64();
+}
+
 /// One index row of a field that matched.
 struct FieldMatch {
   std::size_t field = 0;  ///< into kFields
@@ -391,16 +405,31 @@ std::vector<SearchHit> finishHits(SQLite::Database& db, const std::vector<std::s
   for (MatchedStep& step : steps) {
     const RowText* best = nullptr;
     std::size_t best_field = 0;
+    std::int64_t best_rowid = 0;
+    // A prompt renders its step's own input: a match there and in another field of the step is
+    // the other field's (a prompt is indexed by what it adds, and so short a text ranks high).
+    auto isPrompt = [](std::size_t field) {
+      return std::string_view(kFields[field].field) == "full_prompt";
+    };
+    auto better = [&](const RowText& row, std::size_t field) {
+      if (best == nullptr) {
+        return true;
+      }
+      if (isPrompt(field) != isPrompt(best_field)) {
+        return !isPrompt(field);
+      }
+      return row.rank < best->rank || (row.rank == best->rank && field < best_field);
+    };
     for (const FieldMatch& m : step.matches) {
       auto it = rows[m.field].find(m.rowid);
       if (it == rows[m.field].end()) {
         continue;  // cannot happen: the row matched
       }
       const RowText& row = it->second;
-      if (best == nullptr || row.rank < best->rank ||
-          (row.rank == best->rank && m.field < best_field)) {
+      if (better(row, m.field)) {
         best = &row;
         best_field = m.field;
+        best_rowid = m.rowid;
       }
     }
     if (best == nullptr) {
@@ -409,6 +438,9 @@ std::vector<SearchHit> finishHits(SQLite::Database& db, const std::vector<std::s
       step.hit.snippet = best->snippet;
     }
     step.hit.field = best_field == 0 && step.is_env ? "env_feedback" : kFields[best_field].field;
+    if (best != nullptr && step.hit.field == "full_prompt") {
+      step.hit.repeated_by = laterRepeats(db, best_rowid);
+    }
     hits.push_back(std::move(step.hit));
   }
   return hits;

@@ -33,4 +33,18 @@ std::string StoredBodies::read(const SQLite::Statement& q, const BodyColumns& co
   return dictionaries_.unpackColumns(q, columns.body, columns.codec, columns.dictionary);
 }
 
+std::optional<std::string> StoredBodies::read(std::int64_t exchange_id, BodySide side) {
+  const StatementLease lease(
+      by_id_, db_,
+      "SELECT id, request_body, request_body_codec, request_body_dictionary, "
+      "response_body, response_body_codec, response_body_dictionary, "
+      "body_segment_id FROM exchanges WHERE id = :id");
+  ReusedStatement& q = *lease;
+  bindInt(q, ":id", exchange_id);
+  if (!q.executeStep()) {
+    return std::nullopt;
+  }
+  return read(q, side);
+}
+
 }  // namespace agentvcr::store::detail

@@ -5,6 +5,7 @@
 // (schema 16).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <SQLiteCpp/Database.h>
@@ -37,7 +38,7 @@ inline constexpr const char* kStoredBodyColumns =
 /// Gives stored bodies back byte for byte. Thread-safe.
 class StoredBodies {
  public:
-  explicit StoredBodies(SQLite::Database& db) : dictionaries_(db), segments_(db) {}
+  explicit StoredBodies(SQLite::Database& db) : db_(db), dictionaries_(db), segments_(db) {}
 
   /// The body in the current row of `q`. Throws std::runtime_error "[store.body.*]".
   std::string read(const SQLite::Statement& q, const BodyColumns& columns);
@@ -47,7 +48,12 @@ class StoredBodies {
     return read(q, BodyColumns::of(q, side));
   }
 
+  /// The `side` body of exchange `exchange_id`, read from its row; nullopt when there is none.
+  std::optional<std::string> read(std::int64_t exchange_id, BodySide side);
+
  private:
+  SQLite::Database& db_;
+  std::optional<ReusedStatement> by_id_;  // prepared on first use
   DictionaryShelf dictionaries_;
   SegmentShelf segments_;
 };

@@ -19,8 +19,11 @@
 
 #include "../unit/store/store_test_support.hpp"
 #include "agentvcr/cli/demo_command.hpp"
+#include "agentvcr/cli/export_command.hpp"
 #include "agentvcr/cli/inspect_commands.hpp"
+#include "agentvcr/cli/lint_command.hpp"
 #include "agentvcr/cli/migrate_command.hpp"
+#include "agentvcr/cli/search_command.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "agentvcr_process.hpp"
@@ -244,6 +247,80 @@ TEST_F(CliTest, MigrateIndexesWhatAKilledRecorderLeftUnindexed) {
   SQLite::Database db(db_path_, SQLite::OPEN_READONLY);
   EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE indexed = 0").getInt(), 0);
   EXPECT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE decoder_version = 0").getInt(), 0);
+}
+
+TEST_F(CliTest, AnArchiveOfVersion15MigratesAndEveryReaderGivesWhatItGaveBefore) {
+  // The demo archive as this agentvcr records it, against the same archive shaped as version 15
+  // kept it (every body whole) and migrated: its bodies are now segments, and every reader must
+  // print what it printed on the original, byte for byte.
+  const std::string migrated = temp_.file("v15.sqlite");
+  std::filesystem::copy_file(db_path_, migrated);
+  {
+    SQLite::Database db(migrated, SQLite::OPEN_READWRITE);
+    testing::shapeAsVersion(db, 15);
+    ASSERT_EQ(db.execAndGet("SELECT count(*) FROM exchanges WHERE request_body_codec = "
+                            "'zstd-segment' OR response_body_codec = 'zstd-segment'")
+                  .getInt(),
+              0);
+  }
+  std::ostringstream migration;
+  ASSERT_EQ(cli::runMigrate(migrated, migration), cli::kExitOk);
+  {
+    SQLite::Database db(migrated, SQLite::OPEN_READONLY);
+    ASSERT_GT(db.execAndGet("SELECT count(*) FROM exchanges WHERE response_body_codec = "
+                            "'zstd-segment'")
+                  .getInt(),
+              5);
+  }
+  auto outputs = [](const std::string& path) {
+    std::vector<std::string> printed;
+    auto keep = [&](auto run, auto command) {
+      std::ostringstream out;
+      run(command, out);
+      printed.push_back(out.str());
+    };
+    cli::ExportCommand jsonl;
+    jsonl.db_path = path;
+    keep(cli::runExport, jsonl);
+    cli::ExportCommand har = jsonl;
+    har.format = "har";
+    keep(cli::runExport, har);
+    cli::LintCommand lint;
+    lint.db_path = path;
+    lint.format = "json";
+    keep(cli::runLint, lint);
+    cli::SearchCommand search;
+    search.db_path = path;
+    search.words = {"press"};
+    search.json = true;
+    keep(cli::runSearch, search);
+    const store::ArchiveReader reader(path);
+    for (const store::ExchangeRow& ex : reader.exchanges(1, 0, 1000)) {
+      cli::ShowCommand show;
+      show.db_path = path;
+      show.exchange = ex.id;
+      show.bodies = true;
+      keep(cli::runShow, show);
+    }
+    for (std::int64_t conversation = 1; conversation <= 7; ++conversation) {
+      cli::ShowCommand show;
+      show.db_path = path;
+      show.conversation = conversation;
+      keep(cli::runShow, show);
+    }
+    return printed;
+  };
+  const std::vector<std::string> before = outputs(db_path_);
+  const std::vector<std::string> after = outputs(migrated);
+  ASSERT_EQ(before.size(), after.size());
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    // export names its archive's path; nothing else may differ.
+    std::string expected = before[i];
+    for (std::size_t at; (at = expected.find(db_path_)) != std::string::npos;) {
+      expected.replace(at, db_path_.size(), migrated);
+    }
+    EXPECT_EQ(after[i], expected) << "output " << i;
+  }
 }
 
 TEST(MigrateCli, AMissingArchiveIsAnErrorNotANewFile) {

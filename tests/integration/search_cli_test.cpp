@@ -180,9 +180,11 @@ TEST_F(SearchCliTest, FiltersWithAndWithoutWords) {
             "conversation 2 #2 (step 5, session 1)  output_raw: {\"say\": \"\", \"action\": "
             "{\"arm2\": {\"name\": \"deplace\", \"arguments\": {\"object\": \"banana_1\", "
             "\"target_area\": \"[mutual_zone]\"}}}}\n"
-            "conversation 2 #4 (step 6, session 1)  full_prompt: …Please move every damaged fruit "
-            "to the [mutual zone]. assistant: {\"say\": \"\", \"action\": {\"arm1\": {\"name\": "
-            "\"deplace\", \"arguments…\n"
+            // Its own env feedback names the zone: a prompt, which renders the step's input and
+            // history, is the hit's field only when nothing else of the step matched.
+            "conversation 2 #4 (step 6, session 1)  env_feedback: …robot arm1.\", "
+            "\"previous_tool_call\": {\"arm1\": {\"name\": \"deplace\", \"arguments\": "
+            "{\"object\": \"banana_1\", \"target_area\": \"[mutual_zone]\"}}}}\n"
             "3 steps and calls\n");
 
   // Without words a hit has no field: one place a line. --limit cuts, and says so.

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agentvcr/store/archive_reader.hpp"
@@ -138,18 +139,54 @@ void unsegmentBodies(SQLite::Database& db) {
   }
 }
 
+/// Version 16 reads a prompt from the response body that holds it; an older recorder copied it
+/// into its row.
+void copyPrompts(SQLite::Database& db) {
+  std::vector<std::pair<std::int64_t, std::string>> prompts;
+  {
+    store::ArchiveReader reader(db.getFilename());
+    SQLite::Statement candidates(
+        db, "SELECT DISTINCT candidate_id FROM internal_steps WHERE full_prompt_at IS NOT NULL");
+    while (candidates.executeStep()) {
+      for (const store::InternalStepRow& row :
+           reader.internalSteps(candidates.getColumn(0).getInt64())) {
+        if (row.full_prompt) {
+          prompts.emplace_back(row.id, *row.full_prompt);
+        }
+      }
+    }
+  }
+  SQLite::Statement update(db, "UPDATE internal_steps SET full_prompt = ? WHERE id = ?");
+  for (const auto& [id, prompt] : prompts) {
+    update.bind(1, prompt);
+    update.bind(2, id);
+    update.exec();
+    update.reset();
+  }
+}
+
 }  // namespace
 
 void shapeAsVersion(SQLite::Database& db, int version) {
   if (version < 2 || version > 15) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 16: bodies as segments.
+  // Version 16: bodies as segments, prompts read from their bodies and searched by what is new.
+  copyPrompts(db);
   unsegmentBodies(db);
   db.exec(R"sql(
     DROP INDEX exchanges_body_segment;
     ALTER TABLE exchanges DROP COLUMN body_segment_id;
-    DROP TABLE body_segments)sql");
+    DROP TABLE body_segments;
+    DROP TABLE search_internal_steps;
+    DROP INDEX internal_steps_prompt_parent;
+    ALTER TABLE internal_steps DROP COLUMN full_prompt_at;
+    ALTER TABLE internal_steps DROP COLUMN prompt_new;
+    ALTER TABLE internal_steps DROP COLUMN prompt_parent_id;
+    CREATE VIRTUAL TABLE search_internal_steps USING fts5(
+      full_prompt, output_raw, content='internal_steps', content_rowid='id',
+      tokenize='unicode61 remove_diacritics 2');
+    INSERT INTO search_internal_steps(search_internal_steps) VALUES ('rebuild'))sql");
   if (version == 15) {
     db.exec("PRAGMA user_version = 15");
     return;

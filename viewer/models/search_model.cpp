@@ -58,6 +58,10 @@ QVariant SearchModel::data(const QModelIndex& index, int role) const {
     case A2aCallIdRole:
       return QVariant::fromValue<qlonglong>(h.a2a_call_id);
     case Qt::ToolTipRole:
+      if (index.column() == Excerpt && h.repeated_by > 0) {
+        return tr("first carried by this step; repeated by %n later step(s)", "",
+                  static_cast<int>(h.repeated_by));
+      }
       return index.column() == Step && h.a2a_call_id == 0
                  ? QVariant(tr("step %1 of conversation %2 (step id %3)")
                                 .arg(number)

@@ -208,12 +208,27 @@ TEST_F(MagmaDecodingTest, InternalStepsAreStoredOneRowPerEntry) {
   EXPECT_EQ(rows[1].output_raw.value_or(""), "summary text");
   EXPECT_EQ(rows[1].body, canonicalJson(entry1));
 
-  // The big strings are stored once, in their columns; the SQL view rebuilds the entry.
+  // The prompt is not copied: the row keeps where the response body holds it, and the search
+  // indexes it whole (it continues no earlier prompt). The SQL view rebuilds the rest.
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM internal_steps WHERE rest LIKE '%prompt\\n%'"),
             0);
+  EXPECT_EQ(queryText(path_,
+                      "SELECT coalesce(full_prompt, 'none') FROM internal_steps WHERE "
+                      "position = 0"),
+            "none");
+  const std::string response = onlyExchange(reader).response_body;
+  EXPECT_EQ(
+      response.substr(static_cast<std::size_t>(queryInt(
+                          path_, "SELECT full_prompt_at FROM internal_steps WHERE position = 0")),
+                      std::string(R"("user: prompt\nassistant:")").size()),
+      R"("user: prompt\nassistant:")");
+  EXPECT_EQ(queryText(path_, "SELECT prompt_new FROM internal_steps WHERE position = 0"),
+            "user: prompt\nassistant:");
+  Json without_prompt = entry0;
+  without_prompt.erase("full_prompt");
   EXPECT_EQ(
       Json::parse(queryText(path_, "SELECT body FROM internal_steps_full WHERE position = 0")),
-      entry0);
+      without_prompt);
   EXPECT_EQ(reader.session(recorder_->sessionId())->internal_step_count, 2);
 }
 

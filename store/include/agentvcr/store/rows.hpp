@@ -361,6 +361,10 @@ struct SearchHit {
   /// A short excerpt of that field with the matched words between [ and ] (FTS5 snippet(), "…"
   /// where the text was cut); empty without text.
   std::string snippet;
+  /// A "full_prompt" hit: how many later steps' prompts repeat what this step's prompt added.
+  /// A prompt is searched by what it adds to the prompt it continues, so the hit is the first
+  /// step of its conversation whose prompt carried the text.
+  std::int64_t repeated_by = 0;
 };
 
 /// One input (or coaching request) a replay could not answer from the archive, with the

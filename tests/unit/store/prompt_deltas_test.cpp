@@ -1,0 +1,121 @@
+// Prompts kept as references into their response bodies and searched by what each adds to the
+// prompt it continues (schema 16): promptDelta() by hand, then a full-history conversation
+// through the Recorder, read back and searched.
+
+#include "prompt_deltas.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/recorder.hpp"
+#include "store_test_support.hpp"
+
+namespace agentvcr::store {
+namespace {
+
+using detail::promptDelta;
+using testing::queryInt;
+using testing::queryText;
+using Json = protocol::Json;
+
+std::string added(std::string_view parent, std::string_view prompt) {
+  const detail::PromptDelta d = promptDelta(parent, prompt);
+  return std::string(prompt.substr(d.begin, d.end - d.begin));
+}
+
+TEST(PromptDelta, AContinuedPromptAddsOnlyItsNewTurn) {
+  EXPECT_EQ(added("system\nuser: a\n", "system\nuser: a\nmodel: b\nuser: c\n"),
+            "model: b\nuser: c\n");
+  EXPECT_EQ(added("same", "same"), "");
+  EXPECT_EQ(added("", "all new"), "all new");
+  EXPECT_EQ(added("unrelated text", "other words"), "other words");
+}
+
+TEST(PromptDelta, TheNewPartIsBetweenTheCommonPrefixAndSuffix) {
+  // A summarising agent rewrites the middle and keeps its system text and its closing line.
+  EXPECT_EQ(added("SYS summary one END", "SYS summary two END"), "two");
+  EXPECT_EQ(added("head tail", "head middle tail"), "middle ");
+}
+
+TEST(PromptDelta, CutsFallOnWordEdgesNeverInsideAWordOrACharacter) {
+  EXPECT_EQ(added("press sw1", "press sw12"), "sw12");
+  EXPECT_EQ(added("caf\u00e9 one", "caf\u00e8 one"), "caf\u00e8");
+  EXPECT_EQ(added("x sw12 y", "x sw13 y"), "sw13");
+}
+
+class PromptReferenceTest : public ::testing::Test {
+ protected:
+  /// The prompt of step `k` of a full-history agent: its system text, then a line per earlier
+  /// turn, each with a word no other turn has.
+  static std::string promptOf(int k) {
+    std::string prompt = "You are the commander.\n";
+    for (int i = 0; i < k; ++i) {
+      prompt += "turn " + std::to_string(i) + ": pressed marker" + std::to_string(i) + "\n";
+    }
+    return prompt + "now?";
+  }
+
+  void recordConversation(int steps) {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    for (int k = 0; k < steps; ++k) {
+      const std::string id = "r" + std::to_string(k);
+      Json out = testing::sayOutput(id, 1, 0, testing::memoryOf("e", k + 1), "ok");
+      out["internal_steps"] = Json::array(
+          {Json{{"id", "step-0"}, {"component", "commander"}, {"full_prompt", promptOf(k)}}});
+      testing::submit(
+          recorder,
+          testing::magmaExchange(
+              testing::request(id, {testing::input(1, "user", "press", testing::memoryOf("e", k))}),
+              Json::array({out})));
+    }
+  }
+
+  testing::TempDir dir_;
+  std::string path_ = dir_.file("archive.sqlite");
+};
+
+TEST_F(PromptReferenceTest, PromptsAreReadFromTheirBodiesAndIndexedByWhatEachAdds) {
+  constexpr int kSteps = 12;
+  recordConversation(kSteps);
+  // No prompt is copied; each row says where its body holds it and what it adds.
+  EXPECT_EQ(queryInt(path_,
+                     "SELECT count(*) FROM internal_steps WHERE full_prompt IS NULL "
+                     "AND full_prompt_at IS NOT NULL"),
+            kSteps);
+  EXPECT_EQ(queryText(path_, "SELECT prompt_new FROM internal_steps ORDER BY id LIMIT 1 OFFSET 5"),
+            "turn 4: pressed marker4\n");
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM internal_steps WHERE prompt_parent_id IS NULL"),
+            1);
+  const ArchiveReader reader(path_);
+  for (int k = 0; k < kSteps; ++k) {
+    const std::int64_t candidate =
+        queryInt(path_,
+                 "SELECT c.id FROM candidates c JOIN steps s ON s.id = c.step_id JOIN exchanges e "
+                 "ON e.id = s.exchange_id WHERE e.seq = " +
+                     std::to_string(k));
+    const std::vector<InternalStepRow> rows = reader.internalSteps(candidate);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].full_prompt, promptOf(k)) << "step " << k;
+    EXPECT_EQ(Json::parse(rows[0].body)["full_prompt"], promptOf(k)) << "step " << k;
+  }
+
+  // marker3 is in the prompts of steps 4 to 11: one hit, the first of them, repeated by 7.
+  SearchQuery query;
+  query.text = "marker3";
+  const std::vector<SearchHit> hits = reader.search(query);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].field, "full_prompt");
+  EXPECT_EQ(hits[0].step_id, queryInt(path_,
+                                      "SELECT s.id FROM steps s JOIN exchanges e ON "
+                                      "e.id = s.exchange_id WHERE e.seq = 4"));
+  EXPECT_EQ(hits[0].repeated_by, kSteps - 5);
+  EXPECT_EQ(hits[0].snippet, "turn 3: pressed [marker3]\n");
+}
+
+}  // namespace
+}  // namespace agentvcr::store
