@@ -29,6 +29,7 @@ const std::string kCompleted = "completed";
 const std::string kError = "error";
 const std::optional<std::string> kZstdCodecName{std::string(kZstdCodec)};
 const std::optional<std::string> kNoCodec;
+const std::optional<std::string> kBodyBlobCodecName{std::string(kBodyBlobCodec)};
 
 /// When an exchange's conversations last saw activity: its end, else its start.
 std::int64_t endNs(const protocol::Exchange& ex) {
@@ -74,9 +75,12 @@ void ArchiveIndexer::packNewMemories(std::vector<DecodedRow>& rows) {
 }
 
 void ArchiveIndexer::packNewMemories(DecodedExchange& d) {
+  // A blob already on disk is not written again; finding or compressing it would be wasted.
+  auto isNew = [this](std::uint64_t hash) { return blob_cache_.count(hash) == 0; };
+  // A memory its body holds is kept as a reference there; any other compressed.
+  referenceMemories(d, isNew);
   for (BlobText& blob : d.blobs) {
-    // A blob already on disk is not written again; compressing it would be wasted.
-    if (blob.is_memory && blob_cache_.count(blob.hash) == 0) {
+    if (blob.is_memory && !blob.in_body && isNew(blob.hash)) {
       blob.packed = memory_compressor_.pack(blob.text);
     }
   }
@@ -154,7 +158,10 @@ struct ArchiveIndexer::Statements {
         savepoint(db, "SAVEPOINT exchange"),
         rollback(db, "ROLLBACK TO exchange"),
         release(db, "RELEASE exchange"),
-        blob(db, "INSERT OR IGNORE INTO blobs (hash, text, codec) VALUES (:hash, :text, :codec)"),
+        blob(db, R"sql(
+          INSERT OR IGNORE INTO blobs (hash, text, codec, body_exchange_id, body_side, body_at,
+            body_end)
+          VALUES (:hash, :text, :codec, :exchange_id, :side, :at, :end))sql"),
         mark_indexed(db, R"sql(
           UPDATE exchanges SET protocol = coalesce(:protocol, protocol),
             route = coalesce(:route, route), magma_request_id = :magma_request_id,
@@ -167,11 +174,11 @@ struct ArchiveIndexer::Statements {
           VALUES (:session_id, :first_ns, :first_ns))sql"),
         step(db, R"sql(
           INSERT INTO steps (exchange_id, session_id, position, source_id, replay_key,
-            instruction_type, instruction_content, env_feedback, env_failure, memory_hash,
+            instruction_type, instruction_content, env_failure, memory_hash,
             tools_hash, attributes_hash, extra_keys_hash, num_outputs, conversation_id,
             parent_candidate_id, parent_ambiguity, depth)
           VALUES (:exchange_id, :session_id, :position, :source_id, :replay_key,
-            :instruction_type, :instruction_content, :env_feedback, :env_failure, :memory_hash,
+            :instruction_type, :instruction_content, :env_failure, :memory_hash,
             :tools_hash, :attributes_hash, :extra_keys_hash, :num_outputs, :conversation_id,
             :parent_candidate_id, :parent_ambiguity, :depth))sql"),
         candidate(db, R"sql(
@@ -520,7 +527,7 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   ThreadingIndex& threading = threadingOf(session_id);
   ThreadDecisions decisions(threading);  // undone unless every row of the exchange is in
   WrittenExchange written;
-  writeBlobs(d);  // first: steps and candidates reference them
+  writeBlobs(d, exchange_id);  // first: steps and candidates reference them
   writeSteps(d, exchange_id, session_id, threading, written);
   writeCandidates(d, written);
   updateConversations(written, endNs(d.exchange));
@@ -542,20 +549,32 @@ bool ArchiveIndexer::indexExchange(DecodedExchange& d, std::int64_t exchange_id,
   return true;
 }
 
-void ArchiveIndexer::writeBlobs(const DecodedExchange& d) {
+void ArchiveIndexer::writeBlobs(const DecodedExchange& d, std::int64_t exchange_id) {
   ReusedStatement& s = st_->blob;
+  static const std::string kNoText;
   for (const BlobText& blob : d.blobs) {
     if (blob_cache_.count(blob.hash) != 0) {
       continue;
     }
     bindInt(s, ":hash", toDb(blob.hash));
-    if (blob.packed) {
+    const std::optional<BodyReference>& ref = blob.in_body;
+    if (ref) {
+      bindText(s, ":text", kNoText);
+      bindOptText(s, ":codec", kBodyBlobCodecName);
+    } else if (blob.packed) {
       bindBlob(s, ":text", *blob.packed);
       bindOptText(s, ":codec", kZstdCodecName);
     } else {
       bindText(s, ":text", blob.text);
       bindOptText(s, ":codec", kNoCodec);
     }
+    auto refInt = [&](std::int64_t value) {
+      return ref ? std::optional<std::int64_t>(value) : std::nullopt;
+    };
+    bindOptInt(s, ":exchange_id", refInt(exchange_id));
+    bindOptInt(s, ":side", refInt(ref && ref->response ? 1 : 0));
+    bindOptInt(s, ":at", refInt(ref ? static_cast<std::int64_t>(ref->begin) : 0));
+    bindOptInt(s, ":end", refInt(ref ? static_cast<std::int64_t>(ref->end) : 0));
     execOnce(s);
   }
 }
@@ -584,7 +603,6 @@ void ArchiveIndexer::writeSteps(const DecodedExchange& d, std::int64_t exchange_
     bindInt(s, ":replay_key", toDb(step.replay_key));
     bindText(s, ":instruction_type", step.is_env ? kEnv : kUser);
     bindText(s, ":instruction_content", step.content);
-    bindOptText(s, ":env_feedback", step.env_feedback);
     bindOptBool(s, ":env_failure", step.env_failure);
     bindInt(s, ":memory_hash", toDb(step.memory_hash));
     bindInt(s, ":tools_hash", toDb(step.tools_hash));
@@ -651,7 +669,8 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
     execOnce(s);
     const std::int64_t candidate_id = db_.getLastInsertRowid();
     written.candidate_ids.push_back(candidate_id);
-    writeInternalSteps(cand, candidate_id, ws.parent_candidate_id, written);
+    writeInternalSteps(cand, candidate_id, ws.parent_candidate_id, d.steps[cand.step_index].content,
+                       written);
     written.error_candidates += cand.is_error ? 1 : 0;
 
     WrittenExchange::ConversationDelta& c = written.conversations[ws.conversation_id];
@@ -668,7 +687,7 @@ void ArchiveIndexer::writeCandidates(const DecodedExchange& d, WrittenExchange& 
 
 void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
                                         std::optional<std::int64_t> parent_candidate_id,
-                                        WrittenExchange& written) {
+                                        std::string_view instruction, WrittenExchange& written) {
   ReusedStatement& s = st_->internal_step;
   WrittenExchange::CandidatePrompts kept{candidate_id, {}};
   std::size_t position = 0;
@@ -681,7 +700,7 @@ void ArchiveIndexer::writeInternalSteps(const DecodedCandidate& cand, std::int64
           parent_candidate_id ? prompts_.find(*parent_candidate_id, position) : std::nullopt;
       const PromptDelta delta = parent ? promptDelta(*parent->prompt, *is.full_prompt)
                                        : PromptDelta{std::nullopt, 0, is.full_prompt->size()};
-      prompt_new = is.full_prompt->substr(delta.begin, delta.end - delta.begin);
+      prompt_new = newPromptText(*is.full_prompt, delta, instruction);
       if (parent) {
         prompt_parent_id = parent->internal_step_id;
       }

@@ -146,7 +146,7 @@ class ArchiveIndexer {
   // indexExchange()'s steps, in order. The writes:
 
   /// The blobs (memories, tools, attributes, extra keys) not known to be on disk.
-  void writeBlobs(const DecodedExchange& d);
+  void writeBlobs(const DecodedExchange& d, std::int64_t exchange_id);
   /// The steps, each in the conversation `threading` places it in (a new one if none).
   void writeSteps(const DecodedExchange& d, std::int64_t exchange_id, std::int64_t session_id,
                   ThreadingIndex& threading, WrittenExchange& written);
@@ -155,10 +155,10 @@ class ArchiveIndexer {
   /// The candidates, each with its internal steps.
   void writeCandidates(const DecodedExchange& d, WrittenExchange& written);
   /// Each with the part of its prompt that is new against the internal step at the same
-  /// position of `parent_candidate_id` (prompt_deltas.hpp).
+  /// position of `parent_candidate_id`, without the step's `instruction` (prompt_deltas.hpp).
   void writeInternalSteps(const DecodedCandidate& cand, std::int64_t candidate_id,
                           std::optional<std::int64_t> parent_candidate_id,
-                          WrittenExchange& written);
+                          std::string_view instruction, WrittenExchange& written);
   /// Adds what the exchange's steps and candidates changed to their conversations' rows.
   void updateConversations(const WrittenExchange& written, std::int64_t end_ns);
 

@@ -14,6 +14,7 @@
 
 #include "a2a_reads.hpp"
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/env_feedback.hpp"
 #include "agentvcr/protocol/http_message.hpp"
 #include "agentvcr/protocol/json_spans.hpp"
 #include "agentvcr/protocol/scope.hpp"
@@ -34,7 +35,6 @@ using detail::column;
 using detail::columnIndex;
 using detail::fromDb;
 using detail::NamedColumns;
-using detail::storedBody;
 using protocol::Json;
 
 namespace {
@@ -76,6 +76,15 @@ constexpr const char* kExchangeColumns = R"sql(
          upstream_first_byte_ns, upstream_last_byte_ns, ended_ns, outcome, error, fault,
          card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings)sql";
+
+/// The columns of blob `table` (an alias in the query) named as detail::BlobColumns::of(q, name)
+/// reads them.
+std::string blobSelect(const std::string& table, const std::string& name) {
+  const std::string t = table.empty() ? std::string() : table + ".";
+  return t + "text AS " + name + ", " + t + "codec AS " + name + "_codec, " + t +
+         "body_exchange_id AS " + name + "_exchange, " + t + "body_side AS " + name + "_side, " +
+         t + "body_at AS " + name + "_at, " + t + "body_end AS " + name + "_end";
+}
 
 /// Follows kExchangeColumns when a row's bodies and headers are wanted
 /// (readExchangeWithPayload()).
@@ -173,11 +182,19 @@ StepRow readStepColumns(const NamedColumns& c) {
   return r;
 }
 
+/// Fills an env step's decoded feedback: as an archive before version 16 stored it, else decoded
+/// again from its instruction, of which it is a pure function (no copy is kept).
+void fillEnvFeedback(StepRow& r, const std::optional<std::string>& stored) {
+  if (stored) {
+    r.env_feedback = parseStored(*stored, "env_feedback");
+  } else if (r.instruction_type == "env") {
+    r.env_feedback = protocol::toJson(protocol::decodeEnvFeedback(r.instruction_content));
+  }
+}
+
 StepRow readStep(const NamedColumns& c) {
   StepRow r = readStepColumns(c);
-  if (std::optional<std::string> feedback = c.optText("env_feedback")) {
-    r.env_feedback = parseStored(*feedback, "env_feedback");
-  }
+  fillEnvFeedback(r, c.optText("env_feedback"));
   return r;
 }
 
@@ -514,10 +531,8 @@ void ArchiveReader::forEachStep(std::int64_t conversation_id,
     }
   });
   for (const std::size_t i : treeOrder(rows)) {
-    if (feedback[i]) {
-      rows[i].env_feedback = parseStored(*feedback[i], "env_feedback");
-      feedback[i].reset();
-    }
+    fillEnvFeedback(rows[i], feedback[i]);
+    feedback[i].reset();
     visit(std::move(rows[i]));
   }
 }
@@ -662,21 +677,23 @@ std::optional<ExchangeRow> ArchiveReader::exchange(std::int64_t id) const {
 
 std::optional<std::string> ArchiveReader::blob(std::uint64_t hash) const {
   return guarded(impl_->path, [&]() -> std::optional<std::string> {
-    SQLite::Statement q = impl_->prepare("SELECT text, codec FROM blobs WHERE hash = :hash");
+    SQLite::Statement q =
+        impl_->prepare("SELECT " + blobSelect("", "blob") + " FROM blobs WHERE hash = :hash");
     bindInt(q, ":hash", detail::toDb(hash));
     if (!q.executeStep()) {
       return std::nullopt;
     }
-    return storedBody(q, columnIndex(q, "text"), columnIndex(q, "codec"));
+    return impl_->bodies.blob(q, detail::BlobColumns::of(q, "blob"));
   });
 }
 
 std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
   return guarded(impl_->path, [&]() -> std::optional<Json> {
-    SQLite::Statement q = impl_->prepare(R"sql(
-      SELECT s.source_id, s.instruction_type, s.instruction_content, s.num_outputs,
-             t.text AS tools, a.text AS attributes, m.text AS memory, x.text AS extra_keys,
-             m.codec AS memory_codec
+    SQLite::Statement q =
+        impl_->prepare(R"sql(
+      SELECT s.source_id, s.instruction_type, s.instruction_content, s.num_outputs, )sql" +
+                       blobSelect("t", "tools") + ", " + blobSelect("a", "attributes") + ", " +
+                       blobSelect("m", "memory") + ", " + blobSelect("x", "extra_keys") + R"sql(
       FROM steps s
       JOIN blobs t ON t.hash = s.tools_hash
       JOIN blobs a ON a.hash = s.attributes_hash
@@ -692,11 +709,10 @@ std::optional<Json> ArchiveReader::inputJson(std::int64_t step_id) const {
     input["instruction"] = Json{{"type", column(q, "instruction_type").getString()},
                                 {"content", column(q, "instruction_content").getString()}};
     input["num_outputs"] = column(q, "num_outputs").getInt64();
-    input["tools"] = parseStored(column(q, "tools").getString(), "tools");
-    input["attributes"] = parseStored(column(q, "attributes").getString(), "attributes");
-    input["memory"] = parseStored(
-        storedBody(q, columnIndex(q, "memory"), columnIndex(q, "memory_codec")), "memory");
-    input["extra_keys"] = parseStored(column(q, "extra_keys").getString(), "extra_keys");
+    // Any blob may be kept in a body: a memory, or a value equal to one (the same blob).
+    for (const char* part : {"tools", "attributes", "memory", "extra_keys"}) {
+      input[part] = parseStored(impl_->bodies.blob(q, detail::BlobColumns::of(q, part)), part);
+    }
     return input;
   });
 }
@@ -705,8 +721,8 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
   std::optional<Json> output = guarded(impl_->path, [&]() -> std::optional<Json> {
     SQLite::Statement q = impl_->prepare(R"sql(
       SELECT e.magma_request_id, s.source_id, c.candidate_index, c.status, c.say, c.tool_calls,
-             c.error_code, c.error_message, c.error_component, m.text AS memory,
-             m.codec AS memory_codec
+             c.error_code, c.error_message, c.error_component, )sql" +
+                                         blobSelect("m", "memory") + R"sql(
       FROM candidates c
       JOIN steps s ON s.id = c.step_id
       JOIN exchanges e ON e.id = s.exchange_id
@@ -724,7 +740,7 @@ std::optional<Json> ArchiveReader::outputJson(std::int64_t candidate_id) const {
     const std::string status = c.get("status").getString();
     out["status"] = status;
     out["memory"] =
-        parseStored(storedBody(q, c.index("memory"), c.index("memory_codec")), "memory");
+        parseStored(impl_->bodies.blob(q, detail::BlobColumns::of(q, "memory")), "memory");
     out["output"] = nullptr;
     out["error"] = nullptr;
     if (std::optional<std::string> calls = c.optText("tool_calls")) {

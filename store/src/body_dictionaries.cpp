@@ -31,20 +31,11 @@ std::string DictionaryShelf::unpackColumns(const SQLite::Statement& q, int body,
 
 DictionaryShelf::Content DictionaryShelf::load(std::int64_t id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto found = kept_.find(id); found != kept_.end()) {
-    recency_.splice(recency_.begin(), recency_, found->second.recency);
-    return found->second.content;
+  if (Content kept = kept_.find(id)) {
+    return kept;
   }
   Content content = read(id);
-  recency_.push_front(id);
-  kept_.emplace(id, Kept{content, recency_.begin()});
-  kept_bytes_ += content->size();
-  while (kept_bytes_ > kKeptBytes && recency_.size() > 1) {
-    const auto oldest = kept_.find(recency_.back());
-    kept_bytes_ -= oldest->second.content->size();
-    kept_.erase(oldest);
-    recency_.pop_back();
-  }
+  kept_.keep(id, content);
   return content;
 }
 

@@ -9,18 +9,17 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "body_compression.hpp"
+#include "recent_bytes.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
@@ -51,20 +50,13 @@ class DictionaryShelf {
  private:
   using Content = std::shared_ptr<const std::string>;
 
-  struct Kept {
-    Content content;
-    std::list<std::int64_t>::iterator recency;
-  };
-
   Content load(std::int64_t id);
   Content read(std::int64_t id);
 
   SQLite::Database& db_;
   std::mutex mutex_;
   std::optional<ReusedStatement> select_;  // prepared on the first load
-  std::unordered_map<std::int64_t, Kept> kept_;
-  std::list<std::int64_t> recency_;  // most recently used first
-  std::size_t kept_bytes_ = 0;
+  RecentBytes<std::int64_t> kept_{kKeptBytes};
 };
 
 }  // namespace agentvcr::store::detail

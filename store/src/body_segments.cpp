@@ -162,10 +162,10 @@ SegmentShelf::~SegmentShelf() = default;
 std::string SegmentShelf::body(std::int64_t segment_id, std::int64_t exchange_id, BodySide side) {
   const std::lock_guard<std::recursive_mutex> lock(mutex_);
   const Key key{exchange_id, kindOf(side)};
-  Bytes bytes = find(key);
+  Bytes bytes = kept_.find(key);
   if (!bytes) {
     decode(segment_id, exchange_id);
-    bytes = find(key);
+    bytes = kept_.find(key);
   }
   if (!bytes) {
     throw std::runtime_error("[store.body.segment] the body of exchange " +
@@ -177,11 +177,11 @@ std::string SegmentShelf::body(std::int64_t segment_id, std::int64_t exchange_id
 
 SegmentShelf::Bytes SegmentShelf::keyframe(std::int64_t segment_id) {
   const Key key{segment_id, 2};
-  if (Bytes bytes = find(key)) {
+  if (Bytes bytes = kept_.find(key)) {
     return bytes;
   }
   decode(segment_id, std::nullopt);
-  if (Bytes bytes = find(key)) {
+  if (Bytes bytes = kept_.find(key)) {
     return bytes;
   }
   throw std::runtime_error("[store.body.segment] body segment " + std::to_string(segment_id) +
@@ -279,7 +279,7 @@ void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> l
   }
   std::size_t at = 0;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    keep(pieces[i].key, std::make_shared<const std::string>(output, at, pieces[i].size));
+    kept_.keep(pieces[i].key, std::make_shared<const std::string>(output, at, pieces[i].size));
     at += pieces[i].size;
   }
   if (!pieces.empty()) {
@@ -292,32 +292,7 @@ void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> l
       }
       end += piece.size;
     }
-    keep(Key{segment_id, 2}, std::make_shared<const std::string>(output, 0, end));
-  }
-}
-
-SegmentShelf::Bytes SegmentShelf::find(const Key& key) {
-  auto found = kept_.find(key);
-  if (found == kept_.end()) {
-    return nullptr;
-  }
-  recency_.splice(recency_.begin(), recency_, found->second.recency);
-  return found->second.bytes;
-}
-
-void SegmentShelf::keep(const Key& key, Bytes bytes) {
-  if (auto found = kept_.find(key); found != kept_.end()) {
-    recency_.splice(recency_.begin(), recency_, found->second.recency);
-    return;
-  }
-  kept_bytes_ += bytes->size();
-  recency_.push_front(key);
-  kept_.emplace(key, Kept{std::move(bytes), recency_.begin()});
-  while (kept_bytes_ > kKeptBytes && recency_.size() > 1) {
-    const auto oldest = kept_.find(recency_.back());
-    kept_bytes_ -= oldest->second.bytes->size();
-    kept_.erase(oldest);
-    recency_.pop_back();
+    kept_.keep(Key{segment_id, 2}, std::make_shared<const std::string>(output, 0, end));
   }
 }
 

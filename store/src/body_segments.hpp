@@ -16,19 +16,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
 
 #include "body_compression.hpp"
+#include "recent_bytes.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
@@ -128,25 +127,16 @@ class SegmentShelf {
     }
   };
 
-  struct Kept {
-    Bytes bytes;
-    std::list<Key>::iterator recency;
-  };
-
   /// Decodes segment `segment_id` up to exchange `last_id` (the first exchange when nullopt:
   /// the keyframe), keeping every body it meets.
   void decode(std::int64_t segment_id, std::optional<std::int64_t> last_id);
   Bytes keyframe(std::int64_t segment_id);
-  Bytes find(const Key& key);
-  void keep(const Key& key, Bytes bytes);
 
   SQLite::Database& db_;
   std::recursive_mutex mutex_;
   std::optional<ReusedStatement> segment_;  // prepared on first use
   std::optional<ReusedStatement> blocks_;
-  std::unordered_map<Key, Kept, KeyHash> kept_;
-  std::list<Key> recency_;  // most recently used first
-  std::size_t kept_bytes_ = 0;
+  RecentBytes<Key, KeyHash> kept_{kKeptBytes};
 };
 
 }  // namespace agentvcr::store::detail

@@ -13,7 +13,9 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/env_feedback.hpp"
 #include "agentvcr/protocol/json_spans.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/identity.hpp"
 #include "agentvcr/store/schema.hpp"
 #include "body_compression.hpp"
@@ -143,7 +145,8 @@ constexpr const char* kBlobs = R"sql(
   WITH batch_steps AS (
     SELECT id, memory_hash, tools_hash, attributes_hash, extra_keys_hash FROM steps
     WHERE exchange_id BETWEEN :first AND :last AND +session_id = :session)
-  SELECT b.hash, b.codec AS local_codec, b.text
+  SELECT b.hash, b.codec AS local_codec, b.text, b.body_exchange_id AS local_exchange,
+         b.body_side AS local_side, b.body_at AS local_at, b.body_end AS local_end
   FROM blobs b
   WHERE b.hash IN (
     SELECT memory_hash FROM batch_steps
@@ -332,6 +335,26 @@ std::size_t FeedBatch::rowCount() const {
     n += t.rows.size();
   }
   return n;
+}
+
+/// The fleet keeps each env step's decoded feedback, which an archive of version 16 decodes again
+/// from the instruction whenever it is read.
+void fillEnvFeedback(FeedTable& steps) {
+  auto at = [&](std::string_view name) {
+    return static_cast<std::size_t>(std::find(steps.columns.begin(), steps.columns.end(), name) -
+                                    steps.columns.begin());
+  };
+  const std::size_t feedback = at("env_feedback");
+  const std::size_t type = at("instruction_type");
+  const std::size_t content = at("instruction_content");
+  for (auto& row : steps.rows) {
+    const auto* kind = std::get_if<std::string>(&row[type]);
+    if (std::holds_alternative<std::monostate>(row[feedback]) && kind != nullptr &&
+        *kind == "env") {
+      row[feedback] = protocol::dumpCompact(
+          protocol::toJson(protocol::decodeEnvFeedback(bytesOf(row[content]))));
+    }
+  }
 }
 
 struct ChangeFeed::Impl {
@@ -587,7 +610,12 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
           auto& row = t.rows[r];
           row.erase(row.begin());
-          if (auto* codec = std::get_if<std::string>(&blob_locals[r][0])) {
+          const auto* codec = std::get_if<std::string>(&blob_locals[r][0]);
+          if (codec != nullptr && *codec == detail::kBodyBlobCodec) {
+            const auto& local = blob_locals[r];  // codec, exchange, side, at, end
+            row[1] = impl_->bodies.valueInBody(intOf(local[1]), intOf(local[2]), intOf(local[3]),
+                                               intOf(local[4]));
+          } else if (codec != nullptr) {
             row[1] = detail::unpackBody(bytesOf(row[1]), *codec);
           } else {
             row[1] = bytesOf(row[1]);
@@ -611,7 +639,9 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     derived.push_back(numbered(kConversations, "conversations", "number"));
     // The conversations' order of insertion matters to nothing: they are upserted by number.
     derived.push_back(std::move(exchanges));
-    derived.push_back(numbered(kSteps, "steps", "conversation"));
+    FeedTable steps = numbered(kSteps, "steps", "conversation");
+    fillEnvFeedback(steps);
+    derived.push_back(std::move(steps));
     derived.push_back(ranged(kCandidates, "candidates"));
     derived.push_back(ranged(kInternalSteps, "internal_steps"));
     derived.push_back(numbered(kA2aCalls, "a2a_calls", "conversation"));

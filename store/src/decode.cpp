@@ -14,6 +14,7 @@
 #include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/protocol/redact.hpp"
 #include "agentvcr/protocol/validation.hpp"
+#include "body_compression.hpp"
 
 namespace agentvcr::store::detail {
 namespace {
@@ -155,7 +156,7 @@ class BlobCollector {
   std::uint64_t add(std::string text, bool is_memory = false) {
     std::uint64_t hash = protocol::stableHash(text);
     if (seen_.insert(hash).second) {
-      out_.push_back(BlobText{hash, std::move(text), is_memory, std::nullopt});
+      out_.push_back(BlobText{hash, std::move(text), is_memory, std::nullopt, std::nullopt});
     }
     return hash;
   }
@@ -213,9 +214,8 @@ void decodeSteps(magma::AgentRequest& request, DecodedExchange& d, BlobCollector
         magma::replayKey(input, tools_text, attributes_text, memory_text, extra_keys_text);
     step.is_env = input.instruction.type == magma::InstructionType::Env;
     if (step.is_env) {
-      protocol::EnvFeedback feedback = protocol::decodeEnvFeedback(input.instruction.content);
-      step.env_feedback = protocol::dumpCompact(protocol::toJson(feedback));
-      step.env_failure = feedback.anyFailure();
+      // The decoded feedback is not kept: readers decode it again from the instruction.
+      step.env_failure = protocol::decodeEnvFeedback(input.instruction.content).anyFailure();
     }
     step.content = std::move(input.instruction.content);
     step.memory_hash = blobs.add(std::move(memory_text), /*is_memory=*/true);
@@ -600,6 +600,53 @@ std::vector<protocol::BodyArrival> arrivalsFromJson(const std::optional<std::str
     }
   }
   return arrivals;
+}
+
+void referenceMemories(DecodedExchange& d, const std::function<bool(std::uint64_t)>& wanted) {
+  std::unordered_map<std::uint64_t, BlobText*> open;
+  for (BlobText& blob : d.blobs) {
+    // A short memory costs less kept whole, and stays readable with plain SQL.
+    if (blob.is_memory && !blob.in_body && blob.text.size() >= kCompressFrom && wanted(blob.hash)) {
+      open.emplace(blob.hash, &blob);
+    }
+  }
+  if (open.empty()) {
+    return;
+  }
+  auto offer = [&](bool response, std::string_view body, std::uint64_t hash,
+                   protocol::JsonSpan span) {
+    auto found = open.find(hash);
+    if (found == open.end() || found->second->in_body) {
+      return;
+    }
+    // Read back as a reader will: the value there, in canonical form.
+    protocol::JsonParseResult parsed =
+        protocol::parseJson(body.substr(span.begin, span.end - span.begin));
+    if (parsed.value && protocol::canonicalJson(*parsed.value) == found->second->text) {
+      found->second->in_body = BodyReference{response, span.begin, span.end};
+    }
+  };
+  const protocol::Exchange& ex = d.exchange;
+  static constexpr protocol::JsonPathStep kInputMemories[] = {{"inputs"}, {""}, {"memory"}};
+  protocol::findJsonValues(ex.request_body, kInputMemories,
+                           [&](std::span<const std::size_t> at, protocol::JsonSpan span) {
+                             // Steps are decoded in the order of the request's inputs.
+                             if (at[0] < d.steps.size()) {
+                               offer(false, ex.request_body, d.steps[at[0]].memory_hash, span);
+                             }
+                           });
+  std::unordered_map<std::size_t, std::uint64_t> candidate_memory;
+  for (const DecodedCandidate& c : d.candidates) {
+    candidate_memory.emplace(c.response_position, c.memory_hash);
+  }
+  static constexpr protocol::JsonPathStep kCandidateMemories[] = {{""}, {"memory"}};
+  protocol::findJsonValues(ex.response_body, kCandidateMemories,
+                           [&](std::span<const std::size_t> at, protocol::JsonSpan span) {
+                             if (auto c = candidate_memory.find(at[0]);
+                                 c != candidate_memory.end()) {
+                               offer(true, ex.response_body, c->second, span);
+                             }
+                           });
 }
 
 }  // namespace agentvcr::store::detail

@@ -23,12 +23,23 @@ inline constexpr int kDecoderVersion = 2;
 /// Findings kept per side of an exchange; more are summarised in one "too_many_findings".
 inline constexpr std::size_t kMaxFindingsPerSide = 50;
 
+/// Where one of its exchange's bodies holds a value: the bytes [begin, end) of the request's or
+/// the response's body.
+struct BodyReference {
+  bool response = false;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 struct BlobText {
   std::uint64_t hash = 0;
   std::string text;  ///< canonical JSON
-  /// A memory: distinct on nearly every step of an episode, so worth compressing. Tools,
+  /// A memory: distinct on nearly every step of an episode, so not worth a copy. Tools,
   /// attributes and extra keys repeat and are stored once, verbatim, for plain SQL.
   bool is_memory = false;
+  /// Where the exchange's body holds a value whose canonical text is `text`: the archive keeps
+  /// this reference instead of the text (schema 16; referenceMemories()).
+  std::optional<BodyReference> in_body;
   /// `text` as a zstd frame, when the indexer chose to store it so (schema v9).
   std::optional<std::string> packed;
 };
@@ -39,7 +50,6 @@ struct DecodedStep {
   std::uint64_t replay_key = 0;
   bool is_env = false;
   std::string content;
-  std::optional<std::string> env_feedback;  ///< JSON text
   std::optional<bool> env_failure;
   std::uint64_t memory_hash = 0;
   std::uint64_t tools_hash = 0;
@@ -139,6 +149,12 @@ bool derivesNothing(const RedactedExchange& r);
 /// for anything the network controls: a decoding surprise becomes a "decode_error" finding and
 /// the raw exchange is still returned.
 DecodedExchange decodeExchange(RedactedExchange&& redacted, const DecodeOptions& options);
+
+/// Finds where the exchange's bodies hold the memories `wanted` accepts (a step's input memory
+/// in the request, a candidate's in the response) and sets their BlobText::in_body, where the
+/// value there reads back to exactly the memory's canonical text. Memories shorter than
+/// kCompressFrom stay copies, readable with plain SQL.
+void referenceMemories(DecodedExchange& d, const std::function<bool(std::uint64_t)>& wanted);
 
 /// Splits an event-stream response into events timed by the exchange's body arrivals (an
 /// event that arrived with no recorded time gets the time the exchange ended).

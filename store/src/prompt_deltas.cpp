@@ -41,6 +41,22 @@ PromptDelta promptDelta(std::string_view parent, std::string_view prompt) {
   return PromptDelta{std::nullopt, prefix, std::max(prefix, end)};
 }
 
+std::string newPromptText(std::string_view prompt, const PromptDelta& delta,
+                          std::string_view instruction) {
+  const std::string_view added = prompt.substr(delta.begin, delta.end - delta.begin);
+  for (std::size_t at = instruction.empty() ? std::string_view::npos : added.find(instruction);
+       at != std::string_view::npos; at = added.find(instruction, at + 1)) {
+    const std::size_t end = at + instruction.size();
+    const bool whole =
+        (at == 0 || !wordByte(added[at - 1]) || !wordByte(instruction.front())) &&
+        (end == added.size() || !wordByte(added[end]) || !wordByte(instruction.back()));
+    if (whole) {
+      return std::string(added.substr(0, at)) + " " + std::string(added.substr(end));
+    }
+  }
+  return std::string(added);
+}
+
 std::optional<PromptMemory::Kept> PromptMemory::find(std::int64_t candidate_id,
                                                      std::size_t position) {
   auto found = kept_.find(candidate_id);

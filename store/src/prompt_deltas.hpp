@@ -28,6 +28,12 @@ struct PromptDelta {
 /// `prompt` against `parent`: what lies between their longest common prefix and suffix.
 PromptDelta promptDelta(std::string_view parent, std::string_view prompt);
 
+/// The text the search indexes for a prompt (`internal_steps.prompt_new`): what it adds, without
+/// its step's own instruction, which a prompt renders and the search finds in the step itself.
+/// The instruction is cut only where it stands as whole words.
+std::string newPromptText(std::string_view prompt, const PromptDelta& delta,
+                          std::string_view instruction);
+
 /// The prompts of the candidates indexed last, so that the next step's prompts are compared
 /// with their parent's without reading the archive. A parent it no longer holds (the index
 /// restarted, or many conversations run at once) makes the whole prompt new: the search finds

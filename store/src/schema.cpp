@@ -519,7 +519,8 @@ CREATE INDEX call_links_recorded ON call_links(recorded_call_id);
 // per route (body_segments.hpp): a segment's frame starts from the keyframe of the segment it
 // names, or from nothing. An internal step's prompt read from the response body that holds it
 // (`full_prompt_at`), and searched by what it adds to the prompt it continues (`prompt_new`,
-// `prompt_parent_id`: prompt_deltas.hpp). convertToVersion16() converts the rows already there.
+// `prompt_parent_id`: prompt_deltas.hpp). A memory kept as a reference into the body that holds
+// it (`blobs.codec = 'body'`). convertToVersion16() converts the rows already there.
 constexpr const char* kSchemaV16 = R"sql(
 CREATE TABLE body_segments (
   id                INTEGER PRIMARY KEY,
@@ -533,6 +534,10 @@ ALTER TABLE internal_steps ADD COLUMN prompt_new TEXT;
 ALTER TABLE internal_steps ADD COLUMN prompt_parent_id INTEGER;
 CREATE INDEX internal_steps_prompt_parent ON internal_steps(prompt_parent_id)
   WHERE prompt_parent_id IS NOT NULL;
+ALTER TABLE blobs ADD COLUMN body_exchange_id INTEGER;
+ALTER TABLE blobs ADD COLUMN body_side INTEGER;
+ALTER TABLE blobs ADD COLUMN body_at INTEGER;
+ALTER TABLE blobs ADD COLUMN body_end INTEGER;
 DROP TABLE search_internal_steps;
 CREATE VIRTUAL TABLE search_internal_steps USING fts5(
   prompt_new, output_raw, content='internal_steps', content_rowid='id',

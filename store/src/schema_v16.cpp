@@ -1,6 +1,7 @@
 // Migration 16's data step: an older archive converted in place to keep what is new, as the
 // recorder now writes it (docs/schema.md, "Versions and migrations").
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "agentvcr/protocol/json_spans.hpp"
 #include "body_segments.hpp"
+#include "decode.hpp"
 #include "prompt_deltas.hpp"
 #include "schema_internal.hpp"
 #include "sqlite_support.hpp"
@@ -118,6 +120,7 @@ void referencePrompts(SQLite::Database& db, StoredBodies& bodies) {
     std::optional<std::int64_t> parent_candidate_id;
     std::int64_t exchange_id;
     std::size_t candidate_place;  // in its response's array
+    std::string instruction;
   };
 
   std::vector<Row> rows;
@@ -126,7 +129,8 @@ void referencePrompts(SQLite::Database& db, StoredBodies& bodies) {
     SQLite::Statement q(db, R"sql(
       SELECT i.id, i.candidate_id, i.position, s.parent_candidate_id, s.exchange_id,
              (SELECT count(*) FROM candidates c2 JOIN steps s2 ON s2.id = c2.step_id
-              WHERE s2.exchange_id = s.exchange_id AND c2.id < c.id) AS place
+              WHERE s2.exchange_id = s.exchange_id AND c2.id < c.id) AS place,
+             s.instruction_content
       FROM internal_steps i
       JOIN candidates c ON c.id = i.candidate_id
       JOIN steps s ON s.id = c.step_id
@@ -136,7 +140,8 @@ void referencePrompts(SQLite::Database& db, StoredBodies& bodies) {
       rows.push_back(Row{q.getColumn(0).getInt64(), q.getColumn(1).getInt64(),
                          static_cast<std::size_t>(q.getColumn(2).getInt64()), optInt(q, 3),
                          q.getColumn(4).getInt64(),
-                         static_cast<std::size_t>(q.getColumn(5).getInt64())});
+                         static_cast<std::size_t>(q.getColumn(5).getInt64()),
+                         q.getColumn(6).getString()});
     }
   }
   SQLite::Statement prompt_of(db, "SELECT full_prompt FROM internal_steps WHERE id = :id");
@@ -187,7 +192,7 @@ void referencePrompts(SQLite::Database& db, StoredBodies& bodies) {
                                 : std::nullopt;
     const PromptDelta delta =
         parent ? promptDelta(*parent->prompt, prompt) : PromptDelta{std::nullopt, 0, prompt.size()};
-    const std::string prompt_new = prompt.substr(delta.begin, delta.end - delta.begin);
+    const std::string prompt_new = newPromptText(prompt, delta, row.instruction);
     static const std::optional<std::string> kNoText;
     const std::optional<std::string> copy = at ? kNoText : std::optional<std::string>(prompt);
     bindOptText(update, ":full_prompt", copy);
@@ -204,12 +209,96 @@ void referencePrompts(SQLite::Database& db, StoredBodies& bodies) {
   }
 }
 
+/// Each memory becomes a reference into the first body that holds it (referenceMemories()),
+/// where the value there reads back to its text.
+void referenceMemoryBlobs(SQLite::Database& db, StoredBodies& bodies) {
+  std::vector<std::int64_t> exchanges;
+  {
+    SQLite::Statement q(db, "SELECT DISTINCT exchange_id FROM steps ORDER BY exchange_id");
+    while (q.executeStep()) {
+      exchanges.push_back(q.getColumn(0).getInt64());
+    }
+  }
+  SQLite::Statement steps(db, "SELECT position, memory_hash FROM steps WHERE exchange_id = :id");
+  // Candidates are written in the order of their response's array.
+  SQLite::Statement candidates(db, R"sql(
+    SELECT c.memory_hash FROM candidates c JOIN steps s ON s.id = c.step_id
+    WHERE s.exchange_id = :id ORDER BY c.id)sql");
+  SQLite::Statement blob(db, R"sql(
+    SELECT text AS blob, codec AS blob_codec, body_exchange_id AS blob_exchange,
+           body_side AS blob_side, body_at AS blob_at, body_end AS blob_end
+    FROM blobs WHERE hash = :hash)sql");
+  const BlobColumns blob_columns = BlobColumns::of(blob, "blob");
+  SQLite::Statement update(db, R"sql(
+    UPDATE blobs SET text = '', codec = :codec, body_exchange_id = :exchange, body_side = :side,
+      body_at = :at, body_end = :end
+    WHERE hash = :hash)sql");
+  static const std::string codec(kBodyBlobCodec);
+  for (const std::int64_t id : exchanges) {
+    DecodedExchange d;
+    std::vector<std::uint64_t> memories;
+    bindInt(steps, ":id", id);
+    while (steps.executeStep()) {
+      const auto position = static_cast<std::size_t>(steps.getColumn(0).getInt64());
+      d.steps.resize(std::max(d.steps.size(), position + 1));
+      d.steps[position].memory_hash = fromDb(steps.getColumn(1).getInt64());
+      memories.push_back(d.steps[position].memory_hash);
+    }
+    steps.reset();
+    bindInt(candidates, ":id", id);
+    while (candidates.executeStep()) {
+      DecodedCandidate& c = d.candidates.emplace_back();
+      c.response_position = d.candidates.size() - 1;
+      c.memory_hash = fromDb(candidates.getColumn(0).getInt64());
+      memories.push_back(c.memory_hash);
+    }
+    candidates.reset();
+    for (const std::uint64_t hash : memories) {
+      bindInt(blob, ":hash", toDb(hash));
+      if (blob.executeStep() && optText(blob, blob_columns.codec) != std::string(kBodyBlobCodec)) {
+        try {
+          d.blobs.push_back(
+              BlobText{hash, bodies.blob(blob, blob_columns), true, std::nullopt, std::nullopt});
+        } catch (const std::runtime_error&) {
+          // a memory that does not decode stays as it is
+        }
+      }
+      blob.reset();
+    }
+    if (d.blobs.empty()) {
+      continue;
+    }
+    try {
+      d.exchange.request_body = bodies.read(id, BodySide::Request).value_or("");
+      d.exchange.response_body = bodies.read(id, BodySide::Response).value_or("");
+    } catch (const std::runtime_error&) {
+      continue;  // its bodies do not decode: its memories stay copies
+    }
+    referenceMemories(d, [](std::uint64_t) { return true; });
+    for (const BlobText& b : d.blobs) {
+      if (!b.in_body) {
+        continue;
+      }
+      bindText(update, ":codec", codec);
+      bindInt(update, ":exchange", id);
+      bindInt(update, ":side", b.in_body->response ? 1 : 0);
+      bindInt(update, ":at", static_cast<std::int64_t>(b.in_body->begin));
+      bindInt(update, ":end", static_cast<std::int64_t>(b.in_body->end));
+      bindInt(update, ":hash", toDb(b.hash));
+      execOnce(update);
+    }
+  }
+}
+
 }  // namespace
 
 void convertToVersion16(SQLite::Database& db) {
   StoredBodies bodies(db);
   segmentBodies(db, bodies);
   referencePrompts(db, bodies);
+  referenceMemoryBlobs(db, bodies);
+  // An env step's decoded feedback is decoded again from its instruction whenever it is read.
+  db.exec("UPDATE steps SET env_feedback = NULL WHERE env_feedback IS NOT NULL");
   db.exec("INSERT INTO search_internal_steps(search_internal_steps) VALUES ('rebuild')");
 }
 

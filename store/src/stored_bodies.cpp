@@ -3,6 +3,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "agentvcr/protocol/canonical.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "sqlite_support.hpp"
 
 namespace agentvcr::store::detail {
@@ -31,6 +33,47 @@ std::string StoredBodies::read(const SQLite::Statement& q, const BodyColumns& co
     return segments_.body(*segment, q.getColumn(columns.id).getInt64(), columns.side);
   }
   return dictionaries_.unpackColumns(q, columns.body, columns.codec, columns.dictionary);
+}
+
+BlobColumns BlobColumns::of(const SQLite::Statement& q, const std::string& prefix) {
+  return BlobColumns{columnIndex(q, prefix),
+                     columnIndex(q, prefix + "_codec"),
+                     columnIndex(q, prefix + "_exchange"),
+                     columnIndex(q, prefix + "_side"),
+                     columnIndex(q, prefix + "_at"),
+                     columnIndex(q, prefix + "_end")};
+}
+
+std::string StoredBodies::blob(const SQLite::Statement& q, const BlobColumns& columns) {
+  const std::optional<std::string> codec = optText(q, columns.codec);
+  if (!codec || *codec != kBodyBlobCodec) {
+    return storedBody(q, columns.text, columns.codec);
+  }
+  return valueInBody(optInt(q, columns.exchange), optInt(q, columns.side), optInt(q, columns.at),
+                     optInt(q, columns.end));
+}
+
+std::string StoredBodies::valueInBody(std::optional<std::int64_t> exchange_id,
+                                      std::optional<std::int64_t> side,
+                                      std::optional<std::int64_t> at,
+                                      std::optional<std::int64_t> end) {
+  const std::optional<std::string> body =
+      exchange_id && side ? read(*exchange_id, *side == 1 ? BodySide::Response : BodySide::Request)
+                          : std::nullopt;
+  std::optional<protocol::Json> value;
+  if (body && at && end && *at >= 0 && *at <= *end &&
+      static_cast<std::size_t>(*end) <= body->size()) {
+    value =
+        protocol::parseJson(std::string_view(*body).substr(static_cast<std::size_t>(*at),
+                                                           static_cast<std::size_t>(*end - *at)))
+            .value;
+  }
+  if (!value) {
+    throw std::runtime_error("[store.body.corrupt] a value kept in the body of exchange " +
+                             (exchange_id ? std::to_string(*exchange_id) : std::string("?")) +
+                             " is not where the archive says");
+  }
+  return protocol::canonicalJson(*value);
 }
 
 std::optional<std::string> StoredBodies::read(std::int64_t exchange_id, BodySide side) {

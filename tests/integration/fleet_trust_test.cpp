@@ -100,7 +100,7 @@ TEST_F(FleetTrustTest, EveryByteAnAgentCanSendShipsAndPullsBackIdentical) {
     // columns with what text refuses: NUL and invalid UTF-8.
     SQLite::Statement steps(sqlite,
                             "UPDATE steps SET env_feedback = ? WHERE id = "
-                            "(SELECT id FROM steps WHERE env_feedback IS NOT NULL ORDER BY id "
+                            "(SELECT id FROM steps WHERE instruction_type = 'env' ORDER BY id "
                             "LIMIT 1 OFFSET ?)");
     steps.bind(1, nul_payload);
     steps.bind(2, 0);
@@ -164,7 +164,7 @@ TEST_F(FleetTrustTest, NumbersNoJsonbHoldsAreKeptExactlyNotQuarantined) {
     SQLite::Database sqlite(db, SQLite::OPEN_READWRITE);
     SQLite::Statement steps(sqlite,
                             "UPDATE steps SET env_feedback = ? WHERE id = "
-                            "(SELECT min(id) FROM steps WHERE env_feedback IS NOT NULL)");
+                            "(SELECT min(id) FROM steps WHERE instruction_type = 'env')");
     steps.bind(1, zero);
     steps.exec();
     SQLite::Statement blobs(sqlite,

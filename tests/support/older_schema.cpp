@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "agentvcr/protocol/env_feedback.hpp"
+#include "agentvcr/protocol/json_text.hpp"
 #include "agentvcr/store/archive_reader.hpp"
 
 namespace agentvcr::testing {
@@ -108,6 +110,18 @@ void shapeBelowVersion11(SQLite::Database& db, int version) {
   }
 }
 
+/// Runs `sql` (two parameters: a text, then an id) for each (id, text) of `rows`.
+void writeTexts(SQLite::Database& db, const char* sql,
+                const std::vector<std::pair<std::int64_t, std::string>>& rows) {
+  SQLite::Statement update(db, sql);
+  for (const auto& [id, text] : rows) {
+    update.bind(1, text);
+    update.bind(2, id);
+    update.exec();
+    update.reset();
+  }
+}
+
 /// Version 16 keeps MAGMA bodies as segments; an older recorder kept each body whole. Every
 /// segmented body goes back into its row verbatim, as the current reader reads it.
 void unsegmentBodies(SQLite::Database& db) {
@@ -156,13 +170,37 @@ void copyPrompts(SQLite::Database& db) {
       }
     }
   }
-  SQLite::Statement update(db, "UPDATE internal_steps SET full_prompt = ? WHERE id = ?");
-  for (const auto& [id, prompt] : prompts) {
-    update.bind(1, prompt);
-    update.bind(2, id);
-    update.exec();
-    update.reset();
+  writeTexts(db, "UPDATE internal_steps SET full_prompt = ? WHERE id = ?", prompts);
+}
+
+/// Version 16 reads a memory from a body that holds it; an older recorder kept its text.
+void copyMemories(SQLite::Database& db) {
+  std::vector<std::pair<std::int64_t, std::string>> memories;
+  {
+    store::ArchiveReader reader(db.getFilename());
+    SQLite::Statement q(db, "SELECT hash FROM blobs WHERE codec = 'body'");
+    while (q.executeStep()) {
+      const std::int64_t hash = q.getColumn(0).getInt64();
+      memories.emplace_back(hash, *reader.blob(static_cast<std::uint64_t>(hash)));
+    }
   }
+  writeTexts(db, "UPDATE blobs SET text = ?, codec = NULL WHERE hash = ?", memories);
+}
+
+/// Version 16 decodes an env step's feedback on read; an older recorder kept it as JSON.
+void copyEnvFeedback(SQLite::Database& db) {
+  std::vector<std::pair<std::int64_t, std::string>> feedback;
+  {
+    SQLite::Statement q(db,
+                        "SELECT id, instruction_content FROM steps WHERE instruction_type = "
+                        "'env' AND env_feedback IS NULL");
+    while (q.executeStep()) {
+      feedback.emplace_back(q.getColumn(0).getInt64(),
+                            protocol::dumpCompact(protocol::toJson(
+                                protocol::decodeEnvFeedback(q.getColumn(1).getString()))));
+    }
+  }
+  writeTexts(db, "UPDATE steps SET env_feedback = ? WHERE id = ?", feedback);
 }
 
 }  // namespace
@@ -171,8 +209,11 @@ void shapeAsVersion(SQLite::Database& db, int version) {
   if (version < 2 || version > 15) {
     throw std::invalid_argument("shapeAsVersion: no shape for version " + std::to_string(version));
   }
-  // Version 16: bodies as segments, prompts read from their bodies and searched by what is new.
+  // Version 16: bodies as segments, prompts and memories read from their bodies, prompts
+  // searched by what is new.
   copyPrompts(db);
+  copyMemories(db);
+  copyEnvFeedback(db);
   unsegmentBodies(db);
   db.exec(R"sql(
     DROP INDEX exchanges_body_segment;
@@ -183,6 +224,10 @@ void shapeAsVersion(SQLite::Database& db, int version) {
     ALTER TABLE internal_steps DROP COLUMN full_prompt_at;
     ALTER TABLE internal_steps DROP COLUMN prompt_new;
     ALTER TABLE internal_steps DROP COLUMN prompt_parent_id;
+    ALTER TABLE blobs DROP COLUMN body_exchange_id;
+    ALTER TABLE blobs DROP COLUMN body_side;
+    ALTER TABLE blobs DROP COLUMN body_at;
+    ALTER TABLE blobs DROP COLUMN body_end;
     CREATE VIRTUAL TABLE search_internal_steps USING fts5(
       full_prompt, output_raw, content='internal_steps', content_rowid='id',
       tokenize='unicode61 remove_diacritics 2');

@@ -167,16 +167,22 @@ protocol::Exchange stepWithMemories(const Json& memory, const Json& returned) {
       Json::array({testing::sayOutput("r1", 1, 0, returned, "Pressed")}));
 }
 
-TEST_F(BodyCompressionTest, LargeMemoriesAreStoredCompressedAndReadBackExactly) {
+TEST_F(BodyCompressionTest, LargeMemoriesAreKeptInTheBodiesThatHoldThemAndReadBackExactly) {
   const Json memory = testing::memoryOf("episode", 60);
   const Json returned = testing::memoryOf("episode", 61);
   record(stepWithMemories(memory, returned));
 
-  // Both memories are compressed; tools and attributes stay verbatim for plain SQL.
-  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec = 'zstd'"), 2);
+  // Neither memory is copied: each row says which body holds it (the input memory the request,
+  // the returned one the response) and where. Tools and attributes stay verbatim for plain SQL.
+  EXPECT_EQ(queryText(path_,
+                      "SELECT group_concat(body_side || ':' || length(text), ',') FROM "
+                      "(SELECT * FROM blobs WHERE codec = 'body' ORDER BY body_side)"),
+            "0:0,1:0");
   EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec IS NULL"), 3);
-  EXPECT_LT(queryInt(path_, "SELECT max(length(text)) FROM blobs WHERE codec = 'zstd'"),
-            static_cast<std::int64_t>(memory.dump().size()) / 3);
+  EXPECT_EQ(queryInt(path_,
+                     "SELECT count(*) FROM blobs WHERE codec = 'body' AND "
+                     "body_exchange_id = (SELECT id FROM exchanges)"),
+            2);
 
   ArchiveReader reader(path_);
   const std::int64_t step_id = queryInt(path_, "SELECT id FROM steps");
@@ -225,7 +231,12 @@ TEST_F(BodyCompressionTest, ARepeatedMemoryIsStoredOnceAndReadBack) {
     testing::submit(recorder, stepWithMemories(first, second));
     testing::submit(recorder, stepWithMemories(second, testing::memoryOf("episode", 62)));
   }
-  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM blobs WHERE codec = 'zstd'"), 3);
+  // Three memories, each kept once, in the first body that held it.
+  EXPECT_EQ(queryText(path_,
+                      "SELECT group_concat(body_exchange_id || ':' || body_side, ',') FROM "
+                      "(SELECT * FROM blobs WHERE codec = 'body' ORDER BY body_exchange_id, "
+                      "body_side)"),
+            "1:0,1:1,2:1");
   ArchiveReader reader(path_);
   const std::int64_t second_step = queryInt(path_, "SELECT max(id) FROM steps");
   EXPECT_EQ((*reader.inputJson(second_step))["memory"], second);

@@ -48,6 +48,20 @@ TEST(PromptDelta, CutsFallOnWordEdgesNeverInsideAWordOrACharacter) {
   EXPECT_EQ(added("x sw12 y", "x sw13 y"), "sw13");
 }
 
+TEST(PromptDelta, TheStepsOwnInstructionIsNotIndexedAgainInItsPrompt) {
+  const std::string prompt = "system\nuser: a\nmodel: b\nuser: Please press sw3\nassistant:";
+  const detail::PromptDelta delta = promptDelta("system\nuser: a\n", prompt);
+  EXPECT_EQ(detail::newPromptText(prompt, delta, "Please press sw3"),
+            "model: b\nuser:  \nassistant:");
+  EXPECT_EQ(detail::newPromptText(prompt, delta, "press"),
+            "model: b\nuser: Please   sw3\nassistant:");
+  // Only whole words: "press" is no part of "pressed".
+  EXPECT_EQ(detail::newPromptText("x pressed y", detail::PromptDelta{std::nullopt, 0, 11}, "press"),
+            "x pressed y");
+  EXPECT_EQ(detail::newPromptText("x pressed y", detail::PromptDelta{std::nullopt, 0, 11}, ""),
+            "x pressed y");
+}
+
 class PromptReferenceTest : public ::testing::Test {
  protected:
   /// The prompt of step `k` of a full-history agent: its system text, then a line per earlier
