@@ -1,5 +1,6 @@
 #include "agentvcr/protocol/json_spans.hpp"
 
+#include <cstring>
 #include <vector>
 
 #include "agentvcr/protocol/json_text.hpp"
@@ -14,17 +15,25 @@ bool isJsonSpace(char c) {
 }
 
 /// One past the string literal whose opening quote is at `at`; kNone when it never closes.
+/// Strings hold most of a body's bytes (prompts, memories), so the closing quote is found with
+/// memchr, and a quote counts only when an even run of backslashes precedes it.
 std::size_t stringEnd(std::string_view text, std::size_t at) {
-  for (std::size_t i = at + 1;;) {
-    const std::size_t stop = text.find_first_of("\"\\", i);
-    if (stop == kNone) {
+  for (std::size_t from = at + 1; from < text.size();) {
+    const void* found = std::memchr(text.data() + from, '"', text.size() - from);
+    if (found == nullptr) {
       return kNone;
     }
-    if (text[stop] == '"') {
-      return stop + 1;
+    const auto quote = static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
+    std::size_t backslashes = 0;
+    while (quote - backslashes > at + 1 && text[quote - backslashes - 1] == '\\') {
+      ++backslashes;
     }
-    i = stop + 2;  // an escape: the next byte is never the closing quote
+    if (backslashes % 2 == 0) {
+      return quote + 1;
+    }
+    from = quote + 1;
   }
+  return kNone;
 }
 
 /// Walks a text once, descending only where the pattern leads and skipping the rest whole.

@@ -71,6 +71,11 @@ TEST(JsonSpans, AStringLiteralIsReadWhereItStarts) {
   EXPECT_EQ(jsonStringAt(text, 0), std::nullopt);
   EXPECT_EQ(jsonStringAt(text, text.size()), std::nullopt);
   EXPECT_EQ(jsonStringAt(R"("open)", 0), std::nullopt);
+  // A quote after an even run of backslashes closes the string; after an odd one it is escaped.
+  const std::string runs = R"({"a": "end\\", "b": "q\\\"x"})";
+  EXPECT_EQ(jsonStringAt(runs, runs.find("\"end")), "end\\");
+  EXPECT_EQ(jsonStringAt(runs, runs.find("\"q")), "q\\\"x");
+  EXPECT_EQ(find(runs, {{"b"}}).at(0).second, R"("q\\\"x")");
 }
 
 /// A random value: objects whose member names repeat and need escapes, arrays, scalars.
