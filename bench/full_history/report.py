@@ -5,11 +5,14 @@
     report.py last-step DB STEPS             the exchange of the last step of the first
                                              conversation, checked to be STEPS deep
     report.py time-show AGENTVCR DB ID N     median ms of N `agentvcr show --exchange ID`
+    report.py time-viewer VIEWER DB ID N     median ms of N `agentvcr-viewer --benchmark` showing
+                                             the step of exchange ID (its details' Step tab)
     report.py write RUNS_JSONL META_JSON OUT_MD
                                              the results page
 """
 
 import json
+import os
 import sqlite3
 import statistics
 import subprocess
@@ -46,6 +49,23 @@ def cmd_time_show(agentvcr, db, exchange, runs):
     print(f"{statistics.median(times):.1f} {min(times):.1f} {max(times):.1f}")
 
 
+def cmd_time_viewer(viewer, db, exchange, runs):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    step, conversation, session = con.execute(
+        "SELECT id, conversation_id, session_id FROM steps WHERE exchange_id = ?",
+        (int(exchange),)).fetchone()
+    times = []
+    for _ in range(int(runs)):
+        out = subprocess.run(
+            [viewer, "--benchmark", "--session", str(session), "--conversation",
+             str(conversation), "--step", str(step), "--details", "step", db],
+            check=True, capture_output=True, text=True,
+            env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}).stdout
+        shown = [line for line in out.splitlines() if line.startswith("conversation shown:")]
+        times.append(float(shown[0].split()[2]))
+    print(f"{statistics.median(times):.0f} {min(times):.0f} {max(times):.0f}")
+
+
 def mb(n):
     return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.0f} KB"
 
@@ -68,8 +88,9 @@ def cmd_write(runs_jsonl, meta_json, out_md):
           f"- settings: {meta['settings']}", "",
           "| run | traffic (bodies) | archive | `zstd -19 --long=27` of the traffic | "
           "archive ÷ zstd | archive per step | recorder CPU per exchange | nginx CPU per "
-          "exchange | recorder ÷ nginx | `show --exchange` of the last step |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "exchange | recorder ÷ nginx | `show --exchange` of the last step | the viewer "
+          "showing the last step |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         md.append(
             f"| {r['episodes']} × {r['steps']} | {mb(r['traffic'])} | {mb(r['archive'])} | "
@@ -78,7 +99,7 @@ def cmd_write(runs_jsonl, meta_json, out_md):
             f"{r['rec_cpu'] / r['exchanges'] * 1e3:.2f} ms | "
             f"{r['nginx_cpu'] / r['exchanges'] * 1e3:.2f} ms | "
             f"**{ratio(r['rec_cpu'], r['nginx_cpu'])}** | "
-            f"{r['show_ms']} ms (step {r['steps']}) |")
+            f"{r['show_ms']} ms (step {r['steps']}) | {r.get('viewer_ms', '-')} ms |")
     by_steps = {r["steps"]: r for r in runs}
     md.append("")
     if 100 in by_steps and 300 in by_steps:
@@ -105,14 +126,17 @@ def cmd_write(runs_jsonl, meta_json, out_md):
            "user+system CPU of the whole `agentvcr record` process (every thread) from before "
            "the caller's first request until the index caught up; nginx CPU: master and workers "
            "over the same caller run. `show --exchange`: wall time of the command, median of "
-           "the runs. See bench/README.md, \"Full-history benchmark\"."]
+           "the runs. The viewer: `agentvcr-viewer --benchmark` (offscreen, release build) "
+           "selecting the conversation and its last step, its details on the Step tab: the "
+           "\"conversation shown\" time it prints, from the window's first screen to that step "
+           "painted, median of the runs. See bench/README.md, \"Full-history benchmark\"."]
     with open(out_md, "w") as f:
         f.write("\n".join(md) + "\n")
 
 
 if __name__ == "__main__":
     commands = {"dbstat": cmd_dbstat, "last-step": cmd_last_step, "time-show": cmd_time_show,
-                "write": cmd_write}
+                "time-viewer": cmd_time_viewer, "write": cmd_write}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         sys.exit(__doc__)
     commands[sys.argv[1]](*sys.argv[2:])

@@ -1,11 +1,13 @@
 #include "widgets/side_by_side_diff.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <QEvent>
 #include <QFontMetrics>
 #include <QGridLayout>
+#include <QHash>
 #include <QLabel>
 #include <QScrollBar>
 #include <QTextBlock>
@@ -17,11 +19,42 @@
 namespace agentvcr::viewer {
 namespace {
 
-/// `line` cut into pieces no wider than `width` pixels in `metrics`, a piece ending after its
-/// last space where that keeps it at least half as wide: the pieces put together are the line
-/// again. Measured character by character, so that a font without a fixed pitch (what a
-/// system without a monospace font falls back to) and wide characters wrap as well.
-QStringList wrapPieces(const QString& line, const QFontMetrics& metrics, int width) {
+/// Character widths in one font, each measured once: wrapping measures every character of a
+/// long line, and shaping each one anew took most of the time to show a step whose memory holds
+/// a long history.
+class Advances {
+ public:
+  explicit Advances(const QFontMetrics& metrics) : metrics_(metrics) { ascii_.fill(-1); }
+
+  /// The width of the character at `at` of `line`, `length` UTF-16 units long.
+  int of(const QString& line, qsizetype at, qsizetype length) {
+    const char16_t c = line.at(at).unicode();
+    if (length == 1 && c < ascii_.size()) {
+      int& known = ascii_[c];
+      if (known < 0) {
+        known = metrics_.horizontalAdvance(line.mid(at, 1));
+      }
+      return known;
+    }
+    const QString character = line.mid(at, length);
+    auto known = others_.constFind(character);
+    if (known == others_.constEnd()) {
+      known = others_.insert(character, metrics_.horizontalAdvance(character));
+    }
+    return *known;
+  }
+
+ private:
+  const QFontMetrics& metrics_;
+  std::array<int, 128> ascii_;
+  QHash<QString, int> others_;
+};
+
+/// `line` cut into pieces no wider than `width` pixels, a piece ending after its last space
+/// where that keeps it at least half as wide: the pieces put together are the line again.
+/// Measured character by character, so that a font without a fixed pitch (what a system
+/// without a monospace font falls back to) and wide characters wrap as well.
+QStringList wrapPieces(const QString& line, Advances& advances, int width) {
   QStringList pieces;
   qsizetype begin = 0;
   qsizetype space = -1;  ///< the last space of the piece being measured
@@ -29,7 +62,7 @@ QStringList wrapPieces(const QString& line, const QFontMetrics& metrics, int wid
   int used_at_space = 0;
   for (qsizetype at = 0; at < line.size();) {
     const qsizetype length = line.at(at).isHighSurrogate() && at + 1 < line.size() ? 2 : 1;
-    const int advance = metrics.horizontalAdvance(line.mid(at, length));
+    const int advance = advances.of(line, at, length);
     if (used + advance > width && at > begin) {
       const bool at_space = space >= begin && used_at_space * 2 >= width;
       const qsizetype end = at_space ? space + 1 : at;
@@ -50,9 +83,9 @@ QStringList wrapPieces(const QString& line, const QFontMetrics& metrics, int wid
 }
 
 /// The pieces of one side of a row: none for a filler.
-QStringList sidePieces(const std::optional<replay::NumberedLine>& line, const QFontMetrics& metrics,
+QStringList sidePieces(const std::optional<replay::NumberedLine>& line, Advances& advances,
                        int width) {
-  return line ? wrapPieces(QString::fromStdString(line->text), metrics, width) : QStringList();
+  return line ? wrapPieces(QString::fromStdString(line->text), advances, width) : QStringList();
 }
 
 /// Writes one side of the rows into `pane`: one block per row, its line's text wrapped at
@@ -62,12 +95,13 @@ QStringList sidePieces(const std::optional<replay::NumberedLine>& line, const QF
 void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows, bool left, int width) {
   pane.clear();
   const QFontMetrics metrics = pane.fontMetrics();
+  Advances advances(metrics);
   QTextCursor cursor(pane.document());
   cursor.beginEditBlock();
   bool first = true;
   for (const replay::AlignedLine& row : rows) {
-    const QStringList mine = sidePieces(left ? row.left : row.right, metrics, width);
-    const QStringList theirs = sidePieces(left ? row.right : row.left, metrics, width);
+    const QStringList mine = sidePieces(left ? row.left : row.right, advances, width);
+    const QStringList theirs = sidePieces(left ? row.right : row.left, advances, width);
     const auto lines = std::max<qsizetype>({mine.size(), theirs.size(), 1});
     QTextBlockFormat format;
     const QBrush background = SideBySideDiff::lineBackground(row.kind, mine.isEmpty());

@@ -13,6 +13,7 @@
 
 #include "agentvcr/store/archive_reader.hpp"
 #include "agentvcr/store/recorder.hpp"
+#include "agentvcr/store/transfer.hpp"
 #include "store_test_support.hpp"
 
 namespace agentvcr::store {
@@ -129,6 +130,33 @@ TEST_F(PromptReferenceTest, PromptsAreReadFromTheirBodiesAndIndexedByWhatEachAdd
                                       "e.id = s.exchange_id WHERE e.seq = 4"));
   EXPECT_EQ(hits[0].repeated_by, kSteps - 5);
   EXPECT_EQ(hits[0].snippet, "turn 3: pressed [marker3]\n");
+}
+
+TEST_F(PromptReferenceTest, AMergedCopyKeepsWhatIsNewAsTheRecordingDoes) {
+  constexpr int kSteps = 20;
+  recordConversation(kSteps);
+  const std::string merged = dir_.file("merged.sqlite");
+  mergeArchive(merged, path_);
+  // The copy is recorded again: its bodies in segments, its prompts and memories references.
+  for (const std::string& path : {path_, merged}) {
+    EXPECT_EQ(queryInt(path,
+                       "SELECT count(*) FROM exchanges WHERE response_body_codec = "
+                       "'zstd-segment'"),
+              kSteps)
+        << path;
+    EXPECT_EQ(queryInt(path, "SELECT count(*) FROM internal_steps WHERE full_prompt IS NULL"),
+              kSteps)
+        << path;
+  }
+  const std::string in_bodies = "SELECT count(*) FROM blobs WHERE codec = 'body'";
+  EXPECT_GT(queryInt(path_, in_bodies), 0);
+  EXPECT_EQ(queryInt(merged, in_bodies), queryInt(path_, in_bodies));
+  const ArchiveReader original(path_);
+  const ArchiveReader copy(merged);
+  for (std::int64_t id = 1; id <= kSteps; ++id) {
+    EXPECT_EQ(copy.exchange(id)->response_body, original.exchange(id)->response_body);
+    EXPECT_EQ(copy.inputJson(id), original.inputJson(id));
+  }
 }
 
 }  // namespace
