@@ -155,6 +155,13 @@ void SegmentPacker::rolledBack() {
   pending_.clear();
 }
 
+struct SegmentShelf::Live {
+  std::unique_ptr<ZSTD_DCtx, SegmentDCtxDeleter> dctx{ZSTD_createDCtx()};
+  std::int64_t segment_id = 0;  ///< 0: nothing to go on from
+  std::int64_t last_id = 0;     ///< the last exchange whose bodies it gave
+  Bytes prefix;                 ///< the frame refers to these bytes until it ends
+};
+
 SegmentShelf::SegmentShelf(SQLite::Database& db) : db_(db) {}
 
 SegmentShelf::~SegmentShelf() = default;
@@ -189,24 +196,45 @@ SegmentShelf::Bytes SegmentShelf::keyframe(std::int64_t segment_id) {
 }
 
 void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> last_id) {
-  std::optional<std::int64_t> prefix_id;
-  {
-    const StatementLease lease(segment_, db_,
-                               "SELECT prefix_segment_id FROM body_segments WHERE id = :id");
-    ReusedStatement& q = *lease;
-    bindInt(q, ":id", segment_id);
-    if (!q.executeStep()) {
-      throw std::runtime_error("[store.body.segment] body segment " + std::to_string(segment_id) +
-                               " is missing from the archive");
+  if (!live_) {
+    live_ = std::make_unique<Live>();
+    if (!live_->dctx) {
+      throw std::bad_alloc();
     }
-    prefix_id = optInt(q, 0);
   }
-  // Each segment refers to an earlier one: a damaged archive cannot send a read round a loop.
-  if (prefix_id && *prefix_id >= segment_id) {
-    throw std::runtime_error("[store.body.corrupt] body segment " + std::to_string(segment_id) +
-                             " refers to a later segment");
+  Live& live = *live_;
+  // A later body of the segment decoded last: go on from where the decoder stopped.
+  const bool goes_on = last_id && live.segment_id == segment_id && *last_id > live.last_id;
+  if (!goes_on) {
+    std::optional<std::int64_t> prefix_id;
+    {
+      const StatementLease lease(segment_, db_,
+                                 "SELECT prefix_segment_id FROM body_segments WHERE id = :id");
+      ReusedStatement& q = *lease;
+      bindInt(q, ":id", segment_id);
+      if (!q.executeStep()) {
+        throw std::runtime_error("[store.body.segment] body segment " + std::to_string(segment_id) +
+                                 " is missing from the archive");
+      }
+      prefix_id = optInt(q, 0);
+    }
+    // Each segment refers to an earlier one: a damaged archive cannot send a read round a loop.
+    if (prefix_id && *prefix_id >= segment_id) {
+      throw std::runtime_error("[store.body.corrupt] body segment " + std::to_string(segment_id) +
+                               " refers to a later segment");
+    }
+    // First: the keyframe's own decode uses the decoder too.
+    Bytes prefix = prefix_id ? keyframe(*prefix_id) : nullptr;
+    live.segment_id = 0;
+    ZSTD_DCtx* dctx = live.dctx.get();
+    check(ZSTD_DCtx_reset(dctx, ZSTD_reset_session_and_parameters), "reset");
+    check(ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, kLargestReadWindowLog), "window");
+    if (prefix) {
+      check(ZSTD_DCtx_refPrefix(dctx, prefix->data(), prefix->size()), "prefix");
+    }
+    live.prefix = std::move(prefix);
+    live.last_id = std::numeric_limits<std::int64_t>::min();
   }
-  const Bytes prefix = prefix_id ? keyframe(*prefix_id) : nullptr;
 
   struct Piece {
     Key key;
@@ -220,9 +248,11 @@ void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> l
     const StatementLease lease(blocks_, db_, R"sql(
       SELECT id, request_body, request_body_codec, request_body_size,
              response_body, response_body_codec, response_body_size
-      FROM exchanges WHERE body_segment_id = :segment AND id <= :last ORDER BY id LIMIT :limit)sql");
+      FROM exchanges WHERE body_segment_id = :segment AND id > :after AND id <= :last
+      ORDER BY id LIMIT :limit)sql");
     ReusedStatement& q = *lease;
     bindInt(q, ":segment", segment_id);
+    bindInt(q, ":after", live.last_id);
     bindInt(q, ":last", last_id.value_or(std::numeric_limits<std::int64_t>::max()));
     bindInt(q, ":limit", last_id ? -1 : 1);
     while (q.executeStep()) {
@@ -247,21 +277,14 @@ void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> l
     }
   }
 
-  std::unique_ptr<ZSTD_DCtx, SegmentDCtxDeleter> dctx(ZSTD_createDCtx());
-  if (!dctx) {
-    throw std::bad_alloc();
-  }
-  check(ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, kLargestReadWindowLog), "window");
-  if (prefix) {
-    check(ZSTD_DCtx_refPrefix(dctx.get(), prefix->data(), prefix->size()), "prefix");
-  }
+  live.segment_id = 0;  // until the blocks are spent: a failed decode leaves nothing to go on
   std::string output(total, '\0');
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   ZSTD_outBuffer sink{output.data(), output.size(), 0};
   while (in.pos < in.size) {
     const std::size_t read = in.pos;
     const std::size_t written = sink.pos;
-    const std::size_t code = ZSTD_decompressStream(dctx.get(), &sink, &in);
+    const std::size_t code = ZSTD_decompressStream(live.dctx.get(), &sink, &in);
     if (ZSTD_isError(code) != 0) {
       throw std::runtime_error("[store.body.corrupt] body segment " + std::to_string(segment_id) +
                                " does not decode: " + ZSTD_getErrorName(code));
@@ -277,12 +300,16 @@ void SegmentShelf::decode(std::int64_t segment_id, std::optional<std::int64_t> l
                              " decodes to " + std::to_string(sink.pos) + " bytes, its bodies to " +
                              std::to_string(total));
   }
+  live.segment_id = segment_id;
+  if (!pieces.empty()) {
+    live.last_id = pieces.back().key.id;
+  }
   std::size_t at = 0;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     kept_.keep(pieces[i].key, std::make_shared<const std::string>(output, at, pieces[i].size));
     at += pieces[i].size;
   }
-  if (!pieces.empty()) {
+  if (!goes_on && !pieces.empty()) {
     // The first exchange's bodies, back to back, as the writer kept them for the next segment.
     const std::int64_t first = pieces.front().key.id;
     std::size_t end = 0;

@@ -132,11 +132,16 @@ class SegmentShelf {
   void decode(std::int64_t segment_id, std::optional<std::int64_t> last_id);
   Bytes keyframe(std::int64_t segment_id);
 
+  /// The decoder, left where the last decode stopped: a reader going through a segment in order
+  /// decodes each body once.
+  struct Live;
+
   SQLite::Database& db_;
   std::recursive_mutex mutex_;
   std::optional<ReusedStatement> segment_;  // prepared on first use
   std::optional<ReusedStatement> blocks_;
   RecentBytes<Key, KeyHash> kept_{kKeptBytes};
+  std::unique_ptr<Live> live_;  // made on the first decode
 };
 
 }  // namespace agentvcr::store::detail
