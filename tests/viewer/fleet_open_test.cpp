@@ -223,6 +223,12 @@ class FleetOpenTest : public QObject {
       QVERIFY2(!dialog.status()->text().contains(piece), qPrintable(dialog.status()->text()));
     }
   }
+
+  void cleanupTestCase() {
+    // A listing reports its failure before its worker has closed the connection: wait for the
+    // workers, or the process could end with libpq's TLS state still held (LeakSanitizer).
+    QThreadPool::globalInstance()->waitForDone(60000);
+  }
 };
 
 AGENTVCR_VIEWER_TEST(FleetOpenTest, "fleet_open")
