@@ -217,9 +217,13 @@ class FleetCampaignTest : public ::testing::Test {
     cluster_uri_ = readLine(cluster_dir_ + "/uri");
     fleet_db_ = std::make_unique<FleetDatabase>(cluster_uri_);
     // A rule of this fleet archive that some exchanges break: PostgreSQL refuses them with a
-    // data error, as it would a value no escape could fix.
-    fleet::PgConnection(fleet_db_->uri())
-        .exec("ALTER TABLE exchanges ADD CONSTRAINT no_poison CHECK (target NOT LIKE '%poison%')");
+    // data error, as it would a value no escape could fix. The test cluster commits without
+    // waiting for its log (synchronous_commit off), so a crash drawn at once could lose the
+    // rule, and the schema with it (seeds 119619593, 3089184200): this commit waits, which
+    // makes everything before it survive a crash too.
+    fleet::PgConnection rule(fleet_db_->uri());
+    rule.exec("SET synchronous_commit = on");
+    rule.exec("ALTER TABLE exchanges ADD CONSTRAINT no_poison CHECK (target NOT LIKE '%poison%')");
     db_ = dir_.file("campaign.sqlite");
     // The following shipper reaches PostgreSQL over TCP through a relay the campaign can slow.
     pg_port_ = static_cast<std::uint16_t>(std::stoi(readLine(cluster_dir_ + "/port")));
