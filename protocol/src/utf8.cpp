@@ -1,6 +1,7 @@
 #include "utf8.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 #include "agentvcr/protocol/utf8.hpp"
 
@@ -48,6 +49,36 @@ bool isPlainAscii(std::uint8_t c, bool ensure_ascii) {
   return c >= 0x20 && c < (ensure_ascii ? 0x7F : 0x80) && c != '"' && c != '\\';
 }
 
+/// Whether any of the eight bytes in `word` is written otherwise than as itself: a control
+/// character, the quote, the backslash, or a byte above 0x7E (ensure_ascii) or 0x7F. The usual
+/// borrow tricks: exact for the word as a whole, which is all that is asked.
+bool wordNeedsCare(std::uint64_t word, bool ensure_ascii) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  auto has_zero = [&](std::uint64_t v) { return ((v - kOnes) & ~v & kHighs) != 0; };
+  const bool below_space = ((word - kOnes * 0x20) & ~word & kHighs) != 0;
+  const bool high = (word & kHighs) != 0;
+  return below_space || high || has_zero(word ^ (kOnes * '"')) || has_zero(word ^ (kOnes * '\\')) ||
+         (ensure_ascii && has_zero(word ^ (kOnes * 0x7F)));
+}
+
+/// The end of the run of plain ASCII (isPlainAscii) that starts at `i`. Most of a prompt or
+/// memory is such a run: eight bytes are looked at together while none of them needs care.
+std::size_t plainRunEnd(std::string_view text, std::size_t i, bool ensure_ascii) {
+  std::uint64_t word = 0;
+  while (i + sizeof word <= text.size()) {
+    std::memcpy(&word, text.data() + i, sizeof word);
+    if (wordNeedsCare(word, ensure_ascii)) {
+      break;
+    }
+    i += sizeof word;
+  }
+  while (i < text.size() && isPlainAscii(static_cast<std::uint8_t>(text[i]), ensure_ascii)) {
+    ++i;
+  }
+  return i;
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text, bool ensure_ascii) {
@@ -55,11 +86,7 @@ void appendJsonString(std::string& out, std::string_view text, bool ensure_ascii
   std::size_t i = 0;
   while (i < text.size()) {
     // Most of a prompt or memory is plain ASCII: copy each run of it at once.
-    std::size_t plain_end = i;
-    while (plain_end < text.size() &&
-           isPlainAscii(static_cast<std::uint8_t>(text[plain_end]), ensure_ascii)) {
-      ++plain_end;
-    }
+    const std::size_t plain_end = plainRunEnd(text, i, ensure_ascii);
     if (plain_end != i) {
       out.append(text, i, plain_end - i);
       i = plain_end;

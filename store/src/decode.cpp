@@ -613,40 +613,66 @@ void referenceMemories(DecodedExchange& d, const std::function<bool(std::uint64_
   if (open.empty()) {
     return;
   }
-  auto offer = [&](bool response, std::string_view body, std::uint64_t hash,
-                   protocol::JsonSpan span) {
+
+  // The last span found at each position is the value parseJson() kept, which the decoder
+  // copied verbatim into the step or candidate. Steps and candidates exist only where the whole
+  // body validated, so positions do not shift. Met once along its path, that value therefore
+  // reads back to the memory's canonical text without a second reading, which would cost as
+  // much as decoding the body again. A member named twice on the way is read back as a reader
+  // will, and kept only if it agrees.
+  struct Found {
+    protocol::JsonSpan span;
+    bool repeated = false;
+  };
+
+  auto offer = [&](bool response, std::string_view body, std::uint64_t hash, const Found& at) {
     auto found = open.find(hash);
     if (found == open.end() || found->second->in_body) {
       return;
     }
-    // Read back as a reader will: the value there, in canonical form.
-    protocol::JsonParseResult parsed =
-        protocol::parseJson(body.substr(span.begin, span.end - span.begin));
-    if (parsed.value && protocol::canonicalJson(*parsed.value) == found->second->text) {
-      found->second->in_body = BodyReference{response, span.begin, span.end};
+    if (at.repeated) {
+      protocol::JsonParseResult parsed =
+          protocol::parseJson(body.substr(at.span.begin, at.span.end - at.span.begin));
+      if (!parsed.value || protocol::canonicalJson(*parsed.value) != found->second->text) {
+        return;
+      }
     }
+    found->second->in_body = BodyReference{response, at.span.begin, at.span.end};
+  };
+  auto collect = [](std::string_view body, std::span<const protocol::JsonPathStep> path,
+                    std::size_t positions) {
+    std::vector<std::optional<Found>> spans(positions);
+    protocol::findJsonValues(body, path,
+                             [&](std::span<const std::size_t> at, protocol::JsonSpan span) {
+                               if (at[0] < spans.size()) {
+                                 bool repeated = spans[at[0]].has_value();
+                                 spans[at[0]] = Found{span, repeated};
+                               }
+                             });
+    return spans;
   };
   const protocol::Exchange& ex = d.exchange;
   static constexpr protocol::JsonPathStep kInputMemories[] = {{"inputs"}, {""}, {"memory"}};
-  protocol::findJsonValues(ex.request_body, kInputMemories,
-                           [&](std::span<const std::size_t> at, protocol::JsonSpan span) {
-                             // Steps are decoded in the order of the request's inputs.
-                             if (at[0] < d.steps.size()) {
-                               offer(false, ex.request_body, d.steps[at[0]].memory_hash, span);
-                             }
-                           });
-  std::unordered_map<std::size_t, std::uint64_t> candidate_memory;
+  // Steps are decoded in the order of the request's inputs.
+  std::vector<std::optional<Found>> inputs =
+      collect(ex.request_body, kInputMemories, d.steps.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i]) {
+      offer(false, ex.request_body, d.steps[i].memory_hash, *inputs[i]);
+    }
+  }
+  std::size_t outputs = 0;
   for (const DecodedCandidate& c : d.candidates) {
-    candidate_memory.emplace(c.response_position, c.memory_hash);
+    outputs = std::max(outputs, c.response_position + 1);
   }
   static constexpr protocol::JsonPathStep kCandidateMemories[] = {{""}, {"memory"}};
-  protocol::findJsonValues(ex.response_body, kCandidateMemories,
-                           [&](std::span<const std::size_t> at, protocol::JsonSpan span) {
-                             if (auto c = candidate_memory.find(at[0]);
-                                 c != candidate_memory.end()) {
-                               offer(true, ex.response_body, c->second, span);
-                             }
-                           });
+  std::vector<std::optional<Found>> candidates =
+      collect(ex.response_body, kCandidateMemories, outputs);
+  for (const DecodedCandidate& c : d.candidates) {
+    if (candidates[c.response_position]) {
+      offer(true, ex.response_body, c.memory_hash, *candidates[c.response_position]);
+    }
+  }
 }
 
 }  // namespace agentvcr::store::detail

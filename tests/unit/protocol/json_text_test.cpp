@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -251,6 +252,28 @@ TEST(AppendJsonString, WritesWhatDumpCompactWritesForTheSameString) {
     std::string out = "prefix:";
     appendJsonString(out, text);
     EXPECT_EQ(out, "prefix:" + dumpCompact(Json(text))) << text;
+  }
+}
+
+TEST(AppendJsonString, FindsTheOneByteThatNeedsCareWhereverItStandsInARun) {
+  // Plain runs are looked at eight bytes at a time: put each ASCII byte, and a two-byte
+  // sequence, at every place of runs that end inside, at and across word edges.
+  std::vector<std::string> specials;
+  for (int c = 0; c < 0x80; ++c) {
+    specials.emplace_back(1, static_cast<char>(c));
+  }
+  specials.emplace_back("\xc3\xa9");
+  for (std::size_t length = 1; length <= 19; ++length) {
+    for (std::size_t at = 0; at < length; ++at) {
+      for (const std::string& special : specials) {
+        std::string text(length, 'a');
+        text.replace(at, 1, special);
+        std::string out;
+        appendJsonString(out, text);
+        ASSERT_EQ(out, dumpCompact(Json(text)))
+            << "length " << length << ", byte " << static_cast<int>(special[0]) << " at " << at;
+      }
+    }
   }
 }
 

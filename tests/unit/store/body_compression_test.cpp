@@ -200,6 +200,30 @@ TEST_F(BodyCompressionTest, LargeMemoriesAreKeptInTheBodiesThatHoldThemAndReadBa
   EXPECT_EQ(Json::parse(*reader.blob(hash)), memory);
 }
 
+TEST_F(BodyCompressionTest, AMemoryNamedTwiceIsReadBackAsTheDecoderKeptIt) {
+  // JSON allows a member twice and the decoder keeps the later value: a reference must point
+  // at that one, not at the decoy before it, in the request and in the response alike.
+  const Json memory = testing::memoryOf("episode", 60);
+  const Json returned = testing::memoryOf("episode", 61);
+  protocol::Exchange ex = stepWithMemories(memory, returned);
+  const std::string decoy = "\"memory\":" + testing::memoryOf("decoy", 70).dump() + ",";
+  for (std::string* body : {&ex.request_body, &ex.response_body}) {
+    const std::size_t at = body->find("\"memory\":");
+    ASSERT_NE(at, std::string::npos);
+    body->insert(at, decoy);
+  }
+  record(std::move(ex));
+
+  ArchiveReader reader(path_);
+  const std::optional<Json> input = reader.inputJson(queryInt(path_, "SELECT id FROM steps"));
+  ASSERT_TRUE(input);
+  EXPECT_EQ((*input)["memory"], memory);
+  const std::optional<Json> output =
+      reader.outputJson(queryInt(path_, "SELECT id FROM candidates"));
+  ASSERT_TRUE(output);
+  EXPECT_EQ((*output)["memory"], returned);
+}
+
 TEST_F(BodyCompressionTest, StepInputsViewSaysWhenItCannotShowACompressedMemory) {
   record(stepWithMemories(testing::memoryOf("episode", 60), testing::memoryOf("episode", 61)));
   EXPECT_EQ(queryInt(path_, "SELECT memory_compressed FROM step_inputs"), 1);
