@@ -5,8 +5,8 @@
     report.py last-step DB STEPS             the exchange of the last step of the first
                                              conversation, checked to be STEPS deep
     report.py time-show AGENTVCR DB ID N     median ms of N `agentvcr show --exchange ID`
-    report.py time-viewer VIEWER DB ID N     median ms of N `agentvcr-viewer --benchmark` showing
-                                             the step of exchange ID (its details' Step tab)
+    report.py time-viewer VIEWER DB ID N TAB median ms of N `agentvcr-viewer --benchmark` showing
+                                             the step of exchange ID on its details' tab TAB
     report.py write RUNS_JSONL META_JSON OUT_MD
                                              the results page
 """
@@ -49,7 +49,7 @@ def cmd_time_show(agentvcr, db, exchange, runs):
     print(f"{statistics.median(times):.1f} {min(times):.1f} {max(times):.1f}")
 
 
-def cmd_time_viewer(viewer, db, exchange, runs):
+def cmd_time_viewer(viewer, db, exchange, runs, tab):
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     step, conversation, session = con.execute(
         "SELECT id, conversation_id, session_id FROM steps WHERE exchange_id = ?",
@@ -58,7 +58,7 @@ def cmd_time_viewer(viewer, db, exchange, runs):
     for _ in range(int(runs)):
         out = subprocess.run(
             [viewer, "--benchmark", "--session", str(session), "--conversation",
-             str(conversation), "--step", str(step), "--details", "step", db],
+             str(conversation), "--step", str(step), "--details", tab, db],
             check=True, capture_output=True, text=True,
             env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}).stdout
         shown = [line for line in out.splitlines() if line.startswith("conversation shown:")]
@@ -89,7 +89,7 @@ def cmd_write(runs_jsonl, meta_json, out_md):
           "| run | traffic (bodies) | archive | `zstd -19 --long=27` of the traffic | "
           "archive ÷ zstd | archive per step | recorder CPU per exchange | nginx CPU per "
           "exchange | recorder ÷ nginx | `show --exchange` of the last step | the viewer "
-          "showing the last step |",
+          "showing the last step: Step tab, Memory tab |",
           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         md.append(
@@ -99,7 +99,8 @@ def cmd_write(runs_jsonl, meta_json, out_md):
             f"{r['rec_cpu'] / r['exchanges'] * 1e3:.2f} ms | "
             f"{r['nginx_cpu'] / r['exchanges'] * 1e3:.2f} ms | "
             f"**{ratio(r['rec_cpu'], r['nginx_cpu'])}** | "
-            f"{r['show_ms']} ms (step {r['steps']}) | {r.get('viewer_ms', '-')} ms |")
+            f"{r['show_ms']} ms (step {r['steps']}) | {r.get('viewer_ms', '-')} ms, "
+            f"{r.get('viewer_memory_ms', '-')} ms |")
     by_steps = {r["steps"]: r for r in runs}
     md.append("")
     if 100 in by_steps and 300 in by_steps:
@@ -127,7 +128,8 @@ def cmd_write(runs_jsonl, meta_json, out_md):
            "the caller's first request until the index caught up; nginx CPU: master and workers "
            "over the same caller run. `show --exchange`: wall time of the command, median of "
            "the runs. The viewer: `agentvcr-viewer --benchmark` (offscreen, release build) "
-           "selecting the conversation and its last step, its details on the Step tab: the "
+           "selecting the conversation and its last step, its details on the Step tab (what the "
+           "viewer opens on) or on the Memory tab (the side-by-side diff of two long memories): the "
            "\"conversation shown\" time it prints, from the window's first screen to that step "
            "painted, median of the runs. See bench/README.md, \"Full-history benchmark\"."]
     with open(out_md, "w") as f:

@@ -285,7 +285,7 @@ class DiffHighlightTest : public QObject {
     QVERIFY(!candidates.empty());
 
     viewer::StepDetails details;
-    details.showStep(entry, *reader);
+    details.showStep(entry, reader);
     const SideBySideDiff& memory = *details.memory();
     // Each pane says what it shows, the right one too.
     for (const QString& caption :

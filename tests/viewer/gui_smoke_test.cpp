@@ -103,6 +103,32 @@ class GuiSmokeTest : public QObject {
     QVERIFY(pane(StepDetails::HttpTab).contains("── response 200"));
   }
 
+  void aTabIsFilledWhenItIsShownAndShowsTheStepChosenLast() {
+    QVERIFY(window_->selectConversation(avt::conversationTitled(db_, "Please press sw7")));
+    QVERIFY(window_->stepsModel()->rowCount() >= 2);
+    StepDetails& details = *window_->details();
+    auto* http = qobject_cast<viewer::TextPane*>(details.widget(StepDetails::HttpTab));
+    QVERIFY(http != nullptr);
+    // The tab shown is filled as soon as a step is chosen.
+    details.setCurrentIndex(StepDetails::HttpTab);
+    QVERIFY(window_->selectStep(window_->stepsModel()->at(0).step.id));
+    const QString first = http->toPlainText();
+    QVERIFY(first.startsWith("POST /v1/responses HTTP/1.1"));
+    // Another tab is not laid out while it is hidden...
+    details.setCurrentIndex(StepDetails::StepTab);
+    http->clear();
+    QVERIFY(window_->selectStep(window_->stepsModel()->at(1).step.id));
+    QVERIFY(http->toPlainText().isEmpty());
+    // ...and shows the step chosen last once it is shown.
+    details.setCurrentIndex(StepDetails::HttpTab);
+    const QString second = http->toPlainText();
+    QVERIFY(second.startsWith("POST /v1/responses HTTP/1.1"));
+    QVERIFY(second != first);
+    QVERIFY(window_->selectStep(window_->stepsModel()->at(0).step.id));
+    QCOMPARE(http->toPlainText(), first);
+    details.setCurrentIndex(StepDetails::StepTab);
+  }
+
   void theConversationTitlesHaveTheirRoomAndTheDocksShareTheBottom() {
     window_->resize(1600, 1000);
     QTRY_COMPARE(window_->width(), 1600);

@@ -39,6 +39,7 @@
 #include "widgets/charts_dock.hpp"
 #include "widgets/diff_window.hpp"
 #include "widgets/eval_view.hpp"
+#include "widgets/fitted_rows.hpp"
 #include "widgets/fleet_dialog.hpp"
 #include "widgets/replay_panel.hpp"
 #include "widgets/search_panel.hpp"
@@ -65,20 +66,6 @@ store::ArchiveCounts countsOf(const std::vector<store::SessionRow>& sessions) {
 bool sameCounts(const store::ArchiveCounts& a, const store::ArchiveCounts& b) {
   return a.sessions == b.sessions && a.exchanges == b.exchanges && a.steps == b.steps &&
          a.candidates == b.candidates && a.conversations == b.conversations;
-}
-
-/// Rows as tall as their wrapped text, unless there are so many that measuring each would take
-/// seconds (Qt lays out every cell's text to size a row): then two lines each, the whole text
-/// in the tooltip and the details. Called on every reset of the view's model.
-void fitRowsToText(QTableView* view) {
-  constexpr int kMeasuredRows = 500;
-  QHeaderView* rows = view->verticalHeader();
-  if (view->model()->rowCount() <= kMeasuredRows) {
-    rows->setSectionResizeMode(QHeaderView::ResizeToContents);
-    return;
-  }
-  rows->setSectionResizeMode(QHeaderView::Fixed);
-  rows->setDefaultSectionSize(2 * view->fontMetrics().lineSpacing() + 6);
 }
 
 /// The window's first size: room for the conversations' titles beside the timeline.
@@ -229,10 +216,8 @@ MainWindow::MainWindow(const QString& db_path, QWidget* parent)
           [this](const QModelIndex& current) { onStepChosen(current); });
   connect(calls_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { onCallChosen(current); });
-  connect(steps_, &QAbstractItemModel::modelReset, this, [this] { fitRowsToText(steps_view_); });
-  connect(calls_, &QAbstractItemModel::modelReset, this, [this] { fitRowsToText(calls_view_); });
-  fitRowsToText(steps_view_);
-  fitRowsToText(calls_view_);
+  new FittedRows(steps_view_);
+  new FittedRows(calls_view_);
   connect(steps_, &QAbstractItemModel::modelReset, this, &MainWindow::rebuildWaterfall);
   connect(steps_, &QAbstractItemModel::modelReset, this, [this] {
     if (fork_diff_action_ != nullptr) {
@@ -521,7 +506,7 @@ void MainWindow::onStepChosen(const QModelIndex& index) {
     details_->clearStep();
     return;
   }
-  details_->showStep(steps_->at(index.row()), *reader_);
+  details_->showStep(steps_->at(index.row()), reader_);
   waterfall_->setCurrent(WaterfallBar::Kind::Step, steps_->at(index.row()).step.id);
 }
 

@@ -91,31 +91,34 @@ QStringList sidePieces(const std::optional<replay::NumberedLine>& line, Advances
 /// Writes one side of the rows into `pane`: one block per row, its line's text wrapped at
 /// `width` pixels, or an empty filler, each as many lines tall as the taller side of its row (line
 /// separators) so that the two panes stay in step line for line; each block's background marks
-/// its kind.
+/// its kind. The text goes in at once and only the rows that differ get a format: most rows of
+/// a long memory are the same on both sides, and inserting each block on its own took a third
+/// of the time to show a step.
 void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows, bool left, int width) {
-  pane.clear();
   const QFontMetrics metrics = pane.fontMetrics();
   Advances advances(metrics);
-  QTextCursor cursor(pane.document());
-  cursor.beginEditBlock();
-  bool first = true;
+  QStringList blocks;
+  blocks.reserve(static_cast<qsizetype>(rows.size()));
   for (const replay::AlignedLine& row : rows) {
     const QStringList mine = sidePieces(left ? row.left : row.right, advances, width);
     const QStringList theirs = sidePieces(left ? row.right : row.left, advances, width);
     const auto lines = std::max<qsizetype>({mine.size(), theirs.size(), 1});
-    QTextBlockFormat format;
-    const QBrush background = SideBySideDiff::lineBackground(row.kind, mine.isEmpty());
+    blocks << mine.join(QChar::LineSeparator) +
+                  QString(lines - std::max<qsizetype>(mine.size(), 1), QChar::LineSeparator);
+  }
+  pane.setPlainText(blocks.join(QLatin1Char('\n')));
+  QTextCursor cursor(pane.document());
+  cursor.beginEditBlock();
+  QTextBlock block = pane.document()->begin();
+  for (const replay::AlignedLine& row : rows) {
+    const bool filler = !(left ? row.left : row.right).has_value();
+    const QBrush background = SideBySideDiff::lineBackground(row.kind, filler);
     if (background.style() != Qt::NoBrush) {
+      QTextBlockFormat format;
       format.setBackground(background);
+      QTextCursor(block).setBlockFormat(format);
     }
-    if (first) {
-      cursor.setBlockFormat(format);
-    } else {
-      cursor.insertBlock(format);
-    }
-    first = false;
-    cursor.insertText(mine.join(QChar::LineSeparator) +
-                      QString(lines - std::max<qsizetype>(mine.size(), 1), QChar::LineSeparator));
+    block = block.next();
   }
   cursor.endEditBlock();
 }

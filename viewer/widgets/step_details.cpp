@@ -109,9 +109,72 @@ StepDetails::StepDetails(QWidget* parent)
   addTab(internal_steps_, tr("Internal steps"));
   addTab(http_, tr("HTTP"));
   memory_->setTitles(tr("memory given"), tr("memory returned by candidate 0"));
+  connect(this, &QTabWidget::currentChanged, this, [this](int index) { fill(Tab(index)); });
 }
 
-TextPane* StepDetails::pane(Tab tab) const {
+void StepDetails::showStep(const TimelineStep& entry,
+                           std::shared_ptr<const store::ArchiveReader> reader) {
+  // The timeline keeps an outline of each step: the row, its decoded feedback and its
+  // candidates are read now, for this step only.
+  std::optional<store::StepRow> step = reader->step(entry.step.id);
+  if (!step) {
+    clearStep();
+    return;
+  }
+  std::vector<store::CandidateRow> candidates = reader->candidates(step->id);
+  shown_ = Shown{entry, std::move(*step), std::move(candidates), std::move(reader)};
+  filled_.fill(false);
+  fill(Tab(currentIndex()));
+}
+
+void StepDetails::fill(Tab tab) {
+  if (!shown_ || filled_[tab]) {
+    return;
+  }
+  filled_[tab] = true;
+  const store::ArchiveReader& reader = *shown_->reader;
+  const store::StepRow& step = shown_->step;
+  const std::vector<store::CandidateRow>& candidates = shown_->candidates;
+  switch (tab) {
+    case StepTab:
+      step_->setText(stepText(step, shown_->entry.number, candidates, shown_->entry.latencyNs()));
+      return;
+    case ToolsTab:
+      tools_->setText("tools:\n" + pretty(blobJson(reader, step.tools_hash)) + "\n\nattributes:\n" +
+                      pretty(blobJson(reader, step.attributes_hash)) + "\n\nextra_keys:\n" +
+                      pretty(blobJson(reader, step.extra_keys_hash)));
+      return;
+    case MemoryTab: {
+      const Json given = blobJson(reader, step.memory_hash);
+      const Json returned =
+          candidates.empty() ? given : blobJson(reader, candidates.front().memory_hash);
+      memory_->setLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
+      return;
+    }
+    case InternalStepsTab:
+      internal_steps_->setText(internalStepsText(candidates, reader));
+      return;
+    case HttpTab:
+      if (auto exchange = reader.exchange(step.exchange_id)) {
+        http_->setText(exchangeText(*exchange));
+      } else {
+        http_->setText("(exchange not found)");
+      }
+      return;
+  }
+}
+
+void StepDetails::clearStep() {
+  shown_.reset();
+  filled_.fill(false);
+  for (TextPane* pane : {step_, tools_, internal_steps_, http_}) {
+    pane->clear();
+  }
+  memory_->clear();
+}
+
+TextPane* StepDetails::pane(Tab tab) {
+  fill(tab);
   switch (tab) {
     case StepTab:
       return step_;
@@ -127,36 +190,9 @@ TextPane* StepDetails::pane(Tab tab) const {
   return step_;
 }
 
-void StepDetails::showStep(const TimelineStep& entry, const store::ArchiveReader& reader) {
-  // The timeline keeps an outline of each step: the row, its decoded feedback and its
-  // candidates are read now, for this step only.
-  const std::optional<store::StepRow> step = reader.step(entry.step.id);
-  if (!step) {
-    clearStep();
-    return;
-  }
-  const std::vector<store::CandidateRow> candidates = reader.candidates(step->id);
-  step_->setText(stepText(*step, entry.number, candidates, entry.latencyNs()));
-  tools_->setText("tools:\n" + pretty(blobJson(reader, step->tools_hash)) + "\n\nattributes:\n" +
-                  pretty(blobJson(reader, step->attributes_hash)) + "\n\nextra_keys:\n" +
-                  pretty(blobJson(reader, step->extra_keys_hash)));
-  const Json given = blobJson(reader, step->memory_hash);
-  const Json returned =
-      candidates.empty() ? given : blobJson(reader, candidates.front().memory_hash);
-  memory_->setLines(replay::prettyJsonLines(given), replay::prettyJsonLines(returned));
-  internal_steps_->setText(internalStepsText(candidates, reader));
-  if (auto exchange = reader.exchange(step->exchange_id)) {
-    http_->setText(exchangeText(*exchange));
-  } else {
-    http_->setText("(exchange not found)");
-  }
-}
-
-void StepDetails::clearStep() {
-  for (TextPane* pane : {step_, tools_, internal_steps_, http_}) {
-    pane->clear();
-  }
-  memory_->clear();
+SideBySideDiff* StepDetails::memory() {
+  fill(MemoryTab);
+  return memory_;
 }
 
 }  // namespace agentvcr::viewer
