@@ -192,11 +192,17 @@ class FleetSource : public store::SessionSource {
     return store::unpackStoredBody(stored, codec, dictionary(r.integer(row, at + 2)));
   }
 
-  /// A dictionary's content as relayed, read once per pull.
+  /// A dictionary's content as relayed, read about once per pull: the bodies of a segment's
+  /// run share their keyframe, and follow one another. At most kKeptDictionaryBytes are kept, a
+  /// long pull forgetting them all when it reaches that.
   const std::string& dictionary(std::int64_t hash) {
     auto known = dictionaries_.find(hash);
     if (known != dictionaries_.end()) {
       return known->second;
+    }
+    if (kept_dictionary_bytes_ >= kKeptDictionaryBytes) {
+      dictionaries_.clear();
+      kept_dictionary_bytes_ = 0;
     }
     PgResult r = conn_.exec("SELECT content, codec FROM body_dictionaries WHERE hash = $1",
                             {std::to_string(hash)});
@@ -204,13 +210,18 @@ class FleetSource : public store::SessionSource {
       throw std::runtime_error("[fleet.pull] body dictionary " + std::to_string(hash) +
                                " is missing from " + conn_.redactedUri());
     }
-    return dictionaries_[hash] =
-               store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1));
+    std::string& content = dictionaries_[hash] =
+        store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1));
+    kept_dictionary_bytes_ += content.size();
+    return content;
   }
+
+  static constexpr std::size_t kKeptDictionaryBytes = 64u << 20;
 
   PgConnection& conn_;
   const PullOptions& options_;
   std::map<std::int64_t, std::string> dictionaries_;
+  std::size_t kept_dictionary_bytes_ = 0;
 };
 
 }  // namespace

@@ -45,6 +45,25 @@ BodyCompressor::BodyCompressor(int level) : context_(std::make_unique<Context>()
 
 BodyCompressor::~BodyCompressor() = default;
 
+namespace {
+
+/// `frame` cut to the `size` bytes a compression call wrote, when that saves at least an eighth
+/// of `body`; a failure keeps the body verbatim too.
+std::optional<std::string> worthKeeping(std::string frame, std::size_t size,
+                                        std::string_view body) {
+  if (ZSTD_isError(size) != 0 || size > body.size() - body.size() / 8) {
+    return std::nullopt;
+  }
+  frame.resize(size);
+  return frame;
+}
+
+/// The window a frame packed against a dictionary uses: wide enough for the dictionary and the
+/// body together, so that the body reaches back to the start of the dictionary.
+constexpr int kDictionaryWindowLog = 23;
+
+}  // namespace
+
 std::optional<std::string> BodyCompressor::pack(std::string_view body) {
   if (body.size() < kCompressFrom) {
     return std::nullopt;
@@ -52,12 +71,30 @@ std::optional<std::string> BodyCompressor::pack(std::string_view body) {
   std::string frame(ZSTD_compressBound(body.size()), '\0');
   const std::size_t size = ZSTD_compressCCtx(context_->cctx, frame.data(), frame.size(),
                                              body.data(), body.size(), level_);
-  // Worth it only when it saves at least an eighth; a failure keeps the body verbatim too.
-  if (ZSTD_isError(size) != 0 || size > body.size() - body.size() / 8) {
+  return worthKeeping(std::move(frame), size, body);
+}
+
+std::optional<std::string> BodyCompressor::packAgainst(std::string_view body,
+                                                       std::string_view dictionary) {
+  if (body.size() < kCompressFrom) {
     return std::nullopt;
   }
-  frame.resize(size);
-  return frame;
+  ZSTD_CCtx* cctx = context_->cctx;
+  // The prefix holds for one frame; the parameters stay until reset, so they are reset after.
+  std::size_t status = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_);
+  if (ZSTD_isError(status) == 0) {
+    status = ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, kDictionaryWindowLog);
+  }
+  if (ZSTD_isError(status) == 0) {
+    status = ZSTD_CCtx_refPrefix(cctx, dictionary.data(), dictionary.size());
+  }
+  std::string frame(ZSTD_compressBound(body.size()), '\0');
+  const std::size_t size =
+      ZSTD_isError(status) != 0
+          ? status
+          : ZSTD_compress2(cctx, frame.data(), frame.size(), body.data(), body.size());
+  ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
+  return worthKeeping(std::move(frame), size, body);
 }
 
 namespace {

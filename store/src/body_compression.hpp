@@ -32,6 +32,10 @@ class BodyCompressor {
   /// `body` as one zstd frame when that is worth it (see above); nullopt: store it verbatim.
   std::optional<std::string> pack(std::string_view body);
 
+  /// The same, compressed against the raw-content `dictionary`, bytes the body is likely to
+  /// repeat (unpackBody() with that dictionary reads it back).
+  std::optional<std::string> packAgainst(std::string_view body, std::string_view dictionary);
+
  private:
   struct Context;
   std::unique_ptr<Context> context_;

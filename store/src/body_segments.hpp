@@ -112,9 +112,14 @@ class SegmentShelf {
   /// "[store.body.segment]" when the archive lacks a row the segment needs.
   std::string body(std::int64_t segment_id, std::int64_t exchange_id, BodySide side);
 
- private:
   using Bytes = std::shared_ptr<const std::string>;
 
+  /// Segment `segment_id`'s keyframe: its first request and answer, back to back. What every
+  /// body of the segment is most likely to repeat, hence also what the change feed compresses
+  /// them against for the fleet. Throws as body() does.
+  Bytes keyframe(std::int64_t segment_id);
+
+ private:
   struct Key {
     std::int64_t id;
     int kind;  // 0: request body, 1: response body, 2: a segment's keyframe
@@ -130,7 +135,6 @@ class SegmentShelf {
   /// Decodes segment `segment_id` up to exchange `last_id` (the first exchange when nullopt:
   /// the keyframe), keeping every body it meets.
   void decode(std::int64_t segment_id, std::optional<std::int64_t> last_id);
-  Bytes keyframe(std::int64_t segment_id);
 
   /// The decoder, left where the last decode stopped: a reader going through a segment in order
   /// decodes each body once.

@@ -1,6 +1,9 @@
 #include "agentvcr/store/change_feed.hpp"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -32,7 +35,7 @@ namespace {
 // never hands them on.
 constexpr std::string_view kLocalPrefix = "local_";
 // A local column that adds to a row's weight against FeedLimits::bytes: what the row will hold
-// once it is ready to ship (a segmented body travels decoded, as a frame of its own).
+// once it is ready to ship (a segmented body travels as a frame of its own).
 constexpr std::string_view kExtraBytes = "local_extra_bytes";
 
 constexpr const char* kExchanges = R"sql(
@@ -46,7 +49,8 @@ constexpr const char* kExchanges = R"sql(
          card_rewrite, protocol, route,
          magma_request_id, request_valid, response_valid, findings, decoder_version,
          CASE WHEN body_segment_id IS NULL THEN 0
-              ELSE request_body_size + response_body_size END AS local_extra_bytes
+              ELSE request_body_size + response_body_size END AS local_extra_bytes,
+         body_segment_id AS local_body_segment
   FROM exchanges WHERE session_id = :session AND seq >= :next ORDER BY seq LIMIT :limit)sql";
 
 constexpr const char* kSteps = R"sql(
@@ -516,7 +520,32 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     const std::int64_t last = *intOf(locals.back()[0]);
     batch.end.exchanges = *intOf(exchanges.rows.back()[1]) + 1;
 
-    // A segmented body travels as a frame of its own: the fleet keeps no segments.
+    // A segmented body travels as a frame of its own, compressed against its segment's
+    // keyframe, which travels as a body dictionary: the fleet keeps no segments, and each body
+    // still costs about what it adds to the ones before it (docs/fleet.md, Bodies).
+    FeedTable keyframes{"body_dictionaries", {"hash", "content", "codec", "size"}, {}};
+    std::map<std::int64_t, std::pair<std::int64_t, detail::SegmentShelf::Bytes>> keyframe_of;
+    auto keyframe = [&](std::int64_t segment_id)
+        -> const std::pair<std::int64_t, detail::SegmentShelf::Bytes>& {
+      auto known = keyframe_of.find(segment_id);
+      if (known != keyframe_of.end()) {
+        return known->second;
+      }
+      detail::SegmentShelf::Bytes bytes = impl_->bodies.keyframe(segment_id);
+      const auto hash = detail::toDb(protocol::stableHash(*bytes));
+      const bool listed =
+          std::any_of(keyframe_of.begin(), keyframe_of.end(),
+                      [&](const auto& entry) { return entry.second.first == hash; });
+      if (!listed) {
+        std::optional<std::string> packed = impl_->compressor.pack(*bytes);
+        keyframes.rows.push_back({hash, FeedBytes{packed ? std::move(*packed) : *bytes},
+                                  packed ? FeedValue(std::string(detail::kZstdCodec)) : FeedValue(),
+                                  FeedValue(static_cast<std::int64_t>(bytes->size()))});
+      }
+      return keyframe_of.emplace(segment_id, std::pair{hash, std::move(bytes)}).first->second;
+    };
+    // The keyframe hash each segmented body was compressed against, by row and side.
+    std::vector<std::array<std::optional<std::int64_t>, 2>> keyframe_hash(exchanges.rows.size());
     for (const auto side : {detail::BodySide::Request, detail::BodySide::Response}) {
       const bool request = side == detail::BodySide::Request;
       const auto at = [&](std::string_view name) {
@@ -533,7 +562,13 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
           continue;
         }
         std::string bytes = impl_->bodies.read(*intOf(locals[r][0]), side).value_or("");
-        std::optional<std::string> frame = impl_->compressor.pack(bytes);
+        const auto& [hash, dictionary] = keyframe(*intOf(locals[r][5]));
+        std::optional<std::string> frame = impl_->compressor.packAgainst(bytes, *dictionary);
+        if (frame) {
+          keyframe_hash[r][request ? 0 : 1] = hash;
+        } else {
+          frame = impl_->compressor.pack(bytes);
+        }
         row[codec] = frame ? FeedValue(std::string(detail::kZstdCodec)) : FeedValue();
         row[body] = FeedBytes{frame ? std::move(*frame) : std::move(bytes)};
       }
@@ -550,6 +585,8 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     }
     std::unordered_map<std::int64_t, std::int64_t> dictionary_hashes;
     derived.push_back(impl_->dictionaries(referenced, dictionary_hashes));
+    std::move(keyframes.rows.begin(), keyframes.rows.end(),
+              std::back_inserter(derived.back().rows));
     std::size_t request_dictionary = 0;
     std::size_t response_dictionary = 0;
     for (std::size_t i = 0; i < exchanges.columns.size(); ++i) {
@@ -570,8 +607,11 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
         return hash != dictionary_hashes.end() ? FeedValue(hash->second) : FeedValue();
       };
       auto& row = exchanges.rows[r];
-      row.insert(row.begin() + static_cast<long>(response_dictionary) + 1, hashOf(locals[r][3]));
-      row.insert(row.begin() + static_cast<long>(request_dictionary) + 1, hashOf(locals[r][2]));
+      const auto& [request_keyframe, response_keyframe] = keyframe_hash[r];
+      row.insert(row.begin() + static_cast<long>(response_dictionary) + 1,
+                 response_keyframe ? FeedValue(*response_keyframe) : hashOf(locals[r][3]));
+      row.insert(row.begin() + static_cast<long>(request_dictionary) + 1,
+                 request_keyframe ? FeedValue(*request_keyframe) : hashOf(locals[r][2]));
     }
 
     auto ranged = [&](const char* sql, const std::string& table) {

@@ -70,6 +70,9 @@ class StoredBodies {
   /// The `side` body of exchange `exchange_id`, read from its row; nullopt when there is none.
   std::optional<std::string> read(std::int64_t exchange_id, BodySide side);
 
+  /// The keyframe of body segment `segment_id` (SegmentShelf::keyframe()).
+  SegmentShelf::Bytes keyframe(std::int64_t segment_id) { return segments_.keyframe(segment_id); }
+
   /// The canonical JSON text of the blob in the current row of `q`, however it is kept:
   /// verbatim, a zstd frame, or a reference into a body. Throws std::runtime_error
   /// "[store.body.*]".

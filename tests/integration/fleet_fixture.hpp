@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "agentvcr/fleet/fleet_schema.hpp"
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
+#include "agentvcr/store/archive_reader.hpp"
 #include "demo_recording.hpp"
 #include "temp_dir.hpp"
 
@@ -122,6 +124,26 @@ inline std::vector<std::string> pgColumn(fleet::PgConnection& conn, const std::s
   return values;
 }
 
+/// The distinct keyframes of an archive's body segments: the first exchange's bodies of each
+/// segment, those of them the segment holds, back to back.
+inline std::set<std::string> segmentKeyframes(const std::string& db_path) {
+  const store::ArchiveReader reader(db_path);
+  SQLite::Database db(db_path, SQLite::OPEN_READONLY);
+  SQLite::Statement q(db, R"sql(
+    SELECT id, request_body_codec = 'zstd-segment', response_body_codec = 'zstd-segment'
+    FROM exchanges WHERE id IN (SELECT min(id) FROM exchanges WHERE body_segment_id IS NOT NULL
+                                GROUP BY body_segment_id))sql");
+  std::set<std::string> keyframes;
+  while (q.executeStep()) {
+    const std::optional<store::ExchangeRow> first = reader.exchange(q.getColumn(0).getInt64());
+    if (first) {
+      keyframes.insert((q.getColumn(1).getInt() != 0 ? first->request_body : std::string()) +
+                       (q.getColumn(2).getInt() != 0 ? first->response_body : std::string()));
+    }
+  }
+  return keyframes;
+}
+
 /// Rows of each table an archive holds, counted as the fleet archive counts them.
 inline std::map<std::string, long long> archiveCounts(const std::string& db_path) {
   std::map<std::string, long long> counts;
@@ -130,8 +152,10 @@ inline std::map<std::string, long long> archiveCounts(const std::string& db_path
   }
   counts["sessions"] = sqliteCount(db_path, "SELECT count(*) FROM sessions");
   // Keyed by content in the fleet archive: sessions that built the same dictionary share it.
+  // Each body segment's keyframe travels as one too, what its bodies are compressed against.
   counts["body_dictionaries"] =
-      sqliteCount(db_path, "SELECT count(DISTINCT content) FROM body_dictionaries");
+      sqliteCount(db_path, "SELECT count(DISTINCT content) FROM body_dictionaries") +
+      static_cast<long long>(segmentKeyframes(db_path).size());
   counts["blobs"] = sqliteCount(db_path, "SELECT count(*) FROM blobs");
   return counts;
 }

@@ -59,23 +59,36 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
     }
     return bytes;
   };
+  // A segmented body arrives compressed against its segment's keyframe, a body dictionary.
+  auto bodyOf = [&](const fleet::PgResult& r, int at) {
+    if (r.isNull(0, at + 2)) {
+      return store::unpackStoredBody(bytesOfHex(r.text(0, at)), r.optionalText(0, at + 1));
+    }
+    fleet::PgResult d =
+        pg.exec("SELECT encode(content, 'hex'), codec FROM body_dictionaries WHERE hash = $1",
+                {std::string(r.text(0, at + 2))});
+    EXPECT_EQ(d.rows(), 1);
+    const std::string dictionary =
+        store::unpackStoredBody(bytesOfHex(d.text(0, 0)), d.optionalText(0, 1));
+    return store::unpackStoredBody(bytesOfHex(r.text(0, at)), r.optionalText(0, at + 1),
+                                   dictionary);
+  };
   int compared = 0;
   while (q.executeStep()) {
     fleet::PgResult r = pg.exec(
-        "SELECT encode(request_body, 'hex'), request_body_codec, encode(response_body, 'hex'), "
-        "response_body_codec, request_headers, started_ns, upstream_first_byte_ns FROM exchanges "
+        "SELECT encode(request_body, 'hex'), request_body_codec, request_body_dictionary, "
+        "encode(response_body, 'hex'), response_body_codec, response_body_dictionary, "
+        "request_headers, started_ns, upstream_first_byte_ns FROM exchanges "
         "WHERE session_uuid = $1 AND seq = $2",
         {q.getColumn(5).getString(), q.getColumn(0).getString()});
     ASSERT_EQ(r.rows(), 1);
     const std::optional<store::ExchangeRow> row = reader.exchange(q.getColumn(1).getInt64());
     ASSERT_TRUE(row);
-    EXPECT_EQ(store::unpackStoredBody(bytesOfHex(r.text(0, 0)), r.optionalText(0, 1)),
-              row->request_body);
-    EXPECT_EQ(store::unpackStoredBody(bytesOfHex(r.text(0, 2)), r.optionalText(0, 3)),
-              row->response_body);
-    EXPECT_EQ(r.text(0, 4), q.getColumn(2).getString());
-    EXPECT_EQ(r.integer(0, 5), q.getColumn(3).getInt64());
-    EXPECT_EQ(r.optionalInteger(0, 6).value_or(-1),
+    EXPECT_EQ(bodyOf(r, 0), row->request_body);
+    EXPECT_EQ(bodyOf(r, 3), row->response_body);
+    EXPECT_EQ(r.text(0, 6), q.getColumn(2).getString());
+    EXPECT_EQ(r.integer(0, 7), q.getColumn(3).getInt64());
+    EXPECT_EQ(r.optionalInteger(0, 8).value_or(-1),
               q.getColumn(4).isNull() ? -1 : q.getColumn(4).getInt64());
     ++compared;
   }
