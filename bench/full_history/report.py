@@ -89,8 +89,9 @@ def cmd_write(runs_jsonl, meta_json, out_md):
           "| run | traffic (bodies) | archive | `zstd -19 --long=27` of the traffic | "
           "archive ÷ zstd | archive per step | recorder CPU per exchange | nginx CPU per "
           "exchange | recorder ÷ nginx | `show --exchange` of the last step | the viewer "
-          "showing the last step: Step tab, Memory tab |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+          "showing the last step: Step tab, Memory tab | fleet archive (PostgreSQL) | "
+          "fleet ÷ archive |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         md.append(
             f"| {r['episodes']} × {r['steps']} | {mb(r['traffic'])} | {mb(r['archive'])} | "
@@ -100,7 +101,9 @@ def cmd_write(runs_jsonl, meta_json, out_md):
             f"{r['nginx_cpu'] / r['exchanges'] * 1e3:.2f} ms | "
             f"**{ratio(r['rec_cpu'], r['nginx_cpu'])}** | "
             f"{r['show_ms']} ms (step {r['steps']}) | {r.get('viewer_ms', '-')} ms, "
-            f"{r.get('viewer_memory_ms', '-')} ms |")
+            f"{r.get('viewer_memory_ms', '-')} ms | "
+            f"{mb(r['fleet']) if r.get('fleet') else '-'} | "
+            f"{ratio(r['fleet'], r['archive']) if r.get('fleet') else '-'} |")
     by_steps = {r["steps"]: r for r in runs}
     md.append("")
     if 100 in by_steps and 300 in by_steps:
@@ -131,7 +134,9 @@ def cmd_write(runs_jsonl, meta_json, out_md):
            "selecting the conversation and its last step, its details on the Step tab (what the "
            "viewer opens on) or on the Memory tab (the side-by-side diff of two long memories): the "
            "\"conversation shown\" time it prints, from the window's first screen to that step "
-           "painted, median of the runs. See bench/README.md, \"Full-history benchmark\"."]
+           "painted, median of the runs. Fleet archive: the PostgreSQL database the archive was "
+           "shipped into (`agentvcr ship`), after VACUUM FULL: every table, index and TOAST "
+           "table. See bench/README.md, \"Full-history benchmark\"."]
     with open(out_md, "w") as f:
         f.write("\n".join(md) + "\n")
 

@@ -436,6 +436,21 @@ constexpr const char* kFleetSchemaV7 = R"sql(
 ALTER TABLE step_links ADD COLUMN kind text NOT NULL DEFAULT 'step';
 )sql";
 
+// Version 8: what the fleet keeps of a full-history agent grows with what is new, as the SQLite
+// archive does (schema 16). A memory of kCompressFrom bytes or more is kept packed, one zstd frame
+// against a body dictionary (the keyframe of the segment whose body held it), instead of as text
+// and jsonb: `text` and `doc` are NULL then, and exactly one of `text` and `packed` is there. An
+// internal step's prompt is kept as where its response body holds it (`full_prompt_at`, the
+// offset of its JSON string literal) instead of whole, with what it adds to its parent's prompt
+// in `prompt_new`.
+constexpr const char* kFleetSchemaV8 = R"sql(
+ALTER TABLE blobs ALTER COLUMN text DROP NOT NULL;
+ALTER TABLE blobs ADD COLUMN packed bytea, ADD COLUMN codec text, ADD COLUMN dictionary bigint;
+ALTER TABLE blobs ADD CONSTRAINT blobs_text_or_packed CHECK ((text IS NULL) <> (packed IS NULL));
+CREATE INDEX blobs_dictionary ON blobs(dictionary) WHERE dictionary IS NOT NULL;
+ALTER TABLE internal_steps ADD COLUMN full_prompt_at bigint, ADD COLUMN prompt_new text;
+)sql";
+
 struct Migration {
   int to_version;
   const char* sql;
@@ -443,7 +458,7 @@ struct Migration {
 
 constexpr Migration kMigrations[] = {{1, kFleetSchemaV1}, {2, kFleetSchemaV2}, {3, kFleetSchemaV3},
                                      {4, kFleetSchemaV4}, {5, kFleetSchemaV5}, {6, kFleetSchemaV6},
-                                     {7, kFleetSchemaV7}};
+                                     {7, kFleetSchemaV7}, {8, kFleetSchemaV8}};
 
 bool hasVersionTable(PgConnection& conn) {
   return conn.exec("SELECT to_regclass('agentvcr_fleet_schema') IS NOT NULL").text(0, 0) == "t";
@@ -471,7 +486,7 @@ int fleetSchemaVersion(PgConnection& conn) {
 }
 
 int migrateFleet(PgConnection& conn, int to_version) {
-  static_assert(kFleetSchemaVersion == 7, "add a migration for the new version");
+  static_assert(kFleetSchemaVersion == 8, "add a migration for the new version");
   return conn.transaction([&] {
     conn.exec(kMigrationLock);
     conn.exec("CREATE TABLE IF NOT EXISTS agentvcr_fleet_schema (version integer NOT NULL)");

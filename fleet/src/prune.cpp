@@ -26,7 +26,8 @@ WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE s.memory_hash = b.hash)
 constexpr const char* kDictionaryGarbage = R"sql(
 DELETE FROM body_dictionaries d
 WHERE NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.request_body_dictionary = d.hash)
-  AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.response_body_dictionary = d.hash))sql";
+  AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.response_body_dictionary = d.hash)
+  AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.dictionary = d.hash))sql";
 
 /// Runs a DELETE and counts the rows it deleted, without sending them.
 std::int64_t deleted(PgConnection& conn, const char* delete_sql) {

@@ -80,8 +80,11 @@ std::string joined(const std::vector<std::string>& names) {
 /// archive lacked a moment ago (withoutHeld()): no join with the table, which grows with the
 /// fleet and which PostgreSQL would read whole for it.
 std::string insertBlobs(const char* as) {
-  return std::string("INSERT INTO blobs (hash, text, doc, escaped) SELECT s.hash, s.text, ") + as +
-         ", s.escaped FROM agentvcr_stage_blobs s ON CONFLICT DO NOTHING";
+  return std::string(
+             "INSERT INTO blobs (hash, text, doc, escaped, packed, codec, dictionary) "
+             "SELECT s.hash, s.text, ") +
+         as + ", s.escaped, s.packed, s.codec, s.dictionary FROM agentvcr_stage_blobs s " +
+         "ON CONFLICT DO NOTHING";
 }
 
 /// The statement that moves a table's staged rows into the table (blobs: insertBlobs()). Rows

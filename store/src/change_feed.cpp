@@ -79,8 +79,8 @@ constexpr const char* kCandidates = R"sql(
 
 constexpr const char* kInternalSteps = R"sql(
   SELECT e.seq, s.position AS input_position, c.candidate_index, i.position, i.step_key,
-         i.component, i.origin, i.full_prompt, i.output_raw, i.rest,
-         i.full_prompt_at AS local_prompt_at, e.id AS local_exchange
+         i.component, i.origin, i.full_prompt, i.full_prompt_at, i.prompt_new, i.output_raw,
+         i.rest
   FROM internal_steps i
   JOIN candidates c ON c.id = i.candidate_id
   JOIN steps s ON s.id = c.step_id
@@ -150,7 +150,8 @@ constexpr const char* kBlobs = R"sql(
     SELECT id, memory_hash, tools_hash, attributes_hash, extra_keys_hash FROM steps
     WHERE exchange_id BETWEEN :first AND :last AND +session_id = :session)
   SELECT b.hash, b.codec AS local_codec, b.text, b.body_exchange_id AS local_exchange,
-         b.body_side AS local_side, b.body_at AS local_at, b.body_end AS local_end
+         b.body_side AS local_side, b.body_at AS local_at, b.body_end AS local_end,
+         (SELECT body_segment_id FROM exchanges WHERE id = b.body_exchange_id) AS local_segment
   FROM blobs b
   WHERE b.hash IN (
     SELECT memory_hash FROM batch_steps
@@ -585,8 +586,6 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     }
     std::unordered_map<std::int64_t, std::int64_t> dictionary_hashes;
     derived.push_back(impl_->dictionaries(referenced, dictionary_hashes));
-    std::move(keyframes.rows.begin(), keyframes.rows.end(),
-              std::back_inserter(derived.back().rows));
     std::size_t request_dictionary = 0;
     std::size_t response_dictionary = 0;
     for (std::size_t i = 0; i < exchanges.columns.size(); ++i) {
@@ -620,41 +619,41 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
       detail::bindInt(q, ":first", first);
       detail::bindInt(q, ":last", last);
       std::vector<std::vector<FeedValue>> blob_locals;
-      const bool with_locals = table == "blobs" || table == "internal_steps";
+      const bool with_locals = table == "blobs";
       FeedTable t = readTable(q, table, session.uuid, with_locals ? &blob_locals : nullptr);
-      if (table == "internal_steps") {
-        // The fleet keeps each prompt whole: one the archive reads from its body is read so.
-        const auto prompt = static_cast<std::size_t>(
-            std::find(t.columns.begin(), t.columns.end(), "full_prompt") - t.columns.begin());
-        for (std::size_t r = 0; r < t.rows.size(); ++r) {
-          const auto at = intOf(blob_locals[r][0]);
-          if (!at || !std::holds_alternative<std::monostate>(t.rows[r][prompt])) {
-            continue;
-          }
-          const std::optional<std::string> body =
-              impl_->bodies.read(*intOf(blob_locals[r][1]), detail::BodySide::Response);
-          std::optional<std::string> text =
-              body ? protocol::jsonStringAt(*body, static_cast<std::size_t>(*at)) : std::nullopt;
-          if (!text) {
-            throw std::runtime_error("[store.body.corrupt] a prompt of exchange seq " +
-                                     std::to_string(intOf(t.rows[r][1]).value_or(-1)) +
-                                     " is not where its response body should hold it");
-          }
-          t.rows[r][prompt] = std::move(*text);
-        }
-      }
       if (table == "blobs") {
-        // Blobs are global, keyed by hash alone; the fleet keeps their JSON text whole (a
-        // compressed memory is unpacked) so that SQL can reach inside.
+        // Blobs are global, keyed by hash alone. The fleet keeps a blob's JSON text whole, so
+        // that SQL can reach inside, but for a memory the archive keeps in a body: that one is
+        // packed against the keyframe of the body's segment, as its body is (docs/fleet.md).
         t.columns.erase(t.columns.begin());
+        t.columns.insert(t.columns.end(), {"packed", "codec", "dictionary"});
         for (std::size_t r = 0; r < t.rows.size(); ++r) {
           auto& row = t.rows[r];
           row.erase(row.begin());
-          const auto* codec = std::get_if<std::string>(&blob_locals[r][0]);
+          row.insert(row.end(), {FeedValue(), FeedValue(), FeedValue()});
+          const auto& local = blob_locals[r];  // codec, exchange, side, at, end, segment
+          const auto* codec = std::get_if<std::string>(&local[0]);
           if (codec != nullptr && *codec == detail::kBodyBlobCodec) {
-            const auto& local = blob_locals[r];  // codec, exchange, side, at, end
-            row[1] = impl_->bodies.valueInBody(intOf(local[1]), intOf(local[2]), intOf(local[3]),
-                                               intOf(local[4]));
+            const std::string text = impl_->bodies.valueInBody(intOf(local[1]), intOf(local[2]),
+                                                               intOf(local[3]), intOf(local[4]));
+            std::optional<std::string> packed;
+            if (const auto segment = intOf(local[5])) {
+              const auto& [hash, dictionary] = keyframe(*segment);
+              packed = impl_->compressor.packAgainst(text, *dictionary);
+              if (packed) {
+                row[4] = hash;
+              }
+            }
+            if (!packed) {
+              packed = impl_->compressor.pack(text);
+            }
+            if (packed) {
+              row[1] = FeedValue();
+              row[2] = FeedBytes{std::move(*packed)};
+              row[3] = std::string(detail::kZstdCodec);
+            } else {
+              row[1] = text;
+            }
           } else if (codec != nullptr) {
             row[1] = detail::unpackBody(bytesOf(row[1]), *codec);
           } else {
@@ -686,6 +685,9 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     derived.push_back(ranged(kInternalSteps, "internal_steps"));
     derived.push_back(numbered(kA2aCalls, "a2a_calls", "conversation"));
     derived.push_back(ranged(kStreamEvents, "stream_events"));
+    // The keyframes bodies and memories were packed against go with the other dictionaries.
+    std::move(keyframes.rows.begin(), keyframes.rows.end(),
+              std::back_inserter(derived.front().rows));
   }
 
   SQLite::Statement misses_query(db, kReplayMisses);

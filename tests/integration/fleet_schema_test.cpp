@@ -172,6 +172,33 @@ TEST_F(FleetPruneTest, DropsWholeMonthsAndTheRestOfOlderSessionsRowByRow) {
   EXPECT_EQ(fleet_db_->rows("exchanges_y2026m10"), archiveCounts(old).at("exchanges"));
 }
 
+TEST_F(FleetPruneTest, AKeyframeAPackedMemoryNeedsOutlivesTheSessionThatBroughtIt) {
+  // Two runs of the same demo share their memories: the blobs came with September's session,
+  // packed against its keyframes. November's bodies are made to need none of those keyframes,
+  // as when they were packed against keyframes of their own.
+  shipRecordedAt("september", kSeptember15);
+  const std::string november = shipRecordedAt("november", kNovember10);
+  const std::string uuid = sqliteColumn(november, "SELECT uuid FROM sessions").at(0);
+  fleet::PgConnection conn(fleet_db_->uri());
+  conn.exec(
+      "UPDATE exchanges SET request_body_dictionary = NULL, "
+      "response_body_dictionary = NULL WHERE session_uuid = $1::uuid",
+      {uuid});
+  const char* kNeededByBlobsAlone = R"sql(
+    SELECT count(DISTINCT b.dictionary) FROM blobs b WHERE b.dictionary IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.session_uuid = $1::uuid
+                      AND b.dictionary IN (e.request_body_dictionary, e.response_body_dictionary)))sql";
+  ASSERT_GT(conn.exec(kNeededByBlobsAlone, {uuid}).integer(0, 0), 0);
+
+  prune("2026-10-01", false);
+  // November's steps still name those memories, and every packed memory still unpacks.
+  EXPECT_GT(fleet_db_->count("SELECT count(*) FROM blobs WHERE dictionary IS NOT NULL"), 0);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs b WHERE b.dictionary IS NOT NULL AND "
+                             "NOT EXISTS (SELECT 1 FROM body_dictionaries d "
+                             "WHERE d.hash = b.dictionary)"),
+            0);
+}
+
 TEST_F(FleetPruneTest, PruningNothingOrNonsenseChangesNothing) {
   shipRecordedAt("october", kOctober20);
   const auto before = fleetCounts(*fleet_db_);

@@ -94,8 +94,36 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
   }
   EXPECT_EQ(compared, local.at("exchanges"));
 
-  // Memories are JSON SQL can reach into, and every step's parent is a candidate that exists.
-  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE doc IS NULL"), 0);
+  // A blob kept as text is JSON SQL can reach into. A memory the archive keeps in a body is
+  // packed against its segment's keyframe instead, and unpacks to the archive's text.
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE text IS NOT NULL AND doc IS NULL"),
+            0);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE packed IS NOT NULL"),
+            sqliteCount(db, "SELECT count(*) FROM blobs WHERE codec = 'body'"));
+  EXPECT_GT(fleet_db_->count("SELECT count(*) FROM blobs WHERE dictionary IS NOT NULL"), 0);
+  fleet::PgResult packed = pg.exec(
+      "SELECT b.hash, encode(b.packed, 'hex'), b.codec, encode(d.content, 'hex'), d.codec "
+      "FROM blobs b LEFT JOIN body_dictionaries d ON d.hash = b.dictionary "
+      "WHERE b.packed IS NOT NULL");
+  for (int i = 0; i < packed.rows(); ++i) {
+    const std::string text =
+        packed.isNull(i, 3)
+            ? store::unpackStoredBody(bytesOfHex(packed.text(i, 1)), packed.optionalText(i, 2))
+            : store::unpackStoredBody(bytesOfHex(packed.text(i, 1)), packed.optionalText(i, 2),
+                                      store::unpackStoredBody(bytesOfHex(packed.text(i, 3)),
+                                                              packed.optionalText(i, 4)));
+    EXPECT_EQ(text, reader.blob(static_cast<std::uint64_t>(packed.integer(i, 0))).value_or("?"));
+  }
+  // A prompt is kept as where its response body holds it, with what it adds to its parent's.
+  EXPECT_EQ(
+      fleet_db_->count("SELECT count(*) FROM internal_steps WHERE full_prompt_at IS NOT NULL"),
+      sqliteCount(db, "SELECT count(*) FROM internal_steps WHERE full_prompt_at IS NOT NULL"));
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM internal_steps WHERE full_prompt IS NOT NULL "
+                             "AND full_prompt_at IS NOT NULL"),
+            0);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM internal_steps WHERE prompt_new IS NOT NULL"),
+            sqliteCount(db, "SELECT count(*) FROM internal_steps WHERE prompt_new IS NOT NULL"));
+  // Every step's parent is a candidate that exists.
   EXPECT_EQ(fleet_db_->count(R"sql(
     SELECT count(*) FROM steps s WHERE s.parent_seq IS NOT NULL AND NOT EXISTS (
       SELECT 1 FROM candidates c WHERE c.session_uuid = s.session_uuid AND c.seq = s.parent_seq

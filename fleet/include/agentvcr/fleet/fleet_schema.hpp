@@ -9,7 +9,7 @@
 namespace agentvcr::fleet {
 
 /// The fleet schema this build writes and reads (agentvcr_fleet_schema.version).
-inline constexpr int kFleetSchemaVersion = 7;
+inline constexpr int kFleetSchemaVersion = 8;
 
 /// The advisory lock shippers hold shared while they write a batch and `agentvcr pg prune` holds
 /// alone, so that a prune never deletes a blob a batch in flight counts on. The fleet schema's
