@@ -116,8 +116,7 @@ std::string sessionStartedNs(const store::FeedBatch& batch) {
     if (t.table != "sessions" || t.rows.empty()) {
       continue;
     }
-    const auto column = std::find(t.columns.begin(), t.columns.end(), "started_ns");
-    const store::FeedValue& value = t.rows.front().at(column - t.columns.begin());
+    const store::FeedValue& value = t.rows.front().at(t.column("started_ns"));
     if (const auto* ns = std::get_if<std::int64_t>(&value)) {
       return std::to_string(*ns);
     }
@@ -134,6 +133,23 @@ constexpr std::int64_t kWholeSession = -1;
 /// Blobs and body dictionaries: keyed by the hash of their content, shared by every session.
 bool isContentAddressed(const std::string& table) {
   return table == "blobs" || table == "body_dictionaries";
+}
+
+/// The fleet keeps a prompt its response body holds as where the body holds it
+/// (`full_prompt_at`), not whole (docs/fleet.md, Bodies and blobs); the feed gives the text too.
+void keepPromptsAsReferences(store::FeedBatch& batch) {
+  for (store::FeedTable& t : batch.tables) {
+    if (t.table != "internal_steps") {
+      continue;
+    }
+    const std::size_t prompt = t.column("full_prompt");
+    const std::size_t prompt_at = t.column("full_prompt_at");
+    for (std::vector<store::FeedValue>& row : t.rows) {
+      if (!std::holds_alternative<std::monostate>(row.at(prompt_at))) {
+        row.at(prompt) = store::FeedValue();
+      }
+    }
+  }
 }
 
 /// The tables whose rows belong to one exchange, by its `seq`.
@@ -169,8 +185,7 @@ store::FeedTable subset(const store::FeedTable& t, const std::vector<std::size_t
 
 /// The value of `column` in row `row` of `t` as an integer (0 when it is not one).
 std::int64_t intAt(const store::FeedTable& t, std::size_t row, std::string_view column) {
-  const auto at = std::find(t.columns.begin(), t.columns.end(), column) - t.columns.begin();
-  const auto* value = std::get_if<std::int64_t>(&t.rows[row].at(at));
+  const auto* value = std::get_if<std::int64_t>(&t.rows[row].at(t.column(column)));
   return value != nullptr ? *value : 0;
 }
 
@@ -658,7 +673,8 @@ struct Shipper::Impl {
       if (follower.stopping()) {
         return store::FeedVisit::Stopped;
       }
-      const store::FeedBatch batch = follower.feed().next(session, held.position, options.batch);
+      store::FeedBatch batch = follower.feed().next(session, held.position, options.batch);
+      keepPromptsAsReferences(batch);
       const bool rows = batch.exchanges > 0 || batch.misses > 0 || batch.links > 0;
       if (!rows && batch.session_digest == held.digest) {
         // Nothing the fleet lacks can be read yet: rows wait for their index.

@@ -1,7 +1,5 @@
 #include "feed_rows.hpp"
 
-#include <algorithm>
-
 namespace agentvcr::otel::detail {
 
 FeedRows::FeedRows(const store::FeedBatch& batch, std::string_view table) {
@@ -13,9 +11,8 @@ FeedRows::FeedRows(const store::FeedBatch& batch, std::string_view table) {
 }
 
 const store::FeedValue* FeedRows::value(std::size_t row, std::string_view column) const {
-  const auto& columns = table_->columns;
-  const auto at = std::find(columns.begin(), columns.end(), column);
-  return at == columns.end() ? nullptr : &table_->rows.at(row).at(at - columns.begin());
+  const std::size_t at = table_->column(column);
+  return at == table_->columns.size() ? nullptr : &table_->rows.at(row).at(at);
 }
 
 std::optional<std::int64_t> FeedRows::integer(std::size_t row, std::string_view column) const {

@@ -80,7 +80,7 @@ constexpr const char* kCandidates = R"sql(
 constexpr const char* kInternalSteps = R"sql(
   SELECT e.seq, s.position AS input_position, c.candidate_index, i.position, i.step_key,
          i.component, i.origin, i.full_prompt, i.full_prompt_at, i.prompt_new, i.output_raw,
-         i.rest
+         i.rest, e.id AS local_exchange
   FROM internal_steps i
   JOIN candidates c ON c.id = i.candidate_id
   JOIN steps s ON s.id = c.step_id
@@ -323,7 +323,7 @@ std::int64_t rowDigest(const std::vector<FeedValue>& row) {
 /// (sorted), from 1.
 void numberConversations(FeedTable& t, const std::string& column,
                          const std::vector<std::int64_t>& ids) {
-  const auto at = std::find(t.columns.begin(), t.columns.end(), column) - t.columns.begin();
+  const std::size_t at = t.column(column);
   for (auto& row : t.rows) {
     if (const auto* id = std::get_if<std::int64_t>(&row[at])) {
       const auto rank = std::lower_bound(ids.begin(), ids.end(), *id);
@@ -345,13 +345,9 @@ std::size_t FeedBatch::rowCount() const {
 /// The fleet keeps each env step's decoded feedback, which an archive of version 16 decodes again
 /// from the instruction whenever it is read.
 void fillEnvFeedback(FeedTable& steps) {
-  auto at = [&](std::string_view name) {
-    return static_cast<std::size_t>(std::find(steps.columns.begin(), steps.columns.end(), name) -
-                                    steps.columns.begin());
-  };
-  const std::size_t feedback = at("env_feedback");
-  const std::size_t type = at("instruction_type");
-  const std::size_t content = at("instruction_content");
+  const std::size_t feedback = steps.column("env_feedback");
+  const std::size_t type = steps.column("instruction_type");
+  const std::size_t content = steps.column("instruction_content");
   for (auto& row : steps.rows) {
     const auto* kind = std::get_if<std::string>(&row[type]);
     if (std::holds_alternative<std::monostate>(row[feedback]) && kind != nullptr &&
@@ -410,8 +406,7 @@ struct ChangeFeed::Impl {
       std::vector<FeedValue> row = rows.rows[r];
       row.front() = session.uuid;  // as next() feeds it: keyed by the session's uuid
       row.emplace_back(std::int64_t{session.interrupted});
-      const auto count = std::find(rows.columns.begin(), rows.columns.end(), "exchange_count");
-      session.exchanges = intOf(row.at(count - rows.columns.begin())).value_or(0);
+      session.exchanges = intOf(row.at(rows.column("exchange_count"))).value_or(0);
       session.digest = rowDigest(row);
       out.push_back(std::move(session));
     }
@@ -549,13 +544,9 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     std::vector<std::array<std::optional<std::int64_t>, 2>> keyframe_hash(exchanges.rows.size());
     for (const auto side : {detail::BodySide::Request, detail::BodySide::Response}) {
       const bool request = side == detail::BodySide::Request;
-      const auto at = [&](std::string_view name) {
-        return static_cast<std::size_t>(
-            std::find(exchanges.columns.begin(), exchanges.columns.end(), name) -
-            exchanges.columns.begin());
-      };
-      const std::size_t body = at(request ? "request_body" : "response_body");
-      const std::size_t codec = at(request ? "request_body_codec" : "response_body_codec");
+      const std::size_t body = exchanges.column(request ? "request_body" : "response_body");
+      const std::size_t codec =
+          exchanges.column(request ? "request_body_codec" : "response_body_codec");
       for (std::size_t r = 0; r < exchanges.rows.size(); ++r) {
         auto& row = exchanges.rows[r];
         const auto* stored_codec = std::get_if<std::string>(&row[codec]);
@@ -619,8 +610,30 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
       detail::bindInt(q, ":first", first);
       detail::bindInt(q, ":last", last);
       std::vector<std::vector<FeedValue>> blob_locals;
-      const bool with_locals = table == "blobs";
+      const bool with_locals = table == "blobs" || table == "internal_steps";
       FeedTable t = readTable(q, table, session.uuid, with_locals ? &blob_locals : nullptr);
+      if (table == "internal_steps") {
+        // A prompt the archive reads from its response body comes with its text too, for
+        // readers that want it (the fleet keeps the reference alone, the OTLP export the text).
+        const std::size_t prompt = t.column("full_prompt");
+        const std::size_t prompt_at = t.column("full_prompt_at");
+        for (std::size_t r = 0; r < t.rows.size(); ++r) {
+          const auto at = intOf(t.rows[r][prompt_at]);
+          if (!at || !std::holds_alternative<std::monostate>(t.rows[r][prompt])) {
+            continue;
+          }
+          const std::optional<std::string> body =
+              impl_->bodies.read(*intOf(blob_locals[r][0]), detail::BodySide::Response);
+          std::optional<std::string> text =
+              body ? protocol::jsonStringAt(*body, static_cast<std::size_t>(*at)) : std::nullopt;
+          if (!text) {
+            throw std::runtime_error("[store.body.corrupt] a prompt of exchange seq " +
+                                     std::to_string(intOf(t.rows[r][1]).value_or(-1)) +
+                                     " is not where its response body should hold it");
+          }
+          t.rows[r][prompt] = std::move(*text);
+        }
+      }
       if (table == "blobs") {
         // Blobs are global, keyed by hash alone. The fleet keeps a blob's JSON text whole, so
         // that SQL can reach inside, but for a memory the archive keeps in a body: that one is

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -29,6 +31,12 @@ struct FeedTable {
   std::string table;
   std::vector<std::string> columns;
   std::vector<std::vector<FeedValue>> rows;
+
+  /// The index of column `name` in each row; columns.size() when the table has none.
+  std::size_t column(std::string_view name) const {
+    return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), name) -
+                                    columns.begin());
+  }
 };
 
 /// How far a session was fed, as counts: its exchanges (numbered by `seq` from 0, so this is
