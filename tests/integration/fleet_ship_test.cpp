@@ -20,9 +20,11 @@
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/store/archive_reader.hpp"
+#include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
+#include "store_test_support.hpp"
 #include "thread_niceness.hpp"
 #include "wait.hpp"
 
@@ -373,6 +375,60 @@ TEST_F(FleetShipTest, ShipThenPullIsLosslessAndShippingThePullAddsNothing) {
 
   // Pulling again adds nothing either: the archive holds the session.
   EXPECT_EQ(fleet::pull(options).already_held.size(), 1u);
+}
+
+TEST_F(FleetShipTest, AFullHistoryConversationShipsCompactAndPullsBackByteForByte) {
+  // 40 steps of one conversation whose memory keeps every turn: three body segments, each
+  // body packed against its segment's keyframe, and a memory on every step that the archive
+  // keeps in a body.
+  namespace st = store::testing;
+  constexpr int kSteps = 40;
+  const std::string db = dir_.file("full-history.sqlite");
+  {
+    store::Recorder recorder(db, st::testSession(), st::testOptions());
+    for (int k = 0; k < kSteps; ++k) {
+      const std::string id = "r" + std::to_string(k);
+      st::submit(
+          recorder,
+          st::magmaExchange(
+              st::request(id, {st::input(1, k == 0 ? "user" : "env", "turn " + std::to_string(k),
+                                         st::memoryOf("turn", 2 * k))}),
+              protocol::Json::array({st::sayOutput(id, 1, 0, st::memoryOf("turn", 2 * k + 1),
+                                                   "said " + std::to_string(k))})));
+    }
+  }
+  ASSERT_GE(sqliteCount(db, "SELECT count(DISTINCT body_segment_id) FROM exchanges"), 3);
+  ship(db, fleet_db_->uri());
+  EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM exchanges WHERE request_body_dictionary IS "
+                             "NOT NULL AND response_body_dictionary IS NOT NULL"),
+            kSteps);
+  EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE packed IS NOT NULL"),
+            sqliteCount(db, "SELECT count(*) FROM blobs WHERE codec = 'body'"));
+
+  const std::string pulled = dir_.file("pulled.sqlite");
+  fleet::PullOptions options;
+  options.uri = fleet_db_->uri();
+  options.db_path = pulled;
+  ASSERT_EQ(fleet::pull(options).session_ids.size(), 1u);
+  const store::ArchiveReader original(db);
+  const store::ArchiveReader copy(pulled);
+  const std::vector<std::string> ids = sqliteColumn(db, "SELECT id FROM exchanges ORDER BY seq");
+  const std::vector<std::string> copy_ids =
+      sqliteColumn(pulled, "SELECT id FROM exchanges ORDER BY seq");
+  ASSERT_EQ(copy_ids.size(), ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto a = original.exchange(std::stoll(ids[i]));
+    const auto b = copy.exchange(std::stoll(copy_ids[i]));
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(b->request_body, a->request_body) << "exchange seq " << i;
+    EXPECT_EQ(b->response_body, a->response_body) << "exchange seq " << i;
+  }
+  for (const std::string& hash : sqliteColumn(db, "SELECT hash FROM blobs")) {
+    EXPECT_EQ(copy.blob(std::stoull(hash)), original.blob(std::stoull(hash))) << hash;
+  }
+  const std::string prompts = "SELECT full_prompt_at FROM internal_steps ORDER BY id";
+  EXPECT_EQ(sqliteColumn(pulled, prompts), sqliteColumn(db, prompts));
 }
 
 TEST_F(FleetShipTest, PullTakesTheSlicesItIsAskedFor) {
