@@ -78,6 +78,27 @@ TEST(JsonSpans, AStringLiteralIsReadWhereItStarts) {
   EXPECT_EQ(find(runs, {{"b"}}).at(0).second, R"("q\\\"x")");
 }
 
+TEST(JsonSpans, AnEscapeIsReadWhereverItFallsInTheBytesLookedAtTogether) {
+  // Strings are searched sixteen bytes at a time: put an escaped quote, an escaped backslash
+  // and an escaped backslash before the closing quote at every place of strings that end
+  // inside, at and across those sixteen bytes.
+  for (const std::string escape : {"\\\"", "\\\\", "\\u00e9"}) {
+    for (std::size_t length = 0; length <= 40; ++length) {
+      for (std::size_t at = 0; at <= length; ++at) {
+        std::string literal = "\"" + std::string(length, 'x') + "\"";
+        literal.insert(1 + at, escape);
+        const std::string text = R"({"a": )" + literal + R"(, "b": "next"})";
+        const std::optional<Json> parsed = parseJson(text).value;
+        ASSERT_TRUE(parsed) << text;
+        ASSERT_EQ(jsonStringAt(text, text.find('"', 5)), (*parsed)["a"].get<std::string>()) << text;
+        const Found b = find(text, {{"b"}});
+        ASSERT_EQ(b.size(), 1u) << text;
+        ASSERT_EQ(b[0].second, R"("next")") << text;
+      }
+    }
+  }
+}
+
 /// A random value: objects whose member names repeat and need escapes, arrays, scalars.
 Json randomValue(std::mt19937_64& random, int depth) {
   const std::vector<std::string> names = {"a", "b", "memory", "c\"d", "\u00e9", "a"};
