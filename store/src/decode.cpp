@@ -293,24 +293,46 @@ void findPromptReferences(std::string_view body, std::vector<DecodedCandidate>& 
   }
   static constexpr protocol::JsonPathStep kPrompts[] = {
       {""}, {"internal_steps"}, {""}, {"full_prompt"}};
-  protocol::findJsonValues(
-      body, kPrompts, [&](std::span<const std::size_t> indexes, protocol::JsonSpan span) {
-        auto candidate = at_position.find(indexes[0]);
-        if (candidate == at_position.end() ||
-            indexes[1] >= candidate->second->internal_steps.size()) {
-          return;
-        }
-        DecodedInternalStep& step = candidate->second->internal_steps[indexes[1]];
-        if (!step.full_prompt) {
-          return;
-        }
-        // A member named twice: the later literal is the one decoded, so each one decides.
-        const std::string_view literal = body.substr(span.begin, span.end - span.begin);
-        const bool plain = literal.size() >= 2 && literal.find('\\') == std::string_view::npos;
-        const bool same = plain ? literal.substr(1, literal.size() - 2) == *step.full_prompt
-                                : protocol::jsonStringAt(body, span.begin) == step.full_prompt;
-        step.full_prompt_at = same ? std::optional<std::size_t>(span.begin) : std::nullopt;
-      });
+
+  // The last literal found at a place is the one decoded. Met once on its path, it is the text
+  // the decoder read, and a reader decoding it again gets that text back, unless a \u escape
+  // might decode otherwise (a lone surrogate): only then, or when a member is named twice on
+  // the way, is the literal decoded and compared, which costs as much as the body's parse.
+  struct Literal {
+    protocol::JsonSpan span;
+    bool repeated = false;
+  };
+
+  std::map<std::pair<std::size_t, std::size_t>, Literal> literals;
+  protocol::findJsonValues(body, kPrompts,
+                           [&](std::span<const std::size_t> indexes, protocol::JsonSpan span) {
+                             const auto key = std::pair{indexes[0], indexes[1]};
+                             auto known = literals.find(key);
+                             literals.insert_or_assign(key, Literal{span, known != literals.end()});
+                           });
+  for (const auto& [key, literal] : literals) {
+    auto candidate = at_position.find(key.first);
+    if (candidate == at_position.end() || key.second >= candidate->second->internal_steps.size()) {
+      continue;
+    }
+    DecodedInternalStep& step = candidate->second->internal_steps[key.second];
+    if (!step.full_prompt) {
+      continue;
+    }
+    const std::string_view text =
+        body.substr(literal.span.begin, literal.span.end - literal.span.begin);
+    bool same = false;
+    if (text.size() < 2 || text.front() != '"') {
+      same = false;
+    } else if (text.find('\\') == std::string_view::npos) {
+      same = text.substr(1, text.size() - 2) == *step.full_prompt;
+    } else if (!literal.repeated && text.find("\\u") == std::string_view::npos) {
+      same = true;
+    } else {
+      same = protocol::jsonStringAt(body, literal.span.begin) == step.full_prompt;
+    }
+    step.full_prompt_at = same ? std::optional<std::size_t>(literal.span.begin) : std::nullopt;
+  }
 }
 
 void decodeMagma(magma::Route route, DecodedExchange& d, FindingList& findings,

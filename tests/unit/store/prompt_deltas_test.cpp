@@ -132,6 +132,47 @@ TEST_F(PromptReferenceTest, PromptsAreReadFromTheirBodiesAndIndexedByWhatEachAdd
   EXPECT_EQ(hits[0].snippet, "turn 3: pressed [marker3]\n");
 }
 
+TEST_F(PromptReferenceTest, APromptNamedTwiceOrSpelledWithUnicodeEscapesReadsBackAsParsed) {
+  // The decoder keeps the later of two members of one name, and a \u escape is decoded: each
+  // prompt reads back as the parser read it, from the literal the reference names.
+  const std::string prompt = promptOf(3);
+  protocol::Exchange ex;
+  {
+    Json out = testing::sayOutput("r0", 1, 0, testing::memoryOf("e", 1), "ok");
+    out["internal_steps"] =
+        Json::array({Json{{"id", "step-0"}, {"component", "commander"}, {"full_prompt", prompt}},
+                     Json{{"id", "step-1"}, {"component", "critic"}, {"full_prompt", prompt}}});
+    ex = testing::magmaExchange(
+        testing::request("r0", {testing::input(1, "user", "press", testing::memoryOf("e", 0))}),
+        Json::array({out}));
+  }
+  std::string& body = ex.response_body;
+  const std::string literal = Json(prompt).dump();
+  const std::size_t first = body.find(literal);
+  ASSERT_NE(first, std::string::npos);
+  body.insert(body.rfind("\"full_prompt\":", first), R"("full_prompt":"a decoy\n",)");
+  const std::size_t second = body.find(literal, body.find(literal) + literal.size());
+  ASSERT_NE(second, std::string::npos);
+  body.replace(second, literal.size(), R"("caf\u00e9 \ud83d\ude00\n)" + literal.substr(1));
+  const protocol::Json parsed = Json::parse(body);
+  {
+    Recorder recorder(path_, testing::testSession(), testing::testOptions());
+    testing::submit(recorder, std::move(ex));
+  }
+  ArchiveReader reader(path_);
+  const std::vector<CandidateRow> candidates =
+      reader.candidates(queryInt(path_, "SELECT id FROM steps"));
+  ASSERT_EQ(candidates.size(), 1u);
+  const std::vector<InternalStepRow> rows = reader.internalSteps(candidates[0].id);
+  ASSERT_EQ(rows.size(), 2u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].full_prompt.value_or("?"),
+              parsed[0]["internal_steps"][i]["full_prompt"].get<std::string>())
+        << "internal step " << i;
+  }
+  EXPECT_EQ(queryInt(path_, "SELECT count(*) FROM internal_steps WHERE full_prompt_at IS NULL"), 0);
+}
+
 TEST_F(PromptReferenceTest, AMergedCopyKeepsWhatIsNewAsTheRecordingDoes) {
   constexpr int kSteps = 20;
   recordConversation(kSteps);
