@@ -19,8 +19,6 @@ FittedRows::FittedRows(QTableView* view) : QObject(view), view_(view) {
   view_->viewport()->installEventFilter(this);
 
   QAbstractItemModel* model = view_->model();
-  // Connected after the view's own connections, so the view knows the new rows when they are
-  // measured.
   connect(model, &QAbstractItemModel::modelReset, this, [this] { forgetAll(); });
   connect(model, &QAbstractItemModel::layoutChanged, this, [this] { forgetAll(); });
   connect(model, &QAbstractItemModel::rowsInserted, this, [this] { forgetAll(); });

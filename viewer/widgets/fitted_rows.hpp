@@ -25,7 +25,7 @@ class FittedRows : public QObject {
   /// Takes over the row heights of `view`, whose model is already set; parented to the view.
   explicit FittedRows(QTableView* view);
 
-  /// How many rows have their measured height (for tests and the benchmark).
+  /// How many rows have their measured height.
   int measuredRows() const;
 
  protected:
