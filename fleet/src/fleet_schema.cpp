@@ -442,8 +442,12 @@ ALTER TABLE step_links ADD COLUMN kind text NOT NULL DEFAULT 'step';
 // and jsonb: `text` and `doc` are NULL then, and exactly one of `text` and `packed` is there. An
 // internal step's prompt is kept as where its response body holds it (`full_prompt_at`, the
 // offset of its JSON string literal) instead of whole, with what it adds to its parent's prompt
-// in `prompt_new`.
+// in `prompt_new`. A body dictionary may itself be compressed against another
+// (`body_dictionaries.dictionary`): a segment's keyframe against the one before it.
 constexpr const char* kFleetSchemaV8 = R"sql(
+ALTER TABLE body_dictionaries ADD COLUMN dictionary bigint;
+CREATE INDEX body_dictionaries_dictionary ON body_dictionaries(dictionary)
+  WHERE dictionary IS NOT NULL;
 ALTER TABLE blobs ALTER COLUMN text DROP NOT NULL;
 ALTER TABLE blobs ADD COLUMN packed bytea, ADD COLUMN codec text, ADD COLUMN dictionary bigint;
 ALTER TABLE blobs ADD CONSTRAINT blobs_text_or_packed CHECK ((text IS NULL) <> (packed IS NULL));

@@ -27,7 +27,8 @@ constexpr const char* kDictionaryGarbage = R"sql(
 DELETE FROM body_dictionaries d
 WHERE NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.request_body_dictionary = d.hash)
   AND NOT EXISTS (SELECT 1 FROM exchanges e WHERE e.response_body_dictionary = d.hash)
-  AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.dictionary = d.hash))sql";
+  AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.dictionary = d.hash)
+  AND NOT EXISTS (SELECT 1 FROM body_dictionaries c WHERE c.dictionary = d.hash))sql";
 
 /// Runs a DELETE and counts the rows it deleted, without sending them.
 std::int64_t deleted(PgConnection& conn, const char* delete_sql) {
@@ -94,7 +95,12 @@ PruneResult prune(PgConnection& conn, const std::string& before) {
       "DELETE FROM quarantine WHERE lower(session_uuid) IN "
       "(SELECT uuid::text FROM agentvcr_pruned)");
   result.blobs = deleted(conn, kBlobGarbage);
-  result.dictionaries = deleted(conn, kDictionaryGarbage);
+  // A dictionary only deleted ones were compressed against goes in the next round: a chain of
+  // keyframes goes one link a round, and is at most 15 links long.
+  for (std::int64_t round = deleted(conn, kDictionaryGarbage); round > 0;
+       round = deleted(conn, kDictionaryGarbage)) {
+    result.dictionaries += round;
+  }
   return result;
 }
 

@@ -195,7 +195,7 @@ class FleetSource : public store::SessionSource {
   /// A dictionary's content as relayed, read about once per pull: the bodies of a segment's
   /// run share their keyframe, and follow one another. At most kKeptDictionaryBytes are kept, a
   /// long pull forgetting them all when it reaches that.
-  const std::string& dictionary(std::int64_t hash) {
+  const std::string& dictionary(std::int64_t hash, int depth = 0) {
     auto known = dictionaries_.find(hash);
     if (known != dictionaries_.end()) {
       return known->second;
@@ -204,19 +204,31 @@ class FleetSource : public store::SessionSource {
       dictionaries_.clear();
       kept_dictionary_bytes_ = 0;
     }
-    PgResult r = conn_.exec("SELECT content, codec FROM body_dictionaries WHERE hash = $1",
-                            {std::to_string(hash)});
+    PgResult r =
+        conn_.exec("SELECT content, codec, dictionary FROM body_dictionaries WHERE hash = $1",
+                   {std::to_string(hash)});
     if (r.rows() == 0) {
       throw std::runtime_error("[fleet.pull] body dictionary " + std::to_string(hash) +
                                " is missing from " + conn_.redactedUri());
     }
-    std::string& content = dictionaries_[hash] =
-        store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1));
+    // A keyframe is compressed against the one before it: a chain of at most 15, which a
+    // damaged archive must not turn into a loop.
+    if (!r.isNull(0, 2) && depth >= kLongestDictionaryChain) {
+      throw std::runtime_error("[fleet.pull] body dictionary " + std::to_string(hash) + " of " +
+                               conn_.redactedUri() + " depends on a chain of more than " +
+                               std::to_string(kLongestDictionaryChain) + " dictionaries");
+    }
+    std::string unpacked =
+        r.isNull(0, 2) ? store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1))
+                       : store::unpackStoredBody(bytesOf(r.text(0, 0)), r.optionalText(0, 1),
+                                                 dictionary(r.integer(0, 2), depth + 1));
+    std::string& content = dictionaries_[hash] = std::move(unpacked);
     kept_dictionary_bytes_ += content.size();
     return content;
   }
 
   static constexpr std::size_t kKeptDictionaryBytes = 64u << 20;
+  static constexpr int kLongestDictionaryChain = 16;
 
   PgConnection& conn_;
   const PullOptions& options_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -418,7 +419,7 @@ struct ChangeFeed::Impl {
   /// batch carries all it refers to: a batch that failed is read again whole.
   FeedTable dictionaries(const std::set<std::int64_t>& ids,
                          std::unordered_map<std::int64_t, std::int64_t>& hashes) {
-    FeedTable out{"body_dictionaries", {"hash", "content", "codec", "size"}, {}};
+    FeedTable out{"body_dictionaries", {"hash", "content", "codec", "size", "dictionary"}, {}};
     SQLite::Statement q(db, "SELECT content, codec, size FROM body_dictionaries WHERE id = :id");
     for (std::int64_t id : ids) {
       detail::bindInt(q, ":id", id);
@@ -427,7 +428,7 @@ struct ChangeFeed::Impl {
         const auto hash = detail::toDb(protocol::stableHash(content));
         hashes[id] = hash;
         out.rows.push_back({hash, FeedBytes{std::move(content)}, valueOf(q.getColumn(1)),
-                            valueOf(q.getColumn(2))});
+                            valueOf(q.getColumn(2)), FeedValue()});
       }
       q.reset();
     }
@@ -517,26 +518,48 @@ FeedBatch ChangeFeed::next(const FeedSession& session, FeedPosition after, FeedL
     batch.end.exchanges = *intOf(exchanges.rows.back()[1]) + 1;
 
     // A segmented body travels as a frame of its own, compressed against its segment's
-    // keyframe, which travels as a body dictionary: the fleet keeps no segments, and each body
-    // still costs about what it adds to the ones before it (docs/fleet.md, Bodies).
-    FeedTable keyframes{"body_dictionaries", {"hash", "content", "codec", "size"}, {}};
+    // keyframe, which travels as a body dictionary compressed against the keyframe before it:
+    // the fleet keeps no segments, and each body and keyframe still costs about what it adds
+    // (docs/fleet.md, Bodies).
+    FeedTable keyframes{
+        "body_dictionaries", {"hash", "content", "codec", "size", "dictionary"}, {}};
     std::map<std::int64_t, std::pair<std::int64_t, detail::SegmentShelf::Bytes>> keyframe_of;
-    auto keyframe = [&](std::int64_t segment_id)
+    SQLite::Statement prefix_of(db, "SELECT prefix_segment_id FROM body_segments WHERE id = :id");
+    std::function<const std::pair<std::int64_t, detail::SegmentShelf::Bytes>&(std::int64_t)>
+        keyframe = [&](std::int64_t segment_id)
         -> const std::pair<std::int64_t, detail::SegmentShelf::Bytes>& {
       auto known = keyframe_of.find(segment_id);
       if (known != keyframe_of.end()) {
         return known->second;
       }
+      detail::bindInt(prefix_of, ":id", segment_id);
+      const std::optional<std::int64_t> prefix =
+          prefix_of.executeStep() ? intOf(valueOf(prefix_of.getColumn(0))) : std::nullopt;
+      prefix_of.reset();
       detail::SegmentShelf::Bytes bytes = impl_->bodies.keyframe(segment_id);
       const auto hash = detail::toDb(protocol::stableHash(*bytes));
       const bool listed =
           std::any_of(keyframe_of.begin(), keyframe_of.end(),
                       [&](const auto& entry) { return entry.second.first == hash; });
       if (!listed) {
-        std::optional<std::string> packed = impl_->compressor.pack(*bytes);
+        // Every batch carries the chain its keyframes need (at most the 15 of an anchor's run):
+        // the fleet skips those it holds.
+        std::optional<std::string> packed;
+        FeedValue parent;
+        if (prefix) {
+          const auto& [parent_hash, parent_bytes] = keyframe(*prefix);
+          packed = impl_->compressor.packAgainst(*bytes, *parent_bytes);
+          if (packed) {
+            parent = parent_hash;
+          }
+        }
+        if (!packed) {
+          packed = impl_->compressor.pack(*bytes);
+        }
         keyframes.rows.push_back({hash, FeedBytes{packed ? std::move(*packed) : *bytes},
                                   packed ? FeedValue(std::string(detail::kZstdCodec)) : FeedValue(),
-                                  FeedValue(static_cast<std::int64_t>(bytes->size()))});
+                                  FeedValue(static_cast<std::int64_t>(bytes->size())),
+                                  std::move(parent)});
       }
       return keyframe_of.emplace(segment_id, std::pair{hash, std::move(bytes)}).first->second;
     };

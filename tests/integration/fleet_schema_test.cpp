@@ -12,7 +12,9 @@
 
 #include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
+#include "agentvcr/store/recorder.hpp"
 #include "fleet_fixture.hpp"
+#include "store_test_support.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -197,6 +199,33 @@ TEST_F(FleetPruneTest, AKeyframeAPackedMemoryNeedsOutlivesTheSessionThatBroughtI
                              "NOT EXISTS (SELECT 1 FROM body_dictionaries d "
                              "WHERE d.hash = b.dictionary)"),
             0);
+}
+
+TEST_F(FleetPruneTest, APrunedSessionsChainOfKeyframesGoesWhole) {
+  // 40 full-history steps: three body segments, whose keyframes travel as a chain of body
+  // dictionaries, each compressed against the one before it. Nothing else refers to them.
+  namespace st = store::testing;
+  const std::string db = dir_.file("september-history.sqlite");
+  {
+    store::Recorder recorder(db, st::testSession(), st::testOptions());
+    for (int k = 0; k < 40; ++k) {
+      const std::string id = "r" + std::to_string(k);
+      st::submit(recorder, st::magmaExchange(
+                               st::request(id, {st::input(1, "user", "turn " + std::to_string(k),
+                                                          st::memoryOf("september", 2 * k))}),
+                               protocol::Json::array({st::sayOutput(
+                                   id, 1, 0, st::memoryOf("september", 2 * k + 1), "ok")})));
+    }
+  }
+  SQLite::Database(db, SQLite::OPEN_READWRITE)
+      .exec("UPDATE sessions SET started_ns = " + std::to_string(kSeptember15));
+  ship(db, fleet_db_->uri());
+  ASSERT_GE(fleet_db_->count("SELECT count(*) FROM body_dictionaries WHERE dictionary IS NOT NULL"),
+            2);
+
+  EXPECT_THAT(prune("2026-10-01", false), HasSubstr("pruned 1 session(s)"));
+  EXPECT_EQ(fleet_db_->rows("body_dictionaries"), 0);
+  EXPECT_EQ(fleet_db_->rows("blobs"), 0);
 }
 
 TEST_F(FleetPruneTest, PruningNothingOrNonsenseChangesNothing) {

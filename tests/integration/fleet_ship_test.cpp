@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -61,19 +62,23 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
     }
     return bytes;
   };
-  // A segmented body arrives compressed against its segment's keyframe, a body dictionary.
+  // A segmented body arrives compressed against its segment's keyframe, a body dictionary
+  // itself compressed against the keyframe before it.
+  std::function<std::string(const std::string&)> dictionaryOf = [&](const std::string& hash) {
+    fleet::PgResult d = pg.exec(
+        "SELECT encode(content, 'hex'), codec, dictionary FROM body_dictionaries WHERE hash = $1",
+        {hash});
+    EXPECT_EQ(d.rows(), 1);
+    return d.isNull(0, 2) ? store::unpackStoredBody(bytesOfHex(d.text(0, 0)), d.optionalText(0, 1))
+                          : store::unpackStoredBody(bytesOfHex(d.text(0, 0)), d.optionalText(0, 1),
+                                                    dictionaryOf(std::string(d.text(0, 2))));
+  };
   auto bodyOf = [&](const fleet::PgResult& r, int at) {
     if (r.isNull(0, at + 2)) {
       return store::unpackStoredBody(bytesOfHex(r.text(0, at)), r.optionalText(0, at + 1));
     }
-    fleet::PgResult d =
-        pg.exec("SELECT encode(content, 'hex'), codec FROM body_dictionaries WHERE hash = $1",
-                {std::string(r.text(0, at + 2))});
-    EXPECT_EQ(d.rows(), 1);
-    const std::string dictionary =
-        store::unpackStoredBody(bytesOfHex(d.text(0, 0)), d.optionalText(0, 1));
     return store::unpackStoredBody(bytesOfHex(r.text(0, at)), r.optionalText(0, at + 1),
-                                   dictionary);
+                                   dictionaryOf(std::string(r.text(0, at + 2))));
   };
   int compared = 0;
   while (q.executeStep()) {
@@ -104,16 +109,13 @@ TEST_F(FleetShipTest, EveryTableArrivesRowForRowAndBodiesByteForByte) {
             sqliteCount(db, "SELECT count(*) FROM blobs WHERE codec = 'body'"));
   EXPECT_GT(fleet_db_->count("SELECT count(*) FROM blobs WHERE dictionary IS NOT NULL"), 0);
   fleet::PgResult packed = pg.exec(
-      "SELECT b.hash, encode(b.packed, 'hex'), b.codec, encode(d.content, 'hex'), d.codec "
-      "FROM blobs b LEFT JOIN body_dictionaries d ON d.hash = b.dictionary "
-      "WHERE b.packed IS NOT NULL");
+      "SELECT hash, encode(packed, 'hex'), codec, dictionary FROM blobs WHERE packed IS NOT NULL");
   for (int i = 0; i < packed.rows(); ++i) {
     const std::string text =
         packed.isNull(i, 3)
             ? store::unpackStoredBody(bytesOfHex(packed.text(i, 1)), packed.optionalText(i, 2))
             : store::unpackStoredBody(bytesOfHex(packed.text(i, 1)), packed.optionalText(i, 2),
-                                      store::unpackStoredBody(bytesOfHex(packed.text(i, 3)),
-                                                              packed.optionalText(i, 4)));
+                                      dictionaryOf(std::string(packed.text(i, 3))));
     EXPECT_EQ(text, reader.blob(static_cast<std::uint64_t>(packed.integer(i, 0))).value_or("?"));
   }
   // A prompt is kept as where its response body holds it, with what it adds to its parent's.
@@ -405,6 +407,11 @@ TEST_F(FleetShipTest, AFullHistoryConversationShipsCompactAndPullsBackByteForByt
             kSteps);
   EXPECT_EQ(fleet_db_->count("SELECT count(*) FROM blobs WHERE packed IS NOT NULL"),
             sqliteCount(db, "SELECT count(*) FROM blobs WHERE codec = 'body'"));
+
+  // Each keyframe but an anchor's is compressed against the one before it.
+  EXPECT_EQ(
+      fleet_db_->count("SELECT count(*) FROM body_dictionaries WHERE dictionary IS NOT NULL"),
+      sqliteCount(db, "SELECT count(*) FROM body_segments WHERE prefix_segment_id IS NOT NULL"));
 
   const std::string pulled = dir_.file("pulled.sqlite");
   fleet::PullOptions options;

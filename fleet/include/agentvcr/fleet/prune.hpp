@@ -15,7 +15,7 @@ struct PruneResult {
   std::int64_t exchanges = 0;
   std::vector<std::string> months;  ///< months dropped whole, as 2026-10-01
   std::int64_t blobs = 0;           ///< blobs no remaining row refers to
-  std::int64_t dictionaries = 0;    ///< body dictionaries no remaining exchange refers to
+  std::int64_t dictionaries = 0;    ///< body dictionaries no remaining row refers to
 };
 
 /// Removes every session that started before `before` (a date or a time; UTC unless it names a
