@@ -88,20 +88,38 @@ QStringList sidePieces(const std::optional<replay::NumberedLine>& line, Advances
   return line ? wrapPieces(QString::fromStdString(line->text), advances, width) : QStringList();
 }
 
-/// Writes one side of the rows into `pane`: one block per row, its line's text wrapped at
-/// `width` pixels, or an empty filler, each as many lines tall as the taller side of its row (line
-/// separators) so that the two panes stay in step line for line; each block's background marks
-/// its kind. The text goes in at once and only the rows that differ get a format: most rows of
-/// a long memory are the same on both sides, and inserting each block on its own took a third
-/// of the time to show a step.
-void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows, bool left, int width) {
-  const QFontMetrics metrics = pane.fontMetrics();
+/// A row's line on each side, cut into pieces.
+struct WrappedRow {
+  QStringList left;
+  QStringList right;
+};
+
+/// Every row wrapped at `width` pixels of `metrics`, once for both panes.
+std::vector<WrappedRow> wrapRows(const std::vector<replay::AlignedLine>& rows,
+                                 const QFontMetrics& metrics, int width) {
   Advances advances(metrics);
+  std::vector<WrappedRow> wrapped;
+  wrapped.reserve(rows.size());
+  for (const replay::AlignedLine& row : rows) {
+    wrapped.push_back(
+        {sidePieces(row.left, advances, width), sidePieces(row.right, advances, width)});
+  }
+  return wrapped;
+}
+
+/// Writes one side of the rows into `pane`: one block per row, its line's pieces, or an empty
+/// filler, each as many lines tall as the taller side of its row (line separators) so that the
+/// two panes stay in step line for line; each block's background marks its kind. The text goes
+/// in at once and only the rows that differ get a format: most rows of a long memory are the
+/// same on both sides, and inserting each block on its own took a third of the time to show a
+/// step.
+void fill(TextPane& pane, const std::vector<replay::AlignedLine>& rows,
+          const std::vector<WrappedRow>& wrapped, bool left) {
   QStringList blocks;
   blocks.reserve(static_cast<qsizetype>(rows.size()));
-  for (const replay::AlignedLine& row : rows) {
-    const QStringList mine = sidePieces(left ? row.left : row.right, advances, width);
-    const QStringList theirs = sidePieces(left ? row.right : row.left, advances, width);
+  for (const WrappedRow& row : wrapped) {
+    const QStringList& mine = left ? row.left : row.right;
+    const QStringList& theirs = left ? row.right : row.left;
     const auto lines = std::max<qsizetype>({mine.size(), theirs.size(), 1});
     blocks << mine.join(QChar::LineSeparator) +
                   QString(lines - std::max<qsizetype>(mine.size(), 1), QChar::LineSeparator);
@@ -189,8 +207,9 @@ int SideBySideDiff::wrapWidth() const {
 
 void SideBySideDiff::refill() {
   width_ = wrapWidth();
-  fill(*left_, rows_, true, width_);
-  fill(*right_, rows_, false, width_);
+  const std::vector<WrappedRow> wrapped = wrapRows(rows_, left_->fontMetrics(), width_);
+  fill(*left_, rows_, wrapped, true);
+  fill(*right_, rows_, wrapped, false);
 }
 
 bool SideBySideDiff::eventFilter(QObject* watched, QEvent* event) {
