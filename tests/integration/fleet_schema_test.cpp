@@ -12,9 +12,7 @@
 
 #include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
-#include "agentvcr/store/recorder.hpp"
 #include "fleet_fixture.hpp"
-#include "store_test_support.hpp"
 
 namespace agentvcr::testing {
 namespace {
@@ -204,19 +202,8 @@ TEST_F(FleetPruneTest, AKeyframeAPackedMemoryNeedsOutlivesTheSessionThatBroughtI
 TEST_F(FleetPruneTest, APrunedSessionsChainOfKeyframesGoesWhole) {
   // 40 full-history steps: three body segments, whose keyframes travel as a chain of body
   // dictionaries, each compressed against the one before it. Nothing else refers to them.
-  namespace st = store::testing;
   const std::string db = dir_.file("september-history.sqlite");
-  {
-    store::Recorder recorder(db, st::testSession(), st::testOptions());
-    for (int k = 0; k < 40; ++k) {
-      const std::string id = "r" + std::to_string(k);
-      st::submit(recorder, st::magmaExchange(
-                               st::request(id, {st::input(1, "user", "turn " + std::to_string(k),
-                                                          st::memoryOf("september", 2 * k))}),
-                               protocol::Json::array({st::sayOutput(
-                                   id, 1, 0, st::memoryOf("september", 2 * k + 1), "ok")})));
-    }
-  }
+  recordFullHistory(db, "september", 40);
   SQLite::Database(db, SQLite::OPEN_READWRITE)
       .exec("UPDATE sessions SET started_ns = " + std::to_string(kSeptember15));
   ship(db, fleet_db_->uri());

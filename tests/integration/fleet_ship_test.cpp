@@ -21,11 +21,9 @@
 #include "agentvcr/cli/stats_command.hpp"
 #include "agentvcr/fleet/pull.hpp"
 #include "agentvcr/store/archive_reader.hpp"
-#include "agentvcr/store/recorder.hpp"
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
-#include "store_test_support.hpp"
 #include "thread_niceness.hpp"
 #include "wait.hpp"
 
@@ -383,22 +381,9 @@ TEST_F(FleetShipTest, AFullHistoryConversationShipsCompactAndPullsBackByteForByt
   // 40 steps of one conversation whose memory keeps every turn: three body segments, each
   // body packed against its segment's keyframe, and a memory on every step that the archive
   // keeps in a body.
-  namespace st = store::testing;
   constexpr int kSteps = 40;
   const std::string db = dir_.file("full-history.sqlite");
-  {
-    store::Recorder recorder(db, st::testSession(), st::testOptions());
-    for (int k = 0; k < kSteps; ++k) {
-      const std::string id = "r" + std::to_string(k);
-      st::submit(
-          recorder,
-          st::magmaExchange(
-              st::request(id, {st::input(1, k == 0 ? "user" : "env", "turn " + std::to_string(k),
-                                         st::memoryOf("turn", 2 * k))}),
-              protocol::Json::array({st::sayOutput(id, 1, 0, st::memoryOf("turn", 2 * k + 1),
-                                                   "said " + std::to_string(k))})));
-    }
-  }
+  recordFullHistory(db, "turn", kSteps);
   ASSERT_GE(sqliteCount(db, "SELECT count(DISTINCT body_segment_id) FROM exchanges"), 3);
   ship(db, fleet_db_->uri());
   EXPECT_EQ(fleetCounts(*fleet_db_), archiveCounts(db));
