@@ -20,9 +20,7 @@
 #include "agentvcr/fleet/pg_connection.hpp"
 #include "agentvcr/fleet/shipper.hpp"
 #include "agentvcr/store/archive_reader.hpp"
-#include "agentvcr/store/recorder.hpp"
 #include "demo_recording.hpp"
-#include "store_test_support.hpp"
 #include "temp_dir.hpp"
 
 namespace agentvcr::testing {
@@ -124,23 +122,6 @@ inline std::vector<std::string> pgColumn(fleet::PgConnection& conn, const std::s
     values.push_back(value ? std::string(*value) : "NULL");
   }
   return values;
-}
-
-/// Records, into a new archive at `db_path`, one conversation of `steps` steps whose memory keeps
-/// every turn (tagged `tag`): a full-history agent's, in body segments of 16 exchanges.
-inline void recordFullHistory(const std::string& db_path, const std::string& tag, int steps) {
-  namespace st = store::testing;
-  store::Recorder recorder(db_path, st::testSession(), st::testOptions());
-  for (int k = 0; k < steps; ++k) {
-    const std::string id = "r" + std::to_string(k);
-    st::submit(
-        recorder,
-        st::magmaExchange(
-            st::request(id, {st::input(1, k == 0 ? "user" : "env", "turn " + std::to_string(k),
-                                       st::memoryOf(tag, 2 * k))}),
-            protocol::Json::array({st::sayOutput(id, 1, 0, st::memoryOf(tag, 2 * k + 1),
-                                                 "said " + std::to_string(k))})));
-  }
 }
 
 /// The distinct keyframes of an archive's body segments: the first exchange's bodies of each

@@ -13,6 +13,7 @@
 #include "agentvcr/cli/pg_command.hpp"
 #include "agentvcr/fleet/prune.hpp"
 #include "fleet_fixture.hpp"
+#include "full_history_recording.hpp"
 
 namespace agentvcr::testing {
 namespace {

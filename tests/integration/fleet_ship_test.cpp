@@ -24,6 +24,7 @@
 #include "agentvcr/store/transfer.hpp"
 #include "agentvcr_process.hpp"
 #include "fleet_fixture.hpp"
+#include "full_history_recording.hpp"
 #include "thread_niceness.hpp"
 #include "wait.hpp"
 
