@@ -4,6 +4,7 @@
 #include "widgets/fitted_rows.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include <QAbstractItemView>
 #include <QHeaderView>
@@ -63,91 +64,90 @@ class FittedRowsTest : public QObject {
     }
   }
 
-  QStandardItemModel model_{kRows, 1};
-  QTableView view_;
-  viewer::FittedRows* fitted_ = nullptr;
+  // Made for each test, not with the object: listing the tests (-functions) makes no widget.
+  std::unique_ptr<QStandardItemModel> model_;
+  std::unique_ptr<QTableView> view_;
+  viewer::FittedRows* fitted_ = nullptr;  ///< a child of view_
 
  private slots:
 
   void init() {
+    model_ = std::make_unique<QStandardItemModel>(kRows, 1);
+    view_ = std::make_unique<QTableView>();
     for (int row = 0; row < kRows; ++row) {
-      model_.setItem(row, 0, new QStandardItem(textOf(row)));
+      model_->setItem(row, 0, new QStandardItem(textOf(row)));
     }
-    view_.setWordWrap(true);
-    view_.setModel(&model_);
-    view_.horizontalHeader()->setStretchLastSection(true);
-    view_.resize(400, 300);
-    fitted_ = new viewer::FittedRows(&view_);
-    view_.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view_));
+    view_->setWordWrap(true);
+    view_->setModel(model_.get());
+    view_->horizontalHeader()->setStretchLastSection(true);
+    view_->resize(400, 300);
+    fitted_ = new viewer::FittedRows(view_.get());
+    view_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(view_.get()));
     // The view sets its scroll range from the rows' heights on a timer of its own.
     QTest::qWait(1);
   }
 
   void rowsInSightAreAsTallAsTheirTextAndNoOtherIsMeasured() {
-    expectFitted(view_);
+    expectFitted(*view_);
     // A long row wraps: without fitting it would be two lines tall.
-    QVERIFY(view_.rowHeight(0) > view_.rowHeight(1));
+    QVERIFY(view_->rowHeight(0) > view_->rowHeight(1));
     QVERIFY2(fitted_->measuredRows() < 50, qPrintable(QString::number(fitted_->measuredRows())));
   }
 
   void theLastRowsAreFittedOnceScrolledTo() {
-    view_.scrollToBottom();
+    view_->scrollToBottom();
     QCoreApplication::processEvents();
-    expectFitted(view_);
-    QVERIFY(rowsInSight(view_).contains(kRows - 1));
+    expectFitted(*view_);
+    QVERIFY(rowsInSight(*view_).contains(kRows - 1));
     QVERIFY(fitted_->measuredRows() < 100);
   }
 
   void aNarrowerColumnMakesTheRowsInSightTallerAgain() {
-    const int before = view_.rowHeight(0);
-    view_.resize(250, 300);
+    const int before = view_->rowHeight(0);
+    view_->resize(250, 300);
     QCoreApplication::processEvents();
-    expectFitted(view_);
-    QVERIFY2(view_.rowHeight(0) > before,
-             qPrintable(QString("%1 <= %2").arg(view_.rowHeight(0)).arg(before)));
+    expectFitted(*view_);
+    QVERIFY2(view_->rowHeight(0) > before,
+             qPrintable(QString("%1 <= %2").arg(view_->rowHeight(0)).arg(before)));
   }
 
   void aRowWhoseTextChangesIsMeasuredAgain() {
-    const int before = view_.rowHeight(1);
-    model_.item(1, 0)->setText(textOf(0) + textOf(0));
+    const int before = view_->rowHeight(1);
+    model_->item(1, 0)->setText(textOf(0) + textOf(0));
     QCoreApplication::processEvents();
-    expectFitted(view_);
-    QVERIFY(view_.rowHeight(1) > before);
+    expectFitted(*view_);
+    QVERIFY(view_->rowHeight(1) > before);
   }
 
   void theCurrentRowStaysInSightWhenRowsAboveItGrow() {
-    const QModelIndex target = model_.index(1500, 0);
-    view_.setCurrentIndex(target);
-    view_.scrollTo(target, QAbstractItemView::PositionAtBottom);
+    const QModelIndex target = model_->index(1500, 0);
+    view_->setCurrentIndex(target);
+    view_->scrollTo(target, QAbstractItemView::PositionAtBottom);
     QCoreApplication::processEvents();
-    QVERIFY(rowsInSight(view_).contains(1500));
+    QVERIFY(rowsInSight(*view_).contains(1500));
     // Narrower, the rows above it wrap over more lines.
-    view_.resize(200, 300);
+    view_->resize(200, 300);
     QCoreApplication::processEvents();
-    expectFitted(view_);
-    QVERIFY(rowsInSight(view_).contains(1500));
+    expectFitted(*view_);
+    QVERIFY(rowsInSight(*view_).contains(1500));
   }
 
   void aResetModelIsFittedAgain() {
-    model_.clear();
-    model_.setRowCount(10);
-    model_.setColumnCount(1);
+    model_->clear();
+    model_->setRowCount(10);
+    model_->setColumnCount(1);
     for (int row = 0; row < 10; ++row) {
-      model_.setItem(row, 0, new QStandardItem(textOf(3 * row)));
+      model_->setItem(row, 0, new QStandardItem(textOf(3 * row)));
     }
     QCoreApplication::processEvents();
-    expectFitted(view_);
+    expectFitted(*view_);
   }
 
   void cleanup() {
-    delete fitted_;
+    view_.reset();
+    model_.reset();
     fitted_ = nullptr;
-    view_.setModel(nullptr);
-    model_.clear();
-    model_.setRowCount(kRows);
-    model_.setColumnCount(1);
-    view_.hide();
   }
 };
 
